@@ -1,0 +1,3 @@
+module github.com/sf-dst/sf/sim
+
+go 1.26
