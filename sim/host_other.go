@@ -1,0 +1,15 @@
+//go:build !wasip1
+
+package sim
+
+// Outside wasip1 there is no simulator host, so every call takes its
+// documented fallback.
+func hosted() bool { return false }
+
+func hostFail(string)                          {}
+func hostProperty(uint32, bool, string, []any) {}
+func hostEvent(string, []byte)                 {}
+func hostBudget(n int) int                     { return n }
+func hostListen(string) (int, uint32)          { return -1, errnoNotSupported }
+func hostDial(string) (int, uint32)            { return -1, errnoNotSupported }
+func hostSockStatus(uintptr) uint32            { return errnoNotSupported }

@@ -1,0 +1,72 @@
+package sim
+
+import (
+	"net"
+	"os"
+	"syscall"
+)
+
+// WASI errno numbers that the host returns; they equal syscall.Errno on
+// wasip1.
+const (
+	errnoInProgress   = 26
+	errnoNotSupported = 58
+)
+
+// Listen listens for TCP connections on addr, such as ":7000". Inside the
+// simulator the listener lives on the simulated network, reachable from
+// other nodes as "<node>:7000"; outside it is net.Listen("tcp", addr).
+func Listen(addr string) (net.Listener, error) {
+	if !hosted() {
+		return net.Listen("tcp", addr)
+	}
+	fd, errno := hostListen(addr)
+	if errno != 0 {
+		return nil, &net.OpError{Op: "listen", Net: "tcp", Err: os.NewSyscallError("sock_listen", syscall.Errno(errno))}
+	}
+	f := os.NewFile(uintptr(fd), "tcp-listener:"+addr)
+	defer f.Close()
+	return net.FileListener(f)
+}
+
+// Dial connects to addr, such as "server:7000", over TCP. Inside the
+// simulator it reaches the node of that name on the simulated network and
+// fails with ECONNREFUSED when nothing listens there; outside it is
+// net.Dial("tcp", addr).
+func Dial(addr string) (net.Conn, error) {
+	if !hosted() {
+		return net.Dial("tcp", addr)
+	}
+	fd, errno := hostDial(addr)
+	if errno != 0 {
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.Errno(errno))}
+	}
+	f := os.NewFile(uintptr(fd), "tcp:"+addr)
+	c, err := net.FileConn(f)
+	f.Close()
+	if err != nil {
+		return nil, err
+	}
+	// The connection completes after a simulated round trip. Waiting for the
+	// socket to become writable goes through Go's netpoller, so the node's
+	// other goroutines keep running meanwhile.
+	rc, err := c.(syscall.Conn).SyscallConn()
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	var status uint32
+	werr := rc.Write(func(fd uintptr) bool {
+		status = hostSockStatus(fd)
+		return status != errnoInProgress
+	})
+	if werr != nil {
+		c.Close()
+		return nil, werr
+	}
+	if status != 0 {
+		c.Close()
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.Errno(status))}
+	}
+	return c, nil
+}
