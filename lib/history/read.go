@@ -1,0 +1,326 @@
+package history
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/sf-dst/sf/lib/history/jsontext"
+)
+
+// Format is the format of a history file.
+type Format string
+
+// The history formats.
+const (
+	FormatAuto  Format = "auto"  // decide from the content, see DetectFormat
+	FormatJSONL Format = "jsonl" // sf's JSON Lines, one event per line
+	FormatEDN   Format = "edn"   // a Jepsen history.edn
+)
+
+// ParseFormat checks a format name: auto, jsonl or edn ("" means auto).
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case "", FormatAuto:
+		return FormatAuto, nil
+	case FormatJSONL, FormatEDN:
+		return Format(s), nil
+	}
+	return "", fmt.Errorf("unknown history format %q: want auto, jsonl or edn", s)
+}
+
+// DetectFormat tells JSON Lines from EDN by the first form: a JSON object
+// starts with {" while an EDN map starts with {: and a Jepsen history may also
+// be one vector or list of maps, or start with a comment. Empty input is JSON
+// Lines.
+func DetectFormat(data []byte) Format {
+	i := skipBlank(data, 0)
+	if i >= len(data) {
+		return FormatJSONL
+	}
+	switch data[i] {
+	case '{':
+		j := skipBlank(data, i+1)
+		if j < len(data) && (data[j] == '"' || data[j] == '}') {
+			return FormatJSONL
+		}
+		return FormatEDN
+	case '[', '(', ';', '#':
+		return FormatEDN
+	}
+	return FormatJSONL
+}
+
+func skipBlank(data []byte, i int) int {
+	// A UTF-8 byte order mark is white space here.
+	if i == 0 && bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) {
+		i = 3
+	}
+	for i < len(data) {
+		switch data[i] {
+		case ' ', '\t', '\n', '\r', ',':
+			i++
+		default:
+			return i
+		}
+	}
+	return i
+}
+
+// ReadOptions says how to read a history.
+type ReadOptions struct {
+	// File names the input in error messages ("h.jsonl:3: ..."). Defaults to
+	// none ("line 3: ...").
+	File string
+	// Format is the input's format. Defaults to FormatAuto.
+	Format Format
+}
+
+// ReadHistory reads a history in either format and pairs its events into
+// operations, in the order they were invoked. Errors are *Error values that
+// name the line and what is wrong with it.
+func ReadHistory(r io.Reader) ([]HistoryOp, error) {
+	return Read(r, ReadOptions{})
+}
+
+// Read is ReadHistory with options.
+func Read(r io.Reader, opts ReadOptions) ([]HistoryOp, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, &Error{File: opts.File, Msg: "reading history: " + err.Error(), Err: err}
+	}
+	return Parse(data, opts)
+}
+
+// ReadFile reads the history file at path; "-" reads standard input.
+func ReadFile(path string, format Format) ([]HistoryOp, error) {
+	if path == "-" {
+		return Read(os.Stdin, ReadOptions{File: "<stdin>", Format: format})
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(data, ReadOptions{File: path, Format: format})
+}
+
+// Parse is Read on a history already in memory. The operations' Value and
+// Output alias data, which must not change afterwards.
+func Parse(data []byte, opts ReadOptions) ([]HistoryOp, error) {
+	format := opts.Format
+	if format == "" || format == FormatAuto {
+		format = DetectFormat(data)
+	}
+	p := pairer{file: opts.File}
+	switch format {
+	case FormatJSONL:
+		if err := readJSONL(data, opts.File, p.add); err != nil {
+			return nil, err
+		}
+	case FormatEDN:
+		if err := readEDN(data, opts.File, newProcessPairer(&p).add); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, &Error{File: opts.File, Msg: fmt.Sprintf("unknown history format %q", format)}
+	}
+	return p.ops, nil
+}
+
+// ParseEvents parses a history into its events without pairing them. For EDN
+// the events carry the ids that pairing by process gives them.
+func ParseEvents(data []byte, opts ReadOptions) ([]Event, error) {
+	format := opts.Format
+	if format == "" || format == FormatAuto {
+		format = DetectFormat(data)
+	}
+	var events []Event
+	collect := func(e *Event) error {
+		events = append(events, *e)
+		return nil
+	}
+	var err error
+	switch format {
+	case FormatJSONL:
+		err = readJSONL(data, opts.File, collect)
+	case FormatEDN:
+		pp := &processPairer{open: map[int64]openInvoke{}, next: collect}
+		pp.file = opts.File
+		err = readEDN(data, opts.File, pp.add)
+	default:
+		err = &Error{File: opts.File, Msg: fmt.Sprintf("unknown history format %q", format)}
+	}
+	return events, err
+}
+
+// readJSONL calls emit with each event of a JSON Lines history.
+func readJSONL(data []byte, file string, emit func(*Event) error) error {
+	var (
+		s      jsontext.Scanner
+		ev     Event
+		intern = map[string]string{}
+		line   = 0
+	)
+	for len(data) > 0 {
+		line++
+		n := bytes.IndexByte(data, '\n')
+		var text []byte
+		if n < 0 {
+			text, data = data, nil
+		} else {
+			text, data = data[:n], data[n+1:]
+		}
+		if line == 1 {
+			text = bytes.TrimPrefix(text, []byte("\xef\xbb\xbf"))
+		}
+		s.Reset(text)
+		if s.AtEnd() {
+			continue
+		}
+		ev = Event{Line: line}
+		if err := parseEvent(&s, &ev, intern); err != nil {
+			return &Error{File: file, Line: line, Msg: err.Error(), Err: err}
+		}
+		if err := emit(&ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const (
+	seenType = 1 << iota
+	seenProcess
+	seenF
+	seenTime
+	seenID
+	seenAll = seenType | seenProcess | seenF | seenTime | seenID
+)
+
+func internBytes(m map[string]string, b []byte) string {
+	if s, ok := m[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	if len(m) < 1<<16 {
+		m[s] = s
+	}
+	return s
+}
+
+// fieldError is a problem with one field of an event line.
+type fieldError struct {
+	field string
+	err   error
+}
+
+func (e *fieldError) Error() string {
+	return fmt.Sprintf("malformed event: %q: %v", e.field, e.err)
+}
+
+func (e *fieldError) Unwrap() error { return e.err }
+
+func parseEvent(s *jsontext.Scanner, ev *Event, intern map[string]string) error {
+	if err := s.Expect('{'); err != nil {
+		return fmt.Errorf("malformed event: %w", err)
+	}
+	seen := 0
+	if !s.Next('}') {
+		for {
+			name, err := s.String()
+			if err != nil {
+				return fmt.Errorf("malformed event: %w", err)
+			}
+			field := string(name) // the switch below does not allocate
+			if err := s.Expect(':'); err != nil {
+				return fmt.Errorf("malformed event: %w", err)
+			}
+			switch field {
+			case "type":
+				b, err := s.String()
+				if err != nil {
+					return &fieldError{"type", err}
+				}
+				switch string(b) {
+				case "invoke":
+					ev.Type = Invoke
+				case "ok":
+					ev.Type = OK
+				case "info":
+					ev.Type = Info
+				case "fail":
+					ev.Type = Fail
+				default:
+					return fmt.Errorf("event type %q is not one of invoke, ok, info, fail", b)
+				}
+				seen |= seenType
+			case "process":
+				if ev.Process, err = s.Int(); err != nil {
+					return &fieldError{"process", err}
+				}
+				seen |= seenProcess
+			case "f":
+				b, err := s.String()
+				if err != nil {
+					return &fieldError{"f", err}
+				}
+				ev.F = internBytes(intern, b)
+				seen |= seenF
+			case "key":
+				if s.Null() {
+					ev.Key = ""
+					break
+				}
+				b, err := s.String()
+				if err != nil {
+					return &fieldError{"key", err}
+				}
+				ev.Key = internBytes(intern, b)
+			case "value":
+				if ev.Value, err = s.Skip(); err != nil {
+					return &fieldError{"value", err}
+				}
+			case "time":
+				if ev.Time, err = s.Int(); err != nil {
+					return &fieldError{"time", err}
+				}
+				seen |= seenTime
+			case "id":
+				if ev.ID, err = s.Int(); err != nil {
+					return &fieldError{"id", err}
+				}
+				seen |= seenID
+			case "index":
+				if ev.Index, err = s.Int(); err != nil {
+					return &fieldError{"index", err}
+				}
+			default:
+				if _, err := s.Skip(); err != nil {
+					return fmt.Errorf("malformed event: %w", err)
+				}
+			}
+			if s.Next('}') {
+				break
+			}
+			if !s.Next(',') {
+				s.SkipSpace()
+				return fmt.Errorf("malformed event: %w", &jsontext.SyntaxError{Offset: s.Pos, Msg: "expected ',' or '}' after a field"})
+			}
+		}
+	}
+	if !s.AtEnd() {
+		return fmt.Errorf("malformed event: %w", &jsontext.SyntaxError{Offset: s.Pos, Msg: "text after the event's closing '}'"})
+	}
+	if seen != seenAll {
+		for _, f := range []struct {
+			bit  int
+			name string
+		}{{seenType, "type"}, {seenProcess, "process"}, {seenF, "f"}, {seenTime, "time"}, {seenID, "id"}} {
+			if seen&f.bit == 0 {
+				return fmt.Errorf("event has no %q field", f.name)
+			}
+		}
+	}
+	return nil
+}
