@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+)
+
+// Fault is one entry of a fault schedule, in the reference format: at and
+// until are Go duration strings of virtual time.
+type Fault struct {
+	At    Dur    `json:"at"`
+	Kind  string `json:"kind"`
+	Node  string `json:"node,omitempty"`
+	Until Dur    `json:"until"`
+}
+
+// Dur is virtual time in nanoseconds that reads and writes as a Go duration
+// string ("1.204s").
+type Dur int64
+
+// MarshalJSON writes d as a duration string.
+func (d Dur) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string.
+func (d *Dur) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("expected a duration string like \"1.5s\"")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("invalid duration %q", s)
+	}
+	*d = Dur(v)
+	return nil
+}
+
+// Fault kinds this version plans and applies.
+const (
+	KindCrash = "crash"
+)
+
+// Schedule is the file form of a seed's faults (.seedfall/seed-N.faults.json).
+type Schedule struct {
+	Seed     uint64  `json:"seed"`
+	Config   string  `json:"config,omitempty"`
+	Duration Dur     `json:"duration,omitempty"`
+	Faults   []Fault `json:"faults"`
+}
+
+// ParseSchedule reads a schedule: either the object form written by sf-run
+// or a bare JSON list of faults. Every fault is checked against the nodes of
+// the world.
+func ParseSchedule(file string, data []byte, nodes []string) (*Schedule, error) {
+	var s Schedule
+	trimmed := firstNonSpace(data)
+	if trimmed == '[' {
+		if err := json.Unmarshal(data, &s.Faults); err != nil {
+			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+	} else if err := json.Unmarshal(data, &s); err != nil {
+		return nil, fmt.Errorf("%s: %v", file, err)
+	}
+	known := map[string]bool{}
+	for _, n := range nodes {
+		known[n] = true
+	}
+	for i, f := range s.Faults {
+		switch {
+		case f.Kind != KindCrash:
+			return nil, fmt.Errorf("%s: faults[%d].kind: unknown or unsupported fault kind %q", file, i, f.Kind)
+		case !known[f.Node]:
+			return nil, fmt.Errorf("%s: faults[%d].node: no node named %q in the world", file, i, f.Node)
+		case f.At < 0:
+			return nil, fmt.Errorf("%s: faults[%d].at: negative time", file, i)
+		case f.Until < f.At:
+			return nil, fmt.Errorf("%s: faults[%d].until: before at", file, i)
+		}
+	}
+	return &s, nil
+}
+
+func firstNonSpace(b []byte) byte {
+	for _, c := range b {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
+}
+
+// Describe returns the fault as the trace and the failure report show it.
+func (f Fault) Describe() string {
+	switch f.Kind {
+	case KindCrash:
+		return fmt.Sprintf("crash %s, restart at %s", f.Node, fmtTime(int64(f.Until)))
+	}
+	return f.Kind + " " + f.Node
+}

@@ -1,0 +1,664 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/simnet"
+)
+
+// Status is a run's outcome.
+type Status string
+
+// Run outcomes.
+const (
+	StatusPass             Status = "pass"
+	StatusFail             Status = "fail"
+	StatusHorizon          Status = "horizon"
+	StatusNondeterministic Status = "nondeterministic"
+)
+
+// Failure classes.
+const (
+	ClassAssert   = "assert"
+	ClassFail     = "fail"
+	ClassPanic    = "panic"
+	ClassExit     = "exit"
+	ClassOOM      = "oom"
+	ClassWatchdog = "watchdog"
+	ClassDeadlock = "deadlock"
+	ClassTrap     = "trap"
+	ClassNondet   = "nondeterministic"
+)
+
+// Options tune one run.
+type Options struct {
+	// Faults, when not nil, replaces the faults the seed would draw.
+	Faults []Fault
+	// Trace keeps the full trace of the run. Without it only the lines
+	// needed for a failure report are kept.
+	Trace bool
+	// RecordCalls, when its second element is above the first, records a
+	// description of every host call whose index falls in [from, to).
+	RecordCalls [2]uint64
+	// DivergeAtCall, when not 0, perturbs virtual time by 1ns at that host
+	// call. Tests use it to prove the determinism check can fail.
+	DivergeAtCall uint64
+}
+
+// Property is what one run saw of one property.
+type Property struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Reached bool   `json:"reached"`
+	True    bool   `json:"true"`
+	Hits    int    `json:"hits"`
+}
+
+// Result is the outcome of one run.
+type Result struct {
+	Seed        uint64
+	Status      Status
+	Class       string
+	Message     string
+	Node        string // the instance that failed, such as "client#1"
+	AtNs        int64
+	Steps       uint64
+	HostCalls   uint64
+	RealNs      int64
+	Hash        uint64
+	Checkpoints []uint64
+	Calls       []string // host calls recorded with Options.RecordCalls
+	Faults      []Fault  // faults that fired
+	Trace       []string
+	Properties  []Property
+	Tail        []string // last lines of the failing node's stderr
+}
+
+type cmd uint8
+
+const (
+	cmdRun cmd = iota
+	cmdKill
+)
+
+type msgKind uint8
+
+const (
+	msgParked msgKind = iota
+	msgExited
+)
+
+type msg struct {
+	kind msgKind
+	inst *instance
+}
+
+// node is one named program of the world across its incarnations.
+type node struct {
+	idx       int
+	spec      *NodeSpec
+	compiled  wazero.CompiledModule
+	fs        *disk.FS
+	cur       *instance
+	count     int   // incarnations so far
+	restartAt int64 // virtual time of a pending restart, or math.MaxInt64
+	done      bool  // exited and will not come back
+}
+
+// run is one seed of one world.
+type run struct {
+	eng   *Engine
+	spec  *Spec
+	seed  uint64
+	opts  Options
+	now   int64
+	nodes []*node
+	net   *simnet.Net
+	sched *rng.Stream
+	back  chan msg
+
+	planned []Fault
+	next    int // index of the next planned fault
+	res     *Result
+	ended   bool
+
+	hash       uint64
+	calls      uint64
+	props      map[string]*Property
+	traceLines []string
+	wallEpoch  int64
+}
+
+const wallEpochNs = 1_700_000_000 * int64(time.Second)
+
+var instanceSerial atomic.Uint64
+
+// Run runs one seed of the world described by spec.
+func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
+	start := time.Now()
+	r := &run{
+		eng: e, spec: spec, seed: seed, opts: opts,
+		sched:     rng.New(seed, "sched"),
+		back:      make(chan msg),
+		props:     map[string]*Property{},
+		hash:      14695981039346656037,
+		wallEpoch: wallEpochNs,
+		res:       &Result{Seed: seed},
+	}
+	names := make([]string, len(spec.Nodes))
+	for i := range spec.Nodes {
+		ns := &spec.Nodes[i]
+		names[i] = ns.Name
+		m, err := e.Compile(ns.Wasm)
+		if err != nil {
+			return nil, fmt.Errorf("node %s: %w", ns.Name, err)
+		}
+		n := &node{idx: i, spec: ns, compiled: m, restartAt: math.MaxInt64}
+		n.fs = disk.New(r.wallNow)
+		r.nodes = append(r.nodes, n)
+	}
+	r.net = simnet.New(seed, spec.LatencyNs, names)
+	if opts.Faults != nil {
+		r.planned = append([]Fault(nil), opts.Faults...)
+		sort.SliceStable(r.planned, func(i, j int) bool { return r.planned[i].At < r.planned[j].At })
+	} else {
+		r.planned = r.drawFaults()
+	}
+	for _, n := range r.nodes {
+		r.start(n)
+	}
+	r.loop()
+	r.shutdown()
+	res := r.res
+	res.AtNs = r.now
+	res.HostCalls = r.calls
+	res.Hash = r.hash
+	res.RealNs = time.Since(start).Nanoseconds()
+	res.Trace = r.traceLines
+	keys := make([]string, 0, len(r.props))
+	for k := range r.props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		res.Properties = append(res.Properties, *r.props[k])
+	}
+	return res, nil
+}
+
+// drawFaults plans the seed's timed faults over the whole duration. Each node
+// has its own stream, so one node's crashes never move another's.
+func (r *run) drawFaults() []Fault {
+	var out []Fault
+	if r.spec.CrashPerSec <= 0 {
+		return nil
+	}
+	for _, n := range r.nodes {
+		if n.spec.Workload {
+			continue
+		}
+		s := rng.New(r.seed, "crash", rng.Key(n.spec.Name))
+		t := int64(0)
+		for {
+			t += s.ExpNs(r.spec.CrashPerSec)
+			if t >= r.spec.DurationNs || t < 0 {
+				break
+			}
+			down := s.Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
+			out = append(out, Fault{At: Dur(t), Kind: KindCrash, Node: n.spec.Name, Until: Dur(t + down)})
+			t += down
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
+	return out
+}
+
+func (r *run) wallNow() int64 { return r.wallEpoch + r.now }
+
+// start creates the next incarnation of n; it runs when the scheduler first
+// hands it the baton.
+func (r *run) start(n *node) {
+	n.count++
+	in := &instance{
+		run:      r,
+		node:     n,
+		num:      n.count,
+		name:     fmt.Sprintf("%s#%d", n.spec.Name, n.count),
+		resume:   make(chan cmd),
+		deadline: math.MaxInt64,
+		random:   rng.New(r.seed, "random", rng.Key(n.spec.Name), uint64(n.count)),
+		hashID:   uint64(n.idx)<<32 | uint64(n.count),
+	}
+	in.initFDs()
+	n.cur = in
+	n.restartAt = math.MaxInt64
+	if n.count > 1 {
+		r.tracef("restart %s", in.name)
+	}
+	go in.main()
+}
+
+// loop is the scheduler.
+func (r *run) loop() {
+	var ready []*instance
+	watchdog := time.NewTimer(time.Hour)
+	watchdog.Stop()
+	defer watchdog.Stop()
+	for !r.ended {
+		ready = ready[:0]
+		for _, n := range r.nodes {
+			if in := n.cur; in != nil && in.runnable() {
+				ready = append(ready, in)
+			}
+		}
+		if len(ready) > 0 {
+			in := ready[0]
+			if len(ready) > 1 {
+				in = ready[r.sched.Intn(len(ready))]
+			}
+			r.step(in, watchdog)
+			continue
+		}
+		next := r.nextEventAt()
+		if next >= r.spec.DurationNs {
+			r.now = r.spec.DurationNs
+			r.net.SetNow(r.now)
+			r.res.Status = StatusHorizon
+			r.tracef("hit the time horizon")
+			return
+		}
+		if next > r.now {
+			r.now = next
+		}
+		r.net.Advance(r.now)
+		r.fireDue()
+	}
+}
+
+func (r *run) nextEventAt() int64 {
+	next := r.net.NextAt()
+	for _, n := range r.nodes {
+		if in := n.cur; in != nil && in.parked && in.deadline < next {
+			next = in.deadline
+		}
+		if n.cur == nil && n.restartAt < next {
+			next = n.restartAt
+		}
+	}
+	if r.next < len(r.planned) && int64(r.planned[r.next].At) < next {
+		next = int64(r.planned[r.next].At)
+	}
+	return next
+}
+
+// fireDue applies planned faults and restarts that are due now.
+func (r *run) fireDue() {
+	for _, n := range r.nodes {
+		if n.cur == nil && !n.done && n.restartAt <= r.now && !r.ended {
+			r.start(n)
+		}
+	}
+	for r.next < len(r.planned) && int64(r.planned[r.next].At) <= r.now && !r.ended {
+		f := r.planned[r.next]
+		r.next++
+		r.apply(f)
+	}
+}
+
+func (r *run) nodeByName(name string) *node {
+	for _, n := range r.nodes {
+		if n.spec.Name == name {
+			return n
+		}
+	}
+	return nil
+}
+
+func (r *run) apply(f Fault) {
+	switch f.Kind {
+	case KindCrash:
+		n := r.nodeByName(f.Node)
+		if n == nil || n.cur == nil {
+			return // down already: nothing to crash, and nothing fired
+		}
+		in := n.cur
+		r.res.Faults = append(r.res.Faults, f)
+		r.tracef("fault crash %s, restart at %s", in.name, fmtTime(int64(f.Until)))
+		r.kill(in)
+		n.fs.Crash()
+		n.cur = nil
+		n.done = false
+		n.restartAt = int64(f.Until)
+	}
+}
+
+// step hands the baton to in and waits until it parks or exits.
+func (r *run) step(in *instance, watchdog *time.Timer) {
+	r.res.Steps++
+	in.parked = false
+	watchdog.Reset(time.Duration(r.spec.WatchdogNs))
+	in.resume <- cmdRun
+	select {
+	case m := <-r.back:
+		if !watchdog.Stop() {
+			<-watchdog.C
+		}
+		if m.kind == msgExited {
+			r.exited(m.inst)
+		}
+	case <-watchdog.C:
+		in.killed = true
+		in.abandoned = true
+		if in.mod != nil {
+			// The guest spins without host calls; closing its module makes its
+			// next host call, if any, end it. Its goroutine is abandoned.
+			in.mod.CloseWithExitCode(context.Background(), 137)
+		}
+		r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding (watchdog)", in.name, time.Duration(r.spec.WatchdogNs)))
+		in.node.cur = nil
+	}
+}
+
+// kill stops a parked or not yet started instance and waits for its
+// goroutine to finish.
+func (r *run) kill(in *instance) {
+	if in.exited || in.abandoned {
+		return
+	}
+	in.killed = true
+	in.resume <- cmdKill
+	for m := range r.back {
+		if m.kind == msgExited && m.inst == in {
+			break
+		}
+	}
+	r.closeSockets(in)
+	in.exited = true
+}
+
+func (r *run) closeSockets(in *instance) {
+	var socks []*simnet.Socket
+	for _, f := range in.fds {
+		if f != nil && f.sock != nil {
+			socks = append(socks, f.sock)
+		}
+	}
+	r.net.Crash(socks)
+}
+
+// exited handles an instance whose _start returned on its own.
+func (r *run) exited(in *instance) {
+	in.exited = true
+	in.flushOutput()
+	n := in.node
+	n.cur = nil
+	r.closeSockets(in)
+	if r.ended {
+		return
+	}
+	if in.failed {
+		return // the host already recorded the failure
+	}
+	code := in.exitCode
+	switch {
+	case in.trap != "":
+		r.fail(in, ClassTrap, fmt.Sprintf("%s: %s", in.name, in.trap))
+	case code == 0 && n.spec.Workload:
+		r.tracef("%s exited 0", in.name)
+		n.done = true
+		if r.allWorkloadsDone() {
+			r.res.Status = StatusPass
+			r.end()
+		}
+	case code == 0:
+		r.tracef("%s exited 0", in.name)
+		n.done = true
+	default:
+		class, what := classifyExit(in)
+		if r.spec.Supervise && !n.spec.Workload && class == ClassExit {
+			down := rng.New(r.seed, "restart", rng.Key(n.spec.Name), uint64(in.num)).Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
+			n.restartAt = r.now + down
+			r.tracef("%s exited with status %d; supervised restart at %s", in.name, code, fmtTime(n.restartAt))
+			return
+		}
+		r.fail(in, class, fmt.Sprintf("%s %s", in.name, what))
+	}
+}
+
+func (r *run) allWorkloadsDone() bool {
+	for _, n := range r.nodes {
+		if n.spec.Workload && !n.done {
+			return false
+		}
+	}
+	return true
+}
+
+// classifyExit names what a non-zero exit was, from Go's own messages on
+// stderr.
+func classifyExit(in *instance) (class, what string) {
+	tail := strings.Join(in.stderrTail, "\n")
+	switch {
+	case strings.Contains(tail, "out of memory") || in.oom:
+		return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB)", GuestMemoryLimitPages/16)
+	case strings.Contains(tail, "all goroutines are asleep - deadlock!"):
+		return ClassDeadlock, "deadlocked: all goroutines are asleep"
+	case in.exitCode == 2 && (strings.Contains(tail, "panic: ") || strings.Contains(tail, "fatal error: ")):
+		for _, l := range in.stderrTail {
+			if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
+				return ClassPanic, l
+			}
+		}
+		return ClassPanic, "panicked"
+	}
+	return ClassExit, fmt.Sprintf("exited with status %d", in.exitCode)
+}
+
+// fail records the run's failure (the first one wins) and ends the run.
+func (r *run) fail(in *instance, class, message string) {
+	if r.ended {
+		return
+	}
+	r.res.Status = StatusFail
+	r.res.Class = class
+	r.res.Message = message
+	if in != nil {
+		r.res.Node = in.name
+		r.res.Tail = append([]string(nil), in.stderrTail...)
+	}
+	r.tracef("FAIL  %s", message)
+	r.end()
+}
+
+func (r *run) end() { r.ended = true }
+
+// shutdown stops every instance still alive, so no goroutine outlives the run.
+func (r *run) shutdown() {
+	for _, n := range r.nodes {
+		if in := n.cur; in != nil && !in.exited && !in.abandoned {
+			r.kill(in)
+		}
+	}
+}
+
+func (r *run) tracef(format string, args ...any) {
+	line := fmt.Sprintf("%10s  ", fmtTime(r.now)) + fmt.Sprintf(format, args...)
+	r.traceLines = append(r.traceLines, line)
+}
+
+// fmtTime renders virtual time as seconds with three decimals, as the trace
+// shows it.
+func fmtTime(ns int64) string {
+	return fmt.Sprintf("%d.%03ds", ns/1e9, (ns%1e9)/1e6)
+}
+
+// instance is one incarnation of a node: one wasm module instance.
+type instance struct {
+	run      *run
+	node     *node
+	num      int
+	name     string
+	hashID   uint64
+	mod      api.Module
+	resume   chan cmd
+	random   *rng.Stream
+	fds      []*fdEntry
+	started  bool
+	parked   bool
+	deadline int64
+	waits    []waitSub
+
+	killed, exited, abandoned, failed, oom bool
+	exitCode                               uint32
+	trap                                   string
+
+	lineBuf    [3][]byte
+	stderrTail []string
+}
+
+type waitSub struct {
+	fd    int32
+	write bool
+}
+
+func (in *instance) runnable() bool {
+	if !in.started {
+		return true
+	}
+	if !in.parked {
+		return false
+	}
+	if in.deadline <= in.run.now {
+		return true
+	}
+	for _, w := range in.waits {
+		if in.fdReady(w.fd, w.write) {
+			return true
+		}
+	}
+	return false
+}
+
+type ctxKey struct{}
+
+func (in *instance) main() {
+	r := in.run
+	c := <-in.resume
+	in.started = true
+	if c == cmdKill {
+		r.back <- msg{kind: msgExited, inst: in}
+		return
+	}
+	ctx := context.WithValue(context.Background(), ctxKey{}, in)
+	cfg := wazero.NewModuleConfig().
+		WithName(fmt.Sprintf("%s@%d", in.name, instanceSerial.Add(1))).
+		WithStartFunctions()
+	mod, err := r.eng.rt.InstantiateModule(ctx, in.node.compiled, cfg)
+	if err != nil {
+		in.trap = "could not start: " + err.Error()
+		r.back <- msg{kind: msgExited, inst: in}
+		return
+	}
+	in.mod = mod
+	_, err = mod.ExportedFunction("_start").Call(ctx)
+	var exit *sys.ExitError
+	switch {
+	case err == nil:
+		in.exitCode = 0
+	case errors.As(err, &exit):
+		in.exitCode = exit.ExitCode()
+	default:
+		msgText := err.Error()
+		if i := strings.IndexByte(msgText, '\n'); i > 0 {
+			msgText = msgText[:i]
+		}
+		if strings.Contains(msgText, "out of bounds memory") || strings.Contains(msgText, "memory") && in.oom {
+			in.oom = true
+		}
+		in.trap = "wasm trap: " + msgText
+	}
+	if !in.abandoned {
+		mod.Close(context.Background())
+		r.back <- msg{kind: msgExited, inst: in}
+	}
+}
+
+// park hands the baton back and waits for the next command. It returns only
+// if the instance should go on; a kill ends the guest from inside the host
+// call.
+func (in *instance) park(ctx context.Context) {
+	in.parked = true
+	in.run.back <- msg{kind: msgParked, inst: in}
+	if c := <-in.resume; c == cmdKill {
+		in.stop(ctx, 137)
+	}
+}
+
+// stop ends the guest from inside a host call: closing the module alone does
+// not stop it, so the call panics with an exit error that wazero turns into
+// _start's result.
+func (in *instance) stop(ctx context.Context, code uint32) {
+	in.mod.CloseWithExitCode(ctx, code)
+	panic(sys.NewExitError(code))
+}
+
+// output collects a guest's stdout and stderr into trace lines.
+func (in *instance) output(fd int, p []byte) {
+	buf := append(in.lineBuf[fd], p...)
+	for {
+		i := indexByte(buf, '\n')
+		if i < 0 {
+			break
+		}
+		in.emitLine(fd, string(buf[:i]))
+		buf = buf[i+1:]
+	}
+	if len(buf) > 4096 {
+		in.emitLine(fd, string(buf))
+		buf = buf[:0]
+	}
+	in.lineBuf[fd] = append(in.lineBuf[fd][:0], buf...)
+}
+
+const stderrTailLines = 20
+
+func (in *instance) emitLine(fd int, line string) {
+	in.run.tracef("%s: %s", in.name, line)
+	if fd == 2 {
+		in.stderrTail = append(in.stderrTail, line)
+		if len(in.stderrTail) > stderrTailLines {
+			in.stderrTail = in.stderrTail[1:]
+		}
+	}
+}
+
+func (in *instance) flushOutput() {
+	for fd := 1; fd <= 2; fd++ {
+		if len(in.lineBuf[fd]) > 0 {
+			in.emitLine(fd, string(in.lineBuf[fd]))
+			in.lineBuf[fd] = nil
+		}
+	}
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}

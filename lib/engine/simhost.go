@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/sf-dst/sf/lib/simnet"
+)
+
+// Property kinds as the SDK numbers them (sim/sim.go).
+var propertyKinds = map[uint32]string{
+	1: "always",
+	2: "alwaysOrUnreachable",
+	3: "sometimes",
+	4: "reachable",
+	5: "unreachable",
+	6: "assert",
+}
+
+func sortStrings(s []string) { sort.Strings(s) }
+
+func init() {
+	w := func(name string, id callID, params []api.ValueType, results []api.ValueType, fn func(in *instance, ctx context.Context, m api.Module, s []uint64)) {
+		hostModules["seedfall"] = append(hostModules["seedfall"], hostFunc{name, id, params, results, fn})
+	}
+	w("fail", cSimFail, p(i32, i32), nil, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
+		msg, _ := readString(m, uint32(s[0]), uint32(s[1]))
+		in.hcall(cSimFail, hashString(msg), 0)
+		in.failRun(ctx, ClassFail, msg)
+	})
+	w("property", cSimProperty, p(i32, i32, i32, i32, i32, i32), nil, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
+		kind, cond := uint32(s[0]), uint32(s[1]) != 0
+		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
+		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
+		c := uint64(0)
+		if cond {
+			c = 1
+		}
+		in.hcall(cSimProperty, hashString(msg), uint64(kind)<<1|c)
+		name, ok := propertyKinds[kind]
+		if !ok {
+			in.failRun(ctx, ClassFail, fmt.Sprintf("sim: unknown property kind %d for %q", kind, msg))
+			return
+		}
+		if kind != 6 { // Assert is a plain check, not a tracked property
+			key := name + "\x00" + msg
+			pr := in.run.props[key]
+			if pr == nil {
+				pr = &Property{Kind: name, Message: msg}
+				in.run.props[key] = pr
+			}
+			pr.Reached = true
+			pr.Hits++
+			if cond {
+				pr.True = true
+			}
+		}
+		violated := false
+		switch kind {
+		case 1, 2, 6:
+			violated = !cond
+		case 5:
+			violated = true
+		}
+		if violated {
+			text := msg
+			if details != "" {
+				text += " " + details
+			}
+			if kind == 5 {
+				text = "reached unreachable: " + text
+			}
+			in.failRun(ctx, ClassAssert, text)
+		}
+	})
+	w("event", cSimEvent, p(i32, i32, i32, i32), nil, func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		name, _ := readString(m, uint32(s[0]), uint32(s[1]))
+		details, _ := readString(m, uint32(s[2]), uint32(s[3]))
+		in.hcall(cSimEvent, hashString(name), hashString(details))
+		if details == "" {
+			in.run.tracef("event %s from %s", name, in.name)
+		} else {
+			in.run.tracef("event %s from %s: %s", name, in.name, details)
+		}
+	})
+	w("budget", cSimBudget, p(i64), p(i64), func(in *instance, _ context.Context, _ api.Module, s []uint64) {
+		in.hcall(cSimBudget, s[0], 0)
+		// No schedule caps operations yet (shrinking does that), so the
+		// workload gets what it asked for.
+	})
+	w("sock_listen", cSimListen, p(i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		addr, ok := readString(m, uint32(s[0]), uint32(s[1]))
+		in.hcall(cSimListen, hashString(addr), 0)
+		if !ok {
+			s[0] = eFault
+			return
+		}
+		host, port, err := splitHostPort(addr)
+		if err != nil || (host != "" && host != in.node.spec.Name && host != "0.0.0.0" && host != "localhost" && host != "127.0.0.1") {
+			s[0] = eInval
+			return
+		}
+		l, errno := in.run.net.Listen(in.node.spec.Name, in.num, port)
+		if errno != simnet.OK {
+			s[0] = uint64(errno)
+			return
+		}
+		fd := in.addFD(&fdEntry{kind: fdSock, sock: l, read: true})
+		if !m.Memory().WriteUint32Le(uint32(s[2]), uint32(fd)) {
+			s[0] = eFault
+			return
+		}
+		s[0] = eSuccess
+	})
+	w("sock_dial", cSimDial, p(i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		addr, ok := readString(m, uint32(s[0]), uint32(s[1]))
+		in.hcall(cSimDial, hashString(addr), 0)
+		if !ok {
+			s[0] = eFault
+			return
+		}
+		host, port, err := splitHostPort(addr)
+		if err != nil || host == "" {
+			s[0] = eInval
+			return
+		}
+		if host == "localhost" || host == "127.0.0.1" {
+			host = in.node.spec.Name
+		}
+		c, errno := in.run.net.Dial(in.node.spec.Name, in.num, host, port)
+		if errno != simnet.OK {
+			s[0] = uint64(errno)
+			return
+		}
+		fd := in.addFD(&fdEntry{kind: fdSock, sock: c, read: true, write: true})
+		if !m.Memory().WriteUint32Le(uint32(s[2]), uint32(fd)) {
+			s[0] = eFault
+			return
+		}
+		s[0] = eSuccess
+	})
+	w("sock_status", cSimSockStatus, p(i32), p(i32), func(in *instance, _ context.Context, _ api.Module, s []uint64) {
+		fd := int32(s[0])
+		e := in.fd(fd)
+		if e == nil || e.kind != fdSock {
+			in.hcall(cSimSockStatus, uint64(fd), eBadf)
+			s[0] = eBadf
+			return
+		}
+		st := e.sock.Status()
+		in.hcall(cSimSockStatus, uint64(fd), uint64(st))
+		s[0] = uint64(st)
+	})
+}
+
+// failRun records a failure raised by the guest itself and ends the guest.
+func (in *instance) failRun(ctx context.Context, class, msg string) {
+	in.failed = true
+	in.flushOutput()
+	in.run.fail(in, class, in.name+": "+msg)
+	in.stop(ctx, 1)
+}
+
+func splitHostPort(addr string) (string, int, error) {
+	i := strings.LastIndexByte(addr, ':')
+	if i < 0 {
+		return "", 0, fmt.Errorf("missing port in %q", addr)
+	}
+	port, err := strconv.Atoi(addr[i+1:])
+	if err != nil || port <= 0 || port > 65535 {
+		return "", 0, fmt.Errorf("bad port in %q", addr)
+	}
+	host := strings.TrimSuffix(strings.TrimPrefix(addr[:i], "["), "]")
+	return host, port, nil
+}

@@ -1,0 +1,129 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+)
+
+// GuestMemoryLimitPages caps each guest's linear memory: 16384 pages of 64
+// KiB is 1 GiB. A guest that needs more fails with class oom.
+const GuestMemoryLimitPages = 16384
+
+// NodeSpec is one program of the world as the engine needs it: a name, its
+// module and its command line.
+type NodeSpec struct {
+	Name     string
+	Wasm     string // path of the built module
+	Args     []string
+	Env      map[string]string
+	Workload bool
+}
+
+// Spec is what a run needs from the world file.
+type Spec struct {
+	Nodes        []NodeSpec // crashable nodes first, then workloads
+	DurationNs   int64
+	LatencyNs    [2]int64
+	WatchdogNs   int64
+	Supervise    bool
+	CrashPerSec  float64
+	RestartAfter [2]int64
+}
+
+// Engine holds what is shared by every run of one process: the wazero
+// runtime, the host modules and the compiled guests. It is safe for
+// concurrent runs.
+type Engine struct {
+	rt       wazero.Runtime
+	mu       sync.Mutex
+	compiled map[string]wazero.CompiledModule
+}
+
+// New returns an engine whose compiled modules are cached on disk in
+// cacheDir (empty for no disk cache).
+func New(cacheDir string) (*Engine, error) {
+	ctx := context.Background()
+	cfg := wazero.NewRuntimeConfigCompiler().
+		WithMemoryLimitPages(GuestMemoryLimitPages).
+		WithCloseOnContextDone(false)
+	if cacheDir != "" {
+		if err := os.MkdirAll(cacheDir, 0o755); err != nil {
+			return nil, fmt.Errorf("compilation cache: %w", err)
+		}
+		cache, err := wazero.NewCompilationCacheWithDir(cacheDir)
+		if err != nil {
+			return nil, fmt.Errorf("compilation cache: %w", err)
+		}
+		cfg = cfg.WithCompilationCache(cache)
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	e := &Engine{rt: rt, compiled: map[string]wazero.CompiledModule{}}
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	return e, nil
+}
+
+// Close releases the runtime.
+func (e *Engine) Close() error { return e.rt.Close(context.Background()) }
+
+// Compile compiles the module at path once per engine and checks that it is
+// a wasip1 command that sf can run.
+func (e *Engine) Compile(path string) (wazero.CompiledModule, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if m, ok := e.compiled[abs]; ok {
+		return m, nil
+	}
+	bin, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, err
+	}
+	m, err := e.rt.CompileModule(context.Background(), bin)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
+	}
+	if err := checkGuest(path, m); err != nil {
+		return nil, err
+	}
+	e.compiled[abs] = m
+	return m, nil
+}
+
+// checkGuest rejects modules that are not wasip1 commands or that import
+// something the engine does not provide, before any seed runs.
+func checkGuest(path string, m wazero.CompiledModule) error {
+	if _, ok := m.ExportedFunctions()["_start"]; !ok {
+		return fmt.Errorf("%s: not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)", path)
+	}
+	var missing []string
+	for _, imp := range m.ImportedFunctions() {
+		mod, name, _ := imp.Import()
+		if !hostProvides(mod, name) {
+			missing = append(missing, mod+"."+name)
+		}
+	}
+	if len(missing) > 0 {
+		sort.Strings(missing)
+		return fmt.Errorf("%s: imports functions sf does not provide: %v (is it a Go wasip1 module?)", path, missing)
+	}
+	for _, imp := range m.ImportedMemories() {
+		mod, name, _ := imp.Import()
+		return fmt.Errorf("%s: imports memory %s.%s, which sf does not provide", path, mod, name)
+	}
+	return nil
+}
+
+var _ api.Module // keep the api import stable across edits
