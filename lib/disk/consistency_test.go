@@ -1,0 +1,114 @@
+package disk
+
+import (
+	"bytes"
+	"testing"
+)
+
+// checkConsistent checks the invariants that tie the current namespace, the
+// bookkeeping and the pending operations together.
+func checkConsistent(t *testing.T, fs *FS) {
+	t.Helper()
+	// Every current entry is mirrored by a link, and back.
+	names := map[Ino]int{}
+	subdirs := map[Ino]int{}
+	for _, d := range fs.inodes {
+		if d.typ != TypeDir {
+			continue
+		}
+		if d.dead && len(d.entries) > 0 {
+			t.Fatalf("dead dir %d has entries", d.ino)
+		}
+		for name, ino := range d.entries {
+			n := fs.inodes[ino]
+			if n == nil {
+				t.Fatalf("entry %q in dir %d names freed ino %d", name, d.ino, ino)
+			}
+			names[ino]++
+			found := false
+			for _, l := range n.links {
+				if l.dir == d.ino && l.name == name {
+					found = true
+				}
+			}
+			if !found {
+				t.Fatalf("entry %q in %q has no link in ino %d", name, fs.PathOf(d.ino), ino)
+			}
+			if n.typ == TypeDir {
+				subdirs[d.ino]++
+				if n.parent != d.ino {
+					t.Fatalf("dir %q: parent %d, entry in %d", fs.PathOf(ino), n.parent, d.ino)
+				}
+				if n.dead {
+					t.Fatalf("dir %q is named and dead", fs.PathOf(ino))
+				}
+			}
+		}
+	}
+	durable := map[Ino]int{}
+	for _, d := range fs.inodes {
+		if d.typ == TypeDir {
+			for _, ino := range d.durableEntries {
+				durable[ino]++
+			}
+		}
+	}
+	for ino, n := range fs.inodes {
+		if len(n.links) != names[ino] {
+			t.Fatalf("ino %d (%s): %d links, %d entries", ino, fs.PathOf(ino), len(n.links), names[ino])
+		}
+		if n.durableLinks != durable[ino] {
+			t.Fatalf("ino %d (%s): durableLinks %d, %d durable entries", ino, fs.PathOf(ino), n.durableLinks, durable[ino])
+		}
+		switch n.typ {
+		case TypeDir:
+			if n.subdirs != subdirs[ino] {
+				t.Fatalf("dir %q: subdirs %d, counted %d", fs.PathOf(ino), n.subdirs, subdirs[ino])
+			}
+			if len(n.links) > 1 {
+				t.Fatalf("dir %q has %d names", fs.PathOf(ino), len(n.links))
+			}
+		case TypeRegular:
+			if got := n.applyPrefix(len(n.pending), 0); !bytes.Equal(got, n.data) {
+				t.Fatalf("file %q: durable content plus pending operations is %q, current is %q", fs.PathOf(ino), got, n.data)
+			}
+		}
+	}
+	for i := 1; i < len(fs.dirOps); i++ {
+		if fs.dirOps[i-1].seq >= fs.dirOps[i].seq {
+			t.Fatal("pending directory operations out of order")
+		}
+	}
+	if !fs.StrictDirs && len(fs.dirOps) > 0 {
+		t.Fatal("pending directory operations without StrictDirs")
+	}
+}
+
+// checkCrashed checks, after Crash, that the view is the durable image.
+func checkCrashed(t *testing.T, fs *FS) {
+	t.Helper()
+	checkConsistent(t, fs)
+	if len(fs.dirOps) > 0 {
+		t.Fatal("pending directory operations after crash")
+	}
+	for ino, n := range fs.inodes {
+		switch n.typ {
+		case TypeRegular:
+			if len(n.pending) > 0 || !bytes.Equal(n.data, n.durable) {
+				t.Fatalf("file %d after crash: pending %d, data %q, durable %q", ino, len(n.pending), n.data, n.durable)
+			}
+		case TypeDir:
+			if len(n.entries) != len(n.durableEntries) {
+				t.Fatalf("dir %d after crash: %v, durable %v", ino, n.entries, n.durableEntries)
+			}
+			for name, e := range n.entries {
+				if n.durableEntries[name] != e {
+					t.Fatalf("dir %d after crash: %v, durable %v", ino, n.entries, n.durableEntries)
+				}
+			}
+		}
+		if ino != RootIno && len(n.links) == 0 {
+			t.Fatalf("ino %d survived the crash without a name", ino)
+		}
+	}
+}

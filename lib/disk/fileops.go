@@ -1,0 +1,45 @@
+package disk
+
+import "slices"
+
+// apply applies op to b, which it may modify in place, and returns the result.
+func (op fileOp) apply(b []byte) []byte {
+	if op.truncate {
+		return resize(b, op.off)
+	}
+	end := op.off + int64(len(op.data))
+	if end > int64(len(b)) {
+		b = resize(b, end)
+	}
+	copy(b[op.off:], op.data)
+	return b
+}
+
+// resize returns b with length n, zeroing any bytes it adds.
+func resize(b []byte, n int64) []byte {
+	old := int64(len(b))
+	if n <= old {
+		return b[:n]
+	}
+	b = slices.Grow(b, int(n-old))[:n]
+	clear(b[old:])
+	return b
+}
+
+// applyPrefix returns the content a crash leaves in a regular file when the
+// first k of its pending operations reach the disk in order and, if torn > 0,
+// the first torn bytes of the write after them too. A truncate is never torn.
+// applyPrefix(0, 0) is the durable content and applyPrefix(len(pending), 0)
+// the current content. The result is a new slice.
+func (n *inode) applyPrefix(k, torn int) []byte {
+	b := slices.Clone(n.durable)
+	for _, op := range n.pending[:k] {
+		b = op.apply(b)
+	}
+	if torn > 0 && k < len(n.pending) && !n.pending[k].truncate {
+		op := n.pending[k]
+		op.data = op.data[:min(torn, len(op.data))]
+		b = op.apply(b)
+	}
+	return b
+}

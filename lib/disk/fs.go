@@ -1,0 +1,459 @@
+package disk
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+)
+
+// Ino is an inode number. Numbers come from a counter that starts at the
+// root, RootIno, and are never reused within one FS.
+type Ino uint64
+
+// RootIno is the inode number of the root directory.
+const RootIno Ino = 1
+
+// FileType is the type of an inode, numbered as a WASI filetype.
+type FileType uint8
+
+// The file types an FS holds.
+const (
+	TypeDir     FileType = 3
+	TypeRegular FileType = 4
+	TypeSymlink FileType = 7
+)
+
+// String returns "dir", "file" or "symlink".
+func (t FileType) String() string {
+	switch t {
+	case TypeDir:
+		return "dir"
+	case TypeRegular:
+		return "file"
+	case TypeSymlink:
+		return "symlink"
+	}
+	return fmt.Sprintf("filetype(%d)", uint8(t))
+}
+
+// Stat describes an inode as the program sees it now.
+type Stat struct {
+	Ino   Ino
+	Type  FileType
+	Nlink uint64 // names of a file or symlink; 2 plus subdirectories for a directory; 0 once removed
+	Size  int64  // bytes of a file, length of a symlink's target, 0 for a directory
+	Atim  int64  // access time, ns
+	Mtim  int64  // modification time, ns
+	Ctim  int64  // status change time, ns
+}
+
+// DirEntry is one name in a directory.
+type DirEntry struct {
+	Name string
+	Ino  Ino
+	Type FileType
+}
+
+// OpenFlags select the behaviour of Open. The bits have the values of WASI
+// oflags, so a host can pass them through.
+type OpenFlags uint8
+
+// The flags of Open.
+const (
+	OCreate    OpenFlags = 1 << 0 // create a regular file if the name does not exist
+	ODirectory OpenFlags = 1 << 1 // fail with ENOTDIR unless the path names a directory
+	OExcl      OpenFlags = 1 << 2 // with OCreate, fail with EEXIST if the name exists
+	OTrunc     OpenFlags = 1 << 3 // truncate a regular file to 0 bytes, a truncate operation
+)
+
+// Limits. Reaching one is an error with its own errno, never a hang.
+const (
+	// NameBytesMax is the longest path component, as on Linux; longer is ENAMETOOLONG.
+	NameBytesMax = 255
+	// PathBytesMax is the longest path or symlink target, as on Linux; longer is ENAMETOOLONG.
+	PathBytesMax = 4096
+	// SymlinkHopsMax is how many symlinks one resolution follows, as on Linux; more is ELOOP.
+	SymlinkHopsMax = 40
+	// FileBytesMax is the largest file size. Files live in memory, holes
+	// included, so a write or truncate past it fails with EFBIG rather than
+	// exhausting the host.
+	FileBytesMax = 1 << 30
+)
+
+// FS is one node's in-memory file system. Create it with New.
+type FS struct {
+	// StrictDirs makes directory operations durable only when their parent
+	// directory is synced (both parents for a rename), as strict POSIX
+	// allows; Crash drops the others. Without it every directory operation is
+	// durable as soon as it returns. Set it before the first operation.
+	// Defaults to false.
+	StrictDirs bool
+
+	now     func() int64
+	inodes  map[Ino]*inode
+	nextIno Ino
+	seq     uint64   // sequence number of the last write, truncate or directory operation
+	dirOps  []*dirOp // pending directory operations in sequence order (StrictDirs only)
+}
+
+// link is one name of an inode: entry name in directory dir.
+type link struct {
+	dir  Ino
+	name string
+}
+
+// inode is a file, directory or symlink.
+type inode struct {
+	ino              Ino
+	typ              FileType
+	atim, mtim, ctim int64
+
+	// links are the current names of the inode, oldest first. PathOf uses the
+	// first. A directory has at most one.
+	links []link
+	// lastPath is the path the inode had when its last name went away.
+	lastPath string
+	// durableLinks counts the durable entries that name the inode.
+	durableLinks int
+
+	// Regular files.
+	data    []byte   // current content: what reads see
+	durable []byte   // durable content: what a crash keeps
+	pending []fileOp // writes and truncates since the last Sync, oldest first
+
+	// Directories.
+	entries        map[string]Ino // current entries
+	durableEntries map[string]Ino // durable entries
+	parent         Ino            // current parent; the root's is itself
+	subdirs        int            // current entries that are directories
+	dead           bool           // removed by Rmdir or replaced by Rename
+
+	// Symlinks.
+	target string
+}
+
+// fileOp is one pending write or truncate of a regular file.
+type fileOp struct {
+	seq      uint64 // per-FS operation number, shared with other files and directory operations
+	truncate bool   // a truncate to size off; otherwise a write of data at off
+	off      int64
+	data     []byte
+}
+
+// New returns an FS holding an empty root directory. now gives the virtual
+// wall-clock time in ns used for timestamps; nil means always 0.
+func New(now func() int64) *FS {
+	if now == nil {
+		now = func() int64 { return 0 }
+	}
+	fs := &FS{now: now, inodes: make(map[Ino]*inode), nextIno: RootIno}
+	root := fs.alloc(TypeDir)
+	root.parent = root.ino
+	return fs
+}
+
+// Root returns the inode number of the root directory.
+func (fs *FS) Root() Ino { return RootIno }
+
+func (fs *FS) alloc(typ FileType) *inode {
+	t := fs.now()
+	n := &inode{ino: fs.nextIno, typ: typ, atim: t, mtim: t, ctim: t}
+	fs.nextIno++
+	if typ == TypeDir {
+		n.entries = make(map[string]Ino)
+		n.durableEntries = make(map[string]Ino)
+	}
+	fs.inodes[n.ino] = n
+	return n
+}
+
+func (fs *FS) nextSeq() uint64 {
+	fs.seq++
+	return fs.seq
+}
+
+// get returns the inode ino, or EBADF if there is none.
+func (fs *FS) get(ino Ino) (*inode, error) {
+	n := fs.inodes[ino]
+	if n == nil {
+		return nil, EBADF
+	}
+	return n, nil
+}
+
+// Stat describes the inode ino, or fails with EBADF if it does not exist.
+func (fs *FS) Stat(ino Ino) (Stat, error) {
+	n, err := fs.get(ino)
+	if err != nil {
+		return Stat{}, err
+	}
+	st := Stat{Ino: n.ino, Type: n.typ, Atim: n.atim, Mtim: n.mtim, Ctim: n.ctim}
+	switch n.typ {
+	case TypeRegular:
+		st.Size = int64(len(n.data))
+		st.Nlink = uint64(len(n.links))
+	case TypeSymlink:
+		st.Size = int64(len(n.target))
+		st.Nlink = uint64(len(n.links))
+	case TypeDir:
+		if !n.dead {
+			st.Nlink = 2 + uint64(n.subdirs)
+		}
+	}
+	return st, nil
+}
+
+// ReadAt reads from the current content of a regular file at off. It returns
+// n < len(p) at the end of the file, never io.EOF. It fails with EISDIR for a
+// directory, EINVAL for a symlink or a negative offset, and EBADF for an
+// unknown inode.
+func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
+	n, err := fs.regular(ino)
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, EINVAL
+	}
+	if off >= int64(len(n.data)) {
+		return 0, nil
+	}
+	return copy(p, n.data[off:]), nil
+}
+
+// WriteAt writes p at off into the current content of a regular file,
+// extending it with zeros if off is past its end, and records the write as
+// pending until the next Sync. An empty p does nothing. It fails with EFBIG
+// past FileBytesMax, and as ReadAt does for other misuse.
+func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
+	n, err := fs.regular(ino)
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, EINVAL
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if off > FileBytesMax-int64(len(p)) {
+		return 0, EFBIG
+	}
+	op := fileOp{seq: fs.nextSeq(), off: off, data: slices.Clone(p)}
+	n.data = op.apply(n.data)
+	n.pending = append(n.pending, op)
+	n.touch(fs.now())
+	return len(p), nil
+}
+
+// Truncate sets the size of a regular file, dropping bytes past size or
+// extending with zeros, and records it as pending until the next Sync. It
+// fails with EINVAL for a negative size or a symlink, EFBIG past
+// FileBytesMax, and EISDIR for a directory.
+func (fs *FS) Truncate(ino Ino, size int64) error {
+	n, err := fs.regular(ino)
+	if err != nil {
+		return err
+	}
+	if size < 0 {
+		return EINVAL
+	}
+	if size > FileBytesMax {
+		return EFBIG
+	}
+	fs.truncate(n, size)
+	return nil
+}
+
+func (fs *FS) truncate(n *inode, size int64) {
+	op := fileOp{seq: fs.nextSeq(), truncate: true, off: size}
+	n.data = op.apply(n.data)
+	n.pending = append(n.pending, op)
+	n.touch(fs.now())
+}
+
+// regular returns the regular file ino.
+func (fs *FS) regular(ino Ino) (*inode, error) {
+	n, err := fs.get(ino)
+	if err != nil {
+		return nil, err
+	}
+	switch n.typ {
+	case TypeDir:
+		return nil, EISDIR
+	case TypeSymlink:
+		return nil, EINVAL
+	}
+	return n, nil
+}
+
+func (n *inode) touch(now int64) {
+	n.mtim = now
+	n.ctim = now
+}
+
+// Sync makes an inode durable. For a regular file the current content and
+// size become durable and its pending operations are cleared. For a directory
+// under StrictDirs, the pending directory operations in it become durable
+// (see StrictDirs); otherwise directory operations are durable already and
+// Sync of a directory or symlink does nothing. It fails with EBADF for an
+// unknown inode.
+func (fs *FS) Sync(ino Ino) error {
+	n, err := fs.get(ino)
+	if err != nil {
+		return err
+	}
+	switch n.typ {
+	case TypeRegular:
+		for _, op := range n.pending {
+			n.durable = op.apply(n.durable)
+		}
+		n.pending = nil
+		if len(n.durable) != len(n.data) {
+			panic(fmt.Sprintf("disk: ino %d: durable size %d after sync, current size %d", n.ino, len(n.durable), len(n.data)))
+		}
+	case TypeDir:
+		fs.syncDir(n.ino)
+	}
+	return nil
+}
+
+// SetTimes sets the access and modification times of an inode in ns, and its
+// status change time to now. It fails with EBADF for an unknown inode.
+func (fs *FS) SetTimes(ino Ino, atim, mtim int64) error {
+	n, err := fs.get(ino)
+	if err != nil {
+		return err
+	}
+	n.atim, n.mtim, n.ctim = atim, mtim, fs.now()
+	return nil
+}
+
+// Parent returns the directory that holds a directory, for ".." entries. The
+// root's parent is the root. A removed directory keeps the parent it had. For
+// a file or symlink it is the directory of its first name, and the root when
+// it has none or the inode is unknown.
+func (fs *FS) Parent(ino Ino) Ino {
+	n := fs.inodes[ino]
+	switch {
+	case n == nil:
+		return RootIno
+	case n.typ == TypeDir:
+		return n.parent
+	case len(n.links) > 0:
+		return n.links[0].dir
+	}
+	return RootIno
+}
+
+// PathOf returns a readable path of an inode for traces, such as
+// "data/kv.log": its first name, "" for the root, "data/kv.log (deleted)" once
+// its last name is gone, and "(unknown ino N)" for an inode that does not
+// exist.
+func (fs *FS) PathOf(ino Ino) string {
+	n := fs.inodes[ino]
+	switch {
+	case n == nil:
+		return fmt.Sprintf("(unknown ino %d)", ino)
+	case ino == RootIno:
+		return ""
+	case len(n.links) == 0:
+		if n.lastPath == "" {
+			return fmt.Sprintf("(deleted ino %d)", ino)
+		}
+		return n.lastPath + " (deleted)"
+	}
+	l := n.links[0]
+	if dir := fs.PathOf(l.dir); dir != "" {
+		return dir + "/" + l.name
+	}
+	return l.name
+}
+
+// ReadDir lists a directory, sorted by name, without "." and "..". It fails
+// with ENOTDIR for another type and EBADF for an unknown inode.
+func (fs *FS) ReadDir(ino Ino) ([]DirEntry, error) {
+	d, err := fs.dirInode(ino)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DirEntry, 0, len(d.entries))
+	for name, e := range d.entries {
+		out = append(out, DirEntry{Name: name, Ino: e, Type: fs.inodes[e].typ})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}
+
+// dirInode returns the directory ino.
+func (fs *FS) dirInode(ino Ino) (*inode, error) {
+	n, err := fs.get(ino)
+	if err != nil {
+		return nil, err
+	}
+	if n.typ != TypeDir {
+		return nil, ENOTDIR
+	}
+	return n, nil
+}
+
+// Release tells the FS that no open handle refers to ino any more. An inode
+// with no name, no durable entry and no pending directory operation naming it
+// is then freed, and its Ino becomes unknown (EBADF). Otherwise Release does
+// nothing. Without Release, nameless inodes live until the next Crash.
+func (fs *FS) Release(ino Ino) {
+	n := fs.inodes[ino]
+	if n == nil || ino == RootIno || len(n.links) > 0 || n.durableLinks > 0 {
+		return
+	}
+	for _, op := range fs.dirOps {
+		for _, e := range op.edits {
+			if e.ino == ino || e.dir == ino {
+				return
+			}
+		}
+	}
+	delete(fs.inodes, ino)
+}
+
+// FileInfo is one path in the current view, for an inspect view.
+type FileInfo struct {
+	Path         string
+	Ino          Ino
+	Type         FileType
+	Size         int64 // current size, as Stat reports it
+	DurableSize  int64 // size a crash would keep; 0 for directories and symlinks
+	PendingBytes int64 // bytes written since the last Sync
+	PendingOps   int   // writes and truncates since the last Sync
+}
+
+// Files lists every path in the current view except the root, sorted by
+// path. A file with several names appears once per name. Inodes with no name
+// are not listed.
+func (fs *FS) Files() []FileInfo {
+	var out []FileInfo
+	var walk func(d *inode, prefix string)
+	walk = func(d *inode, prefix string) {
+		for name, ino := range d.entries {
+			n := fs.inodes[ino]
+			fi := FileInfo{Path: prefix + name, Ino: ino, Type: n.typ}
+			switch n.typ {
+			case TypeRegular:
+				fi.Size = int64(len(n.data))
+				fi.DurableSize = int64(len(n.durable))
+				fi.PendingOps = len(n.pending)
+				for _, op := range n.pending {
+					fi.PendingBytes += int64(len(op.data))
+				}
+			case TypeSymlink:
+				fi.Size = int64(len(n.target))
+			case TypeDir:
+				walk(n, fi.Path+"/")
+			}
+			out = append(out, fi)
+		}
+	}
+	walk(fs.inodes[RootIno], "")
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
