@@ -9,7 +9,7 @@ all: build
 
 build:
 	@mkdir -p $(BIN)
-	@for t in $(TOOLS); do if [ -d cmd/$$t ]; then $(GO) build -o $(BIN)/$$t ./cmd/$$t || exit 1; fi; done
+	@for t in $(TOOLS); do if ls cmd/$$t/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/$$t ./cmd/$$t || exit 1; fi; done
 
 vet:
 	$(GO) vet ./... ./sim/... ./examples/...

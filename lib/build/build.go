@@ -1,0 +1,215 @@
+// Package build compiles the Go packages of a world for GOOS=wasip1
+// GOARCH=wasm into a content-addressed store, and describes the result in a
+// manifest. sf-build and sf-run share it, so each tool works alone.
+package build
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/config"
+)
+
+// StateDir is the folder, next to the world file, where sf keeps its builds
+// and artifacts.
+const StateDir = ".seedfall"
+
+// Module is one node's built module.
+type Module struct {
+	Node   string `json:"node"`
+	Pkg    string `json:"pkg,omitempty"`
+	Wasm   string `json:"wasm"`
+	SHA256 string `json:"sha256"`
+	Size   int64  `json:"size"`
+	Cached bool   `json:"cached"`
+}
+
+// Manifest lists every node's module for one world.
+type Manifest struct {
+	Config    string   `json:"config"`
+	GoVersion string   `json:"go_version,omitempty"`
+	Modules   []Module `json:"modules"`
+}
+
+// Wasm returns the module path of the named node.
+func (m *Manifest) Wasm(node string) string {
+	for _, mod := range m.Modules {
+		if mod.Node == node {
+			return mod.Wasm
+		}
+	}
+	return ""
+}
+
+// Options tune a build.
+type Options struct {
+	// Go is the go command to run. Defaults to "go" on PATH.
+	Go string
+	// Log receives one line per package built. Defaults to nowhere.
+	Log io.Writer
+}
+
+// ErrNoToolchain is returned when a world has packages to build and no Go
+// toolchain can be found.
+var ErrNoToolchain = errors.New("no Go toolchain found: install Go 1.26 or later and put `go` on PATH (needed to build the world's packages; nodes with a prebuilt \"wasm\" need none)")
+
+// Dir returns the state folder of a world.
+func Dir(w *config.World) string { return filepath.Join(w.Dir, StateDir) }
+
+// Build compiles every package of w that is not already prebuilt, and writes
+// the manifest to .seedfall/build/manifest.json next to the world file.
+func Build(w *config.World, opts Options) (*Manifest, error) {
+	logw := opts.Log
+	if logw == nil {
+		logw = io.Discard
+	}
+	store := filepath.Join(Dir(w), "build")
+	if err := os.MkdirAll(store, 0o755); err != nil {
+		return nil, fmt.Errorf("build store: %w", err)
+	}
+	man := &Manifest{Config: w.File}
+	built := map[string]Module{} // by package dir, so a package shared by nodes builds once
+	var goCmd string
+	for i, n := range w.AllNodes() {
+		where := fmt.Sprintf("nodes[%d] (%s)", i, n.Name)
+		if i == len(w.Nodes) {
+			where = fmt.Sprintf("workload (%s)", n.Name)
+		}
+		if n.Wasm != "" {
+			mod, err := storeFile(store, n.Wasm, false)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", where, err)
+			}
+			mod.Node = n.Name
+			man.Modules = append(man.Modules, mod)
+			continue
+		}
+		if m, ok := built[n.Pkg]; ok {
+			m.Node = n.Name
+			man.Modules = append(man.Modules, m)
+			continue
+		}
+		if goCmd == "" {
+			var err error
+			if goCmd, err = findGo(opts.Go); err != nil {
+				return nil, err
+			}
+			man.GoVersion = goVersion(goCmd)
+		}
+		start := time.Now()
+		mod, err := compile(goCmd, store, n.Pkg)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", where, err)
+		}
+		mod.Node = n.Name
+		mod.Pkg = n.Pkg
+		state := "built"
+		if mod.Cached {
+			state = "cached"
+		}
+		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, n.Pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), time.Since(start).Round(time.Millisecond))
+		built[n.Pkg] = mod
+		man.Modules = append(man.Modules, mod)
+	}
+	data, _ := json.MarshalIndent(man, "", "  ")
+	if err := os.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("write manifest: %w", err)
+	}
+	return man, nil
+}
+
+func findGo(explicit string) (string, error) {
+	name := explicit
+	if name == "" {
+		name = "go"
+	}
+	p, err := exec.LookPath(name)
+	if err != nil {
+		return "", ErrNoToolchain
+	}
+	return p, nil
+}
+
+func goVersion(goCmd string) string {
+	out, err := exec.Command(goCmd, "env", "GOVERSION").Output()
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// compile builds one package. -trimpath keeps host paths out of the module,
+// so two machines with the same toolchain and source build the same bytes
+// and get the same determinism hashes.
+func compile(goCmd, store, pkg string) (Module, error) {
+	tmp, err := os.CreateTemp(store, "build-*.wasm")
+	if err != nil {
+		return Module{}, err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name())
+	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=false", "-o", tmp.Name(), ".")
+	cmd.Dir = pkg
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Run(); err != nil {
+		text := strings.TrimRight(out.String(), "\n")
+		if text == "" {
+			text = err.Error()
+		}
+		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))
+	}
+	return storeFile(store, tmp.Name(), true)
+}
+
+// storeFile copies (or moves) a module into the store under its hash.
+func storeFile(store, path string, move bool) (Module, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Module{}, err
+	}
+	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
+		return Module{}, fmt.Errorf("%s is not a WebAssembly module", path)
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	dst := filepath.Join(store, hash+".wasm")
+	mod := Module{Wasm: dst, SHA256: hash, Size: int64(len(data))}
+	if _, err := os.Stat(dst); err == nil {
+		mod.Cached = true
+		return mod, nil
+	}
+	if move {
+		if err := os.Rename(path, dst); err == nil {
+			return mod, nil
+		}
+	}
+	tmp := dst + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		return Module{}, err
+	}
+	return mod, os.Rename(tmp, dst)
+}
+
+func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
+
+func rel(base, p string) string {
+	if r, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+func sizeString(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

@@ -1,0 +1,172 @@
+// Package record defines the JSONL records the sf tools exchange. Every line
+// is one JSON object with a "kind" field; a stream starts with a "start"
+// record, has one "seed" record per seed, and ends with a "summary" record.
+// Readers ignore kinds and fields they do not know, so the format only ever
+// grows by adding fields.
+package record
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"sync"
+)
+
+// Schema is the version of the record format. It changes only when a field
+// changes meaning or goes away.
+const Schema = 1
+
+// Record kinds.
+const (
+	KindStart   = "start"
+	KindSeed    = "seed"
+	KindSummary = "summary"
+)
+
+// Start opens a stream.
+type Start struct {
+	Kind    string `json:"kind"`
+	Tool    string `json:"tool"`
+	Version string `json:"version"`
+	Schema  int    `json:"schema"`
+	Config  string `json:"config"`
+	Seeds   string `json:"seeds"`
+	Count   int    `json:"count"`
+	Jobs    int    `json:"jobs"`
+	Check   bool   `json:"check,omitempty"`
+}
+
+// Artifacts names the files written for one seed.
+type Artifacts struct {
+	Trace  string `json:"trace,omitempty"`
+	Faults string `json:"faults,omitempty"`
+}
+
+// Seed is the outcome of one seed.
+type Seed struct {
+	Kind            string     `json:"kind"`
+	Seed            uint64     `json:"seed"`
+	Config          string     `json:"config"`
+	Status          string     `json:"status"`
+	Class           string     `json:"class,omitempty"`
+	Message         string     `json:"message,omitempty"`
+	Node            string     `json:"node,omitempty"`
+	AtNs            int64      `json:"at_ns"`
+	Steps           uint64     `json:"steps"`
+	HostCalls       uint64     `json:"host_calls"`
+	RealNs          int64      `json:"real_ns"`
+	DeterminismHash string     `json:"determinism_hash"`
+	Faults          int        `json:"faults"`
+	Artifacts       *Artifacts `json:"artifacts,omitempty"`
+	Repro           string     `json:"repro"`
+}
+
+// Property is one row of the sweep's property table.
+type Property struct {
+	Kind         string `json:"kind"`
+	Message      string `json:"message"`
+	SeedsReached int    `json:"seeds_reached"`
+	SeedsTrue    int    `json:"seeds_true"`
+	Verdict      string `json:"verdict,omitempty"` // "never reached", "never true", or empty when satisfied
+}
+
+// Summary closes a stream.
+type Summary struct {
+	Kind             string     `json:"kind"`
+	Config           string     `json:"config"`
+	Seeds            int        `json:"seeds"`
+	Passed           int        `json:"passed"`
+	Failed           int        `json:"failed"`
+	Horizon          int        `json:"horizon"`
+	Nondeterministic int        `json:"nondeterministic"`
+	FailedSeeds      []uint64   `json:"failed_seeds"`
+	Properties       []Property `json:"properties"`
+	PropertyFailures int        `json:"property_failures"`
+	RealNs           int64      `json:"real_ns"`
+	Status           string     `json:"status"` // pass or fail
+}
+
+// Writer writes records as whole lines and flushes after each, so a
+// downstream tool sees every record as soon as it exists.
+type Writer struct {
+	mu sync.Mutex
+	w  *bufio.Writer
+}
+
+// NewWriter returns a Writer on w.
+func NewWriter(w io.Writer) *Writer { return &Writer{w: bufio.NewWriter(w)} }
+
+// Write encodes v as one line.
+func (w *Writer) Write(v any) error {
+	data, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.w.Write(data)
+	w.w.WriteByte('\n')
+	return w.w.Flush()
+}
+
+// Any is a decoded record of any kind: Kind says which field is set.
+type Any struct {
+	Kind    string
+	Start   *Start
+	Seed    *Seed
+	Summary *Summary
+	Raw     json.RawMessage
+}
+
+// Reader reads a stream of records, skipping kinds it does not know.
+type Reader struct {
+	s    *bufio.Scanner
+	name string
+	line int
+}
+
+// NewReader reads records from r; name is used in errors.
+func NewReader(r io.Reader, name string) *Reader {
+	s := bufio.NewScanner(r)
+	s.Buffer(make([]byte, 64<<10), 16<<20)
+	return &Reader{s: s, name: name}
+}
+
+// Next returns the next record, or io.EOF at the end of the stream.
+func (r *Reader) Next() (*Any, error) {
+	for r.s.Scan() {
+		r.line++
+		line := r.s.Bytes()
+		if len(line) == 0 {
+			continue
+		}
+		var head struct {
+			Kind string `json:"kind"`
+		}
+		if err := json.Unmarshal(line, &head); err != nil {
+			return nil, fmt.Errorf("%s:%d: not a JSON record: %v", r.name, r.line, err)
+		}
+		a := &Any{Kind: head.Kind, Raw: append(json.RawMessage(nil), line...)}
+		var err error
+		switch head.Kind {
+		case KindStart:
+			a.Start = &Start{}
+			err = json.Unmarshal(line, a.Start)
+		case KindSeed:
+			a.Seed = &Seed{}
+			err = json.Unmarshal(line, a.Seed)
+		case KindSummary:
+			a.Summary = &Summary{}
+			err = json.Unmarshal(line, a.Summary)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: bad %s record: %v", r.name, r.line, head.Kind, err)
+		}
+		return a, nil
+	}
+	if err := r.s.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", r.name, err)
+	}
+	return nil, io.EOF
+}

@@ -1,0 +1,530 @@
+// Package sweep runs a world over many seeds: it loads and builds the world,
+// runs each seed on the engine (on parallel workers, with results in seed
+// order whatever the number of workers), writes the artifacts of failing
+// seeds, and reports in JSONL or for people. sf-run is a thin wrapper
+// around it.
+package sweep
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sf-dst/sf/lib/build"
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/record"
+)
+
+// Version is the version the tools report.
+const Version = "0.1.0"
+
+// Exit statuses shared by every tool.
+const (
+	ExitPass    = 0
+	ExitProblem = 1
+	ExitUsage   = 2
+)
+
+// Options describe one invocation of sf-run.
+type Options struct {
+	Config    string   // the world file as the user named it
+	Seeds     []uint64 // seeds to run, in order
+	SeedsText string   // the seeds as the user wrote them, for records
+	Replay    bool     // one seed given with -seed: print its trace
+	Jobs      int      // parallel workers. Defaults to the number of CPUs
+	Check     bool     // run every seed twice and compare
+	JSON      bool     // JSONL on stdout, the human summary on stderr
+	Faults    string   // a schedule file to apply instead of drawing faults
+	Tool      string   // how the user invoked the tool, for repro lines
+	Stdout    io.Writer
+	Stderr    io.Writer
+
+	// DivergeSecondRunAtCall makes the second run of each -check pair
+	// perturb virtual time at that host call. Tests use it to prove the
+	// determinism check can fail; no flag sets it.
+	DivergeSecondRunAtCall uint64
+}
+
+// InputError is an error in what the user gave (exit status 2).
+type InputError struct{ Err error }
+
+func (e *InputError) Error() string { return e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Main runs the sweep and returns the exit status.
+func Main(o Options) int {
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	code, err := run(o)
+	if err != nil {
+		fmt.Fprintf(o.Stderr, "sf-run: %v\n", err)
+		return ExitUsage
+	}
+	return code
+}
+
+// Prepared is a world ready to run: loaded, built and compiled.
+type Prepared struct {
+	World    *config.World
+	Manifest *build.Manifest
+	Spec     *engine.Spec
+	Engine   *engine.Engine
+}
+
+// Prepare loads, builds and compiles the world at path. Build progress goes
+// to log.
+func Prepare(path string, log io.Writer) (*Prepared, error) {
+	w, err := config.Load(path)
+	if err != nil {
+		return nil, err
+	}
+	man, err := build.Build(w, build.Options{Log: log})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(filepath.Join(build.Dir(w), "cache"))
+	if err != nil {
+		return nil, err
+	}
+	spec := &engine.Spec{
+		DurationNs:   int64(w.Duration),
+		LatencyNs:    [2]int64{int64(w.Latency[0]), int64(w.Latency[1])},
+		WatchdogNs:   int64(w.Watchdog),
+		Supervise:    w.Supervise,
+		CrashPerSec:  w.Faults.CrashPerSec,
+		RestartAfter: [2]int64{int64(w.Faults.RestartAfter[0]), int64(w.Faults.RestartAfter[1])},
+	}
+	for i, n := range w.AllNodes() {
+		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env, Workload: i == len(w.Nodes)}
+		if _, err := eng.Compile(ns.Wasm); err != nil {
+			eng.Close()
+			where := n.Wasm
+			if where == "" {
+				where = n.Pkg
+			}
+			return nil, fmt.Errorf("node %s (%s): %w", n.Name, where, err)
+		}
+		spec.Nodes = append(spec.Nodes, ns)
+	}
+	return &Prepared{World: w, Manifest: man, Spec: spec, Engine: eng}, nil
+}
+
+func (p *Prepared) nodeNames() []string {
+	var out []string
+	for _, n := range p.Spec.Nodes {
+		out = append(out, n.Name)
+	}
+	return out
+}
+
+func run(o Options) (int, error) {
+	if len(o.Seeds) == 0 {
+		return 0, errors.New("no seeds to run")
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.NumCPU()
+	}
+	if o.Tool == "" {
+		o.Tool = "sf-run"
+	}
+	human := o.Stdout
+	if o.JSON {
+		human = o.Stderr
+	}
+	start := time.Now()
+	prep, err := Prepare(o.Config, io.Discard)
+	if err != nil {
+		return 0, err
+	}
+	defer prep.Engine.Close()
+
+	var schedule []engine.Fault
+	if o.Faults != "" {
+		data, err := os.ReadFile(o.Faults)
+		if err != nil {
+			return 0, fmt.Errorf("-faults: %w", err)
+		}
+		s, err := engine.ParseSchedule(o.Faults, data, prep.nodeNames())
+		if err != nil {
+			return 0, err
+		}
+		schedule = s.Faults
+		if schedule == nil {
+			schedule = []engine.Fault{}
+		}
+	}
+
+	var jw *record.Writer
+	if o.JSON {
+		jw = record.NewWriter(o.Stdout)
+		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-run", Version: Version, Schema: record.Schema,
+			Config: o.Config, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check})
+	}
+
+	results := make([]chan *outcome, len(o.Seeds))
+	for i := range results {
+		results[i] = make(chan *outcome, 1)
+	}
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for range min(o.Jobs, len(o.Seeds)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				results[i] <- runSeed(prep, o, o.Seeds[i], schedule)
+			}
+		}()
+	}
+	go func() {
+		for i := range o.Seeds {
+			work <- i
+		}
+		close(work)
+	}()
+
+	agg := newAggregate()
+	sum := record.Summary{Kind: record.KindSummary, Config: o.Config, FailedSeeds: []uint64{}}
+	firstFailure := true
+	for i, seed := range o.Seeds {
+		out := <-results[i]
+		if out.err != nil {
+			wg.Wait()
+			return 0, out.err
+		}
+		res := out.res
+		sum.Seeds++
+		agg.add(res.Properties)
+		rec := seedRecord(o, res)
+		switch res.Status {
+		case engine.StatusPass:
+			sum.Passed++
+		case engine.StatusHorizon:
+			sum.Passed++
+			sum.Horizon++
+		case engine.StatusNondeterministic:
+			sum.Nondeterministic++
+			sum.Failed++
+			sum.FailedSeeds = append(sum.FailedSeeds, seed)
+		default:
+			sum.Failed++
+			sum.FailedSeeds = append(sum.FailedSeeds, seed)
+		}
+		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+			arts, err := writeArtifacts(prep, o, res)
+			if err != nil {
+				fmt.Fprintf(o.Stderr, "sf-run: seed %d: %v\n", seed, err)
+			}
+			rec.Artifacts = arts
+		}
+		if jw != nil {
+			jw.Write(rec)
+		}
+		if o.Replay {
+			printReplay(human, o, res)
+		} else if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+			if firstFailure {
+				printFailure(human, o, res)
+				firstFailure = false
+			} else {
+				fmt.Fprintf(human, "FAIL seed %d at t=%s: %s\n", seed, time.Duration(res.AtNs), res.Message)
+			}
+		}
+	}
+	wg.Wait()
+
+	props := agg.rows()
+	sum.Properties = props
+	for _, p := range props {
+		if p.Verdict != "" {
+			sum.PropertyFailures++
+		}
+	}
+	sum.RealNs = time.Since(start).Nanoseconds()
+	sum.Status = "pass"
+	if sum.Failed > 0 || (!o.Replay && sum.PropertyFailures > 0) {
+		sum.Status = "fail"
+	}
+	if jw != nil {
+		jw.Write(sum)
+	}
+	if !o.Replay {
+		printSummary(human, sum, time.Since(start))
+	}
+	if sum.Status == "fail" {
+		return ExitProblem, nil
+	}
+	return ExitPass, nil
+}
+
+type outcome struct {
+	res *engine.Result
+	err error
+}
+
+func runSeed(p *Prepared, o Options, seed uint64, schedule []engine.Fault) *outcome {
+	opts := engine.Options{Faults: schedule, Trace: true}
+	a, err := p.Engine.Run(p.Spec, seed, opts)
+	if err != nil || !o.Check {
+		return &outcome{a, err}
+	}
+	opts2 := opts
+	opts2.DivergeAtCall = o.DivergeSecondRunAtCall
+	b, err := p.Engine.Run(p.Spec, seed, opts2)
+	if err != nil {
+		return &outcome{nil, err}
+	}
+	if a.Hash == b.Hash && a.HostCalls == b.HostCalls && equalLines(a.Trace, b.Trace) {
+		return &outcome{a, nil}
+	}
+	a.Status = engine.StatusNondeterministic
+	a.Class = engine.ClassNondet
+	a.Message = "nondeterministic: " + diagnose(p, seed, opts, opts2, a, b)
+	a.Node = ""
+	a.Trace = append(a.Trace, fmt.Sprintf("%10s  FAIL  %s", "", a.Message))
+	return &outcome{a, nil}
+}
+
+// diagnose names the first host call where two runs of one seed differ: it
+// finds the first window of checkpoints that disagrees and runs the seed
+// twice more, recording that window.
+func diagnose(p *Prepared, seed uint64, oa, ob engine.Options, a, b *engine.Result) string {
+	if a.Hash == b.Hash && a.HostCalls == b.HostCalls {
+		for i := 0; i < min(len(a.Trace), len(b.Trace)); i++ {
+			if a.Trace[i] != b.Trace[i] {
+				return fmt.Sprintf("host calls agree but trace line %d differs: %q vs %q", i+1, a.Trace[i], b.Trace[i])
+			}
+		}
+		return fmt.Sprintf("host calls agree but the traces have %d and %d lines", len(a.Trace), len(b.Trace))
+	}
+	w := engine.FirstDivergence(a.Checkpoints, b.Checkpoints)
+	if w < 0 {
+		w = len(a.Checkpoints)
+	}
+	from := uint64(w) * engine.CheckpointEvery
+	window := [2]uint64{from, from + engine.CheckpointEvery}
+	oa.RecordCalls, ob.RecordCalls = window, window
+	ra, err1 := p.Engine.Run(p.Spec, seed, oa)
+	rb, err2 := p.Engine.Run(p.Spec, seed, ob)
+	where := fmt.Sprintf("host calls %d-%d", window[0]+1, window[1])
+	if err1 != nil || err2 != nil {
+		return fmt.Sprintf("the runs differ in %s (the re-runs failed to start)", where)
+	}
+	if d := engine.DescribeDivergence(from+1, ra.Calls, rb.Calls); d != "" {
+		return d + "; " + where
+	}
+	return fmt.Sprintf("the runs differ in %s, but the re-runs did not reproduce it", where)
+}
+
+func equalLines(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func repro(o Options, seed uint64) string {
+	return fmt.Sprintf("%s -c %s -seed %d", o.Tool, o.Config, seed)
+}
+
+func seedRecord(o Options, r *engine.Result) record.Seed {
+	return record.Seed{
+		Kind: record.KindSeed, Seed: r.Seed, Config: o.Config, Status: string(r.Status), Class: r.Class,
+		Message: r.Message, Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls,
+		RealNs: r.RealNs, DeterminismHash: fmt.Sprintf("%016x", r.Hash), Faults: len(r.Faults),
+		Repro: repro(o, r.Seed),
+	}
+}
+
+// writeArtifacts writes a failing seed's trace and fault schedule next to
+// the world file.
+func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
+	dir := build.Dir(p.World)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	trace := filepath.Join(dir, fmt.Sprintf("seed-%d.trace.log", r.Seed))
+	faults := filepath.Join(dir, fmt.Sprintf("seed-%d.faults.json", r.Seed))
+	var b strings.Builder
+	b.WriteString(failureBlock(o, r))
+	b.WriteString("\ntrace:\n")
+	for _, l := range r.Trace {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	sched := engine.Schedule{Seed: r.Seed, Config: o.Config, Duration: engine.Dur(r.AtNs), Faults: r.Faults}
+	if sched.Faults == nil {
+		sched.Faults = []engine.Fault{}
+	}
+	data, _ := json.MarshalIndent(sched, "", "  ")
+	if err := os.WriteFile(faults, append(data, '\n'), 0o644); err != nil {
+		return nil, err
+	}
+	return &record.Artifacts{Trace: relPath(trace), Faults: relPath(faults)}, nil
+}
+
+func relPath(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}
+
+// failureBlock is the report of one failing seed: the header, what failed,
+// the faults before it and how to replay it. It holds no real time, so a
+// replay writes the same block.
+func failureBlock(o Options, r *engine.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL seed %d at t=%s (%d scheduler steps)\n", r.Seed, time.Duration(r.AtNs), r.Steps)
+	fmt.Fprintf(&b, "  %s\n", r.Message)
+	if r.Class == engine.ClassPanic || r.Class == engine.ClassExit || r.Class == engine.ClassOOM || r.Class == engine.ClassDeadlock {
+		if len(r.Tail) > 0 {
+			fmt.Fprintf(&b, "\nlast lines of %s's stderr:\n", r.Node)
+			for _, l := range r.Tail {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\nfaults before the failure (%d):\n", len(r.Faults))
+	for _, f := range r.Faults {
+		fmt.Fprintf(&b, "  %10s  %s\n", time.Duration(f.At).String(), f.Describe())
+	}
+	fmt.Fprintf(&b, "\nreplay: %s\n", repro(o, r.Seed))
+	return b.String()
+}
+
+func printFailure(w io.Writer, o Options, r *engine.Result) {
+	block := failureBlock(o, r)
+	// The header on screen also says how long the run took in real time.
+	block = strings.Replace(block, " scheduler steps)", fmt.Sprintf(" scheduler steps, %dms real)", r.RealNs/1e6), 1)
+	fmt.Fprint(w, block)
+	fmt.Fprintln(w)
+}
+
+func printReplay(w io.Writer, o Options, r *engine.Result) {
+	if r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic {
+		printFailure(w, o, r)
+	} else {
+		what := "passed"
+		if r.Status == engine.StatusHorizon {
+			what = "passed (hit the time horizon)"
+		}
+		fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
+		fmt.Fprintf(w, "faults (%d):\n", len(r.Faults))
+		for _, f := range r.Faults {
+			fmt.Fprintf(w, "  %10s  %s\n", time.Duration(f.At).String(), f.Describe())
+		}
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "trace:")
+	for _, l := range r.Trace {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
+}
+
+func printSummary(w io.Writer, s record.Summary, took time.Duration) {
+	if len(s.Properties) > 0 {
+		fmt.Fprintln(w, "property               seeds reached  seeds true")
+		for _, p := range s.Properties {
+			line := fmt.Sprintf("  %-20s %12d %11d  %s", p.Kind, p.SeedsReached, p.SeedsTrue, p.Message)
+			if p.Verdict != "" {
+				line += "  <- " + p.Verdict
+			}
+			fmt.Fprintln(w, line)
+		}
+		fmt.Fprintln(w)
+	}
+	d := roundDuration(took)
+	switch {
+	case s.Failed > 0:
+		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed, %d hit the time horizon", s.Failed, s.Seeds, s.Passed, s.Horizon)
+		if s.Nondeterministic > 0 {
+			fmt.Fprintf(w, ", %d nondeterministic", s.Nondeterministic)
+		}
+		fmt.Fprintf(w, ") in %s\n", d)
+		if s.PropertyFailures > 0 {
+			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+		}
+	case s.PropertyFailures > 0:
+		fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+	default:
+		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
+	}
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// aggregate sums the properties seen in each seed into the sweep's table.
+type aggregate struct {
+	rows_ map[string]*record.Property
+}
+
+func newAggregate() *aggregate { return &aggregate{rows_: map[string]*record.Property{}} }
+
+func (a *aggregate) add(props []engine.Property) {
+	for _, p := range props {
+		key := p.Kind + "\x00" + p.Message
+		row := a.rows_[key]
+		if row == nil {
+			row = &record.Property{Kind: p.Kind, Message: p.Message}
+			a.rows_[key] = row
+		}
+		if p.Reached {
+			row.SeedsReached++
+		}
+		if p.True {
+			row.SeedsTrue++
+		}
+	}
+}
+
+var kindOrder = map[string]int{"always": 0, "alwaysOrUnreachable": 1, "sometimes": 2, "reachable": 3, "unreachable": 4}
+
+func (a *aggregate) rows() []record.Property {
+	out := make([]record.Property, 0, len(a.rows_))
+	for _, r := range a.rows_ {
+		if r.Kind == "sometimes" && r.SeedsTrue == 0 {
+			r.Verdict = "never true"
+		}
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if kindOrder[out[i].Kind] != kindOrder[out[j].Kind] {
+			return kindOrder[out[i].Kind] < kindOrder[out[j].Kind]
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
