@@ -12,6 +12,7 @@ import (
 
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
 	"github.com/sf-dst/sf/lib/disk"
@@ -563,6 +564,7 @@ func (in *instance) main() {
 		return
 	}
 	ctx := context.WithValue(context.Background(), ctxKey{}, in)
+	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
 	cfg := wazero.NewModuleConfig().
 		WithName(fmt.Sprintf("%s@%d", in.name, instanceSerial.Add(1))).
 		WithStartFunctions()

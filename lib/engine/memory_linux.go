@@ -1,0 +1,7 @@
+//go:build linux
+
+package engine
+
+import "syscall"
+
+const mapNoReserve = syscall.MAP_NORESERVE

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package engine
+
+const mapNoReserve = 0
