@@ -1,7 +1,12 @@
+SHELL := /bin/bash
 # sf: deterministic simulation testing for Go services.
-GO ?= go
-BIN := bin
-TOOLS := sf-build sf-run sf-check
+#
+#   make demo    build the tools and find the bug planted in examples/kvlog
+#   make test    the whole test suite (what CI runs)
+#   make bench   speed figures for the engine, as ratios and rates
+GO    ?= go
+BIN   := bin
+TOOLS := $(notdir $(wildcard cmd/sf-*))
 
 .PHONY: all build test test-long demo bench vet clean
 
@@ -10,12 +15,28 @@ all: build
 build:
 	@mkdir -p $(BIN)
 	@for t in $(TOOLS); do if ls cmd/$$t/*.go >/dev/null 2>&1; then $(GO) build -o $(BIN)/$$t ./cmd/$$t || exit 1; fi; done
+	@echo "built $(BIN)/: $$(ls $(BIN) | tr '\n' ' ')"
 
 vet:
 	$(GO) vet ./... ./sim/... ./examples/...
 
-test: build
+# -short keeps the long sweeps out; test-long runs them.
+test: build vet
 	$(GO) test -short -count=1 ./... ./sim/... ./examples/...
 
+test-long: build
+	$(GO) test -count=1 -timeout 60m ./... ./sim/... ./examples/...
+
+demo: build
+	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seeds 1-100    # the planted bug: acks before fsync'
+	@bin/sf-run -c examples/kvlog/seedfall.json -seeds 1-100; \
+	  status=$$?; [ "$$status" = 1 ] || { echo "expected the buggy world to fail (exit 1), got $$status"; exit 1; }
+	@echo
+	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200    # the fix: fsync before ack'
+	@bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200
+
+bench: build
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./lib/sweep ./lib/engine
+
 clean:
-	rm -rf $(BIN) .seedfall
+	rm -rf $(BIN) .seedfall examples/*/.seedfall

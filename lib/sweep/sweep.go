@@ -236,10 +236,11 @@ func run(o Options) (int, error) {
 		if o.Replay {
 			printReplay(human, o, res)
 		} else if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
-			if firstFailure {
+			switch {
+			case firstFailure:
 				printFailure(human, o, res)
 				firstFailure = false
-			} else {
+			case sum.Failed <= 1+failureLinesMax:
 				fmt.Fprintf(human, "FAIL seed %d at t=%s: %s\n", seed, time.Duration(res.AtNs), res.Message)
 			}
 		}
@@ -269,6 +270,11 @@ func run(o Options) (int, error) {
 	}
 	return ExitPass, nil
 }
+
+// failureLinesMax is how many failing seeds after the first get a line of
+// their own in the human report; the rest are counted in the summary and
+// listed in full in -json.
+const failureLinesMax = 10
 
 type outcome struct {
 	res *engine.Result
@@ -447,6 +453,12 @@ func printReplay(w io.Writer, o Options, r *engine.Result) {
 }
 
 func printSummary(w io.Writer, s record.Summary, took time.Duration) {
+	if more := s.Failed - 1 - failureLinesMax; more > 0 {
+		fmt.Fprintf(w, "... and %d more failing seeds: %s\n", more, seedList(s.FailedSeeds[1+failureLinesMax:], 20))
+	}
+	if s.Failed > 1 {
+		fmt.Fprintln(w)
+	}
 	if len(s.Properties) > 0 {
 		fmt.Fprintln(w, "property               seeds reached  seeds true")
 		for _, p := range s.Properties {
@@ -474,6 +486,21 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 	default:
 		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
 	}
+}
+
+func seedList(seeds []uint64, max int) string {
+	var b strings.Builder
+	for i, s := range seeds {
+		if i == max {
+			fmt.Fprintf(&b, " ... (%d in all; -json lists every seed)", len(seeds))
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d", s)
+	}
+	return b.String()
 }
 
 func roundDuration(d time.Duration) time.Duration {
