@@ -1,0 +1,193 @@
+// Package check checks recorded histories: linearizability with Porcupine for
+// the models kv, cas, append, queue, set and counter, each key on its own, and
+// serializability with Elle-style anomaly detection for list-append
+// transactions.
+//
+// The engine calls Check at the end of a run with the operations its
+// history.Recorder collected; sf-check calls it on a history file. Both get a
+// Report with a verdict (Ok, Illegal, or Unknown when the linearizability check
+// gave up at its time limit), a one-line summary, every anomaly with one
+// explained example, and for a linearizability violation a timeline of the
+// history as one self-contained HTML file.
+//
+// A history that does not fit its model (an operation the model does not have,
+// or a value of the wrong type) is an *InputError, not a verdict: a typo must
+// not silently weaken the check.
+package check
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/history"
+)
+
+// TimeoutDefault is the real-time limit on checking one history for
+// linearizability. Linearizability checking is NP-complete; a history with many
+// operations of unknown outcome can take longer than any test should run.
+const TimeoutDefault = 30 * time.Second
+
+// ModelDefault is the model used when none is named.
+const ModelDefault = "kv"
+
+// Verdict is the outcome of a check.
+type Verdict string
+
+// The verdicts, as Porcupine names them.
+const (
+	Ok      Verdict = "ok"      // the history is linearizable (serializable)
+	Illegal Verdict = "illegal" // it is not
+	Unknown Verdict = "unknown" // the checker gave up at its time limit: no verdict
+)
+
+// The classes of failure a violation belongs to, as the engine reports them.
+const (
+	ClassLinearizability = "linearizability"
+	ClassIsolation       = "isolation"
+)
+
+// Options configure Check.
+type Options struct {
+	// Model is the model to check against: kv, cas, append, queue, set,
+	// counter or list-append. Defaults to kv.
+	Model string
+	// Timeout is the real-time limit for a linearizability check, after which
+	// the verdict is Unknown. Defaults to TimeoutDefault; a negative value
+	// means no limit. list-append checking is polynomial and has no limit.
+	Timeout time.Duration
+	// NoTimeline skips computing the timeline of a linearizability violation,
+	// which costs a second, verbose Porcupine run. Defaults to false.
+	NoTimeline bool
+}
+
+// Models returns the names of the models, sorted.
+func Models() []string {
+	names := []string{ListAppend}
+	for name := range linModels {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// ListAppend is the name of the transactional model.
+const ListAppend = "list-append"
+
+// Anomaly is one kind of problem found in a history.
+type Anomaly struct {
+	// Kind is the anomaly's name: for list-append one of G0, G1a, G1b, G1c,
+	// G-single, G2, internal, incompatible-order, duplicate-elements,
+	// duplicate-append, garbage-read; for the other models
+	// "nonlinearizable".
+	Kind string `json:"kind"`
+	// Count is how many instances were found: cycles are counted once per
+	// strongly connected component, other anomalies once per read, key or
+	// transaction they concern.
+	Count int `json:"count"`
+	// Example explains one instance, for a cycle in the form
+	// "T4 -rw z-> T0 -wr z-> T6 -ww y-> T4; T4 (client 4, ok) [...]; ...".
+	Example string `json:"example"`
+	// Ops are the ids of the operations in the example.
+	Ops []int64 `json:"ops,omitempty"`
+}
+
+// String returns the anomaly as the trace prints it: "G-single: T4 -rw z-> ...".
+func (a Anomaly) String() string { return a.Kind + ": " + a.Example }
+
+// Report is the result of checking one history.
+type Report struct {
+	// Model is the model the history was checked against.
+	Model string `json:"model"`
+	// Verdict is ok, illegal or unknown.
+	Verdict Verdict `json:"verdict"`
+	// Class is linearizability or isolation, the class of failure the model
+	// checks for.
+	Class string `json:"class"`
+	// Operations is the number of operations (transactions for list-append)
+	// in the history.
+	Operations int `json:"operations"`
+	// Checked is the number of operations given to the checker, after
+	// dropping failed operations and reads of unknown outcome.
+	Checked int `json:"checked"`
+	// Summary is the verdict as one line, such as "history of 121 transactions
+	// is not serializable: G-single, G2, internal" or "gave up checking 412
+	// operations for linearizability".
+	Summary string `json:"summary"`
+	// Anomalies lists every kind of anomaly found, in the order of the
+	// spec's table.
+	Anomalies []Anomaly `json:"anomalies,omitempty"`
+	// Keys lists the keys whose history is not linearizable, sorted.
+	Keys []string `json:"keys,omitempty"`
+	// Elapsed is the real time the check took. It is not deterministic.
+	Elapsed time.Duration `json:"-"`
+
+	timeline func(io.Writer) error
+}
+
+// Passed reports whether the history passed: only an Ok verdict passes; a
+// check that gave up neither passes nor fails.
+func (r *Report) Passed() bool { return r.Verdict == Ok }
+
+// HasTimeline reports whether WriteTimeline has a timeline to write: after a
+// linearizability violation, unless Options.NoTimeline was set or the
+// verbose rerun ran out of time.
+func (r *Report) HasTimeline() bool { return r.timeline != nil }
+
+// WriteTimeline writes the interactive timeline of the history, one
+// self-contained HTML file made by Porcupine's visualization.
+func (r *Report) WriteTimeline(w io.Writer) error {
+	if r.timeline == nil {
+		return fmt.Errorf("no timeline: the check of model %s found no linearizability violation to show", r.Model)
+	}
+	return r.timeline(w)
+}
+
+// InputError is a history that does not fit its model, such as an operation
+// the model does not have or a value of the wrong type. Line is the input line
+// of the operation's invocation, when known.
+type InputError struct {
+	Model string
+	Line  int
+	ID    int64
+	Msg   string
+}
+
+func (e *InputError) Error() string {
+	return "history (model " + e.Model + "): " + e.Msg
+}
+
+// Check checks a history against opts.Model.
+func Check(ops []history.HistoryOp, opts Options) (*Report, error) {
+	if opts.Model == "" {
+		opts.Model = ModelDefault
+	}
+	if opts.Timeout == 0 {
+		opts.Timeout = TimeoutDefault
+	}
+	start := time.Now()
+	var (
+		r   *Report
+		err error
+	)
+	if opts.Model == ListAppend {
+		r, err = checkListAppend(ops)
+	} else if m, ok := linModels[opts.Model]; ok {
+		r, err = checkLinearizable(m, ops, opts, start)
+	} else {
+		return nil, fmt.Errorf("unknown model %q: want one of %s", opts.Model, strings.Join(Models(), ", "))
+	}
+	if r != nil {
+		r.Elapsed = time.Since(start)
+	}
+	return r, err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

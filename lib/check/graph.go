@@ -1,0 +1,258 @@
+package check
+
+// The dependency graph of list-append transactions, in compressed sparse row
+// form: the edges leaving node v are start[v] to start[v+1]. Nodes are
+// transaction indices; each edge has a kind and the key that caused it.
+
+const (
+	edgeWW uint8 = 1 << iota // write-write: to appended right after from
+	edgeWR                   // write-read: to read from's append
+	edgeRW                   // read-write: to appended right after what from read
+	edgeAll = edgeWW | edgeWR | edgeRW
+)
+
+var edgeNames = [...]string{edgeWW: "ww", edgeWR: "wr", edgeRW: "rw"}
+
+type edge struct {
+	from, to, key int32
+	kind          uint8
+}
+
+type graph struct {
+	n     int
+	start []int32
+	from  []int32
+	to    []int32
+	key   []int32
+	kind  []uint8
+}
+
+func newGraph(n int, edges []edge) *graph {
+	g := &graph{n: n, start: make([]int32, n+1)}
+	for _, e := range edges {
+		g.start[e.from+1]++
+	}
+	for i := 1; i <= n; i++ {
+		g.start[i] += g.start[i-1]
+	}
+	m := len(edges)
+	g.from, g.to, g.key, g.kind = make([]int32, m), make([]int32, m), make([]int32, m), make([]uint8, m)
+	next := make([]int32, n)
+	copy(next, g.start[:n])
+	for _, e := range edges {
+		i := next[e.from]
+		next[e.from]++
+		g.from[i], g.to[i], g.key[i], g.kind[i] = e.from, e.to, e.key, e.kind
+	}
+	return g
+}
+
+// sccs finds the strongly connected components of the subgraph of edges whose
+// kind is in mask, with Tarjan's algorithm (iteratively, so deep graphs do not
+// overflow the stack). When within is not nil, only nodes with within[v] >= 0
+// take part and only edges inside one of its components are followed.
+//
+// Components are numbered in the order Tarjan completes them, which is a
+// reverse topological order: an edge between two components always goes from
+// a higher number to a lower one. comp[v] is -1 for nodes that did not take
+// part; sizes[c] is the size of component c.
+func (g *graph) sccs(mask uint8, within []int32) (comp []int32, sizes []int32) {
+	n := g.n
+	comp = make([]int32, n)
+	index := make([]int32, n) // 0: not visited yet
+	low := make([]int32, n)
+	for i := range comp {
+		comp[i] = -1
+	}
+	type frame struct{ v, e int32 }
+	var (
+		frames  []frame
+		stack   []int32
+		counter int32
+	)
+	onStack := make([]bool, n)
+	follow := func(e int32) bool {
+		if g.kind[e]&mask == 0 {
+			return false
+		}
+		return within == nil || (within[g.from[e]] >= 0 && within[g.from[e]] == within[g.to[e]])
+	}
+	for s := int32(0); s < int32(n); s++ {
+		if index[s] != 0 || (within != nil && within[s] < 0) {
+			continue
+		}
+		counter++
+		index[s], low[s] = counter, counter
+		stack = append(stack, s)
+		onStack[s] = true
+		frames = append(frames, frame{s, g.start[s]})
+		for len(frames) > 0 {
+			f := &frames[len(frames)-1]
+			v := f.v
+			if f.e < g.start[v+1] {
+				e := f.e
+				f.e++
+				if !follow(e) {
+					continue
+				}
+				w := g.to[e]
+				if index[w] == 0 {
+					counter++
+					index[w], low[w] = counter, counter
+					stack = append(stack, w)
+					onStack[w] = true
+					frames = append(frames, frame{w, g.start[w]})
+				} else if onStack[w] && index[w] < low[v] {
+					low[v] = index[w]
+				}
+				continue
+			}
+			if low[v] == index[v] {
+				c := int32(len(sizes))
+				size := int32(0)
+				for {
+					w := stack[len(stack)-1]
+					stack = stack[:len(stack)-1]
+					onStack[w] = false
+					comp[w] = c
+					size++
+					if w == v {
+						break
+					}
+				}
+				sizes = append(sizes, size)
+			}
+			frames = frames[:len(frames)-1]
+			if len(frames) > 0 {
+				if p := frames[len(frames)-1].v; low[v] < low[p] {
+					low[p] = low[v]
+				}
+			}
+		}
+	}
+	return comp, sizes
+}
+
+// searcher finds short paths by breadth-first search inside one strongly
+// connected component, reusing its arrays between searches. A search state is
+// node*2 + layer, where layer 1 means the path has used an rw edge. budget
+// bounds the edges examined over many searches; a search that runs out
+// returns nil.
+type searcher struct {
+	g      *graph
+	comp   []int32
+	seen   []uint32 // stamp per state
+	pedge  []int32  // the edge that first reached each state
+	pstate []int32  // the state it came from
+	stamp  uint32
+	queue  []int32
+	budget int
+}
+
+func newSearcher(g *graph, comp []int32) *searcher {
+	return &searcher{g: g, comp: comp, seen: make([]uint32, 2*g.n), pedge: make([]int32, 2*g.n), pstate: make([]int32, 2*g.n)}
+}
+
+func (s *searcher) next() uint32 {
+	s.stamp++
+	if s.stamp == 0 {
+		clear(s.seen)
+		s.stamp = 1
+	}
+	return s.stamp
+}
+
+// path returns the edges of a shortest path from src to dst that uses only
+// edges whose kind is in mask and stays in src's component, or nil.
+func (s *searcher) path(src, dst int32, mask uint8) []int32 {
+	return s.search(src, dst, mask, false)
+}
+
+// pathVia returns the edges of a shortest path from src to dst that uses at
+// least one rw edge, stays in src's component and passes through neither src
+// nor dst on the way, or nil.
+func (s *searcher) pathVia(src, dst int32) []int32 {
+	return s.search(src, dst, edgeAll, true)
+}
+
+func (s *searcher) search(src, dst int32, mask uint8, viaRW bool) []int32 {
+	g, c := s.g, s.comp[src]
+	stamp := s.next()
+	start := 2 * src
+	s.queue = append(s.queue[:0], start)
+	s.seen[start] = stamp
+	for qi := 0; qi < len(s.queue); qi++ {
+		st := s.queue[qi]
+		v, layer := st/2, st%2
+		for e := g.start[v]; e < g.start[v+1]; e++ {
+			s.budget--
+			if s.budget < 0 {
+				return nil
+			}
+			k := g.kind[e]
+			w := g.to[e]
+			if k&mask == 0 || s.comp[w] != c {
+				continue
+			}
+			l := layer
+			if viaRW {
+				if w == src {
+					continue
+				}
+				if k&edgeRW != 0 {
+					l = 1
+				}
+			}
+			ws := 2*w + l
+			if s.seen[ws] == stamp {
+				continue
+			}
+			if w == dst && viaRW && l == 0 {
+				continue // dst only counts once an rw edge was used
+			}
+			s.seen[ws] = stamp
+			s.pedge[ws], s.pstate[ws] = e, st
+			if w == dst {
+				return s.trace(start, ws)
+			}
+			s.queue = append(s.queue, ws)
+		}
+	}
+	return nil
+}
+
+func (s *searcher) trace(start, st int32) []int32 {
+	var path []int32
+	for st != start {
+		path = append(path, s.pedge[st])
+		st = s.pstate[st]
+	}
+	for i, j := 0, len(path)-1; i < j; i, j = i+1, j-1 {
+		path[i], path[j] = path[j], path[i]
+	}
+	return path
+}
+
+// simpleCycles splits a closed walk (edges, each starting where the last one
+// ended) into simple cycles.
+func (g *graph) simpleCycles(walk []int32) [][]int32 {
+	var cycles [][]int32
+	pos := map[int32]int{g.from[walk[0]]: 0} // node -> number of edges on the stack before it
+	var stack []int32
+	for _, e := range walk {
+		w := g.to[e]
+		stack = append(stack, e)
+		if p, ok := pos[w]; ok {
+			cycles = append(cycles, append([]int32(nil), stack[p:]...))
+			for _, x := range stack[p:] {
+				if g.to[x] != w {
+					delete(pos, g.to[x])
+				}
+			}
+			stack = stack[:p]
+			continue
+		}
+		pos[w] = len(stack)
+	}
+	return cycles
+}

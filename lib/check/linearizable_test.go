@@ -1,0 +1,308 @@
+package check
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/sf-dst/sf/lib/history"
+)
+
+// lop builds one operation. status is ok, info, fail or pending; value and
+// output are raw JSON ("" means null).
+func lop(process int64, f, key, value, status, output string, call, ret int64) history.HistoryOp {
+	raw := func(s string) []byte {
+		if s == "" {
+			return []byte("null")
+		}
+		return []byte(s)
+	}
+	op := history.HistoryOp{Process: process, F: f, Key: key, Value: raw(value), Call: call, Return: ret}
+	switch status {
+	case "ok":
+		op.Status, op.Output = history.StatusOK, raw(output)
+	case "info":
+		op.Status = history.StatusUnknown
+	case "fail":
+		op.Status = history.StatusFailed
+	case "pending":
+		op.Status, op.Return = history.StatusPending, -1
+	default:
+		panic(status)
+	}
+	return op
+}
+
+func number(ops ...history.HistoryOp) []history.HistoryOp {
+	for i := range ops {
+		ops[i].ID = int64(i)
+	}
+	return ops
+}
+
+func TestLinearizabilityModels(t *testing.T) {
+	tests := []struct {
+		name  string
+		model string
+		ops   []history.HistoryOp
+		want  Verdict
+	}{
+		{"kv read after write", "kv", number(
+			lop(0, "put", "x", `"1"`, "ok", "", 0, 10),
+			lop(1, "get", "x", "", "ok", `"1"`, 20, 30),
+		), Ok},
+		{"kv stale read", "kv", number(
+			lop(0, "put", "x", `"1"`, "ok", "", 0, 10),
+			lop(1, "get", "x", "", "ok", `""`, 20, 30),
+		), Illegal},
+		{"kv concurrent read may see either", "kv", number(
+			lop(0, "put", "x", `"1"`, "ok", "", 0, 30),
+			lop(1, "get", "x", "", "ok", `null`, 10, 20),
+			lop(2, "get", "x", "", "ok", `"1"`, 12, 22),
+		), Ok},
+		{"kv keys are independent", "kv", number(
+			lop(0, "put", "x", `"1"`, "ok", "", 0, 10),
+			lop(1, "get", "y", "", "ok", `""`, 20, 30),
+		), Ok},
+		{"kv unknown put may land later", "kv", number(
+			lop(0, "put", "x", `"1"`, "info", "", 0, 5),
+			lop(1, "get", "x", "", "ok", `""`, 10, 20),
+			lop(1, "get", "x", "", "ok", `"1"`, 30, 40),
+		), Ok},
+		{"kv pending put may land later", "kv", number(
+			lop(0, "put", "x", `"1"`, "pending", "", 0, -1),
+			lop(1, "get", "x", "", "ok", `""`, 10, 20),
+			lop(1, "get", "x", "", "ok", `"1"`, 30, 40),
+		), Ok},
+		{"kv failed put never lands", "kv", number(
+			lop(0, "put", "x", `"1"`, "fail", "", 0, 5),
+			lop(1, "get", "x", "", "ok", `"1"`, 30, 40),
+		), Illegal},
+		{"kv unknown reads are dropped", "kv", number(
+			lop(0, "put", "x", `"1"`, "ok", "", 0, 5),
+			lop(1, "get", "x", "", "info", "", 10, 20),
+		), Ok},
+		{"kv Jepsen register names and integers", "kv", number(
+			lop(0, "write", "x", `3`, "ok", "3", 0, 10),
+			lop(1, "read", "x", "", "ok", `3`, 20, 30),
+		), Ok},
+		{"cas swap", "cas", number(
+			lop(0, "put", "l", `"a"`, "ok", "", 0, 10),
+			lop(1, "cas", "l", `["a","b"]`, "ok", "true", 20, 30),
+			lop(0, "cas", "l", `["a","c"]`, "ok", "false", 40, 50),
+			lop(2, "get", "l", "", "ok", `"b"`, 60, 70),
+		), Ok},
+		{"cas lock taken twice", "cas", number(
+			lop(1, "cas", "l", `["","me"]`, "ok", "true", 0, 10),
+			lop(2, "cas", "l", `[null,"you"]`, "ok", "true", 20, 30),
+		), Illegal},
+		{"cas unknown swap", "cas", number(
+			lop(1, "cas", "l", `["","me"]`, "info", "", 0, 10),
+			lop(2, "get", "l", "", "ok", `"me"`, 20, 30),
+		), Ok},
+		{"append in order", "append", number(
+			lop(0, "append", "k", `"a"`, "ok", "", 0, 10),
+			lop(1, "append", "k", `"b"`, "ok", "", 20, 30),
+			lop(2, "read", "k", "", "ok", `["a","b"]`, 40, 50),
+		), Ok},
+		{"append out of order", "append", number(
+			lop(0, "append", "k", `"a"`, "ok", "", 0, 10),
+			lop(1, "append", "k", `"b"`, "ok", "", 20, 30),
+			lop(2, "read", "k", "", "ok", `["b","a"]`, 40, 50),
+		), Illegal},
+		{"queue FIFO", "queue", number(
+			lop(0, "enqueue", "q", `"a"`, "ok", "", 0, 10),
+			lop(0, "enqueue", "q", `"b"`, "ok", "", 20, 30),
+			lop(1, "dequeue", "q", "", "ok", `"a"`, 40, 50),
+			lop(1, "dequeue", "q", "", "ok", `"b"`, 60, 70),
+			lop(1, "dequeue", "q", "", "ok", `""`, 80, 90),
+		), Ok},
+		{"queue out of order", "queue", number(
+			lop(0, "enqueue", "q", `"a"`, "ok", "", 0, 10),
+			lop(0, "enqueue", "q", `"b"`, "ok", "", 20, 30),
+			lop(1, "dequeue", "q", "", "ok", `"b"`, 40, 50),
+		), Illegal},
+		{"queue delivered twice", "queue", number(
+			lop(0, "enqueue", "q", `"a"`, "ok", "", 0, 10),
+			lop(1, "dequeue", "q", "", "ok", `"a"`, 40, 50),
+			lop(2, "dequeue", "q", "", "ok", `"a"`, 60, 70),
+		), Illegal},
+		{"queue unknown dequeue may take an item", "queue", number(
+			lop(0, "enqueue", "q", `"a"`, "ok", "", 0, 10),
+			lop(1, "dequeue", "q", "", "info", "", 20, 30),
+			lop(2, "dequeue", "q", "", "ok", `null`, 40, 50),
+		), Ok},
+		{"set members in any order", "set", number(
+			lop(0, "add", "s", `"a"`, "ok", "", 0, 10),
+			lop(1, "add", "s", `"b"`, "ok", "", 20, 30),
+			lop(2, "read", "s", "", "ok", `["b","a"]`, 40, 50),
+		), Ok},
+		{"set lost add", "set", number(
+			lop(0, "add", "s", `"a"`, "ok", "", 0, 10),
+			lop(1, "add", "s", `"b"`, "ok", "", 20, 30),
+			lop(2, "read", "s", "", "ok", `["a"]`, 40, 50),
+		), Illegal},
+		{"counter sums", "counter", number(
+			lop(0, "add", "c", `1`, "ok", "", 0, 10),
+			lop(1, "add", "c", `"2"`, "ok", "", 5, 30),
+			lop(2, "read", "c", "", "ok", `3`, 40, 50),
+		), Ok},
+		{"counter lost increment", "counter", number(
+			lop(0, "add", "c", `1`, "ok", "", 0, 10),
+			lop(1, "add", "c", `2`, "ok", "", 20, 30),
+			lop(2, "read", "c", "", "ok", `1`, 40, 50),
+		), Illegal},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := mustCheck(t, tt.ops, Options{Model: tt.model})
+			if r.Verdict != tt.want {
+				t.Fatalf("verdict %s, want %s: %s", r.Verdict, tt.want, dump(r))
+			}
+			if r.Class != ClassLinearizability {
+				t.Errorf("class %q", r.Class)
+			}
+			if tt.want == Illegal {
+				if !r.HasTimeline() {
+					t.Fatalf("no timeline for a violation")
+				}
+				var buf bytes.Buffer
+				if err := r.WriteTimeline(&buf); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Contains(buf.Bytes(), []byte("<html")) {
+					t.Errorf("timeline is not HTML")
+				}
+				if len(r.Keys) != 1 || len(r.Anomalies) != 1 || r.Anomalies[0].Kind != "nonlinearizable" {
+					t.Errorf("keys %q, anomalies %v", r.Keys, r.Anomalies)
+				}
+			}
+		})
+	}
+}
+
+func TestLinearizabilitySummaries(t *testing.T) {
+	ops := number(
+		lop(0, "enqueue", "q", `"a"`, "ok", "", 0, 10),
+		lop(0, "enqueue", "q", `"b"`, "ok", "", 20, 30),
+		lop(1, "dequeue", "q", "", "ok", `"b"`, 40, 50),
+		lop(1, "enqueue", "r", `"c"`, "ok", "", 40, 50),
+	)
+	r := mustCheck(t, ops, Options{Model: "queue"})
+	want := `history of 4 operations is not linearizable (model queue): key "q"`
+	if r.Summary != want {
+		t.Errorf("summary %q, want %q", r.Summary, want)
+	}
+	wantEx := `key "q": no order of its 3 operations is legal; the longest legal order places 2, not q: dequeue → "b" (id 2, process 1); see the timeline`
+	if got := r.Anomalies[0].Example; got != wantEx {
+		t.Errorf("example\n %q, want\n %q", got, wantEx)
+	}
+	r = mustCheck(t, ops[:2], Options{Model: "queue"})
+	if want := "history of 2 operations is linearizable (model queue)"; r.Summary != want {
+		t.Errorf("summary %q, want %q", r.Summary, want)
+	}
+}
+
+func TestModelInputErrors(t *testing.T) {
+	tests := []struct {
+		model string
+		op    history.HistoryOp
+		want  string
+	}{
+		{"queue", lop(0, "put", "q", `"a"`, "ok", "", 0, 1),
+			`history (model queue): operation "put" is not one of dequeue, enqueue`},
+		{"kv", lop(0, "incr", "x", `"a"`, "ok", "", 0, 1),
+			`history (model kv): operation "incr" is not one of get, put, read, write`},
+		{"list-append", lop(0, "put", "x", `"a"`, "ok", "", 0, 1),
+			`history (model list-append): operation "put" is not one of txn`},
+		{"kv", lop(0, "put", "x", `["a"]`, "ok", "", 0, 1),
+			`history (model kv): operation "put" (id 0) has value ["a"], want a string (found an array)`},
+		{"kv", lop(0, "get", "x", ``, "ok", `{"v":1}`, 0, 1),
+			`history (model kv): operation "get" (id 0) has output {"v":1}, want a string or null (found an object)`},
+		{"kv", lop(0, "put", "x", `"a"`, "fail", "", 0, 1),
+			``},
+		{"kv", lop(0, "put", "x", ``, "fail", "", 0, 1),
+			`history (model kv): operation "put" (id 0) has value null, want a string (found null)`},
+		{"counter", lop(0, "add", "c", `"one"`, "ok", "", 0, 1),
+			`history (model counter): operation "add" (id 0) has value "one", want an integer (found a string that is not an integer)`},
+		{"counter", lop(0, "read", "c", ``, "ok", `1.5`, 0, 1),
+			`history (model counter): operation "read" (id 0) has output 1.5, want an integer (column 1: expected an integer, found 1.5)`},
+		{"cas", lop(0, "cas", "c", `["a"]`, "ok", `true`, 0, 1),
+			`history (model cas): operation "cas" (id 0) has value ["a"], want [old, new] (found 1 elements)`},
+		{"cas", lop(0, "cas", "c", `["a","b"]`, "ok", `"yes"`, 0, 1),
+			`history (model cas): operation "cas" (id 0) has output "yes", want true or false (found a string)`},
+		{"set", lop(0, "read", "s", ``, "ok", `"a"`, 0, 1),
+			`history (model set): operation "read" (id 0) has output "a", want a list of strings (found a string)`},
+		{"list-append", lop(0, "txn", "", `[["w","x","1"]]`, "info", "", 0, 1),
+			`history (model list-append): operation "txn" (id 0) has value [["w","x","1"]], want a list of [f, key, value] micro-ops: micro-op 0: "w" is not one of r, append`},
+		{"list-append", lop(0, "txn", "", `[["r","x",null]]`, "ok", `[["r","x",[1,null]]]`, 0, 1),
+			`history (model list-append): operation "txn" (id 0) has output [["r","x",[1,null]]], want a list of [f, key, value] micro-ops: micro-op 0: read element 1: found null`},
+		{"list-append", lop(0, "txn", "", `[["append","x"]]`, "info", "", 0, 1),
+			`history (model list-append): operation "txn" (id 0) has value [["append","x"]], want a list of [f, key, value] micro-ops: column 15: expected ',', found ']'`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.want, func(t *testing.T) {
+			op := tt.op
+			op.Line = 7
+			_, err := Check([]history.HistoryOp{op}, Options{Model: tt.model})
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("unexpected error %v", err)
+				}
+				return
+			}
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n %s\nwant\n %s", err, tt.want)
+			}
+			var ie *InputError
+			if !errors.As(err, &ie) || ie.Line != 7 {
+				t.Errorf("error %#v is not an *InputError with the line", err)
+			}
+		})
+	}
+}
+
+func TestUnknownModel(t *testing.T) {
+	_, err := Check(nil, Options{Model: "register"})
+	want := `unknown model "register": want one of append, cas, counter, kv, list-append, queue, set`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// hardHistory is a history Porcupine cannot finish quickly: many concurrent
+// writes of unknown outcome and reads that pin down few of their orders.
+func hardHistory(n int) []history.HistoryOp {
+	var ops []history.HistoryOp
+	for i := 0; i < n; i++ {
+		ops = append(ops, lop(int64(i), "put", "x", `"`+string(rune('a'+i%26))+string(rune('a'+i/26))+`"`, "info", "", 0, 1))
+	}
+	for i := 0; i < n; i++ {
+		v := `"` + string(rune('a'+(n-1-i)%26)) + string(rune('a'+(n-1-i)/26)) + `"`
+		ops = append(ops, lop(int64(n+i), "get", "x", "", "ok", v, int64(2+10*i), int64(3+10*i)))
+	}
+	ops = append(ops, lop(int64(2*n), "get", "x", "", "ok", `"zz"`, int64(10*n+5), int64(10*n+6)))
+	return number(ops...)
+}
+
+func TestGaveUp(t *testing.T) {
+	ops := hardHistory(40)
+	r := mustCheck(t, ops, Options{Model: "kv", Timeout: 50 * time.Millisecond})
+	if r.Verdict != Unknown {
+		t.Fatalf("verdict %s (%s), want unknown", r.Verdict, r.Summary)
+	}
+	if want := "gave up checking 81 operations for linearizability"; r.Summary != want {
+		t.Errorf("summary %q, want %q", r.Summary, want)
+	}
+	if r.Passed() {
+		t.Errorf("a check that gave up passed")
+	}
+	if !strings.Contains(r.Summary, "gave up") || r.Elapsed > 5*time.Second {
+		t.Errorf("took %v", r.Elapsed)
+	}
+}

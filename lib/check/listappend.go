@@ -1,0 +1,342 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/sf-dst/sf/lib/history"
+)
+
+// Checking list-append transactions for serializability, the way Elle does:
+//
+//  1. Parse every transaction once into flat arrays: micro-ops, read elements
+//     and values all become int32 ids. A value is known by (key, string).
+//  2. Per key, the version order is the longest read by a committed (ok)
+//     transaction; every other read must be a prefix of it.
+//  3. Check each read (duplicate elements, garbage, aborted and intermediate
+//     reads, incompatible order) and each transaction's internal consistency.
+//  4. Infer ww, wr and rw edges between transactions from the version orders
+//     and each transaction's external reads (its first read of a key, before
+//     it appends to that key).
+//  5. Find strongly connected components with Tarjan's algorithm; inside each,
+//     search breadth-first for one short cycle of each kind.
+//
+// Transactions that failed add no edges; their appends only show up as G1a.
+// Transactions with an unknown outcome (info) or that never returned take
+// part with their appends, which are used once someone reads them; their
+// reads are ignored.
+
+// Anomaly kinds, in the order of the spec's table.
+var anomalyKinds = []string{
+	"G0", "G1a", "G1b", "G1c", "G-single", "G2", "internal",
+	"incompatible-order", "duplicate-elements", "duplicate-append", "garbage-read",
+}
+
+const (
+	kG0 = iota
+	kG1a
+	kG1b
+	kG1c
+	kGSingle
+	kG2
+	kInternal
+	kIncompatibleOrder
+	kDuplicateElements
+	kDuplicateAppend
+	kGarbageRead
+	kindCount
+)
+
+// searchBudgetMin is the least number of edges the cycle searches of one
+// kind may examine in one history; the budget grows with the graph (see
+// searchBudget). Reaching it only means a cycle of that kind may go
+// unreported; every strongly connected component still yields one cycle.
+const searchBudgetMin = 1 << 22
+
+// txnShownMax is the most micro-ops and read elements an example shows of
+// one transaction before eliding the rest.
+const txnShownMax = 16
+
+const unknownRead = -1
+
+type laMop struct {
+	key  int32
+	read bool
+	ext  bool  // the transaction's first access to key, a read
+	val  int32 // append: the value's id
+	off  int32 // read: its elements are elems[off : off+n]
+	n    int32 // read: length, or unknownRead
+}
+
+type laTxn struct {
+	op         *history.HistoryOp
+	mop0, mop1 int32
+}
+
+type laKey struct {
+	name    string
+	vals    map[string]int32
+	longest int32 // the mop with the longest committed read, or -1
+	bad     bool  // no version order can be trusted for this key
+}
+
+// anomalyAcc collects the instances of one kind of anomaly. Examples are
+// rendered only at the end, once every transaction is parsed.
+type anomalyAcc struct {
+	count  int
+	size   int // the example's cycle length, to keep the shortest cycle
+	txns   []int32
+	render func() string
+}
+
+type listAppend struct {
+	ops   []history.HistoryOp
+	txns  []laTxn
+	mops  []laMop
+	elems []int32
+	keys  []laKey
+	keyID map[string]int32
+
+	// Per value id.
+	vKey    []int32
+	vStr    []string
+	vWriter []int32 // the appending transaction, or -1
+	vMop    []int32 // the append micro-op
+	vNext   []int32 // the writer's next append to the same key, or -1
+
+	vr      valueReader
+	found   [kindCount]anomalyAcc
+	keySeen []int32 // per key: transaction index + 1 of the last visit
+	keyLast []int32 // per key: the last value the visiting transaction appended
+}
+
+func checkListAppend(ops []history.HistoryOp) (*Report, error) {
+	c := &listAppend{
+		ops:   ops,
+		txns:  make([]laTxn, len(ops)),
+		mops:  make([]laMop, 0, 4*len(ops)),
+		elems: make([]int32, 0, 8*len(ops)),
+		keyID: map[string]int32{},
+	}
+	for i := range ops {
+		if err := c.parse(int32(i)); err != nil {
+			return nil, err
+		}
+	}
+	c.checkReads()
+	c.checkInternal()
+	g := newGraph(len(c.txns), c.edges())
+	c.findCycles(g)
+
+	r := &Report{Model: ListAppend, Class: ClassIsolation, Operations: len(ops), Checked: len(ops), Verdict: Ok}
+	var kinds []string
+	for k := range kindCount {
+		a := &c.found[k]
+		if a.count == 0 {
+			continue
+		}
+		kinds = append(kinds, anomalyKinds[k])
+		ids := make([]int64, len(a.txns))
+		for i, t := range a.txns {
+			ids[i] = c.id(t)
+		}
+		r.Anomalies = append(r.Anomalies, Anomaly{Kind: anomalyKinds[k], Count: a.count, Example: a.render(), Ops: ids})
+	}
+	txns := plural(len(ops), "transaction", "transactions")
+	if len(kinds) == 0 {
+		r.Summary = "history of " + txns + " is serializable"
+	} else {
+		r.Verdict = Illegal
+		r.Summary = "history of " + txns + " is not serializable: " + strings.Join(kinds, ", ")
+	}
+	return r, nil
+}
+
+func (c *listAppend) errorf(op *history.HistoryOp, format string, args ...any) error {
+	return &InputError{Model: ListAppend, Line: op.Line, ID: op.ID, Msg: fmt.Sprintf(format, args...)}
+}
+
+func (c *listAppend) key(b []byte) int32 {
+	if k, ok := c.keyID[string(b)]; ok {
+		return k
+	}
+	k := int32(len(c.keys))
+	name := string(b)
+	c.keyID[name] = k
+	c.keys = append(c.keys, laKey{name: name, vals: map[string]int32{}, longest: -1})
+	c.keySeen = append(c.keySeen, 0)
+	c.keyLast = append(c.keyLast, -1)
+	return k
+}
+
+func (c *listAppend) value(k int32, b []byte) int32 {
+	vals := c.keys[k].vals
+	if v, ok := vals[string(b)]; ok {
+		return v
+	}
+	v := int32(len(c.vStr))
+	s := string(b)
+	vals[s] = v
+	c.vKey = append(c.vKey, k)
+	c.vStr = append(c.vStr, s)
+	c.vWriter = append(c.vWriter, -1)
+	c.vMop = append(c.vMop, -1)
+	c.vNext = append(c.vNext, -1)
+	return v
+}
+
+// parse reads transaction t: its completion's micro-ops when it is ok, with
+// the values its reads returned, and its invocation's otherwise.
+func (c *listAppend) parse(t int32) error {
+	op := &c.ops[t]
+	if op.F != "txn" {
+		return c.errorf(op, "operation %q is not one of txn", op.F)
+	}
+	raw := op.Value
+	withReads := op.Status == history.StatusOK
+	what := "value"
+	if withReads {
+		raw, what = op.Output, "output"
+	}
+	txn := &c.txns[t]
+	txn.op = op
+	txn.mop0 = int32(len(c.mops))
+	err := c.parseMops(t, raw, withReads)
+	txn.mop1 = int32(len(c.mops))
+	if err != nil {
+		return c.errorf(op, "operation \"txn\" (id %d) has %s %s, want a list of [f, key, value] micro-ops: %v", op.ID, what, describeJSON(raw), err)
+	}
+	return nil
+}
+
+func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
+	s := &c.vr.s
+	s.Reset(raw)
+	if err := s.Expect('['); err != nil {
+		return err
+	}
+	for i := 0; !s.Next(']'); i++ {
+		if i > 0 {
+			if err := s.Expect(','); err != nil {
+				return err
+			}
+		}
+		if err := s.Expect('['); err != nil {
+			return err
+		}
+		f, err := s.String()
+		if err != nil {
+			return fmt.Errorf("micro-op %d: %w", i, err)
+		}
+		var read bool
+		switch string(f) {
+		case "r", "read":
+			read = true
+		case "append":
+		default:
+			return fmt.Errorf("micro-op %d: %q is not one of r, append", i, f)
+		}
+		if err := s.Expect(','); err != nil {
+			return err
+		}
+		kb, isNull, err := c.vr.scalar()
+		if err == nil && isNull {
+			err = fmt.Errorf("found null")
+		}
+		if err != nil {
+			return fmt.Errorf("micro-op %d: key: %w", i, err)
+		}
+		k := c.key(kb)
+		if err := s.Expect(','); err != nil {
+			return err
+		}
+		m := laMop{key: k, read: read, n: unknownRead}
+		mi := int32(len(c.mops))
+		switch {
+		case !read:
+			vb, isNull, err := c.vr.scalar()
+			if err == nil && isNull {
+				err = fmt.Errorf("found null")
+			}
+			if err != nil {
+				return fmt.Errorf("micro-op %d: appended value: %w", i, err)
+			}
+			v := c.value(k, vb)
+			m.val = v
+			c.noteAppend(t, mi, k, v)
+		case !withReads:
+			if _, err := s.Skip(); err != nil {
+				return err
+			}
+		default:
+			m.off = int32(len(c.elems))
+			if !s.Null() {
+				if err := s.Expect('['); err != nil {
+					return fmt.Errorf("micro-op %d: read value: want a list or null: %w", i, err)
+				}
+				for j := 0; !s.Next(']'); j++ {
+					if j > 0 {
+						if err := s.Expect(','); err != nil {
+							return err
+						}
+					}
+					vb, isNull, err := c.vr.scalar()
+					if err == nil && isNull {
+						err = fmt.Errorf("found null")
+					}
+					if err != nil {
+						return fmt.Errorf("micro-op %d: read element %d: %w", i, j, err)
+					}
+					c.elems = append(c.elems, c.value(k, vb))
+				}
+			}
+			m.n = int32(len(c.elems)) - m.off
+			if kk := &c.keys[k]; kk.longest < 0 || m.n > c.mops[kk.longest].n {
+				kk.longest = mi
+			}
+		}
+		c.mops = append(c.mops, m)
+		if err := s.Expect(']'); err != nil {
+			return fmt.Errorf("micro-op %d: want 3 elements: %w", i, err)
+		}
+	}
+	if !s.AtEnd() {
+		return fmt.Errorf("trailing text")
+	}
+	return nil
+}
+
+// note records an instance of an anomaly, keeping as its example the first
+// one, or for cycles (size > 0) the shortest.
+func (c *listAppend) note(kind, size int, txns []int32, render func() string) {
+	a := &c.found[kind]
+	a.count++
+	if a.count == 1 || (size > 0 && size < a.size) {
+		a.size, a.txns, a.render = size, txns, render
+	}
+}
+
+// noteAppend records that transaction t appended v to key k in micro-op mi.
+func (c *listAppend) noteAppend(t, mi, k, v int32) {
+	if w := c.vWriter[v]; w >= 0 {
+		c.keys[k].bad = true
+		if w == t {
+			c.note(kDuplicateAppend, 0, []int32{t}, func() string {
+				return fmt.Sprintf("T%d appended %q to %s twice; %s", c.id(t), c.vStr[v], c.keys[k].name, c.describeTxn(t))
+			})
+		} else {
+			c.note(kDuplicateAppend, 0, []int32{w, t}, func() string {
+				return fmt.Sprintf("T%d and T%d both appended %q to %s; %s; %s",
+					c.id(w), c.id(t), c.vStr[v], c.keys[k].name, c.describeTxn(w), c.describeTxn(t))
+			})
+		}
+		return
+	}
+	c.vWriter[v] = t
+	c.vMop[v] = mi
+	if c.keySeen[k] == t+1 {
+		c.vNext[c.keyLast[k]] = v
+	}
+	c.keySeen[k] = t + 1
+	c.keyLast[k] = v
+}

@@ -1,0 +1,485 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/sf-dst/sf/lib/history"
+)
+
+func (c *listAppend) id(t int32) int64 { return c.ops[t].ID }
+
+func (c *listAppend) failed(t int32) bool { return c.ops[t].Status == history.StatusFailed }
+
+func (c *listAppend) read(m *laMop) []int32 { return c.elems[m.off : m.off+m.n] }
+
+func (c *listAppend) txnOfMop(mi int32) int32 {
+	return int32(sort.Search(len(c.txns), func(t int) bool { return c.txns[t].mop1 > mi }))
+}
+
+// checkReads checks every read of a committed transaction on its own:
+// duplicate elements, garbage, aborted reads (G1a), intermediate reads
+// (G1b), and whether it is a prefix of its key's longest read.
+func (c *listAppend) checkReads() {
+	stamp := make([]int32, len(c.vStr))
+	seq := int32(0)
+	for ti := range c.txns {
+		t := int32(ti)
+		if c.ops[t].Status != history.StatusOK {
+			continue
+		}
+		txn := &c.txns[t]
+		for mi := txn.mop0; mi < txn.mop1; mi++ {
+			m := &c.mops[mi]
+			if !m.read || m.n <= 0 {
+				continue
+			}
+			seq++
+			r := c.read(m)
+			kk := &c.keys[m.key]
+			for _, v := range r {
+				if stamp[v] == seq {
+					kk.bad = true
+					c.note(kDuplicateElements, 0, []int32{t}, func() string {
+						return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.vStr[v], c.describeTxn(t))
+					})
+					break
+				}
+				stamp[v] = seq
+			}
+			garbage, aborted := false, false
+			for _, v := range r {
+				w := c.vWriter[v]
+				switch {
+				case w < 0 && !garbage:
+					garbage = true
+					c.note(kGarbageRead, 0, []int32{t}, func() string {
+						return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.vStr[v], kk.name, c.describeTxn(t))
+					})
+				case w >= 0 && w != t && c.failed(w) && !aborted:
+					aborted = true
+					c.note(kG1a, 0, []int32{t, w}, func() string {
+						return fmt.Sprintf("T%d read %s %s, including %q appended by T%d, which failed; %s; %s",
+							c.id(t), kk.name, c.list(r), c.vStr[v], c.id(w), c.describeTxn(t), c.describeTxn(w))
+					})
+				}
+			}
+			if last := r[len(r)-1]; c.vWriter[last] >= 0 && c.vWriter[last] != t && c.vNext[last] >= 0 && !c.failed(c.vWriter[last]) {
+				w, next := c.vWriter[last], c.vNext[last]
+				c.note(kG1b, 0, []int32{t, w}, func() string {
+					return fmt.Sprintf("T%d read %s %s, ending in %q, an intermediate append of T%d, which appended %q to %s after it; %s; %s",
+						c.id(t), kk.name, c.list(r), c.vStr[last], c.id(w), c.vStr[next], kk.name, c.describeTxn(t), c.describeTxn(w))
+				})
+			}
+			longest := &c.mops[kk.longest]
+			order := c.read(longest)
+			for i, v := range r {
+				if order[i] != v {
+					kk.bad = true
+					u := c.txnOfMop(kk.longest)
+					c.note(kIncompatibleOrder, 0, []int32{u, t}, func() string {
+						return fmt.Sprintf("T%d read %s %s and T%d read %s %s: neither is a prefix of the other (element %d is %q and %q); %s; %s",
+							c.id(u), kk.name, c.list(order), c.id(t), kk.name, c.list(r), i, c.vStr[order[i]], c.vStr[v], c.describeTxn(u), c.describeTxn(t))
+					})
+					break
+				}
+			}
+		}
+	}
+}
+
+// internalState is what a transaction knows of one key from its own
+// micro-ops: the list its last read returned (if it read the key) and what
+// it appended since.
+type internalState struct {
+	read     bool
+	base     []int32
+	appended []int32
+}
+
+// checkInternal checks that each committed transaction's reads agree with its
+// own earlier reads and appends, and marks its external reads: the first
+// access to a key, when it is a read.
+func (c *listAppend) checkInternal() {
+	entStamp := make([]int32, len(c.keys))
+	entIdx := make([]int32, len(c.keys))
+	var ents []internalState
+	for ti := range c.txns {
+		t := int32(ti)
+		if c.ops[t].Status != history.StatusOK {
+			continue
+		}
+		txn := &c.txns[t]
+		ents = ents[:0]
+		reported := false
+		for mi := txn.mop0; mi < txn.mop1; mi++ {
+			m := &c.mops[mi]
+			var e *internalState
+			if entStamp[m.key] == t+1 {
+				e = &ents[entIdx[m.key]]
+			} else {
+				entStamp[m.key] = t + 1
+				entIdx[m.key] = int32(len(ents))
+				if len(ents) < cap(ents) {
+					ents = ents[:len(ents)+1]
+					e = &ents[len(ents)-1]
+					e.read, e.base, e.appended = false, nil, e.appended[:0]
+				} else {
+					ents = append(ents, internalState{})
+					e = &ents[len(ents)-1]
+				}
+				if m.read {
+					m.ext = true
+				}
+			}
+			if !m.read {
+				e.appended = append(e.appended, m.val)
+				continue
+			}
+			r := c.read(m)
+			if !reported {
+				if msg := c.internalMismatch(t, mi, m, e, r); msg != "" {
+					reported = true
+					c.note(kInternal, 0, []int32{t}, func() string { return msg + "; " + c.describeTxn(t) })
+				}
+			}
+			e.read, e.base, e.appended = true, r, e.appended[:0]
+		}
+	}
+}
+
+func (c *listAppend) internalMismatch(t, mi int32, m *laMop, e *internalState, r []int32) string {
+	name := c.keys[m.key].name
+	switch {
+	case m.ext:
+		for _, v := range r {
+			if c.vWriter[v] == t && c.vMop[v] > mi {
+				return fmt.Sprintf("T%d read %s %s, including %q, which it appends only later", c.id(t), name, c.list(r), c.vStr[v])
+			}
+		}
+	case e.read:
+		want := append(slices.Clip(e.base), e.appended...)
+		if !slices.Equal(r, want) {
+			return fmt.Sprintf("T%d read %s %s, but its own earlier read and appends make it %s", c.id(t), name, c.list(r), c.list(want))
+		}
+	case len(e.appended) > 0:
+		n := len(e.appended)
+		if len(r) < n || !slices.Equal(r[len(r)-n:], e.appended) {
+			return fmt.Sprintf("T%d read %s %s after appending %s to it, so the list should end in %s", c.id(t), name, c.list(r), c.list(e.appended), c.list(e.appended))
+		}
+	}
+	return ""
+}
+
+// edges infers the dependency edges. For each key with a trusted version order
+// (its longest read): ww from each append's writer to the next different
+// writer; for each external read of it, wr from the writer of the last element
+// read and rw to the writer of the element after what was read.
+func (c *listAppend) edges() []edge {
+	es := make([]edge, 0, 2*len(c.mops))
+	for ki := range c.keys {
+		kk := &c.keys[ki]
+		if kk.bad || kk.longest < 0 {
+			continue
+		}
+		prev := int32(-1)
+		for _, v := range c.read(&c.mops[kk.longest]) {
+			w := c.vWriter[v]
+			if w < 0 || c.failed(w) {
+				continue
+			}
+			if prev >= 0 && prev != w {
+				es = append(es, edge{prev, w, int32(ki), edgeWW})
+			}
+			prev = w
+		}
+	}
+	for ti := range c.txns {
+		t := int32(ti)
+		if c.ops[t].Status != history.StatusOK {
+			continue
+		}
+		txn := &c.txns[t]
+		for mi := txn.mop0; mi < txn.mop1; mi++ {
+			m := &c.mops[mi]
+			if !m.read || !m.ext || m.n < 0 {
+				continue
+			}
+			kk := &c.keys[m.key]
+			if kk.bad {
+				continue
+			}
+			order := c.read(&c.mops[kk.longest])
+			n := int(m.n)
+			if n > 0 {
+				if w := c.vWriter[order[n-1]]; w >= 0 && w != t && !c.failed(w) {
+					es = append(es, edge{w, t, m.key, edgeWR})
+				}
+			}
+			for _, v := range order[n:] {
+				w := c.vWriter[v]
+				if w < 0 || c.failed(w) {
+					continue
+				}
+				if w != t {
+					es = append(es, edge{t, w, m.key, edgeRW})
+				}
+				break
+			}
+		}
+	}
+	return es
+}
+
+// searchBudget is how many edges the budgeted searches of one kind may
+// examine in a history with m edges.
+func searchBudget(m int) int { return max(searchBudgetMin, 8*m) }
+
+// findCycles finds the strongly connected components of the dependency graph
+// and, inside each one with a cycle, one short cycle of each kind.
+func (c *listAppend) findCycles(g *graph) {
+	comp, sizes := g.sccs(edgeAll, nil)
+	within := make([]int32, g.n)
+	nontrivial := false
+	for v := range within {
+		within[v] = -1
+		if sizes[comp[v]] > 1 {
+			within[v] = comp[v]
+			nontrivial = true
+		}
+	}
+	if !nontrivial {
+		return
+	}
+	wwComp, _ := g.sccs(edgeWW, within)
+	wrComp, _ := g.sccs(edgeWW|edgeWR, within)
+	s := newSearcher(g, within)
+	const unlimited = int(^uint(0) >> 1)
+	budgetSingle, budgetG2 := searchBudget(len(g.to)), searchBudget(len(g.to))
+
+	// Members of each component, components in the order of their first node.
+	members := map[int32][]int32{}
+	var order []int32
+	for v := int32(0); v < int32(g.n); v++ {
+		if cv := within[v]; cv >= 0 {
+			if _, ok := members[cv]; !ok {
+				order = append(order, cv)
+			}
+			members[cv] = append(members[cv], v)
+		}
+	}
+	inside := func(e int32) bool { return within[g.to[e]] == within[g.from[e]] }
+	for _, cv := range order {
+		nodes := members[cv]
+		var found [kindCount]bool
+		record := func(cycle []int32) {
+			k := c.classify(g, cycle)
+			if !found[k] {
+				found[k] = true
+				c.note(k, len(cycle), c.cycleTxns(g, cycle), func() string { return c.describeCycle(g, cycle) })
+			}
+		}
+		// G0: a ww edge inside a ww component closes a ww cycle.
+		s.budget = unlimited
+	g0:
+		for _, v := range nodes {
+			for e := g.start[v]; e < g.start[v+1]; e++ {
+				if g.kind[e] == edgeWW && inside(e) && wwComp[v] == wwComp[g.to[e]] {
+					if p := s.path(g.to[e], v, edgeWW); p != nil {
+						record(append([]int32{e}, p...))
+						break g0
+					}
+				}
+			}
+		}
+		// G1c: a wr edge inside a ww+wr component.
+	g1c:
+		for _, v := range nodes {
+			for e := g.start[v]; e < g.start[v+1]; e++ {
+				if g.kind[e] == edgeWR && inside(e) && wrComp[v] == wrComp[g.to[e]] {
+					if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
+						record(append([]int32{e}, p...))
+						break g1c
+					}
+				}
+			}
+		}
+		// G-single: an rw edge u->v and a ww/wr path back from v to u. It
+		// surely exists when both are in one ww+wr component; otherwise v's
+		// component must come no later than u's in topological order.
+		single := false
+	sure:
+		for _, v := range nodes {
+			for e := g.start[v]; e < g.start[v+1]; e++ {
+				if g.kind[e] == edgeRW && inside(e) && wrComp[v] == wrComp[g.to[e]] {
+					if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
+						record(append([]int32{e}, p...))
+						single = true
+						break sure
+					}
+				}
+			}
+		}
+		if !single && budgetSingle > 0 {
+			s.budget = budgetSingle
+		maybe:
+			for _, v := range nodes {
+				for e := g.start[v]; e < g.start[v+1]; e++ {
+					if g.kind[e] == edgeRW && inside(e) && wrComp[g.to[e]] >= wrComp[v] {
+						if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
+							record(append([]int32{e}, p...))
+							break maybe
+						}
+						if s.budget <= 0 {
+							break maybe
+						}
+					}
+				}
+			}
+			budgetSingle = s.budget
+		}
+		// G2: an rw edge u->v and a path back from v to u with another rw
+		// edge. A closed walk found that way may repeat a node; split it into
+		// simple cycles and keep one with two or more rw edges.
+		if budgetG2 > 0 {
+			s.budget = budgetG2
+		g2:
+			for _, v := range nodes {
+				for e := g.start[v]; e < g.start[v+1]; e++ {
+					if g.kind[e] != edgeRW || !inside(e) {
+						continue
+					}
+					p := s.pathVia(g.to[e], v)
+					if p == nil {
+						if s.budget <= 0 {
+							break g2
+						}
+						continue
+					}
+					for _, cyc := range g.simpleCycles(append([]int32{e}, p...)) {
+						if c.classify(g, cyc) == kG2 {
+							record(cyc)
+							break g2
+						}
+					}
+				}
+			}
+			budgetG2 = s.budget
+		}
+		// Every component has a cycle; if the budgets ran out before any was
+		// found, report the one a plain search finds.
+		if found == [kindCount]bool{} {
+			s.budget = unlimited
+		any:
+			for _, v := range nodes {
+				for e := g.start[v]; e < g.start[v+1]; e++ {
+					if inside(e) {
+						if p := s.path(g.to[e], v, edgeAll); p != nil {
+							record(append([]int32{e}, p...))
+							break any
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// classify names a simple cycle by its edges: ww only is G0; ww and wr with
+// at least one wr is G1c; exactly one rw is G-single; more is G2.
+func (c *listAppend) classify(g *graph, cycle []int32) int {
+	rw, wr := 0, 0
+	for _, e := range cycle {
+		switch g.kind[e] {
+		case edgeRW:
+			rw++
+		case edgeWR:
+			wr++
+		}
+	}
+	switch {
+	case rw >= 2:
+		return kG2
+	case rw == 1:
+		return kGSingle
+	case wr > 0:
+		return kG1c
+	}
+	return kG0
+}
+
+func (c *listAppend) cycleTxns(g *graph, cycle []int32) []int32 {
+	txns := make([]int32, len(cycle))
+	for i, e := range cycle {
+		txns[i] = g.from[e]
+	}
+	return txns
+}
+
+// describeCycle renders a cycle as "T4 -rw z-> T0 -wr z-> T4; T4 (...) [...]; T0 (...) [...]".
+func (c *listAppend) describeCycle(g *graph, cycle []int32) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "T%d", c.id(g.from[cycle[0]]))
+	for _, e := range cycle {
+		fmt.Fprintf(&b, " -%s %s-> T%d", edgeNames[g.kind[e]], c.keys[g.key[e]].name, c.id(g.to[e]))
+	}
+	for _, e := range cycle {
+		b.WriteString("; ")
+		b.WriteString(c.describeTxn(g.from[e]))
+	}
+	return b.String()
+}
+
+// describeTxn renders a transaction as "T4 (client 4, ok) [r z ["4-0"], append y "4-1"]".
+func (c *listAppend) describeTxn(t int32) string {
+	op := &c.ops[t]
+	var b strings.Builder
+	fmt.Fprintf(&b, "T%d (client %d, %s) [", op.ID, op.Process, op.Status)
+	txn := &c.txns[t]
+	for mi := txn.mop0; mi < txn.mop1; mi++ {
+		if mi > txn.mop0 {
+			b.WriteString(", ")
+		}
+		if int(mi-txn.mop0) == txnShownMax {
+			fmt.Fprintf(&b, "... %d more", txn.mop1-mi)
+			break
+		}
+		m := &c.mops[mi]
+		name := c.keys[m.key].name
+		switch {
+		case !m.read:
+			fmt.Fprintf(&b, "append %s %s", name, strconv.Quote(c.vStr[m.val]))
+		case m.n < 0:
+			fmt.Fprintf(&b, "r %s nil", name)
+		default:
+			fmt.Fprintf(&b, "r %s %s", name, c.list(c.read(m)))
+		}
+	}
+	b.WriteByte(']')
+	return b.String()
+}
+
+// list renders values as ["a" "b"], eliding the middle of long lists.
+func (c *listAppend) list(vals []int32) string {
+	var b strings.Builder
+	b.WriteByte('[')
+	for i, v := range vals {
+		if len(vals) > txnShownMax && i == 3 {
+			fmt.Fprintf(&b, " ...%d more...", len(vals)-txnShownMax)
+			i = len(vals) - (txnShownMax - 3)
+			for _, v := range vals[i:] {
+				b.WriteString(" " + strconv.Quote(c.vStr[v]))
+			}
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.Quote(c.vStr[v]))
+	}
+	b.WriteByte(']')
+	return b.String()
+}
