@@ -5,9 +5,9 @@ package check
 // transaction indices; each edge has a kind and the key that caused it.
 
 const (
-	edgeWW uint8 = 1 << iota // write-write: to appended right after from
-	edgeWR                   // write-read: to read from's append
-	edgeRW                   // read-write: to appended right after what from read
+	edgeWW  uint8 = 1 << iota // write-write: to appended right after from
+	edgeWR                    // write-read: to read from's append
+	edgeRW                    // read-write: to appended right after what from read
 	edgeAll = edgeWW | edgeWR | edgeRW
 )
 
