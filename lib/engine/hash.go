@@ -2,7 +2,7 @@ package engine
 
 import (
 	"fmt"
-	"strings"
+	"time"
 )
 
 // CheckpointEvery is how many host calls one determinism checkpoint covers.
@@ -123,7 +123,7 @@ func (in *instance) describeCall(id callID, a, b uint64) string {
 	default:
 		arg = fmt.Sprintf("(%d, %d)", a, b)
 	}
-	return fmt.Sprintf("%s %s%s at %s", in.name, name, arg, fmtTime(in.run.now))
+	return fmt.Sprintf("%s %s%s at %s", in.name, name, arg, time.Duration(in.run.now))
 }
 
 // hashString folds a string argument into one word for hcall.
@@ -185,4 +185,3 @@ func DescribeDivergence(firstCall uint64, a, b []string) string {
 	return ""
 }
 
-var _ = strings.TrimSpace
