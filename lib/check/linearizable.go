@@ -187,7 +187,14 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 		r.Keys = append(r.Keys, key)
 		quoted[i] = strconv.Quote(key)
 	}
-	r.Summary += ": " + map[bool]string{true: "key ", false: "keys "}[len(quoted) == 1] + strings.Join(quoted, ", ")
+	switch {
+	case len(keys) == 1 && keys[0] == "":
+		// A history without keys: nothing to name.
+	case len(quoted) == 1:
+		r.Summary += ": key " + quoted[0]
+	default:
+		r.Summary += ": keys " + strings.Join(quoted, ", ")
+	}
 	p := failing[0]
 	r.Anomalies = []Anomaly{d.explain(groups[p], partials[p], len(failing))}
 	return r, nil
@@ -209,8 +216,10 @@ func (d *decoder) explain(group []porcupine.Operation, partials [][]int, count i
 	}
 	first := group[0].Input.(*linInput).op
 	var b strings.Builder
-	fmt.Fprintf(&b, "key %q: no order of its %d operations is legal; the longest legal order places %d, not ",
-		first.Key, len(group), len(longest))
+	if first.Key != "" {
+		fmt.Fprintf(&b, "key %q: ", first.Key)
+	}
+	fmt.Fprintf(&b, "no order of its %d operations is legal; the longest legal order places %d, not ", len(group), len(longest))
 	const shown = 5
 	var ids []int64
 	n := 0

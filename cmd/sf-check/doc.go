@@ -1,0 +1,49 @@
+// Sf-check checks a recorded history of operations: linearizability against a
+// model, or serializability of list-append transactions.
+//
+// Usage:
+//
+//	sf-check -history FILE [-model M] [-format auto|jsonl|edn] [-timeline FILE] [-json] [-timeout 30s]
+//
+// The history is sf's JSON Lines file (.seedfall/seed-N.history.jsonl), one
+// invoke or completion event per line, or a Jepsen history.edn. -history -
+// (or no -history) reads standard input. -format says which it is; by
+// default sf-check tells them apart by their first line.
+//
+// Models (-model, default kv), each key checked on its own:
+//
+//	kv           put a string, get the string read ("" or null when absent): a register
+//	cas          kv plus cas with value [old, new] and output true if it swapped
+//	append       append a string, read the whole list: an append-only log
+//	queue        enqueue a string, dequeue the item taken ("" when empty): a FIFO queue
+//	set          add a string, read the members in any order: a grow-only set
+//	counter      add an integer, read the integer: a counter
+//	list-append  txn with [f, key, value] micro-ops, f r or append: serializability
+//
+// Failed operations did not happen. Operations of unknown outcome (info) and
+// operations that never returned may take effect at any time after they
+// started; unknown reads say nothing and are dropped. For list-append,
+// transactions of unknown outcome count as possibly committed: their appends
+// are used once someone reads them, and their reads are ignored.
+//
+// sf-check prints every anomaly with one explained example and then the
+// verdict. For list-append the anomalies are G0, G1a, G1b, G1c, G-single,
+// G2, internal, incompatible-order, duplicate-elements, duplicate-append and
+// garbage-read. On a linearizability violation it writes an interactive
+// timeline, one self-contained HTML file, next to the history (h.jsonl gives
+// h.html) or to -timeline.
+//
+// Linearizability checking is NP-complete: after -timeout of real time
+// (default 30s) sf-check gives up, says "gave up checking N operations for
+// linearizability", and exits 1, because a check that gave up proves nothing.
+//
+// -json prints one JSON record on standard output instead of text: tool,
+// schema, history, format, model, verdict (ok, illegal or unknown), passed,
+// class, operations, checked, summary, anomalies (kind, count, example, ops),
+// keys, timeline, timeout_ms, elapsed_ms, error and exit_status.
+//
+// Exit status: 0 the history passed; 1 it failed, or the check gave up; 2 bad
+// usage or input (a malformed line, a completion with no invocation, a
+// duplicate id, an operation or value the model does not have, unreadable
+// EDN), each reported as file:line and what is wrong.
+package main

@@ -1,0 +1,114 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sf-dst/sf/lib/check"
+)
+
+//go:embed doc.go
+var docSource string
+
+// manual is the package documentation as plain text, for -h.
+func manual() string {
+	var b strings.Builder
+	for _, line := range strings.Split(docSource, "\n") {
+		if !strings.HasPrefix(line, "//") {
+			break
+		}
+		line = strings.TrimPrefix(strings.TrimPrefix(line, "//"), " ")
+		b.WriteString(line + "\n")
+	}
+	return b.String()
+}
+
+func main() {
+	app := &cli.App{
+		Name:            "sf-check",
+		Usage:           "check a recorded history for linearizability or serializability",
+		HideHelpCommand: true,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "history", Usage: "the history file, - for standard input"},
+			&cli.StringFlag{Name: "model", Value: check.ModelDefault, Usage: "kv, cas, append, queue, set, counter or list-append"},
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "auto, jsonl or edn"},
+			&cli.StringFlag{Name: "timeline", Usage: "where to write the timeline of a violation (default: next to the history)"},
+			&cli.BoolFlag{Name: "json", Usage: "print a JSON verdict record"},
+			&cli.DurationFlag{Name: "timeout", Value: check.TimeoutDefault, Usage: "give up checking linearizability after this much real time"},
+		},
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return cli.Exit("sf-check: "+err.Error()+" (see sf-check -h)", check.ExitUsage)
+		},
+		Action: func(c *cli.Context) error {
+			hist := c.String("history")
+			switch {
+			case c.NArg() > 1 || (c.NArg() == 1 && hist != ""):
+				return cli.Exit("sf-check: unexpected argument "+c.Args().Get(c.NArg()-1)+" (see sf-check -h)", check.ExitUsage)
+			case c.NArg() == 1:
+				hist = c.Args().First()
+			case hist == "" && isTerminal(os.Stdin):
+				return cli.Exit("sf-check: no history: give -history FILE, or - to read standard input (see sf-check -h)", check.ExitUsage)
+			case hist == "":
+				hist = "-"
+			}
+			code := check.Command(check.CommandOptions{
+				History:  hist,
+				Model:    c.String("model"),
+				Format:   c.String("format"),
+				Timeline: c.String("timeline"),
+				JSON:     c.Bool("json"),
+				Timeout:  c.Duration("timeout"),
+			})
+			if code != 0 {
+				return cli.Exit("", code)
+			}
+			return nil
+		},
+	}
+	// -h prints the manual, which is this command's package documentation,
+	// and the flags with their defaults.
+	cli.HelpPrinter = func(w io.Writer, _ string, _ any) {
+		fmt.Fprint(w, manual())
+		fmt.Fprintln(w, "\nFlags:")
+		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
+		defer tw.Flush()
+		for _, f := range app.Flags {
+			if f == cli.HelpFlag {
+				fmt.Fprintln(tw, "  -h, -help\tprint this manual")
+				continue
+			}
+			if df, ok := f.(cli.DocGenerationFlag); ok {
+				line := "  -" + f.Names()[0]
+				if df.TakesValue() {
+					line += " value"
+				}
+				line += "\t" + df.GetUsage()
+				if v := df.GetValue(); v != "" && v != "false" {
+					line += " (default " + v + ")"
+				}
+				fmt.Fprintln(tw, line)
+			}
+		}
+	}
+	if err := app.Run(os.Args); err != nil {
+		if ec, ok := err.(cli.ExitCoder); ok {
+			if msg := ec.Error(); msg != "" {
+				fmt.Fprintln(os.Stderr, msg)
+			}
+			os.Exit(ec.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "sf-check:", err, "(see sf-check -h)")
+		os.Exit(check.ExitUsage)
+	}
+}
+
+func isTerminal(f *os.File) bool {
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,202 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var (
+	binPath string
+	binErr  error
+)
+
+// TestMain builds the real sf-check binary once into a temporary directory
+// that it removes afterwards.
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "sf-check-test")
+	if err != nil {
+		panic(err)
+	}
+	binPath = filepath.Join(dir, "sf-check")
+	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
+		binErr = errors.New(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+func sfCheck(t *testing.T) string {
+	t.Helper()
+	if binErr != nil {
+		t.Fatalf("building sf-check: %v", binErr)
+	}
+	return binPath
+}
+
+func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(sfCheck(t), args...)
+	cmd.Dir = "testdata"
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	if stdin != "" {
+		cmd.Stdin = strings.NewReader(stdin)
+	}
+	err := cmd.Run()
+	var ee *exec.ExitError
+	switch {
+	case errors.As(err, &ee):
+		code = ee.ExitCode()
+	case err != nil:
+		t.Fatal(err)
+	}
+	return o.String(), e.String(), code
+}
+
+func TestScenarios(t *testing.T) {
+	tmp := t.TempDir()
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string // lines or fragments that must appear
+		stderr string   // exact, "" for empty
+	}{
+		{"queue passes", []string{"-history", "queue-ok.jsonl", "-model", "queue"}, 0,
+			[]string{"ok    history of 5 operations is linearizable (model queue)\n"}, ""},
+		{"queue loses an item", []string{"-history", "queue-lost.jsonl", "-model", "queue", "-timeline", filepath.Join(tmp, "q.html")}, 1,
+			[]string{
+				`nonlinearizable: key "q": no order of its 3 operations is legal; the longest legal order places 2, not q: dequeue → "1-1" (id 2, process 2); see the timeline`,
+				"timeline: " + filepath.Join(tmp, "q.html"),
+				`FAIL  history of 4 operations is not linearizable (model queue): key "q"`,
+			}, ""},
+		{"the same file is linearizable as a kv history", []string{"-history", "queue-ok.jsonl", "-model", "set"}, 2,
+			nil, "sf-check: queue-ok.jsonl:1: history (model set): operation \"enqueue\" is not one of add, read\n"},
+		{"typo in an operation", []string{"-history", "kv-typo.jsonl"}, 2,
+			nil, "sf-check: kv-typo.jsonl:3: history (model kv): operation \"gte\" is not one of get, put, read, write\n"},
+		{"malformed line", []string{"-history", "malformed.jsonl"}, 2,
+			nil, "sf-check: malformed.jsonl:2: malformed event: column 86: expected ',' or '}' after a field\n"},
+		{"completion with no invocation", []string{"-history", "orphan.jsonl"}, 2,
+			nil, "sf-check: orphan.jsonl:2: ok completion of id 7 has no invocation before it\n"},
+		{"duplicate id", []string{"-history", "duplicate-id.jsonl"}, 2,
+			nil, "sf-check: duplicate-id.jsonl:2: duplicate id 0: it was already invoked at line 1\n"},
+		{"Jepsen list-append with G-single", []string{"-history", "jepsen-append.edn", "-model", "list-append"}, 1,
+			[]string{
+				`G-single: T1 -rw x-> T0 -wr y-> T1; T1 (client 1, ok) [r x [], r y ["1"]]; T0 (client 0, ok) [append x "1", append y "1"]`,
+				"FAIL  history of 4 transactions is not serializable: G-single",
+			}, ""},
+		{"Jepsen list-append, serializable", []string{"-history", "jepsen-append-ok.edn", "-model", "list-append", "-format", "edn"}, 0,
+			[]string{"ok    history of 3 transactions is serializable"}, ""},
+		{"Jepsen register: a failed cas took effect", []string{"-history", "jepsen-register.edn", "-model", "cas", "-timeline", filepath.Join(tmp, "r.html")}, 1,
+			[]string{"FAIL  history of 3 operations is not linearizable (model cas)\n"}, ""},
+		{"EDN read as JSON Lines", []string{"-history", "jepsen-register.edn", "-format", "jsonl"}, 2,
+			nil, "sf-check: jepsen-register.edn:1: malformed event: column 2: expected a string, found ':'\n"},
+		{"unreadable EDN", []string{"-history", "bad.edn", "-model", "list-append"}, 2,
+			nil, "sf-check: bad.edn:2: unreadable EDN: '{' opened here is never closed\n"},
+		{"gave up", []string{"-history", "kv-hard.jsonl", "-timeout", "50ms"}, 1,
+			[]string{"GAVE UP  gave up checking 81 operations for linearizability after 50ms: the history neither passed nor failed"}, ""},
+		{"unknown model", []string{"-history", "queue-ok.jsonl", "-model", "stack"}, 2,
+			nil, "sf-check: unknown model \"stack\": want one of append, cas, counter, kv, list-append, queue, set\n"},
+		{"unknown format", []string{"-history", "queue-ok.jsonl", "-format", "csv"}, 2,
+			nil, "sf-check: unknown history format \"csv\": want auto, jsonl or edn\n"},
+		{"unknown flag", []string{"-histroy", "queue-ok.jsonl"}, 2,
+			nil, "sf-check: flag provided but not defined: -histroy (see sf-check -h)\n"},
+		{"missing file", []string{"-history", "nope.jsonl"}, 2,
+			nil, "sf-check: reading history: open nope.jsonl: no such file or directory\n"},
+		{"manual", []string{"-h"}, 0,
+			[]string{"Sf-check checks a recorded history", "Exit status: 0 the history passed", "  -timeout value"}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stdout, stderr, code := run(t, "", tt.args...)
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout does not contain %q:\n%s", want, stdout)
+				}
+			}
+			if stderr != tt.stderr {
+				t.Errorf("stderr\n %q\nwant\n %q", stderr, tt.stderr)
+			}
+			if strings.Contains(stdout+stderr, "goroutine ") {
+				t.Errorf("output has a Go stack trace")
+			}
+		})
+	}
+}
+
+func TestTimelineNextToHistory(t *testing.T) {
+	dir := t.TempDir()
+	data, err := os.ReadFile("testdata/queue-lost.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist := filepath.Join(dir, "seed-1.history.jsonl")
+	if err := os.WriteFile(hist, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, _, code := run(t, "", "-history", hist, "-model", "queue")
+	if code != 1 {
+		t.Fatalf("exit status %d", code)
+	}
+	html := filepath.Join(dir, "seed-1.history.html")
+	if !strings.Contains(stdout, "timeline: "+html) {
+		t.Errorf("stdout does not name the timeline:\n%s", stdout)
+	}
+	b, err := os.ReadFile(html)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("<html")) || bytes.Contains(b, []byte(`src="http`)) {
+		t.Errorf("the timeline is not one self-contained HTML file")
+	}
+}
+
+func TestStdinAndJSON(t *testing.T) {
+	data, err := os.ReadFile("testdata/jepsen-append.edn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, code := run(t, string(data), "-history", "-", "-model", "list-append", "-json")
+	if code != 1 || stderr != "" {
+		t.Fatalf("exit status %d, stderr %q", code, stderr)
+	}
+	if strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("want exactly one JSON line, got:\n%s", stdout)
+	}
+	var rec struct {
+		Tool, Format, Model, Verdict, Class, Summary string
+		Schema, Operations, ExitStatus             int
+		Passed                                     bool
+		Anomalies                                  []struct {
+			Kind, Example string
+			Count         int
+			Ops           []int64
+		}
+	}
+	if err := json.Unmarshal([]byte(stdout), &rec); err != nil {
+		t.Fatal(err)
+	}
+	if rec.Tool != "sf-check" || rec.Schema != 1 || rec.Format != "edn" || rec.Verdict != "illegal" || rec.Passed ||
+		rec.Class != "isolation" || rec.Operations != 4 || len(rec.Anomalies) != 1 || rec.Anomalies[0].Kind != "G-single" {
+		t.Errorf("record %+v", rec)
+	}
+	if !strings.Contains(stdout, `"exit_status":1`) || !strings.Contains(stdout, "-rw x->") {
+		t.Errorf("record %s", stdout)
+	}
+
+	// A bad input gives an error record and exit status 2.
+	stdout, _, code = run(t, "{\"type\":\"ok\"}\n", "-json")
+	if code != 2 || !strings.Contains(stdout, `"error":"<stdin>:1: event has no \"process\" field"`) {
+		t.Errorf("exit status %d, stdout %s", code, stdout)
+	}
+}

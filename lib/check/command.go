@@ -1,0 +1,226 @@
+package check
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/history"
+)
+
+// Exit statuses of sf-check.
+const (
+	ExitPass  = 0 // the history passed
+	ExitFail  = 1 // it failed, or the checker gave up (which is not a pass)
+	ExitUsage = 2 // bad usage, unreadable or ill-typed input, internal error
+)
+
+// JSONSchema is the version of sf-check's -json record. It only ever grows by
+// adding fields.
+const JSONSchema = 1
+
+// CommandOptions are the inputs of sf-check.
+type CommandOptions struct {
+	// History is the history file; "-" reads Stdin.
+	History string
+	// Model is the model to check against. Defaults to kv.
+	Model string
+	// Format is auto, jsonl or edn. Defaults to auto.
+	Format string
+	// Timeline is where to write the timeline of a linearizability
+	// violation. Defaults to the history's path with its extension replaced
+	// by .html; none for standard input.
+	Timeline string
+	// JSON prints one JSON verdict record on Stdout instead of text.
+	JSON bool
+	// Timeout limits the linearizability check. Defaults to TimeoutDefault.
+	Timeout time.Duration
+
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+}
+
+// Record is the -json output of sf-check.
+type Record struct {
+	Tool       string    `json:"tool"`
+	Schema     int       `json:"schema"`
+	History    string    `json:"history"`
+	Format     string    `json:"format,omitempty"`
+	Model      string    `json:"model"`
+	Verdict    Verdict   `json:"verdict,omitempty"`
+	Passed     bool      `json:"passed"`
+	Class      string    `json:"class,omitempty"`
+	Operations int       `json:"operations"`
+	Checked    int       `json:"checked"`
+	Summary    string    `json:"summary,omitempty"`
+	Anomalies  []Anomaly `json:"anomalies,omitempty"`
+	Keys       []string  `json:"keys,omitempty"`
+	Timeline   string    `json:"timeline,omitempty"`
+	TimeoutMs  int64     `json:"timeout_ms"`
+	ElapsedMs  int64     `json:"elapsed_ms"`
+	Error      string    `json:"error,omitempty"`
+	ExitStatus int       `json:"exit_status"`
+}
+
+// TimelinePath is where sf-check writes the timeline for a history file by
+// default: the same path with .jsonl, .edn or .json replaced by .html.
+func TimelinePath(historyPath string) string {
+	if historyPath == "" || historyPath == "-" {
+		return ""
+	}
+	ext := filepath.Ext(historyPath)
+	switch strings.ToLower(ext) {
+	case ".jsonl", ".edn", ".json", ".ndjson", ".txt":
+		return strings.TrimSuffix(historyPath, ext) + ".html"
+	}
+	return historyPath + ".html"
+}
+
+// Command runs sf-check and returns its exit status. It never panics: an
+// internal error is reported as such, with exit status 2.
+func Command(o CommandOptions) (code int) {
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Model == "" {
+		o.Model = ModelDefault
+	}
+	if o.Timeout == 0 {
+		o.Timeout = TimeoutDefault
+	}
+	rec := Record{Tool: "sf-check", Schema: JSONSchema, History: o.History, Model: o.Model, TimeoutMs: o.Timeout.Milliseconds()}
+	fail := func(err error) int {
+		fmt.Fprintln(o.Stderr, "sf-check:", err)
+		if o.JSON {
+			rec.Error, rec.ExitStatus = err.Error(), ExitUsage
+			writeRecord(o.Stdout, &rec)
+		}
+		return ExitUsage
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			code = fail(fmt.Errorf("internal error: %v", p))
+		}
+	}()
+
+	format, err := history.ParseFormat(o.Format)
+	if err != nil {
+		return fail(err)
+	}
+	if _, ok := linModels[o.Model]; !ok && o.Model != ListAppend {
+		return fail(fmt.Errorf("unknown model %q: want one of %s", o.Model, strings.Join(Models(), ", ")))
+	}
+	var data []byte
+	name := o.History
+	if o.History == "-" || o.History == "" {
+		name = "<stdin>"
+		data, err = io.ReadAll(o.Stdin)
+	} else {
+		data, err = os.ReadFile(o.History)
+	}
+	if err != nil {
+		return fail(fmt.Errorf("reading history: %w", err))
+	}
+	if format == history.FormatAuto {
+		format = history.DetectFormat(data)
+	}
+	rec.Format = string(format)
+	ops, err := history.Parse(data, history.ReadOptions{File: name, Format: format})
+	if err != nil {
+		return fail(err)
+	}
+	r, err := Check(ops, Options{Model: o.Model, Timeout: o.Timeout})
+	if err != nil {
+		var ie *InputError
+		if errors.As(err, &ie) && ie.Line > 0 {
+			err = fmt.Errorf("%s:%d: %w", name, ie.Line, err)
+		}
+		return fail(err)
+	}
+
+	code = ExitFail
+	if r.Passed() {
+		code = ExitPass
+	}
+	rec.Verdict, rec.Passed, rec.Class = r.Verdict, r.Passed(), r.Class
+	rec.Operations, rec.Checked, rec.Summary = r.Operations, r.Checked, r.Summary
+	rec.Anomalies, rec.Keys, rec.ElapsedMs = r.Anomalies, r.Keys, r.Elapsed.Milliseconds()
+	rec.ExitStatus = code
+
+	var timelineNote string
+	if r.HasTimeline() {
+		path := o.Timeline
+		if path == "" {
+			path = TimelinePath(o.History)
+		}
+		switch {
+		case path == "":
+			timelineNote = "no timeline written: the history came from standard input; give -timeline FILE"
+		default:
+			if err := writeTimeline(r, path); err != nil {
+				fmt.Fprintln(o.Stderr, "sf-check: writing the timeline:", err)
+			} else {
+				rec.Timeline = path
+				timelineNote = "timeline: " + path
+			}
+		}
+	}
+
+	if o.JSON {
+		writeRecord(o.Stdout, &rec)
+		if timelineNote != "" && rec.Timeline == "" {
+			fmt.Fprintln(o.Stderr, "sf-check:", timelineNote)
+		}
+		return code
+	}
+	w := o.Stdout
+	for _, a := range r.Anomalies {
+		fmt.Fprintln(w, a.String())
+		if a.Count > 1 {
+			fmt.Fprintf(w, "  (%d more %s)\n", a.Count-1, a.Kind)
+		}
+	}
+	if timelineNote != "" {
+		fmt.Fprintln(w, timelineNote)
+	}
+	switch r.Verdict {
+	case Ok:
+		fmt.Fprintf(w, "ok    %s\n", r.Summary)
+	case Illegal:
+		fmt.Fprintf(w, "FAIL  %s\n", r.Summary)
+	default:
+		fmt.Fprintf(w, "GAVE UP  %s after %v: the history neither passed nor failed (raise -timeout, or check fewer operations)\n", r.Summary, o.Timeout)
+	}
+	return code
+}
+
+func writeTimeline(r *Report, path string) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := r.WriteTimeline(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+func writeRecord(w io.Writer, rec *Record) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(rec); err != nil {
+		fmt.Fprintln(w, `{"tool":"sf-check","error":"encoding the verdict failed"}`)
+	}
+}
