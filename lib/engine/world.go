@@ -91,7 +91,7 @@ func (e *Engine) Compile(path string) (wazero.CompiledModule, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := e.rt.CompileModule(context.Background(), bin)
+	m, err := e.rt.CompileModule(context.Background(), mergeDataSegments(bin))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
 	}

@@ -137,6 +137,11 @@ func run(o Options) (int, error) {
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.NumCPU()
 	}
+	if o.Jobs < runtime.GOMAXPROCS(0) {
+		// Only one goroutine of each run executes at a time, so more Ps than
+		// workers only add wake-ups of idle threads at every baton handoff.
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.Jobs))
+	}
 	if o.Tool == "" {
 		o.Tool = "sf-run"
 	}

@@ -1,0 +1,62 @@
+package sweep
+
+import (
+	"io"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/sf-dst/sf/lib/engine"
+)
+
+// BenchmarkKvlogSweep runs a sweep of the kvlog example with one and two
+// workers and reports seeds per second, scheduler steps per seed, real time
+// per step and how much faster than real time the simulation runs.
+func BenchmarkKvlogSweep(b *testing.B) {
+	for _, world := range []string{"seedfall.json", "seedfall.fixed.json"} {
+		p, err := Prepare("../../examples/kvlog/"+world, io.Discard)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, jobs := range []int{1, 2} {
+			b.Run(world+"/j"+string(rune('0'+jobs)), func(b *testing.B) {
+				const seeds = 60
+				var steps, virt int64
+				var mu sync.Mutex
+				start := time.Now()
+				for iter := 0; iter < max(b.N, 1); iter++ {
+					next := make(chan uint64)
+					var wg sync.WaitGroup
+					for range jobs {
+						wg.Add(1)
+						go func() {
+							defer wg.Done()
+							for s := range next {
+								r, err := p.Engine.Run(p.Spec, s, engine.Options{})
+								if err != nil {
+									b.Error(err)
+									return
+								}
+								mu.Lock()
+								steps += int64(r.Steps)
+								virt += r.AtNs
+								mu.Unlock()
+							}
+						}()
+					}
+					for s := uint64(1); s <= seeds; s++ {
+						next <- s
+					}
+					close(next)
+					wg.Wait()
+				}
+				real := time.Since(start)
+				n := float64(seeds * max(b.N, 1))
+				b.ReportMetric(n/real.Seconds(), "seeds/s")
+				b.ReportMetric(float64(steps)/n, "steps/seed")
+				b.ReportMetric(float64(real.Nanoseconds())*float64(jobs)/float64(steps), "ns/step")
+				b.ReportMetric(float64(virt)/float64(real.Nanoseconds())/float64(jobs), "virtual/real")
+			})
+		}
+	}
+}
