@@ -245,6 +245,9 @@ func init() {
 			in.run.net.Close(e.sock)
 		}
 		in.fds[fd] = nil
+		if e.kind == fdFile && !in.inoOpen(e.ino) {
+			in.node.fs.Release(e.ino) // frees a file that lost its last name while open
+		}
 		s[0] = eSuccess
 	})
 	w("fd_sync", cFdSync, p(i32), r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
@@ -631,6 +634,15 @@ func init() {
 		in.hcall(cUnsupported, 8, s[0])
 		s[0] = eNotsup
 	})
+}
+
+func (in *instance) inoOpen(ino disk.Ino) bool {
+	for _, f := range in.fds {
+		if f != nil && f.kind == fdFile && f.ino == ino {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *run) monoNow() int64 { return r.now + 1 } // Go's runtime dies if nanotime reads 0
