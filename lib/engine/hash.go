@@ -184,4 +184,3 @@ func DescribeDivergence(firstCall uint64, a, b []string) string {
 	}
 	return ""
 }
-

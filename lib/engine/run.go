@@ -48,9 +48,6 @@ const (
 type Options struct {
 	// Faults, when not nil, replaces the faults the seed would draw.
 	Faults []Fault
-	// Trace keeps the full trace of the run. Without it only the lines
-	// needed for a failure report are kept.
-	Trace bool
 	// RecordCalls, when its second element is above the first, records a
 	// description of every host call whose index falls in [from, to).
 	RecordCalls [2]uint64

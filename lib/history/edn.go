@@ -274,13 +274,13 @@ func canonicalInt(s string) string {
 
 func (r *ednReader) dispatch(depth int) (v ednValue, err error) {
 	r.pos++ // '#'
+	v.line = r.line
 	if r.pos >= len(r.data) {
 		return v, r.errorf("unexpected end of input after '#'")
 	}
 	switch c := r.data[r.pos]; {
 	case c == '{':
 		r.pos++
-		v.line = r.line
 		v.kind = ednSet
 		v.items, err = r.seq('}', depth)
 		return v, err
@@ -581,7 +581,7 @@ func (r *ednReader) event(v *ednValue, ordinal int64) (ev Event, ok bool, err er
 			haveF = true
 			switch val.kind {
 			case ednKeyword, ednString, ednSymbol, ednInt:
-				ev.F = val.text
+				ev.F = validString(val.text)
 			default:
 				return fail(":f must be a keyword, not %s", val.kind)
 			}
@@ -593,7 +593,7 @@ func (r *ednReader) event(v *ednValue, ordinal int64) (ev Event, ok bool, err er
 			case ednVector, ednList, ednSet, ednMap:
 				return fail(":key must be a scalar, not %s", val.kind)
 			default:
-				ev.Key = scalarText(val)
+				ev.Key = validString(scalarText(val))
 			}
 		case "time":
 			if val.kind != ednInt {

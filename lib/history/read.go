@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"unicode/utf8"
 
 	"github.com/sf-dst/sf/lib/history/jsontext"
 )
@@ -202,7 +203,7 @@ func internBytes(m map[string]string, b []byte) string {
 	if s, ok := m[string(b)]; ok {
 		return s
 	}
-	s := string(b)
+	s := validString(string(b))
 	if len(m) < 1<<16 {
 		m[s] = s
 	}
@@ -323,4 +324,23 @@ func parseEvent(s *jsontext.Scanner, ev *Event, intern map[string]string) error 
 		}
 	}
 	return nil
+}
+
+// validString replaces each byte of s that is not part of valid UTF-8 with
+// U+FFFD, as the writer does, so names survive a round trip.
+func validString(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
 }

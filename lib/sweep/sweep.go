@@ -287,7 +287,7 @@ type outcome struct {
 }
 
 func runSeed(p *Prepared, o Options, seed uint64, schedule []engine.Fault) *outcome {
-	opts := engine.Options{Faults: schedule, Trace: true}
+	opts := engine.Options{Faults: schedule}
 	a, err := p.Engine.Run(p.Spec, seed, opts)
 	if err != nil || !o.Check {
 		return &outcome{a, err}
