@@ -175,9 +175,9 @@ func TestStdinAndJSON(t *testing.T) {
 	}
 	var rec struct {
 		Tool, Format, Model, Verdict, Class, Summary string
-		Schema, Operations, ExitStatus             int
-		Passed                                     bool
-		Anomalies                                  []struct {
+		Schema, Operations, ExitStatus               int
+		Passed                                       bool
+		Anomalies                                    []struct {
 			Kind, Example string
 			Count         int
 			Ops           []int64
