@@ -16,6 +16,24 @@ func sfFail(msg unsafe.Pointer, msgLen uint32)
 //go:wasmimport seedfall property
 func sfProperty(kind uint32, cond uint32, msg unsafe.Pointer, msgLen uint32, details unsafe.Pointer, detailsLen uint32)
 
+//go:wasmimport seedfall property_margin
+func sfPropertyMargin(kind uint32, cond uint32, msg unsafe.Pointer, msgLen uint32, details unsafe.Pointer, detailsLen uint32, margin float64)
+
+//go:wasmimport seedfall buggify
+func sfBuggify(site unsafe.Pointer, siteLen uint32, p float64) uint32
+
+//go:wasmimport seedfall quiet_for
+func sfQuietFor(ns int64)
+
+//go:wasmimport seedfall setup_complete
+func sfSetupComplete()
+
+//go:wasmimport seedfall history_invoke
+func sfHistoryInvoke(process int64, f unsafe.Pointer, fLen uint32, key unsafe.Pointer, keyLen uint32, value unsafe.Pointer, valueLen uint32) uint64
+
+//go:wasmimport seedfall history_complete
+func sfHistoryComplete(id uint64, kind uint32, output unsafe.Pointer, outputLen uint32)
+
 //go:wasmimport seedfall event
 func sfEvent(name unsafe.Pointer, nameLen uint32, details unsafe.Pointer, detailsLen uint32)
 
@@ -63,6 +81,45 @@ func hostProperty(kind uint32, cond bool, msg string, details []any) {
 		c = 1
 	}
 	sfProperty(kind, c, p, n, dp, dn)
+}
+
+func b2u(b bool) uint32 {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func hostPropertyRaw(kind uint32, cond bool, msg string, details []byte) {
+	p, n := strPtr(msg)
+	dp, dn := bytesPtr(details)
+	sfProperty(kind, b2u(cond), p, n, dp, dn)
+}
+
+func hostPropertyMargin(kind uint32, cond bool, msg string, details []byte, margin float64) {
+	p, n := strPtr(msg)
+	dp, dn := bytesPtr(details)
+	sfPropertyMargin(kind, b2u(cond), p, n, dp, dn, margin)
+}
+
+func hostBuggify(site string, prob float64) bool {
+	p, n := strPtr(site)
+	return sfBuggify(p, n, prob) != 0
+}
+
+func hostQuietFor(ns int64) { sfQuietFor(ns) }
+func hostSetupComplete()    { sfSetupComplete() }
+
+func hostHistoryInvoke(client int, f, key string, value []byte) uint64 {
+	fp, fn := strPtr(f)
+	kp, kn := strPtr(key)
+	vp, vn := bytesPtr(value)
+	return sfHistoryInvoke(int64(client), fp, fn, kp, kn, vp, vn)
+}
+
+func hostHistoryComplete(id uint64, kind uint32, output []byte) {
+	op, on := bytesPtr(output)
+	sfHistoryComplete(id, kind, op, on)
 }
 
 func hostEvent(name string, details []byte) {

@@ -31,6 +31,7 @@ const (
 	kindReachable           = 4
 	kindUnreachable         = 5
 	kindAssert              = 6
+	kindEventually          = 7
 )
 
 // Fail stops the simulated run as failed with msg. Outside the simulator it
