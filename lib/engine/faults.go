@@ -12,7 +12,9 @@ type Fault struct {
 	At    Dur    `json:"at"`
 	Kind  string `json:"kind"`
 	Node  string `json:"node,omitempty"`
+	Site  string `json:"site,omitempty"`
 	Until Dur    `json:"until"`
+	Op    int64  `json:"op,omitempty"`
 }
 
 // Dur is virtual time in nanoseconds that reads and writes as a Go duration
@@ -38,8 +40,13 @@ func (d *Dur) UnmarshalJSON(b []byte) error {
 
 // Fault kinds this version plans and applies.
 const (
-	KindCrash = "crash"
+	KindCrash   = "crash"
+	KindBuggify = "buggify"
 )
+
+// countedKinds fire at a numbered event of a node (a buggify hit, a disk
+// operation) rather than at a time; their at only records when it happened.
+var countedKinds = map[string]bool{KindBuggify: true}
 
 // Schedule is the file form of a seed's faults (.seedfall/seed-N.faults.json).
 type Schedule struct {
@@ -68,13 +75,17 @@ func ParseSchedule(file string, data []byte, nodes []string) (*Schedule, error) 
 	}
 	for i, f := range s.Faults {
 		switch {
-		case f.Kind != KindCrash:
+		case f.Kind != KindCrash && f.Kind != KindBuggify:
 			return nil, fmt.Errorf("%s: faults[%d].kind: unknown or unsupported fault kind %q", file, i, f.Kind)
 		case !known[f.Node]:
 			return nil, fmt.Errorf("%s: faults[%d].node: no node named %q in the world", file, i, f.Node)
 		case f.At < 0:
 			return nil, fmt.Errorf("%s: faults[%d].at: negative time", file, i)
-		case f.Until < f.At:
+		case countedKinds[f.Kind] && f.Op < 1:
+			return nil, fmt.Errorf("%s: faults[%d].op: a %s fault needs an op of at least 1", file, i, f.Kind)
+		case f.Kind == KindBuggify && f.Site == "":
+			return nil, fmt.Errorf("%s: faults[%d].site: a buggify fault names its site", file, i)
+		case !countedKinds[f.Kind] && f.Until < f.At:
 			return nil, fmt.Errorf("%s: faults[%d].until: before at", file, i)
 		}
 	}
@@ -97,6 +108,8 @@ func (f Fault) Describe() string {
 	switch f.Kind {
 	case KindCrash:
 		return fmt.Sprintf("crash %s, restart at %s", f.Node, fmtTime(int64(f.Until)))
+	case KindBuggify:
+		return fmt.Sprintf("buggify %q fires on %s at hit #%d", f.Site, f.Node, f.Op)
 	}
 	return f.Kind + " " + f.Node
 }

@@ -58,6 +58,10 @@ const (
 	cSimDial
 	cSimSockStatus
 	cPollWake
+	cSimBuggify
+	cSimQuietFor
+	cSimSetupComplete
+	cSimHistory
 )
 
 var callNames = map[callID]string{
@@ -74,7 +78,8 @@ var callNames = map[callID]string{
 	cPathSymlink: "path_symlink", cPathReadlink: "path_readlink", cSockAccept: "sock_accept",
 	cSockShutdown: "sock_shutdown", cUnsupported: "unsupported", cSimFail: "sim.fail", cSimProperty: "sim.property",
 	cSimEvent: "sim.event", cSimBudget: "sim.budget", cSimListen: "sim.listen", cSimDial: "sim.dial",
-	cSimSockStatus: "sim.sock_status", cPollWake: "poll_oneoff wake",
+	cSimSockStatus: "sim.sock_status", cPollWake: "poll_oneoff wake", cSimBuggify: "sim.buggify",
+	cSimQuietFor: "sim.quiet_for", cSimSetupComplete: "sim.setup_complete", cSimHistory: "sim.history",
 }
 
 func mixHash(h, v uint64) uint64 {

@@ -42,6 +42,7 @@ const (
 	ClassDeadlock = "deadlock"
 	ClassTrap     = "trap"
 	ClassNondet   = "nondeterministic"
+	ClassLiveness = "liveness"
 )
 
 // Options tune one run.
@@ -63,6 +64,9 @@ type Property struct {
 	Reached bool   `json:"reached"`
 	True    bool   `json:"true"`
 	Hits    int    `json:"hits"`
+	// Margin is, for comparison properties, the smallest margin of an
+	// always and the largest of a sometimes; nil for the other forms.
+	Margin *float64 `json:"margin,omitempty"`
 }
 
 // Result is the outcome of one run.
@@ -82,6 +86,8 @@ type Result struct {
 	Faults      []Fault  // faults that fired
 	Trace       []string
 	Properties  []Property
+	Buggify     []SiteResult
+	History     []HistoryEvent
 	Tail        []string // last lines of the failing node's stderr
 }
 
@@ -133,6 +139,13 @@ type run struct {
 	res     *Result
 	ended   bool
 
+	sites         map[string]*siteState
+	scheduledHits map[siteKey]bool
+	quietUntil    int64
+	ops           []*openOp
+	history       []HistoryEvent
+	setupDone     bool
+
 	hash       uint64
 	calls      uint64
 	props      map[string]*Property
@@ -152,6 +165,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		sched:     rng.New(seed, "sched"),
 		back:      make(chan msg),
 		props:     map[string]*Property{},
+		sites:     map[string]*siteState{},
 		hash:      14695981039346656037,
 		wallEpoch: wallEpochNs,
 		res:       &Result{Seed: seed},
@@ -170,7 +184,19 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	}
 	r.net = simnet.New(seed, spec.LatencyNs, names)
 	if opts.Faults != nil {
-		r.planned = append([]Fault(nil), opts.Faults...)
+		r.scheduledHits = map[siteKey]bool{}
+		for _, f := range opts.Faults {
+			if f.Kind == KindBuggify {
+				if n := r.nodeByName(f.Node); n != nil {
+					r.scheduledHits[siteKey{n.idx, f.Site, f.Op}] = true
+				}
+			}
+		}
+		for _, f := range opts.Faults {
+			if !countedKinds[f.Kind] {
+				r.planned = append(r.planned, f)
+			}
+		}
 		sort.SliceStable(r.planned, func(i, j int) bool { return r.planned[i].At < r.planned[j].At })
 	} else {
 		r.planned = r.drawFaults()
@@ -186,6 +212,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	res.Hash = r.hash
 	res.RealNs = time.Since(start).Nanoseconds()
 	res.Trace = r.traceLines
+	res.History = r.history
 	keys := make([]string, 0, len(r.props))
 	for k := range r.props {
 		keys = append(keys, k)
@@ -193,6 +220,15 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	sort.Strings(keys)
 	for _, k := range keys {
 		res.Properties = append(res.Properties, *r.props[k])
+	}
+	sites := make([]string, 0, len(r.sites))
+	for s := range r.sites {
+		sites = append(sites, s)
+	}
+	sort.Strings(sites)
+	for _, s := range sites {
+		st := r.sites[s]
+		res.Buggify = append(res.Buggify, SiteResult{Site: s, Reached: true, Enabled: st.enabled, Fired: st.fired})
 	}
 	return res, nil
 }
@@ -331,6 +367,10 @@ func (r *run) apply(f Fault) {
 		n := r.nodeByName(f.Node)
 		if n == nil || n.cur == nil {
 			return // down already: nothing to crash, and nothing fired
+		}
+		if r.quiet() {
+			r.tracef("quiet: crash of %s suppressed", n.cur.name)
+			return
 		}
 		in := n.cur
 		r.res.Faults = append(r.res.Faults, f)

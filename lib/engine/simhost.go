@@ -20,7 +20,14 @@ var propertyKinds = map[uint32]string{
 	4: "reachable",
 	5: "unreachable",
 	6: "assert",
+	7: "eventually",
 }
+
+const (
+	kindUnreachableABI = 5
+	kindAssertABI      = 6
+	kindEventuallyABI  = 7
+)
 
 func sortStrings(s []string) { sort.Strings(s) }
 
@@ -34,49 +41,51 @@ func init() {
 		in.failRun(ctx, ClassFail, msg)
 	})
 	w("property", cSimProperty, p(i32, i32, i32, i32, i32, i32), nil, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
-		kind, cond := uint32(s[0]), uint32(s[1]) != 0
 		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
 		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
-		c := uint64(0)
-		if cond {
-			c = 1
+		in.hcall(cSimProperty, hashString(msg), s[0]<<1|s[1]&1)
+		in.property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, nil)
+	})
+	w("property_margin", cSimProperty, p(i32, i32, i32, i32, i32, i32, f64), nil, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
+		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
+		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
+		margin := api.DecodeF64(s[6])
+		in.hcall(cSimProperty, hashString(msg), s[0]<<1|s[1]&1|s[6]<<8)
+		in.property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &margin)
+	})
+	w("buggify", cSimBuggify, p(i32, i32, f64), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		site, _ := readString(m, uint32(s[0]), uint32(s[1]))
+		prob := api.DecodeF64(s[2])
+		fired := in.buggify(site, prob)
+		in.hcall(cSimBuggify, hashString(site), boolWord(fired))
+		s[0] = boolWord(fired)
+	})
+	w("quiet_for", cSimQuietFor, p(i64), nil, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
+		d := int64(s[0])
+		in.hcall(cSimQuietFor, uint64(d), 0)
+		if until := in.run.now + d; d > 0 && until > in.run.quietUntil {
+			in.run.quietUntil = until
+			in.run.tracef("quiet: %s suppresses faults until %s", in.name, fmtTime(until))
 		}
-		in.hcall(cSimProperty, hashString(msg), uint64(kind)<<1|c)
-		name, ok := propertyKinds[kind]
-		if !ok {
-			in.failRun(ctx, ClassFail, fmt.Sprintf("sim: unknown property kind %d for %q", kind, msg))
-			return
+	})
+	w("setup_complete", cSimSetupComplete, nil, nil, func(in *instance, _ context.Context, _ api.Module, _ []uint64) {
+		in.hcall(cSimSetupComplete, 0, 0)
+		if !in.run.setupDone {
+			in.run.setupDone = true
+			in.run.tracef("setup complete (%s)", in.name)
 		}
-		if kind != 6 { // Assert is a plain check, not a tracked property
-			key := name + "\x00" + msg
-			pr := in.run.props[key]
-			if pr == nil {
-				pr = &Property{Kind: name, Message: msg}
-				in.run.props[key] = pr
-			}
-			pr.Reached = true
-			pr.Hits++
-			if cond {
-				pr.True = true
-			}
-		}
-		violated := false
-		switch kind {
-		case 1, 2, 6:
-			violated = !cond
-		case 5:
-			violated = true
-		}
-		if violated {
-			text := msg
-			if details != "" {
-				text += " " + details
-			}
-			if kind == 5 {
-				text = "reached unreachable: " + text
-			}
-			in.failRun(ctx, ClassAssert, text)
-		}
+	})
+	w("history_invoke", cSimHistory, p(i64, i32, i32, i32, i32, i32, i32), p(i64), func(in *instance, ctx context.Context, m api.Module, s []uint64) {
+		f, _ := readString(m, uint32(s[1]), uint32(s[2]))
+		key, _ := readString(m, uint32(s[3]), uint32(s[4]))
+		value, _ := readString(m, uint32(s[5]), uint32(s[6]))
+		in.hcall(cSimHistory, hashString(f)^hashString(key), hashString(value))
+		s[0] = in.run.historyInvoke(in, int64(s[0]), f, key, value)
+	})
+	w("history_complete", cSimHistory, p(i64, i32, i32, i32), nil, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
+		out, _ := readString(m, uint32(s[2]), uint32(s[3]))
+		in.hcall(cSimHistory, s[0], uint64(s[1])^hashString(out))
+		in.run.historyComplete(in, s[0], uint32(s[1]), out)
 	})
 	w("event", cSimEvent, p(i32, i32, i32, i32), nil, func(in *instance, _ context.Context, m api.Module, s []uint64) {
 		name, _ := readString(m, uint32(s[0]), uint32(s[1]))
@@ -156,6 +165,64 @@ func init() {
 		in.hcall(cSimSockStatus, uint64(fd), uint64(st))
 		s[0] = uint64(st)
 	})
+}
+
+// property records one evaluation of a property and fails the run when it
+// is violated.
+func (in *instance) property(ctx context.Context, kind uint32, cond bool, msg, details string, margin *float64) {
+	name, ok := propertyKinds[kind]
+	if !ok {
+		in.failRun(ctx, ClassFail, fmt.Sprintf("sim: unknown property kind %d for %q", kind, msg))
+		return
+	}
+	if kind != kindAssertABI { // Assert is a plain check, not a tracked property
+		key := name + "\x00" + msg
+		pr := in.run.props[key]
+		if pr == nil {
+			pr = &Property{Kind: name, Message: msg}
+			in.run.props[key] = pr
+		}
+		pr.Reached = true
+		pr.Hits++
+		if cond {
+			pr.True = true
+		}
+		if margin != nil {
+			switch {
+			case pr.Margin == nil:
+				v := *margin
+				pr.Margin = &v
+			case name == "always" && *margin < *pr.Margin, name == "sometimes" && *margin > *pr.Margin:
+				*pr.Margin = *margin
+			}
+		}
+	}
+	text := msg
+	if details != "" {
+		text += " " + details
+	}
+	switch {
+	case kind == kindEventuallyABI && !cond:
+		in.failRun(ctx, ClassLiveness, msg+": "+unquote(details))
+	case kind == kindUnreachableABI:
+		in.failRun(ctx, ClassAssert, "reached unreachable: "+text)
+	case (kind == 1 || kind == 2 || kind == kindAssertABI) && !cond:
+		in.failRun(ctx, ClassAssert, text)
+	}
+}
+
+func unquote(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	return s
+}
+
+func boolWord(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // failRun records a failure raised by the guest itself and ends the guest.

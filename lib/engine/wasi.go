@@ -57,6 +57,7 @@ const (
 var (
 	i32 = api.ValueTypeI32
 	i64 = api.ValueTypeI64
+	f64 = api.ValueTypeF64
 )
 
 type hostFunc struct {

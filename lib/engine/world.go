@@ -35,6 +35,11 @@ type Spec struct {
 	Supervise    bool
 	CrashPerSec  float64
 	RestartAfter [2]int64
+	// Buggify lets sim.Buggify sites fire.
+	Buggify bool
+	// FaultsAfterSetup holds every fault back until a node calls
+	// sim.SetupComplete.
+	FaultsAfterSetup bool
 }
 
 // Engine holds what is shared by every run of one process: the wazero

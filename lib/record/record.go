@@ -69,22 +69,39 @@ type Property struct {
 	SeedsReached int    `json:"seeds_reached"`
 	SeedsTrue    int    `json:"seeds_true"`
 	Verdict      string `json:"verdict,omitempty"` // "never reached", "never true", or empty when satisfied
+	// Margin is, for comparison properties, the smallest margin of an always
+	// over every hit and seed, or the largest of a sometimes.
+	Margin *float64 `json:"margin,omitempty"`
+	// Location is where the catalog found the property ("client/main.go:41").
+	Location string `json:"location,omitempty"`
+}
+
+// BuggifySite is one row of the sweep's buggify table.
+type BuggifySite struct {
+	Site         string `json:"site"`
+	SeedsReached int    `json:"seeds_reached"`
+	SeedsEnabled int    `json:"seeds_enabled"`
+	SeedsFired   int    `json:"seeds_fired"`
+	Fired        int    `json:"fired"`
+	Verdict      string `json:"verdict,omitempty"` // "never reached" or "never fired"
+	Location     string `json:"location,omitempty"`
 }
 
 // Summary closes a stream.
 type Summary struct {
-	Kind             string     `json:"kind"`
-	Config           string     `json:"config"`
-	Seeds            int        `json:"seeds"`
-	Passed           int        `json:"passed"`
-	Failed           int        `json:"failed"`
-	Horizon          int        `json:"horizon"`
-	Nondeterministic int        `json:"nondeterministic"`
-	FailedSeeds      []uint64   `json:"failed_seeds"`
-	Properties       []Property `json:"properties"`
-	PropertyFailures int        `json:"property_failures"`
-	RealNs           int64      `json:"real_ns"`
-	Status           string     `json:"status"` // pass or fail
+	Kind             string        `json:"kind"`
+	Config           string        `json:"config"`
+	Seeds            int           `json:"seeds"`
+	Passed           int           `json:"passed"`
+	Failed           int           `json:"failed"`
+	Horizon          int           `json:"horizon"`
+	Nondeterministic int           `json:"nondeterministic"`
+	FailedSeeds      []uint64      `json:"failed_seeds"`
+	Properties       []Property    `json:"properties"`
+	PropertyFailures int           `json:"property_failures"`
+	BuggifySites     []BuggifySite `json:"buggify_sites,omitempty"`
+	RealNs           int64         `json:"real_ns"`
+	Status           string        `json:"status"` // pass or fail
 }
 
 // Writer writes records as whole lines and flushes after each, so a

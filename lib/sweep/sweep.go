@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -213,6 +214,7 @@ func run(o Options) (int, error) {
 		res := out.res
 		sum.Seeds++
 		agg.add(res.Properties)
+		agg.addSites(res.Buggify)
 		rec := seedRecord(o, res)
 		switch res.Status {
 		case engine.StatusPass:
@@ -254,6 +256,9 @@ func run(o Options) (int, error) {
 
 	props := agg.rows()
 	sum.Properties = props
+	if p := prep.Spec; p.Buggify {
+		sum.BuggifySites = agg.siteRows()
+	}
 	for _, p := range props {
 		if p.Verdict != "" {
 			sum.PropertyFailures++
@@ -468,8 +473,32 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 		fmt.Fprintln(w, "property               seeds reached  seeds true")
 		for _, p := range s.Properties {
 			line := fmt.Sprintf("  %-20s %12d %11d  %s", p.Kind, p.SeedsReached, p.SeedsTrue, p.Message)
+			if p.Margin != nil {
+				which := "smallest"
+				if p.Kind == "sometimes" {
+					which = "largest"
+				}
+				line += fmt.Sprintf("  (%s margin %s)", which, strconv.FormatFloat(*p.Margin, 'g', -1, 64))
+			}
 			if p.Verdict != "" {
 				line += "  <- " + p.Verdict
+				if p.Location != "" {
+					line += " (" + p.Location + ")"
+				}
+			}
+			fmt.Fprintln(w, line)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(s.BuggifySites) > 0 {
+		fmt.Fprintln(w, "buggify  seeds reached  seeds enabled  seeds fired  fired")
+		for _, b := range s.BuggifySites {
+			line := fmt.Sprintf("         %13d  %13d  %11d  %5d  %s", b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, b.Site)
+			if b.Verdict != "" {
+				line += "  <- " + b.Verdict
+				if b.Location != "" {
+					line += " (" + b.Location + ")"
+				}
 			}
 			fmt.Fprintln(w, line)
 		}
@@ -521,9 +550,44 @@ func roundDuration(d time.Duration) time.Duration {
 // aggregate sums the properties seen in each seed into the sweep's table.
 type aggregate struct {
 	rows_ map[string]*record.Property
+	sites map[string]*record.BuggifySite
 }
 
-func newAggregate() *aggregate { return &aggregate{rows_: map[string]*record.Property{}} }
+func newAggregate() *aggregate {
+	return &aggregate{rows_: map[string]*record.Property{}, sites: map[string]*record.BuggifySite{}}
+}
+
+func (a *aggregate) addSites(sites []engine.SiteResult) {
+	for _, s := range sites {
+		row := a.sites[s.Site]
+		if row == nil {
+			row = &record.BuggifySite{Site: s.Site}
+			a.sites[s.Site] = row
+		}
+		if s.Reached {
+			row.SeedsReached++
+		}
+		if s.Enabled {
+			row.SeedsEnabled++
+		}
+		if s.Fired > 0 {
+			row.SeedsFired++
+		}
+		row.Fired += s.Fired
+	}
+}
+
+func (a *aggregate) siteRows() []record.BuggifySite {
+	out := make([]record.BuggifySite, 0, len(a.sites))
+	for _, r := range a.sites {
+		if r.Fired == 0 {
+			r.Verdict = "never fired"
+		}
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Site < out[j].Site })
+	return out
+}
 
 func (a *aggregate) add(props []engine.Property) {
 	for _, p := range props {
@@ -539,10 +603,19 @@ func (a *aggregate) add(props []engine.Property) {
 		if p.True {
 			row.SeedsTrue++
 		}
+		if p.Margin != nil {
+			switch {
+			case row.Margin == nil:
+				v := *p.Margin
+				row.Margin = &v
+			case p.Kind == "always" && *p.Margin < *row.Margin, p.Kind == "sometimes" && *p.Margin > *row.Margin:
+				*row.Margin = *p.Margin
+			}
+		}
 	}
 }
 
-var kindOrder = map[string]int{"always": 0, "alwaysOrUnreachable": 1, "sometimes": 2, "reachable": 3, "unreachable": 4}
+var kindOrder = map[string]int{"always": 0, "alwaysOrUnreachable": 1, "sometimes": 2, "reachable": 3, "unreachable": 4, "eventually": 5}
 
 func (a *aggregate) rows() []record.Property {
 	out := make([]record.Property, 0, len(a.rows_))
