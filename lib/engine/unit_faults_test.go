@@ -56,6 +56,11 @@ func TestParseSchedule(t *testing.T) {
 			data: "\n\t [{\"at\": \"0s\", \"kind\": \"crash\", \"node\": \"client\", \"until\": \"100ms\"}]",
 			want: &Schedule{Faults: []Fault{crash(0, 100*time.Millisecond, "client")}},
 		},
+		{
+			name: "buggify fault counted by hit, until not needed",
+			data: `[{"at": "1s", "kind": "buggify", "node": "backup", "site": "slow fsync", "op": 3}]`,
+			want: &Schedule{Faults: []Fault{{At: Dur(time.Second), Kind: KindBuggify, Node: "backup", Site: "slow fsync", Op: 3}}},
+		},
 		{name: "empty list", data: `[]`, want: &Schedule{Faults: []Fault{}}},
 		{name: "object without faults", data: `{"seed": 3}`, want: &Schedule{Seed: 3}},
 		{name: "unknown fields are ignored", data: `{"seed": 3, "note": "x", "faults": []}`, want: &Schedule{Seed: 3, Faults: []Fault{}}},
@@ -95,6 +100,10 @@ func TestParseScheduleErrors(t *testing.T) {
 			`f.json: faults[0].until: before at`},
 		{"kind is checked before node", fault(`{"at": "-1s", "kind": "bogus", "node": "ghost", "until": "2s"}`),
 			`f.json: faults[0].kind: unknown or unsupported fault kind "bogus"`},
+		{"buggify without op", fault(`{"at": "1s", "kind": "buggify", "node": "backup", "site": "s"}`),
+			`f.json: faults[0].op: a buggify fault needs an op of at least 1`},
+		{"buggify without site", fault(`{"at": "1s", "kind": "buggify", "node": "backup", "op": 1}`),
+			`f.json: faults[0].site: a buggify fault names its site`},
 		{"not a duration", fault(`{"at": "soon", "kind": "crash", "node": "backup", "until": "2s"}`),
 			`f.json: invalid duration "soon"`},
 		{"duration as a number", fault(`{"at": 5, "kind": "crash", "node": "backup", "until": "2s"}`),
@@ -145,6 +154,7 @@ func TestFaultDescribe(t *testing.T) {
 		{Fault{At: Dur(time.Second), Kind: KindCrash, Node: "primary", Until: Dur(2500 * time.Millisecond)}, "crash primary, restart at 2.500s"},
 		{Fault{Kind: KindCrash, Node: "b"}, "crash b, restart at 0.000s"},
 		{Fault{Kind: KindCrash, Node: "b", Until: Dur(61_000_999_999)}, "crash b, restart at 61.000s"},
+		{Fault{Kind: KindBuggify, Node: "backup", Site: "slow fsync", Op: 3}, `buggify "slow fsync" fires on backup at hit #3`},
 		{Fault{Kind: "partition", Node: "backup"}, "partition backup"},
 	}
 	for _, tt := range tests {
