@@ -157,9 +157,18 @@ const wallEpochNs = 1_700_000_000 * int64(time.Second)
 
 var instanceSerial atomic.Uint64
 
+// DefaultWatchdogNs is the watchdog a Spec without one gets: 30s of real
+// time, the world file's default.
+const DefaultWatchdogNs = int64(30 * time.Second)
+
 // Run runs one seed of the world described by spec.
 func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	start := time.Now()
+	if spec.WatchdogNs <= 0 {
+		s := *spec
+		s.WatchdogNs = DefaultWatchdogNs
+		spec = &s
+	}
 	r := &run{
 		eng: e, spec: spec, seed: seed, opts: opts,
 		sched:     rng.New(seed, "sched"),

@@ -94,7 +94,11 @@ func (s *Stream) Between(lo, hi int64) int64 {
 	if lo >= hi {
 		return lo
 	}
-	return lo + int64(s.Uint64n(uint64(hi-lo)+1))
+	span := uint64(hi-lo) + 1
+	if span == 0 { // the whole int64 range
+		return int64(s.Uint64())
+	}
+	return lo + int64(s.Uint64n(span))
 }
 
 // Chance reports true with probability p.

@@ -333,7 +333,7 @@ func (n *Net) reset(s *Socket) {
 		return
 	}
 	s.closed = true
-	if s.Peer != nil && s.State == Established {
+	if s.Peer != nil && (s.State == Established || s.State == Connecting) {
 		n.send(s, s.Peer, &event{kind: evRst, from: s})
 	}
 	s.State = Reset
@@ -351,17 +351,22 @@ func (n *Net) Crash(sockets []*Socket) {
 
 // Advance delivers everything due at or before now.
 func (n *Net) Advance(now int64) {
-	n.now = now
 	for len(n.queue) > 0 && n.queue.peek().at <= now {
 		e := heap.Pop(&n.queue).(*event)
+		// Anything a delivery sends back leaves at the delivery's own time.
+		n.now = max(n.now, e.at)
 		n.deliver(e)
 	}
+	n.now = now
 }
 
 func (n *Net) deliver(e *event) {
 	switch e.kind {
 	case evSyn:
 		d := e.from
+		if d.State != Connecting {
+			return // the dialer died before its handshake reached the listener
+		}
 		l := n.listeners[d.connectTo]
 		if l == nil || l.closed {
 			n.send(d, nil, &event{kind: evRefuse, from: d})
@@ -382,11 +387,16 @@ func (n *Net) deliver(e *event) {
 			e.from.State = Refused
 		}
 	case evSynAck:
-		if t := e.target; t.State == Connecting {
+		switch t := e.target; {
+		case t.State == Connecting:
 			t.State = Established
 			if t.closed {
 				n.reset(t)
 			}
+		case t.State == Reset && e.from.State == Established:
+			// The dialer died during the handshake: answer with a reset so
+			// the accepting side does not keep a connection nobody owns.
+			n.send(t, e.from, &event{kind: evRst, from: t})
 		}
 	case evData:
 		t := e.target

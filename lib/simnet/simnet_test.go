@@ -803,7 +803,7 @@ func TestDialerCrashWhileConnecting(t *testing.T) {
 				_, rerr := n.Read(s, make([]byte, 1))
 				w, werr := n.Write(s, []byte("again"))
 				settle(n)
-				t.Skipf("BUG: the dialer crashed while connecting (at %s), yet the server's accepted socket "+
+				t.Fatalf("regression: the dialer crashed while connecting (at %s), yet the server's accepted socket "+
 					"stays established forever: status %d, read errno %d, write %d bytes errno %d, status after "+
 					"that write arrived %d; the SYN-ACK and the data reach a reset socket and are dropped "+
 					"without a reset in reply",
@@ -824,7 +824,7 @@ func TestAdvanceOverSeveralInstants(t *testing.T) {
 	n.Advance(8 * ms)
 	n.Advance(10 * ms)
 	if c.Status() != OK {
-		t.Skipf("BUG: Advance(8ms) delivered the SYN that was due at 5ms but timed the SYN-ACK from 8ms, "+
+		t.Fatalf("regression: Advance(8ms) delivered the SYN that was due at 5ms but timed the SYN-ACK from 8ms, "+
 			"so the handshake is not over at 10ms (status %d, SYN-ACK due at %s): replies leave from the "+
 			"Advance target, not from the delivery's own time; unreachable from the engine today, whose loop "+
 			"advances to each delivery instant in turn", c.Status(), fmtMs(n.NextAt()))
