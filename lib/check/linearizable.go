@@ -60,6 +60,7 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 	for i := range pops {
 		pops[i].Input.(*linInput).key = rank[keyOf[i]]
 	}
+	d.boxAll()
 	sorted := make([]string, len(order))
 	for r, id := range order {
 		sorted[r] = names[id]

@@ -60,12 +60,22 @@ const txnShownMax = 16
 const unknownRead = -1
 
 type laMop struct {
-	key  int32
-	read bool
-	ext  bool  // the transaction's first access to key, a read
-	val  int32 // append: the value's id
-	off  int32 // read: its elements are elems[off : off+n]
+	key int32
+	// For an append, the value's id; for a read, where its elements start:
+	// they are elems[val : val+n].
+	val  int32
 	n    int32 // read: length, or unknownRead
+	read bool
+	ext  bool // the transaction's first access to key, a read
+}
+
+// laVal is one value appended to or read from a key.
+type laVal struct {
+	str    string
+	key    int32
+	writer int32 // the appending transaction, or -1
+	mop    int32 // the append micro-op
+	next   int32 // the writer's next append to the same key, or -1
 }
 
 type laTxn struct {
@@ -73,9 +83,14 @@ type laTxn struct {
 	mop0, mop1 int32
 }
 
+// keyIndexMin is the number of values a key has before it gets a map from
+// value to id; below it, a linear scan is faster and allocates nothing.
+const keyIndexMin = 16
+
 type laKey struct {
 	name    string
-	vals    map[string]int32
+	vals    []int32          // the key's value ids, in order of appearance
+	index   map[string]int32 // value -> id, once the key has keyIndexMin values
 	longest int32 // the mop with the longest committed read, or -1
 	bad     bool  // no version order can be trusted for this key
 }
@@ -97,12 +112,7 @@ type listAppend struct {
 	keys  []laKey
 	keyID map[string]int32
 
-	// Per value id.
-	vKey    []int32
-	vStr    []string
-	vWriter []int32 // the appending transaction, or -1
-	vMop    []int32 // the append micro-op
-	vNext   []int32 // the writer's next append to the same key, or -1
+	vals  []laVal // per value id
 
 	vr      valueReader
 	found   [kindCount]anomalyAcc
@@ -111,11 +121,21 @@ type listAppend struct {
 }
 
 func checkListAppend(ops []history.HistoryOp) (*Report, error) {
+	// Size the arrays from the raw JSON: an invoked micro-op takes about 16
+	// bytes ( ["r","k1",null] ), and what an ok completion adds to its
+	// invocation is mostly read elements of about 6 bytes ( "3-17", ).
+	// Appending grows them if the guess is short.
+	invoked, read := 0, 0
+	for i := range ops {
+		invoked += len(ops[i].Value)
+		read += max(0, len(ops[i].Output)-len(ops[i].Value))
+	}
 	c := &listAppend{
 		ops:   ops,
 		txns:  make([]laTxn, len(ops)),
-		mops:  make([]laMop, 0, 4*len(ops)),
-		elems: make([]int32, 0, 8*len(ops)),
+		mops:  make([]laMop, 0, invoked/16+16),
+		elems: make([]int32, 0, read/6+16),
+		vals:  make([]laVal, 0, invoked/32+16),
 		keyID: map[string]int32{},
 	}
 	for i := range ops {
@@ -163,25 +183,38 @@ func (c *listAppend) key(b []byte) int32 {
 	k := int32(len(c.keys))
 	name := string(b)
 	c.keyID[name] = k
-	c.keys = append(c.keys, laKey{name: name, vals: map[string]int32{}, longest: -1})
+	c.keys = append(c.keys, laKey{name: name, longest: -1})
 	c.keySeen = append(c.keySeen, 0)
 	c.keyLast = append(c.keyLast, -1)
 	return k
 }
 
 func (c *listAppend) value(k int32, b []byte) int32 {
-	vals := c.keys[k].vals
-	if v, ok := vals[string(b)]; ok {
-		return v
+	kk := &c.keys[k]
+	if kk.index != nil {
+		if v, ok := kk.index[string(b)]; ok {
+			return v
+		}
+	} else {
+		for _, v := range kk.vals {
+			if c.vals[v].str == string(b) {
+				return v
+			}
+		}
 	}
-	v := int32(len(c.vStr))
+	v := int32(len(c.vals))
 	s := string(b)
-	vals[s] = v
-	c.vKey = append(c.vKey, k)
-	c.vStr = append(c.vStr, s)
-	c.vWriter = append(c.vWriter, -1)
-	c.vMop = append(c.vMop, -1)
-	c.vNext = append(c.vNext, -1)
+	c.vals = append(c.vals, laVal{str: s, key: k, writer: -1, mop: -1, next: -1})
+	kk.vals = append(kk.vals, v)
+	switch {
+	case kk.index != nil:
+		kk.index[s] = v
+	case len(kk.vals) >= keyIndexMin:
+		kk.index = make(map[string]int32, 2*len(kk.vals))
+		for _, id := range kk.vals {
+			kk.index[c.vals[id].str] = id
+		}
+	}
 	return v
 }
 
@@ -269,7 +302,7 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				return err
 			}
 		default:
-			m.off = int32(len(c.elems))
+			m.val = int32(len(c.elems))
 			if !s.Null() {
 				if err := s.Expect('['); err != nil {
 					return fmt.Errorf("micro-op %d: read value: want a list or null: %w", i, err)
@@ -287,10 +320,18 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 					if err != nil {
 						return fmt.Errorf("micro-op %d: read element %d: %w", i, j, err)
 					}
-					c.elems = append(c.elems, c.value(k, vb))
+					// Reads of a key mostly repeat a prefix of its longest
+					// read so far: compare with that before hashing.
+					var v int32
+					if hint := c.keys[k].longest; hint >= 0 && int32(j) < c.mops[hint].n && c.vals[c.elems[c.mops[hint].val+int32(j)]].str == string(vb) {
+						v = c.elems[c.mops[hint].val+int32(j)]
+					} else {
+						v = c.value(k, vb)
+					}
+					c.elems = append(c.elems, v)
 				}
 			}
-			m.n = int32(len(c.elems)) - m.off
+			m.n = int32(len(c.elems)) - m.val
 			if kk := &c.keys[k]; kk.longest < 0 || m.n > c.mops[kk.longest].n {
 				kk.longest = mi
 			}
@@ -318,24 +359,24 @@ func (c *listAppend) note(kind, size int, txns []int32, render func() string) {
 
 // noteAppend records that transaction t appended v to key k in micro-op mi.
 func (c *listAppend) noteAppend(t, mi, k, v int32) {
-	if w := c.vWriter[v]; w >= 0 {
+	if w := c.vals[v].writer; w >= 0 {
 		c.keys[k].bad = true
 		if w == t {
 			c.note(kDuplicateAppend, 0, []int32{t}, func() string {
-				return fmt.Sprintf("T%d appended %q to %s twice; %s", c.id(t), c.vStr[v], c.keys[k].name, c.describeTxn(t))
+				return fmt.Sprintf("T%d appended %q to %s twice; %s", c.id(t), c.vals[v].str, c.keys[k].name, c.describeTxn(t))
 			})
 		} else {
 			c.note(kDuplicateAppend, 0, []int32{w, t}, func() string {
 				return fmt.Sprintf("T%d and T%d both appended %q to %s; %s; %s",
-					c.id(w), c.id(t), c.vStr[v], c.keys[k].name, c.describeTxn(w), c.describeTxn(t))
+					c.id(w), c.id(t), c.vals[v].str, c.keys[k].name, c.describeTxn(w), c.describeTxn(t))
 			})
 		}
 		return
 	}
-	c.vWriter[v] = t
-	c.vMop[v] = mi
+	c.vals[v].writer = t
+	c.vals[v].mop = mi
 	if c.keySeen[k] == t+1 {
-		c.vNext[c.keyLast[k]] = v
+		c.vals[c.keyLast[k]].next = v
 	}
 	c.keySeen[k] = t + 1
 	c.keyLast[k] = v

@@ -14,7 +14,7 @@ func (c *listAppend) id(t int32) int64 { return c.ops[t].ID }
 
 func (c *listAppend) failed(t int32) bool { return c.ops[t].Status == history.StatusFailed }
 
-func (c *listAppend) read(m *laMop) []int32 { return c.elems[m.off : m.off+m.n] }
+func (c *listAppend) read(m *laMop) []int32 { return c.elems[m.val : m.val+m.n] }
 
 func (c *listAppend) txnOfMop(mi int32) int32 {
 	return int32(sort.Search(len(c.txns), func(t int) bool { return c.txns[t].mop1 > mi }))
@@ -24,7 +24,7 @@ func (c *listAppend) txnOfMop(mi int32) int32 {
 // duplicate elements, garbage, aborted reads (G1a), intermediate reads
 // (G1b), and whether it is a prefix of its key's longest read.
 func (c *listAppend) checkReads() {
-	stamp := make([]int32, len(c.vStr))
+	stamp := make([]int32, len(c.vals))
 	seq := int32(0)
 	for ti := range c.txns {
 		t := int32(ti)
@@ -44,7 +44,7 @@ func (c *listAppend) checkReads() {
 				if stamp[v] == seq {
 					kk.bad = true
 					c.note(kDuplicateElements, 0, []int32{t}, func() string {
-						return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.vStr[v], c.describeTxn(t))
+						return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, c.describeTxn(t))
 					})
 					break
 				}
@@ -52,26 +52,26 @@ func (c *listAppend) checkReads() {
 			}
 			garbage, aborted := false, false
 			for _, v := range r {
-				w := c.vWriter[v]
+				w := c.vals[v].writer
 				switch {
 				case w < 0 && !garbage:
 					garbage = true
 					c.note(kGarbageRead, 0, []int32{t}, func() string {
-						return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.vStr[v], kk.name, c.describeTxn(t))
+						return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, kk.name, c.describeTxn(t))
 					})
 				case w >= 0 && w != t && c.failed(w) && !aborted:
 					aborted = true
 					c.note(kG1a, 0, []int32{t, w}, func() string {
 						return fmt.Sprintf("T%d read %s %s, including %q appended by T%d, which failed; %s; %s",
-							c.id(t), kk.name, c.list(r), c.vStr[v], c.id(w), c.describeTxn(t), c.describeTxn(w))
+							c.id(t), kk.name, c.list(r), c.vals[v].str, c.id(w), c.describeTxn(t), c.describeTxn(w))
 					})
 				}
 			}
-			if last := r[len(r)-1]; c.vWriter[last] >= 0 && c.vWriter[last] != t && c.vNext[last] >= 0 && !c.failed(c.vWriter[last]) {
-				w, next := c.vWriter[last], c.vNext[last]
+			if last := r[len(r)-1]; c.vals[last].writer >= 0 && c.vals[last].writer != t && c.vals[last].next >= 0 && !c.failed(c.vals[last].writer) {
+				w, next := c.vals[last].writer, c.vals[last].next
 				c.note(kG1b, 0, []int32{t, w}, func() string {
 					return fmt.Sprintf("T%d read %s %s, ending in %q, an intermediate append of T%d, which appended %q to %s after it; %s; %s",
-						c.id(t), kk.name, c.list(r), c.vStr[last], c.id(w), c.vStr[next], kk.name, c.describeTxn(t), c.describeTxn(w))
+						c.id(t), kk.name, c.list(r), c.vals[last].str, c.id(w), c.vals[next].str, kk.name, c.describeTxn(t), c.describeTxn(w))
 				})
 			}
 			longest := &c.mops[kk.longest]
@@ -82,7 +82,7 @@ func (c *listAppend) checkReads() {
 					u := c.txnOfMop(kk.longest)
 					c.note(kIncompatibleOrder, 0, []int32{u, t}, func() string {
 						return fmt.Sprintf("T%d read %s %s and T%d read %s %s: neither is a prefix of the other (element %d is %q and %q); %s; %s",
-							c.id(u), kk.name, c.list(order), c.id(t), kk.name, c.list(r), i, c.vStr[order[i]], c.vStr[v], c.describeTxn(u), c.describeTxn(t))
+							c.id(u), kk.name, c.list(order), c.id(t), kk.name, c.list(r), i, c.vals[order[i]].str, c.vals[v].str, c.describeTxn(u), c.describeTxn(t))
 					})
 					break
 				}
@@ -156,8 +156,8 @@ func (c *listAppend) internalMismatch(t, mi int32, m *laMop, e *internalState, r
 	switch {
 	case m.ext:
 		for _, v := range r {
-			if c.vWriter[v] == t && c.vMop[v] > mi {
-				return fmt.Sprintf("T%d read %s %s, including %q, which it appends only later", c.id(t), name, c.list(r), c.vStr[v])
+			if c.vals[v].writer == t && c.vals[v].mop > mi {
+				return fmt.Sprintf("T%d read %s %s, including %q, which it appends only later", c.id(t), name, c.list(r), c.vals[v].str)
 			}
 		}
 	case e.read:
@@ -187,7 +187,7 @@ func (c *listAppend) edges() []edge {
 		}
 		prev := int32(-1)
 		for _, v := range c.read(&c.mops[kk.longest]) {
-			w := c.vWriter[v]
+			w := c.vals[v].writer
 			if w < 0 || c.failed(w) {
 				continue
 			}
@@ -215,12 +215,12 @@ func (c *listAppend) edges() []edge {
 			order := c.read(&c.mops[kk.longest])
 			n := int(m.n)
 			if n > 0 {
-				if w := c.vWriter[order[n-1]]; w >= 0 && w != t && !c.failed(w) {
+				if w := c.vals[order[n-1]].writer; w >= 0 && w != t && !c.failed(w) {
 					es = append(es, edge{w, t, m.key, edgeWR})
 				}
 			}
 			for _, v := range order[n:] {
-				w := c.vWriter[v]
+				w := c.vals[v].writer
 				if w < 0 || c.failed(w) {
 					continue
 				}
@@ -451,7 +451,7 @@ func (c *listAppend) describeTxn(t int32) string {
 		name := c.keys[m.key].name
 		switch {
 		case !m.read:
-			fmt.Fprintf(&b, "append %s %s", name, strconv.Quote(c.vStr[m.val]))
+			fmt.Fprintf(&b, "append %s %s", name, strconv.Quote(c.vals[m.val].str))
 		case m.n < 0:
 			fmt.Fprintf(&b, "r %s nil", name)
 		default:
@@ -471,14 +471,14 @@ func (c *listAppend) list(vals []int32) string {
 			fmt.Fprintf(&b, " ...%d more...", len(vals)-txnShownMax)
 			i = len(vals) - (txnShownMax - 3)
 			for _, v := range vals[i:] {
-				b.WriteString(" " + strconv.Quote(c.vStr[v]))
+				b.WriteString(" " + strconv.Quote(c.vals[v].str))
 			}
 			break
 		}
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(strconv.Quote(c.vStr[v]))
+		b.WriteString(strconv.Quote(c.vals[v].str))
 	}
 	b.WriteByte(']')
 	return b.String()

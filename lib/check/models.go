@@ -85,7 +85,7 @@ var linModels = map[string]*linModel{
 type decoder struct {
 	m      *linModel
 	vals   *interner
-	boxes  []any // vals' ids boxed once, so kv steps do not allocate
+	boxes  []any // vals' ids boxed once (see boxAll), so kv steps do not allocate
 	keys   *interner
 	vr     valueReader
 	sorted []int32 // scratch for set reads
@@ -95,12 +95,16 @@ func newDecoder(m *linModel) *decoder {
 	return &decoder{m: m, vals: newInterner(), keys: newInterner()}
 }
 
-func (d *decoder) box(id int32) any {
-	for int(id) >= len(d.boxes) {
+// boxAll boxes every interned value once, after decoding and before
+// Porcupine runs: Porcupine steps partitions in parallel goroutines, so box
+// must only read.
+func (d *decoder) boxAll() {
+	for len(d.boxes) < len(d.vals.names) {
 		d.boxes = append(d.boxes, any(int32(len(d.boxes))))
 	}
-	return d.boxes[id]
 }
+
+func (d *decoder) box(id int32) any { return d.boxes[id] }
 
 func (d *decoder) errorf(op *history.HistoryOp, format string, args ...any) error {
 	return &InputError{Model: d.m.name, Line: op.Line, ID: op.ID, Msg: fmt.Sprintf(format, args...)}

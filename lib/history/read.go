@@ -114,6 +114,8 @@ func Parse(data []byte, opts ReadOptions) ([]HistoryOp, error) {
 		format = DetectFormat(data)
 	}
 	p := pairer{file: opts.File}
+	// Most lines are events, half of them invocations.
+	p.ops = make([]HistoryOp, 0, bytes.Count(data, []byte{'\n'})/2+1)
 	switch format {
 	case FormatJSONL:
 		if err := readJSONL(data, opts.File, p.add); err != nil {

@@ -70,6 +70,14 @@ type Scanner struct {
 	buf  []byte // scratch space for unescaped strings
 }
 
+// plain[c] is true for the bytes that stand for themselves inside a string.
+var plain = func() (t [256]bool) {
+	for c := 0x20; c < 256; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
+
 // New returns a scanner over data.
 func New(data []byte) *Scanner { return &Scanner{Data: data} }
 
@@ -85,6 +93,9 @@ func (s *Scanner) errorf(format string, args ...any) error {
 
 // SkipSpace moves past JSON white space.
 func (s *Scanner) SkipSpace() {
+	if s.Pos < len(s.Data) && s.Data[s.Pos] > ' ' {
+		return // the common case: no space at all
+	}
 	for s.Pos < len(s.Data) {
 		switch s.Data[s.Pos] {
 		case ' ', '\t', '\n', '\r':
@@ -192,14 +203,14 @@ func (s *Scanner) String() ([]byte, error) {
 	i := start
 	for i < len(s.Data) {
 		c := s.Data[i]
-		if c == '"' {
-			s.Pos = i + 1
-			return s.Data[start:i], nil
-		}
-		if c == '\\' {
-			return s.slowString(start, i)
-		}
-		if c < 0x20 {
+		if !plain[c] {
+			switch {
+			case c == '"':
+				s.Pos = i + 1
+				return s.Data[start:i], nil
+			case c == '\\':
+				return s.slowString(start, i)
+			}
 			s.Pos = i
 			return nil, s.errorf("control character 0x%02x in string", c)
 		}
@@ -404,10 +415,204 @@ func (s *Scanner) IntText() ([]byte, error) {
 func (s *Scanner) Skip() ([]byte, error) {
 	s.SkipSpace()
 	start := s.Pos
+	if end, ok := validate(s.Data, start); ok {
+		s.Pos = end
+		return s.Data[start:end], nil
+	}
+	// Invalid: the recursive scanner says where and why.
 	if err := s.skip(0); err != nil {
 		return nil, err
 	}
 	return s.Data[start:s.Pos], nil
+}
+
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// validate checks the JSON value starting at i without recursion and returns
+// the offset after it. It accepts exactly what skip accepts; on any problem it
+// returns ok false and skip produces the error.
+func validate(d []byte, i int) (end int, ok bool) {
+	var stack [DepthMax]byte // open containers: '[' or '{'
+	depth := 0
+	for {
+		// A value.
+		for i < len(d) && isSpace(d[i]) {
+			i++
+		}
+		if i >= len(d) {
+			return 0, false
+		}
+		switch c := d[i]; {
+		case c == '"':
+			if i, ok = validString(d, i); !ok {
+				return 0, false
+			}
+		case c == '[' || c == '{':
+			if depth >= DepthMax {
+				return 0, false
+			}
+			stack[depth] = c
+			depth++
+			i++
+			for i < len(d) && isSpace(d[i]) {
+				i++
+			}
+			if i < len(d) && d[i] == c+2 { // ']' is '['+2, '}' is '{'+2
+				depth--
+				i++
+				break
+			}
+			if c == '{' {
+				if i, ok = validKey(d, i); !ok {
+					return 0, false
+				}
+			}
+			continue
+		case c == '-' || (c >= '0' && c <= '9'):
+			if i, ok = validNumber(d, i); !ok {
+				return 0, false
+			}
+		case c == 't':
+			if len(d)-i < 4 || string(d[i:i+4]) != "true" {
+				return 0, false
+			}
+			i += 4
+		case c == 'f':
+			if len(d)-i < 5 || string(d[i:i+5]) != "false" {
+				return 0, false
+			}
+			i += 5
+		case c == 'n':
+			if len(d)-i < 4 || string(d[i:i+4]) != "null" {
+				return 0, false
+			}
+			i += 4
+		default:
+			return 0, false
+		}
+		// After a value: close containers or move to the next element.
+		for {
+			if depth == 0 {
+				return i, true
+			}
+			for i < len(d) && isSpace(d[i]) {
+				i++
+			}
+			if i >= len(d) {
+				return 0, false
+			}
+			top := stack[depth-1]
+			if d[i] == top+2 {
+				depth--
+				i++
+				continue
+			}
+			if d[i] != ',' {
+				return 0, false
+			}
+			i++
+			if top == '{' {
+				for i < len(d) && isSpace(d[i]) {
+					i++
+				}
+				if i, ok = validKey(d, i); !ok {
+					return 0, false
+				}
+			}
+			break
+		}
+	}
+}
+
+// validKey checks an object key and its colon at i.
+func validKey(d []byte, i int) (int, bool) {
+	if i >= len(d) || d[i] != '"' {
+		return 0, false
+	}
+	i, ok := validString(d, i)
+	if !ok {
+		return 0, false
+	}
+	for i < len(d) && isSpace(d[i]) {
+		i++
+	}
+	if i >= len(d) || d[i] != ':' {
+		return 0, false
+	}
+	return i + 1, true
+}
+
+// validString checks the string starting with the quote at i.
+func validString(d []byte, i int) (int, bool) {
+	for i++; i < len(d); i++ {
+		c := d[i]
+		if plain[c] {
+			continue
+		}
+		switch c {
+		case '"':
+			return i + 1, true
+		case '\\':
+			if i+1 >= len(d) {
+				return 0, false
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i++
+			case 'u':
+				if _, ok := hex4(d, i+2); !ok {
+					return 0, false
+				}
+				i += 5
+			default:
+				return 0, false
+			}
+		default:
+			return 0, false // a control character
+		}
+	}
+	return 0, false
+}
+
+// validNumber checks the number starting at i.
+func validNumber(d []byte, i int) (int, bool) {
+	if d[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(d) && d[i] == '0':
+		i++
+	case i < len(d) && d[i] >= '1' && d[i] <= '9':
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	default:
+		return 0, false
+	}
+	if i < len(d) && d[i] == '.' {
+		i++
+		j := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return 0, false
+		}
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		j := i
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		if i == j {
+			return 0, false
+		}
+	}
+	return i, true
 }
 
 func (s *Scanner) skip(depth int) error {
