@@ -91,8 +91,8 @@ type laKey struct {
 	name    string
 	vals    []int32          // the key's value ids, in order of appearance
 	index   map[string]int32 // value -> id, once the key has keyIndexMin values
-	longest int32 // the mop with the longest committed read, or -1
-	bad     bool  // no version order can be trusted for this key
+	longest int32            // the mop with the longest committed read, or -1
+	bad     bool             // no version order can be trusted for this key
 }
 
 // anomalyAcc collects the instances of one kind of anomaly. Examples are
@@ -112,7 +112,7 @@ type listAppend struct {
 	keys  []laKey
 	keyID map[string]int32
 
-	vals  []laVal // per value id
+	vals []laVal // per value id
 
 	vr      valueReader
 	found   [kindCount]anomalyAcc
