@@ -419,14 +419,27 @@ func (c *listAppend) cycleTxns(g *graph, cycle []int32) []int32 {
 	return txns
 }
 
+// cycleShownMax is the most edges an example cycle shows; a longer cycle shows
+// its first and last few edges.
+const cycleShownMax = 12
+
 // describeCycle renders a cycle as "T4 -rw z-> T0 -wr z-> T4; T4 (...) [...]; T0 (...) [...]".
 func (c *listAppend) describeCycle(g *graph, cycle []int32) string {
+	shown := cycle
+	head, tail := len(cycle), 0
+	if len(cycle) > cycleShownMax {
+		head, tail = cycleShownMax-4, 4
+		shown = append(append([]int32(nil), cycle[:head]...), cycle[len(cycle)-tail:]...)
+	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "T%d", c.id(g.from[cycle[0]]))
-	for _, e := range cycle {
+	for i, e := range shown {
+		if i == head && tail > 0 {
+			fmt.Fprintf(&b, " ...%d more edges... T%d", len(cycle)-len(shown), c.id(g.from[e]))
+		}
 		fmt.Fprintf(&b, " -%s %s-> T%d", edgeNames[g.kind[e]], c.keys[g.key[e]].name, c.id(g.to[e]))
 	}
-	for _, e := range cycle {
+	for _, e := range shown {
 		b.WriteString("; ")
 		b.WriteString(c.describeTxn(g.from[e]))
 	}

@@ -1,0 +1,89 @@
+package jsontext
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+var samples = []string{
+	`null`, `true`, `false`, `0`, `-0`, `1.5e-3`, `12`, `"a"`, `"\u00e9\n\"\\"`, `[]`, `{}`,
+	`[1, "a", [null, {"k": [true]}]]`, ` { "a" : 1 , "b" : [ ] } `,
+	// invalid
+	``, `[`, `]`, `[1,]`, `{"a"}`, `{"a":}`, `{1:2}`, `01`, `1.`, `1e`, `-`, `"\x"`, `"\u12"`, "\"a\x01\"",
+	`tru`, `nul`, `[1 2]`, `{"a":1,}`, `"abc`, `[[[[`, `{"a":1}}`,
+}
+
+func TestValidateAgreesWithSkip(t *testing.T) {
+	for _, in := range samples {
+		checkAgreement(t, []byte(in))
+	}
+}
+
+func checkAgreement(t *testing.T, data []byte) {
+	t.Helper()
+	s := Scanner{Data: data}
+	s.SkipSpace()
+	start := s.Pos
+	end, ok := validate(data, start)
+	err := s.skip(0)
+	if ok != (err == nil) || (ok && end != s.Pos) {
+		t.Fatalf("%q: validate says %v (end %d), skip says %v (end %d)", data, ok, end, err, s.Pos)
+	}
+	if whole := ok && (&Scanner{Data: data, Pos: end}).AtEnd(); whole != json.Valid(data) {
+		t.Fatalf("%q: we say valid=%v, encoding/json says %v", data, whole, json.Valid(data))
+	}
+}
+
+func FuzzValidate(f *testing.F) {
+	for _, s := range samples {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { checkAgreement(t, data) })
+}
+
+func TestString(t *testing.T) {
+	for in, want := range map[string]string{
+		`"plain"`:                "plain",
+		`"a\"b\\c\/d\b\f\n\r\t"`: "a\"b\\c/d\b\f\n\r\t",
+		`"\u00e9\ud83d\ude00"`:   "é😀",
+		`"\ud800x"`:              "\ufffdx",
+	} {
+		s := Scanner{Data: []byte(in)}
+		got, err := s.String()
+		if err != nil || string(got) != want {
+			t.Errorf("String(%s) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+}
+
+func TestAppendString(t *testing.T) {
+	for in, want := range map[string]string{
+		"a\"b\\c\n\x01": `"a\"b\\c\n\u0001"`,
+		"é":             `"é"`,
+		"a\xffb":        `"a\ufffdb"`,
+	} {
+		if got := string(AppendString(nil, in)); got != want {
+			t.Errorf("AppendString(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+func TestInt(t *testing.T) {
+	for in, want := range map[string]string{
+		"9223372036854775807":  "",
+		"-9223372036854775808": "",
+		"9223372036854775808":  "column 1: integer 9223372036854775808 out of range",
+		"1e3":                  "column 1: expected an integer, found 1e3",
+		"x":                    "column 1: expected a number, found 'x'",
+	} {
+		s := Scanner{Data: []byte(in)}
+		_, err := s.Int()
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != want {
+			t.Errorf("Int(%s): %q, want %q", in, got, want)
+		}
+	}
+}
