@@ -396,7 +396,8 @@ func (r *run) apply(f Fault) {
 func (r *run) step(in *instance, watchdog *time.Timer) {
 	r.res.Steps++
 	in.parked = false
-	watchdog.Reset(time.Duration(r.spec.WatchdogNs))
+	in.stepStart = time.Now()
+	watchdog.Reset(time.Duration(r.spec.WatchdogNs + watchdogGraceNs))
 	in.resume <- cmdRun
 	select {
 	case m := <-r.back:
@@ -407,16 +408,37 @@ func (r *run) step(in *instance, watchdog *time.Timer) {
 			r.exited(m.inst)
 		}
 	case <-watchdog.C:
-		in.killed = true
-		in.abandoned = true
-		if in.mod != nil {
-			// The guest spins without host calls; closing its module makes its
-			// next host call, if any, end it. Its goroutine is abandoned.
-			in.mod.CloseWithExitCode(context.Background(), 137)
-		}
-		r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding (watchdog)", in.name, time.Duration(r.spec.WatchdogNs)))
+		r.stopSpinning(in)
+		r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding and could not be stopped (watchdog); its goroutine is abandoned", in.name, time.Duration(r.spec.WatchdogNs+watchdogGraceNs)))
 		in.node.cur = nil
 	}
+}
+
+// watchdogGraceNs is how much longer than the watchdog the scheduler waits
+// before it gives up on a guest that never reaches a loop-head tick (a
+// module the instrumentation could not handle): that guest is abandoned.
+const watchdogGraceNs = int64(5 * time.Second)
+
+// stopSpinning gives up on a guest that holds the baton and cannot be
+// stopped: its goroutine is abandoned, and its module closed so that a host
+// call, if it ever makes one, ends it.
+func (r *run) stopSpinning(in *instance) {
+	in.killed = true
+	in.abandoned = true
+	if in.mod != nil {
+		in.mod.CloseWithExitCode(context.Background(), 137)
+	}
+}
+
+// watchdogTick runs in the guest's own goroutine at the loop ticks the
+// instrumentation adds (and at Go's own sched_yield calls): a guest that has
+// run longer than the watchdog without yielding is stopped there.
+func (in *instance) watchdogTick(ctx context.Context) {
+	r := in.run
+	if time.Since(in.stepStart) <= time.Duration(r.spec.WatchdogNs) {
+		return
+	}
+	in.failRun(ctx, ClassWatchdog, fmt.Sprintf("ran for %s of real time without yielding (watchdog)", time.Duration(r.spec.WatchdogNs)))
 }
 
 // kill stops a parked or not yet started instance and waits for its
@@ -554,19 +576,20 @@ func fmtTime(ns int64) string {
 
 // instance is one incarnation of a node: one wasm module instance.
 type instance struct {
-	run      *run
-	node     *node
-	num      int
-	name     string
-	hashID   uint64
-	mod      api.Module
-	resume   chan cmd
-	random   *rng.Stream
-	fds      []*fdEntry
-	started  bool
-	parked   bool
-	deadline int64
-	waits    []waitSub
+	run       *run
+	node      *node
+	num       int
+	name      string
+	hashID    uint64
+	mod       api.Module
+	resume    chan cmd
+	random    *rng.Stream
+	fds       []*fdEntry
+	started   bool
+	parked    bool
+	deadline  int64
+	waits     []waitSub
+	stepStart time.Time
 
 	killed, exited, abandoned, failed, oom bool
 	exitCode                               uint32

@@ -180,8 +180,9 @@ func init() {
 		in.random.Fill(b)
 		s[0] = eSuccess
 	})
-	w("sched_yield", cSchedYield, nil, r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
+	w("sched_yield", cSchedYield, nil, r1, func(in *instance, ctx context.Context, _ api.Module, s []uint64) {
 		in.hcall(cSchedYield, 0, 0)
+		in.watchdogTick(ctx)
 		s[0] = eSuccess
 	})
 	w("proc_exit", cProcExit, p(i32), nil, func(in *instance, ctx context.Context, _ api.Module, s []uint64) {

@@ -96,7 +96,11 @@ func (e *Engine) Compile(path string) (wazero.CompiledModule, error) {
 	if err != nil {
 		return nil, err
 	}
-	m, err := e.rt.CompileModule(context.Background(), mergeDataSegments(bin))
+	if _, err := splitSections(bin); err != nil {
+		return nil, fmt.Errorf("%s: not a WebAssembly module", path)
+	}
+	instrumented, _ := instrumentLoops(bin)
+	m, err := e.rt.CompileModule(context.Background(), mergeDataSegments(instrumented))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
 	}
