@@ -1,0 +1,3 @@
+module github.com/antithesishq/antithesis-sdk-go
+
+go 1.26
