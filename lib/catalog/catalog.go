@@ -128,7 +128,13 @@ func (c *Catalog) SiteLocations(name string) []string {
 // repeat, and may belong to different modules. It needs the go command on
 // PATH (ErrNoToolchain otherwise) and fails when `go list` fails, when a file
 // cannot be read or does not parse. An empty pkgDirs gives an empty catalog.
-func Scan(pkgDirs []string) (*Catalog, error) {
+func Scan(pkgDirs []string) (*Catalog, error) { return scanDirs(pkgDirs, "") }
+
+// ScanFrom is Scan with every file path made relative to base (such as the
+// world file's directory) instead of to its module's root.
+func ScanFrom(base string, pkgDirs []string) (*Catalog, error) { return scanDirs(pkgDirs, base) }
+
+func scanDirs(pkgDirs []string, base string) (*Catalog, error) {
 	dirs, err := distinctDirs(pkgDirs)
 	if err != nil {
 		return nil, err
@@ -177,7 +183,11 @@ func Scan(pkgDirs []string) (*Catalog, error) {
 				scanned[pkg.Dir] = found
 			}
 			for _, f := range found {
-				file := relPath(l.moduleDir, f.file)
+				root := l.moduleDir
+				if base != "" {
+					root = base
+				}
+				file := relPath(root, f.file)
 				switch {
 				case !f.constant:
 					uncat[Location{File: file, Line: f.line, Function: f.function}] = true
