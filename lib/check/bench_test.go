@@ -1,6 +1,7 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
 	"runtime"
 	"strings"
@@ -34,6 +35,10 @@ func TestGeneratedHistories(t *testing.T) {
 	kv := genKV(2000, 4, 8, 1)
 	if r := mustCheck(t, kv, Options{}); r.Verdict != Ok {
 		t.Fatalf("a generated linearizable kv history fails: %s", dump(r))
+	}
+	cas := genRegister(2000, 4, 8, 1, true)
+	if r := mustCheck(t, cas, Options{Model: "cas"}); r.Verdict != Ok {
+		t.Fatalf("a generated linearizable cas history fails: %s", dump(r))
 	}
 }
 
@@ -135,8 +140,8 @@ func BenchmarkListAppend(b *testing.B) {
 // directKV is a kv model written the way a Porcupine user would write it,
 // on the same events: string states, inputs decoded up front.
 type directIn struct {
-	key, f, value string
-	unknown       bool
+	key, f, value, old string
+	unknown            bool
 }
 
 func directKV(ops []history.HistoryOp) (porcupine.Model, []porcupine.Operation) {
@@ -153,6 +158,11 @@ func directKV(ops []history.HistoryOp) (porcupine.Model, []porcupine.Operation) 
 			continue
 		}
 		in := directIn{key: op.Key, f: op.F, value: unquote(op.Value), unknown: op.Status != history.StatusOK}
+		if op.F == "cas" {
+			var pair [2]string
+			json.Unmarshal(op.Value, &pair)
+			in.old, in.value = pair[0], pair[1]
+		}
 		ret := op.Return
 		if in.unknown {
 			ret = end
@@ -179,8 +189,18 @@ func directKV(ops []history.HistoryOp) (porcupine.Model, []porcupine.Operation) 
 		Init: func() any { return "" },
 		Step: func(state, input, output any) (bool, any) {
 			in := input.(directIn)
-			if in.f == "put" {
+			switch in.f {
+			case "put":
 				return true, in.value
+			case "cas":
+				swapped := state.(string) == in.old
+				if in.unknown || output.(string) == "true" {
+					if swapped {
+						return true, in.value
+					}
+					return in.unknown, state
+				}
+				return !swapped, state
 			}
 			return output.(string) == state.(string), state
 		},
@@ -190,9 +210,15 @@ func directKV(ops []history.HistoryOp) (porcupine.Model, []porcupine.Operation) 
 }
 
 // BenchmarkKV compares Porcupine called directly on the same events with
-// Check, which also decodes and validates them.
+// Check, which also decodes and validates them, on kv and cas histories.
 func BenchmarkKV(b *testing.B) {
-	ops := genKV(20_000, 8, 12, 1)
+	for _, model := range []string{"kv", "cas"} {
+		ops := genRegister(20_000, 8, 12, 1, model == "cas")
+		b.Run(model, func(b *testing.B) { benchRegister(b, model, ops) })
+	}
+}
+
+func benchRegister(b *testing.B, name string, ops []history.HistoryOp) {
 	model, pops := directKV(ops)
 	if !porcupine.CheckOperations(model, pops) {
 		b.Fatal("the generated history is not linearizable")
@@ -207,7 +233,7 @@ func BenchmarkKV(b *testing.B) {
 	})
 	b.Run("check", func(b *testing.B) {
 		for b.Loop() {
-			r, err := Check(ops, Options{Model: "kv"})
+			r, err := Check(ops, Options{Model: name})
 			if err != nil || r.Verdict != Ok {
 				b.Fatal(err, r)
 			}

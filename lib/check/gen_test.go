@@ -153,11 +153,16 @@ func plantedPattern(i int, newKey func() string) []txnSpec {
 	return out
 }
 
-// genKV generates a kv history on keys register-like clients: each of
-// processes clients does puts and gets on one of keys keys against a
-// linearizable store, with concurrent operations overlapping in time and a
-// few puts of unknown outcome.
+// genKV generates a kv history: each of processes clients does puts and gets
+// (and with cas, compare-and-sets) on one of keys keys against a linearizable
+// store, with concurrent operations overlapping in time and a few puts of
+// unknown outcome. It ends with a whole round, so it may have a few more
+// than n operations.
 func genKV(n, keys, processes int, seed uint64) []history.HistoryOp {
+	return genRegister(n, keys, processes, seed, false)
+}
+
+func genRegister(n, keys, processes int, seed uint64, cas bool) []history.HistoryOp {
 	rng := rand.New(rand.NewPCG(seed, 0xc0ffee))
 	store := map[string]string{}
 	ops := make([]history.HistoryOp, 0, n)
@@ -171,7 +176,19 @@ func genKV(n, keys, processes int, seed uint64) []history.HistoryOp {
 		for _, p := range order {
 			k := "k" + strconv.Itoa(rng.IntN(keys))
 			op := history.HistoryOp{Process: int64(p), Key: k, Call: start + int64(p), Return: start + 100 + int64(rng.IntN(50)), Status: history.StatusOK}
-			if rng.IntN(2) == 0 {
+			if cas && rng.IntN(3) == 0 {
+				old := store[k]
+				if rng.IntN(2) == 0 {
+					old = strconv.Itoa(rng.IntN(len(ops) + processes + 1))
+				}
+				v := strconv.Itoa(len(ops) + p)
+				op.F, op.Value = "cas", []byte(fmt.Sprintf("[%q,%q]", old, v))
+				if store[k] == old {
+					store[k], op.Output = v, []byte("true")
+				} else {
+					op.Output = []byte("false")
+				}
+			} else if rng.IntN(2) == 0 {
 				v := strconv.Itoa(len(ops) + p)
 				op.F, op.Value, op.Output = "put", []byte(strconv.Quote(v)), []byte("null")
 				if rng.IntN(50) == 0 {
@@ -187,11 +204,11 @@ func genKV(n, keys, processes int, seed uint64) []history.HistoryOp {
 			}
 			round[p] = op
 		}
+		// Keep whole rounds: a cut round could leave out a write that a
+		// kept read saw.
 		for _, op := range round {
-			if len(ops) < n {
-				op.ID = int64(len(ops))
-				ops = append(ops, op)
-			}
+			op.ID = int64(len(ops))
+			ops = append(ops, op)
 		}
 		clock += 200
 	}
