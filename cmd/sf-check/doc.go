@@ -8,7 +8,9 @@
 // The history is sf's JSON Lines file (.seedfall/seed-N.history.jsonl), one
 // invoke or completion event per line, or a Jepsen history.edn. -history -
 // (or no -history) reads standard input. -format says which it is; by
-// default sf-check tells them apart by their first line.
+// default sf-check tells them apart by their first line. In a Jepsen history
+// a completion belongs to its process's open invocation, and the keys of a
+// jepsen.independent test come from its [key value] tuples.
 //
 // Models (-model, default kv), each key checked on its own:
 //
@@ -40,7 +42,7 @@
 // -json prints one JSON record on standard output instead of text: tool,
 // schema, history, format, model, verdict (ok, illegal or unknown), passed,
 // class, operations, checked, summary, anomalies (kind, count, example, ops),
-// keys, timeline, timeout_ms, elapsed_ms, error and exit_status.
+// keys, timeline, independent, timeout_ms, elapsed_ms, error and exit_status.
 //
 // Exit status: 0 the history passed; 1 it failed, or the check gave up; 2 bad
 // usage or input (a malformed line, a completion with no invocation, a

@@ -96,6 +96,12 @@ func TestScenarios(t *testing.T) {
 			[]string{"ok    history of 3 transactions is serializable"}, ""},
 		{"Jepsen register: a failed cas took effect", []string{"-history", "jepsen-register.edn", "-model", "cas", "-timeline", filepath.Join(tmp, "r.html")}, 1,
 			[]string{"FAIL  history of 3 operations is not linearizable (model cas)\n"}, ""},
+		{"Jepsen independent keys", []string{"-history", "jepsen-independent.edn", "-model", "cas", "-timeline", filepath.Join(tmp, "i.html")}, 1,
+			[]string{
+				`nonlinearizable: key "1": no order of its 3 operations is legal; the longest legal order places 2, not 1: get → "5" (id 8, process 0); see the timeline`,
+				"keys: from Jepsen's independent [key value] tuples",
+				`FAIL  history of 5 operations is not linearizable (model cas): key "1"`,
+			}, ""},
 		{"EDN read as JSON Lines", []string{"-history", "jepsen-register.edn", "-format", "jsonl"}, 2,
 			nil, "sf-check: jepsen-register.edn:1: malformed event: column 2: expected a string, found ':'\n"},
 		{"unreadable EDN", []string{"-history", "bad.edn", "-model", "list-append"}, 2,

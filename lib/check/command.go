@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,10 +62,13 @@ type Record struct {
 	Anomalies  []Anomaly `json:"anomalies,omitempty"`
 	Keys       []string  `json:"keys,omitempty"`
 	Timeline   string    `json:"timeline,omitempty"`
-	TimeoutMs  int64     `json:"timeout_ms"`
-	ElapsedMs  int64     `json:"elapsed_ms"`
-	Error      string    `json:"error,omitempty"`
-	ExitStatus int       `json:"exit_status"`
+	// Independent is true when the keys came from Jepsen's independent
+	// [key value] tuples.
+	Independent bool   `json:"independent,omitempty"`
+	TimeoutMs   int64  `json:"timeout_ms"`
+	ElapsedMs   int64  `json:"elapsed_ms"`
+	Error       string `json:"error,omitempty"`
+	ExitStatus  int    `json:"exit_status"`
 }
 
 // TimelinePath is where sf-check writes the timeline for a history file by
@@ -140,6 +144,9 @@ func Command(o CommandOptions) (code int) {
 	if err != nil {
 		return fail(err)
 	}
+	if format == history.FormatEDN && o.Model != ListAppend {
+		ops, rec.Independent = unpackIndependent(ops, o.Model)
+	}
 	r, err := Check(ops, Options{Model: o.Model, Timeout: o.Timeout})
 	if err != nil {
 		var ie *InputError
@@ -194,6 +201,9 @@ func Command(o CommandOptions) (code int) {
 	if timelineNote != "" {
 		fmt.Fprintln(w, timelineNote)
 	}
+	if rec.Independent {
+		fmt.Fprintln(w, "keys: from Jepsen's independent [key value] tuples")
+	}
 	switch r.Verdict {
 	case Ok:
 		fmt.Fprintf(w, "ok    %s\n", r.Summary)
@@ -223,4 +233,15 @@ func writeRecord(w io.Writer, rec *Record) {
 	if err := enc.Encode(rec); err != nil {
 		fmt.Fprintln(w, `{"tool":"sf-check","error":"encoding the verdict failed"}`)
 	}
+}
+
+// unpackIndependent reads keys from a Jepsen history's independent tuples
+// when the history has them. For cas a [key, value] tuple looks like an
+// [old, new] pair, so a cas history is unpacked only if it has other
+// operations too, whose values settle it.
+func unpackIndependent(ops []history.HistoryOp, model string) ([]history.HistoryOp, bool) {
+	if model == "cas" && !slices.ContainsFunc(ops, func(op history.HistoryOp) bool { return op.F != "cas" }) {
+		return ops, false
+	}
+	return history.UnpackIndependent(ops)
 }

@@ -311,3 +311,44 @@ func FuzzReadEDN(f *testing.F) {
 		roundTrip(t, ops)
 	})
 }
+
+func TestUnpackIndependent(t *testing.T) {
+	in := `{:type :invoke, :f :write, :value [0 3], :process 0, :index 0}
+{:type :ok, :f :write, :value [0 3], :process 0, :index 1}
+{:type :invoke, :f :read, :value [:k nil], :process 1, :index 2}
+{:type :ok, :f :read, :value [:k [1 2]], :process 1, :index 3}
+{:type :invoke, :f :cas, :value [0 [3 4]], :process 2, :index 4}
+{:type :info, :f :cas, :value [0 [3 4]], :process 2, :index 5}
+`
+	ops, err := ReadHistory(strings.NewReader(in))
+	if err != nil {
+		t.Fatal(err)
+	}
+	un, ok := UnpackIndependent(ops)
+	if !ok {
+		t.Fatal("not unpacked")
+	}
+	var got []string
+	for _, op := range un {
+		got = append(got, op.Key+" "+string(op.Value)+" "+string(op.Output))
+	}
+	want := []string{`0 "3" "3"`, `k null ["1","2"]`, `0 ["3","4"] `}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	// Not tuples: left alone.
+	for _, bad := range []string{
+		`{:type :invoke, :f :write, :value 3, :process 0}`,
+		`{:type :invoke, :f :write, :value [0 3 4], :process 0}`,
+		`{:type :invoke, :f :write, :value [0 3], :process 0, :key "x"}`,
+		"{:type :invoke, :f :read, :value [0 nil], :process 0}\n{:type :ok, :f :read, :value 3, :process 0}",
+	} {
+		ops, err := ReadHistory(strings.NewReader(bad))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := UnpackIndependent(ops); ok {
+			t.Errorf("%s: unpacked", bad)
+		}
+	}
+}
