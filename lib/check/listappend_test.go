@@ -87,6 +87,15 @@ func TestListAppendAnomalies(t *testing.T) {
 		{"garbage-read near miss", []txnSpec{
 			ok(0, "a x 9"), ok(1, "r x 9"),
 		}, "", ""},
+		{"G-single through a transaction of unknown outcome", []txnSpec{
+			info(0, "a x 1 | a y 1"), ok(1, "r x | r y 1"), ok(2, "r x 1"),
+		}, "G-single", "T1 -rw x-> T0 -wr y-> T1; T1 (client 1, ok) [r x [], r y [\"1\"]]; T0 (client 0, unknown) [append x \"1\", append y \"1\"]"},
+		{"a pending transaction's appends count once read", []txnSpec{
+			{0, "pending", "a x 1 | a y 1"}, ok(1, "r x 1 | r y 1"),
+		}, "", ""},
+		{"an unread unknown append adds nothing", []txnSpec{
+			info(0, "a x 1"), ok(1, "r x"), ok(2, "r x"),
+		}, "", ""},
 		{"unknown reads are ignored", []txnSpec{
 			ok(0, "a x 1"), info(1, "r x | a y 1"), ok(2, "r y 1 | r x"),
 		}, "", ""},
