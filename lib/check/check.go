@@ -58,8 +58,9 @@ type Options struct {
 	// the verdict is Unknown. Defaults to TimeoutDefault; a negative value
 	// means no limit. list-append checking is polynomial and has no limit.
 	Timeout time.Duration
-	// NoTimeline skips computing the timeline of a linearizability violation,
-	// which costs a second, verbose Porcupine run. Defaults to false.
+	// NoTimeline skips the second, verbose Porcupine run after a
+	// linearizability violation, which finds the keys that fail (Report.Keys
+	// and the example) and draws the timeline. Defaults to false.
 	NoTimeline bool
 }
 
@@ -155,6 +156,7 @@ type InputError struct {
 	Msg   string
 }
 
+// Error returns the message in the spec's form, "history (model M): ...".
 func (e *InputError) Error() string {
 	return "history (model " + e.Model + "): " + e.Msg
 }
