@@ -4,7 +4,10 @@
 //
 // Usage:
 //
-//	env -node NAME -want-args a,b,c [-want-env K=V]...
+//	env -node NAME -want-args a,b,c [-want-env K=V]... [-sleep D]
+//
+// -sleep keeps it running for D of virtual time after the checks, so that
+// as a workload it lets the other nodes run before the run ends.
 package main
 
 import (
@@ -12,6 +15,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 type list []string
@@ -29,6 +33,7 @@ func main() {
 	wantArgs := flag.String("want-args", "", "comma-separated positional arguments expected after the flags")
 	var wantEnv list
 	flag.Var(&wantEnv, "want-env", "K=V expected in the environment (repeatable)")
+	sleep := flag.Duration("sleep", 0, "virtual time to stay up after the checks")
 	flag.Parse()
 	if got := os.Getenv("SEEDFALL"); got != "1" {
 		fail("SEEDFALL=%q, want \"1\"", got)
@@ -50,4 +55,5 @@ func main() {
 		}
 	}
 	fmt.Printf("env: ok: node %s, %d args, %d env checks, environ %q\n", *node, flag.NArg(), len(wantEnv), os.Environ())
+	time.Sleep(*sleep)
 }

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadInput: every broken input exits 2 with a message that names the
+// file, field or node at fault, and never a Go stack trace. Where sf-build
+// reads the same input, it is held to the same.
+func TestBadInput(t *testing.T) {
+	needTools(t)
+	guest := func(name string) string {
+		return filepath.Join(tools.root, "lib", "engine", "testdata", "guests", name)
+	}
+	emptyDir := t.TempDir() // PATH without a Go toolchain
+	for _, tc := range []struct {
+		name  string
+		files map[string]string // relative path -> content
+		args  []string          // sf-run arguments after -c world.json
+		path  string            // PATH, when not inherited
+		build bool              // sf-build must fail the same way
+		want  []string          // substrings of stderr
+	}{
+		{
+			name:  "malformed JSON",
+			files: map[string]string{"world.json": "{\n  \"nodes\": [\n    {\"name\": \"a\",}\n  ]\n}\n"},
+			build: true,
+			want:  []string{"world.json:3:18: invalid character '}'"},
+		},
+		{
+			name:  "unknown field",
+			files: map[string]string{"world.json": `{"nodes": [{"name": "server", "pgk": "./server"}], "workload": {"name": "client", "pkg": "."}}`},
+			build: true,
+			want:  []string{"world.json: nodes[0].pgk: unknown field", `did you mean "pkg"`},
+		},
+		{
+			name:  "bad duration",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": "."}, "duration": "soon"}`},
+			build: true,
+			want:  []string{"world.json: duration:", "soon"},
+		},
+		{
+			name:  "missing package directory",
+			files: map[string]string{"world.json": `{"nodes": [{"name": "server", "pkg": "./nope"}], "workload": {"name": "client", "pkg": "."}}`},
+			build: true,
+			want:  []string{"world.json: nodes[0].pkg: package directory ./nope does not exist"},
+		},
+		{
+			name: "package does not compile",
+			files: map[string]string{
+				"world.json":      `{"nodes": [{"name": "srv", "pkg": "./broken"}], "workload": {"name": "client", "pkg": "./broken"}}`,
+				"broken/go.mod":   "module example.com/broken\n\ngo 1.26\n",
+				"broken/main.go":  "package main\n\nfunc main() {\n\tundefinedFunction()\n}\n",
+				"broken/other.go": "package main\n",
+			},
+			build: true,
+			want:  []string{"nodes[0] (srv)", "go build", "main.go:4:2: undefined: undefinedFunction"},
+		},
+		{
+			name: "no Go toolchain",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+			},
+			path:  emptyDir,
+			build: true,
+			want:  []string{"no Go toolchain"},
+		},
+		{
+			name: "wasm file that is not wasm",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "wasm": "random.wasm"}}`,
+				"random.wasm": "\x8f\x11\xc3\x00\x7f\x05\x99\x10junk bytes that are no module at all \x01\x02\x03\xfe\xff" +
+					"\x42\x17\x00\x00\xaa\xbb\xcc\xdd\xee\xff\x00\x11\x22\x33\x44\x55",
+			},
+			build: true,
+			want:  []string{"(client)", "random.wasm is not a WebAssembly module"},
+		},
+		{
+			name: "wasm with a valid header but a broken body",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "wasm": "torn.wasm"}}`,
+				"torn.wasm":  "\x00asm\x01\x00\x00\x00\x01\xff\xff\xff",
+			},
+			want: []string{"client", "torn.wasm", "not a WebAssembly module"},
+		},
+		{
+			name: "wasm that is not a wasip1 command",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "wasm": "empty.wasm"}}`,
+				"empty.wasm": "\x00asm\x01\x00\x00\x00",
+			},
+			want: []string{"node client", "empty.wasm", "not a wasip1 command", "no _start"},
+		},
+		{
+			name: "faults naming an unknown node",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "crash", "node": "nosuch", "until": "2s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].node: no node named \"nosuch\""},
+		},
+		{
+			name: "faults file missing",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+			},
+			args: []string{"-seed", "1", "-faults", "nosuch.faults.json"},
+			want: []string{"-faults", "nosuch.faults.json"},
+		},
+		{
+			name: "faults file malformed",
+			files: map[string]string{
+				"world.json":  `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "soon", "kind": "crash", "node": "client"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json"},
+		},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			for name, content := range tc.files {
+				writeFile(t, filepath.Join(dir, name), []byte(content))
+			}
+			args := append([]string{"-c", "world.json"}, tc.args...)
+			if len(tc.args) == 0 {
+				args = append(args, "-seeds", "1")
+			}
+			r := run(t, runOpts{dir: dir, path: tc.path}, tools.sfRun, args...)
+			check := func(r result) {
+				t.Helper()
+				r.wantExit(t, 2)
+				for _, w := range tc.want {
+					if !strings.Contains(r.stderr, w) {
+						t.Errorf("stderr lacks %q\n%s", w, r)
+					}
+				}
+				noStackTrace(t, r)
+			}
+			check(r)
+			if tc.build {
+				check(run(t, runOpts{dir: dir, path: tc.path}, tools.sfBuild, "-c", "world.json"))
+			}
+		})
+	}
+}
+
+// TestPrebuiltWasmNeedsNoToolchain: a world whose nodes are all prebuilt
+// modules runs with no Go toolchain on PATH.
+func TestPrebuiltWasmNeedsNoToolchain(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "sleeper.wasm")
+	cmd := exec.Command("go", "build", "-o", wasm, "./lib/engine/testdata/guests/sleeper")
+	cmd.Dir = tools.root
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	writeFile(t, filepath.Join(dir, "world.json"), []byte(`{"workload": {"name": "client", "wasm": "sleeper.wasm", "args": ["-for", "1s"]}}`))
+	r := run(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfRun, "-c", "world.json", "-seeds", "1-2")
+	r.wantExit(t, 0)
+	if !strings.Contains(r.stdout, "ok  2 seeds passed") {
+		t.Errorf("want `ok  2 seeds passed`\n%s", r)
+	}
+	b := run(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfBuild, "-c", "world.json")
+	b.wantExit(t, 0)
+}

@@ -1,0 +1,718 @@
+package main
+
+// CLI scenario tests: they build the real sf-run and sf-build once per test
+// process and run them as a user would, on the kvlog example and on the tiny
+// guests in lib/engine/testdata/guests. Nothing is written into the
+// repository: every world file is copied into a temporary directory with its
+// package paths made absolute, so .seedfall lands there.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// tools holds what TestMain prepared for every test.
+var tools struct {
+	root    string // the repository root
+	dir     string // temporary directory of the binaries and shared worlds
+	sfRun   string // path of the built sf-run
+	sfBuild string // path of the built sf-build
+	skip    string // why the CLI tests cannot run, when they cannot
+}
+
+// cmdTimeout bounds every command a test runs, so a hang fails the test with
+// a message instead of stalling the whole test binary.
+const cmdTimeout = 3 * time.Minute
+
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+func testMain(m *testing.M) int {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err == nil {
+		_, err = os.Stat(filepath.Join(root, "go.mod"))
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sf-run tests: cannot find the repository root: %v\n", err)
+		return 1
+	}
+	tools.root = root
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		tools.skip = "no Go toolchain on PATH: the CLI tests build sf-run and sf-build, and sf-run builds the guests, with `go`"
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "sf-run-test-")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "sf-run tests: %v\n", err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	tools.dir = dir
+	tools.sfRun = filepath.Join(dir, "bin", "sf-run")
+	tools.sfBuild = filepath.Join(dir, "bin", "sf-build")
+	for out, pkg := range map[string]string{tools.sfRun: "./cmd/sf-run", tools.sfBuild: "./cmd/sf-build"} {
+		cmd := exec.Command(goCmd, "build", "-o", out, pkg)
+		cmd.Dir = root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "sf-run tests: go build %s: %v\n%s", pkg, err, b)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// needTools skips the test when the binaries could not be built.
+func needTools(t *testing.T) {
+	t.Helper()
+	if tools.skip != "" {
+		t.Skip(tools.skip)
+	}
+}
+
+// result is what one command did.
+type result struct {
+	code           int
+	stdout, stderr string
+	took           time.Duration
+	cmdline        string
+}
+
+// runOpts tune one command.
+type runOpts struct {
+	dir     string        // working directory
+	env     []string      // extra environment, KEY=VALUE
+	path    string        // when set, PATH is replaced by this
+	timeout time.Duration // defaults to cmdTimeout
+}
+
+// run runs one of the built tools (argv[0] is its short name, so the replay
+// lines it prints read as a user's would) and returns what it did. A command
+// that does not finish in time fails the test.
+func run(t *testing.T, o runOpts, bin string, args ...string) result {
+	t.Helper()
+	timeout := o.timeout
+	if timeout == 0 {
+		timeout = cmdTimeout
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Args[0] = filepath.Base(bin)
+	cmd.Dir = o.dir
+	cmd.WaitDelay = 5 * time.Second
+	env := os.Environ()
+	if o.path != "" {
+		env = append(env, "PATH="+o.path)
+	}
+	cmd.Env = append(env, o.env...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	start := time.Now()
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start),
+		cmdline: filepath.Base(bin) + " " + strings.Join(args, " ")}
+	if ctx.Err() != nil {
+		t.Fatalf("%s (in %s) did not finish in %s: it hangs\nstdout (tail):\n%s\nstderr (tail):\n%s",
+			r.cmdline, o.dir, timeout, tail(r.stdout, 30), tail(r.stderr, 30))
+	}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatalf("%s: %v", r.cmdline, err)
+	}
+	return r
+}
+
+// sfRun runs sf-run in dir.
+func sfRun(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	return run(t, runOpts{dir: dir}, tools.sfRun, args...)
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("$ %s\nexit status %d after %s\nstdout:\n%s\nstderr:\n%s", r.cmdline, r.code, r.took.Round(time.Millisecond), tail(r.stdout, 25), tail(r.stderr, 25))
+}
+
+// wantExit fails the test unless the command exited with code.
+func (r result) wantExit(t *testing.T, code int) {
+	t.Helper()
+	if r.code != code {
+		t.Fatalf("exit status %d, want %d\n%s", r.code, code, r)
+	}
+}
+
+// tail returns the last n lines of s.
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("... (%d lines before)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// noStackTrace fails the test if the output holds a Go stack trace or panic.
+func noStackTrace(t *testing.T, r result) {
+	t.Helper()
+	for _, s := range []string{r.stdout, r.stderr} {
+		if strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:") {
+			t.Errorf("output holds a Go stack trace or panic:\n%s", r)
+		}
+	}
+}
+
+// writeFile writes a file, making its directory.
+func writeFile(t *testing.T, path string, data []byte) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// writeJSON writes v as a JSON file.
+func writeJSON(t *testing.T, path string, v any) {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, append(b, '\n'))
+}
+
+// copyWorld copies a world file of the repository to dst, with every node's
+// pkg and wasm made absolute against the source file's directory, so that
+// the copy builds the real packages but keeps its .seedfall next to itself.
+func copyWorld(t *testing.T, src, dst string) {
+	t.Helper()
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w map[string]any
+	if err := json.Unmarshal(data, &w); err != nil {
+		t.Fatalf("%s: %v", src, err)
+	}
+	abs := func(n any) {
+		node, ok := n.(map[string]any)
+		if !ok {
+			return
+		}
+		for _, k := range []string{"pkg", "wasm"} {
+			if p, ok := node[k].(string); ok && !filepath.IsAbs(p) {
+				node[k] = filepath.Join(filepath.Dir(src), p)
+			}
+		}
+	}
+	if nodes, ok := w["nodes"].([]any); ok {
+		for _, n := range nodes {
+			abs(n)
+		}
+	}
+	abs(w["workload"])
+	writeJSON(t, dst, w)
+}
+
+var kvlogOnce struct {
+	sync.Once
+	dir string
+}
+
+// kvlogDir returns a directory holding copies of the kvlog example's worlds:
+// seedfall.json (the planted bug) and seedfall.fixed.json. The tests share
+// it, so the example is built and compiled once per test process; the tests
+// that use it do not run in parallel.
+func kvlogDir(t *testing.T) string {
+	t.Helper()
+	needTools(t)
+	kvlogOnce.Do(func() {
+		dir := filepath.Join(tools.dir, "kvlog")
+		src := filepath.Join(tools.root, "examples", "kvlog")
+		copyWorld(t, filepath.Join(src, "seedfall.json"), filepath.Join(dir, "seedfall.json"))
+		copyWorld(t, filepath.Join(src, "seedfall.fixed.json"), filepath.Join(dir, "seedfall.fixed.json"))
+		kvlogOnce.dir = dir
+	})
+	if kvlogOnce.dir == "" {
+		t.Fatal("could not set up the kvlog worlds")
+	}
+	return kvlogOnce.dir
+}
+
+// removeArtifacts deletes the seed artifacts in dir's .seedfall, keeping the
+// builds.
+func removeArtifacts(t *testing.T, dir string) {
+	t.Helper()
+	files, _ := filepath.Glob(filepath.Join(dir, ".seedfall", "seed-*"))
+	for _, f := range files {
+		if err := os.Remove(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+var (
+	failHeaderRE = regexp.MustCompile(`(?m)^FAIL seed (\d+) at t=\S+ \((\d+) scheduler steps, \d+ms real\)$`)
+	failLineRE   = regexp.MustCompile(`(?m)^FAIL seed (\d+) at t=`)
+	realTimeRE   = regexp.MustCompile(`, \d+ms real\)`)
+)
+
+// failedSeeds returns the seeds a human report names as failing, in order.
+func failedSeeds(out string) []string {
+	var seeds []string
+	for _, m := range failLineRE.FindAllStringSubmatch(out, -1) {
+		seeds = append(seeds, m[1])
+	}
+	return seeds
+}
+
+// traceSection returns the lines after "trace:" up to the determinism hash
+// line (in a replay) or the end (in a trace.log).
+func traceSection(t *testing.T, out string) string {
+	t.Helper()
+	i := strings.Index(out, "\ntrace:\n")
+	if i < 0 {
+		t.Fatalf("no trace: section in\n%s", out)
+	}
+	s := out[i+len("\ntrace:\n"):]
+	if j := strings.Index(s, "\ndeterminism hash "); j >= 0 {
+		s = s[:j+1]
+	}
+	return strings.TrimRight(s, "\n") + "\n"
+}
+
+// failureMessage returns the indented line under a FAIL header.
+func failureMessage(t *testing.T, out string) string {
+	t.Helper()
+	loc := failHeaderRE.FindStringIndex(out)
+	if loc == nil {
+		if i := strings.Index(out, "FAIL seed "); i >= 0 {
+			loc = []int{i, i + strings.IndexByte(out[i:], '\n')}
+		} else {
+			t.Fatalf("no FAIL seed header in\n%s", out)
+		}
+	}
+	rest := out[loc[1]+1:]
+	line, _, _ := strings.Cut(rest, "\n")
+	return strings.TrimSpace(line)
+}
+
+// TestKvlogBugIsFound is the demo: the planted ack-before-fsync bug fails
+// the sweep, with the report and artifacts the issue asks for.
+func TestKvlogBugIsFound(t *testing.T) {
+	dir := kvlogDir(t)
+	removeArtifacts(t, dir)
+	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-20")
+	r.wantExit(t, 1)
+	for _, want := range []string{"FAIL seed ", "acknowledged write lost", "faults before the failure", "\nreplay: "} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("report lacks %q\n%s", want, r)
+		}
+	}
+	m := failHeaderRE.FindStringSubmatch(r.stdout)
+	if m == nil {
+		t.Fatalf("no header like `FAIL seed N at t=3.121302s (867 scheduler steps, 38ms real)`\n%s", r)
+	}
+	seed := m[1]
+	if want := "\nreplay: sf-run -c seedfall.json -seed " + seed + "\n"; !strings.Contains(r.stdout, want) {
+		t.Errorf("report lacks the replay line %q\n%s", strings.TrimSpace(want), r)
+	}
+	if !regexp.MustCompile(`(?m)^FAIL \d+ of 20 seeds failed \(`).MatchString(r.stdout) {
+		t.Errorf("no summary line `FAIL n of 20 seeds failed (...)`\n%s", r)
+	}
+	for _, s := range failedSeeds(r.stdout) {
+		trace := filepath.Join(dir, ".seedfall", "seed-"+s+".trace.log")
+		text := readFile(t, trace)
+		if !strings.Contains(text, "FAIL seed "+s+" at t=") || !strings.Contains(text, "\ntrace:\n") {
+			t.Errorf("%s is not a failure report with a trace:\n%s", trace, tail(text, 20))
+		}
+		faults := filepath.Join(dir, ".seedfall", "seed-"+s+".faults.json")
+		var sched struct {
+			Seed   uint64 `json:"seed"`
+			Faults []struct {
+				At, Kind, Node, Until string
+			} `json:"faults"`
+		}
+		if err := json.Unmarshal([]byte(readFile(t, faults)), &sched); err != nil {
+			t.Fatalf("%s: %v", faults, err)
+		}
+		if fmt.Sprint(sched.Seed) != s || len(sched.Faults) == 0 {
+			t.Errorf("%s: seed %d with %d faults, want seed %s with the crash that lost the write", faults, sched.Seed, len(sched.Faults), s)
+		}
+		for i, f := range sched.Faults {
+			if f.Kind != "crash" || f.Node != "server" || f.At == "" || f.Until == "" {
+				t.Errorf("%s: faults[%d] = %+v, want a crash of server with at and until", faults, i, f)
+			}
+		}
+	}
+}
+
+// TestKvlogFixedPasses: the same world with fsync before the ack passes.
+func TestKvlogFixedPasses(t *testing.T) {
+	dir := kvlogDir(t)
+	r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1-20")
+	r.wantExit(t, 0)
+	if !regexp.MustCompile(`(?m)^ok  20 seeds passed \(\d+ hit the time horizon\) in \S+$`).MatchString(r.stdout) {
+		t.Errorf("no line `ok  20 seeds passed (N hit the time horizon) in D`\n%s", r)
+	}
+	if strings.Contains(r.stdout, "FAIL") {
+		t.Errorf("the fixed world reports a failure\n%s", r)
+	}
+}
+
+// TestKvlogReplayIsIdenticalToSweep: -seed N prints the same trace and the
+// same failure as that seed's run in a sweep.
+func TestKvlogReplayIsIdenticalToSweep(t *testing.T) {
+	dir := kvlogDir(t)
+	removeArtifacts(t, dir)
+	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-6")
+	sweep.wantExit(t, 1)
+	seeds := failedSeeds(sweep.stdout)
+	if len(seeds) < 2 {
+		t.Fatalf("want at least 2 failing seeds in 1-6\n%s", sweep)
+	}
+	for _, s := range seeds[:2] {
+		// Read the sweep's artifact first: a replay rewrites it.
+		logText := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+s+".trace.log"))
+		r := sfRun(t, dir, "-c", "seedfall.json", "-seed", s)
+		r.wantExit(t, 1)
+		if got, want := traceSection(t, r.stdout), traceSection(t, logText); got != want {
+			t.Errorf("seed %s: the replay's trace differs from the sweep's .seedfall/seed-%s.trace.log\nreplay:\n%s\nsweep:\n%s", s, s, got, want)
+		}
+		if got, want := failureMessage(t, r.stdout), failureMessage(t, logText); got != want {
+			t.Errorf("seed %s: replay fails with %q, the sweep with %q", s, got, want)
+		}
+		// The whole failure block, real time aside, is the same too.
+		replayBlock, _, _ := strings.Cut(realTimeRE.ReplaceAllString(r.stdout, ")"), "\ntrace:\n")
+		sweepBlock, _, _ := strings.Cut(logText, "\ntrace:\n")
+		if strings.TrimSpace(replayBlock) != strings.TrimSpace(sweepBlock) {
+			t.Errorf("seed %s: failure report differs\nreplay:\n%s\nsweep:\n%s", s, replayBlock, sweepBlock)
+		}
+	}
+}
+
+// TestKvlogReplayWithFaults: -faults applies a schedule instead of drawing
+// faults. The seed's own schedule gives the same failure; the same schedule
+// with the crash taken out passes. We observed that without its crash the
+// buggy server never loses a write (it loses them only when it dies between
+// an OK and the next fsync tick), so the run passes and prints `ok  seed N
+// passed` with `faults (0):`.
+func TestKvlogReplayWithFaults(t *testing.T) {
+	dir := kvlogDir(t)
+	removeArtifacts(t, dir)
+	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
+	sweep.wantExit(t, 1)
+	seeds := failedSeeds(sweep.stdout)
+	if len(seeds) == 0 {
+		t.Fatalf("no failing seed in 1-3\n%s", sweep)
+	}
+	s := seeds[0]
+	schedPath := filepath.Join(dir, ".seedfall", "seed-"+s+".faults.json")
+	schedText := readFile(t, schedPath)
+	sweepLog := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+s+".trace.log"))
+	schedCopy := filepath.Join(t.TempDir(), "seed.faults.json")
+	writeFile(t, schedCopy, []byte(schedText))
+
+	plain := sfRun(t, dir, "-c", "seedfall.json", "-seed", s)
+	plain.wantExit(t, 1)
+	withFaults := sfRun(t, dir, "-c", "seedfall.json", "-seed", s, "-faults", schedCopy)
+	withFaults.wantExit(t, 1)
+	if got, want := failureMessage(t, withFaults.stdout), failureMessage(t, sweepLog); got != want {
+		t.Errorf("with -faults the seed fails with %q, in the sweep with %q", got, want)
+	}
+	if got, want := traceSection(t, withFaults.stdout), traceSection(t, plain.stdout); got != want {
+		t.Errorf("the trace with -faults differs from the plain replay\n-faults:\n%s\nplain:\n%s", got, want)
+	}
+
+	var sched map[string]any
+	if err := json.Unmarshal([]byte(schedText), &sched); err != nil {
+		t.Fatal(err)
+	}
+	var kept []any
+	for _, f := range sched["faults"].([]any) {
+		if f.(map[string]any)["kind"] != "crash" {
+			kept = append(kept, f)
+		}
+	}
+	sched["faults"] = append([]any{}, kept...)
+	noCrash := filepath.Join(t.TempDir(), "no-crash.faults.json")
+	writeJSON(t, noCrash, sched)
+	edited := sfRun(t, dir, "-c", "seedfall.json", "-seed", s, "-faults", noCrash)
+	edited.wantExit(t, 0)
+	if !strings.HasPrefix(edited.stdout, "ok  seed "+s+" passed at t=") || !strings.Contains(edited.stdout, "\nfaults (0):\n") {
+		t.Errorf("without the crash the seed should pass with no faults\n%s", edited)
+	}
+	if strings.Contains(edited.stdout, "fault crash") || strings.Contains(edited.stdout, "restart server#2") {
+		t.Errorf("the schedule without crashes still crashed the server\n%s", edited)
+	}
+
+	// The bare list form of a schedule works as well.
+	bare := filepath.Join(t.TempDir(), "bare.faults.json")
+	writeJSON(t, bare, sched["faults"])
+	r := sfRun(t, dir, "-c", "seedfall.json", "-seed", s, "-faults", bare)
+	r.wantExit(t, 0)
+}
+
+// seedRecords runs a sweep with -json and returns its records, checking
+// that stdout holds nothing but JSONL: a start record, seed records, and a
+// summary last.
+func jsonRecords(t *testing.T, r result) []map[string]any {
+	t.Helper()
+	var recs []map[string]any
+	for i, line := range strings.Split(strings.TrimRight(r.stdout, "\n"), "\n") {
+		var rec map[string]any
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("stdout line %d is not a JSON object (%v): %q\n%s", i+1, err, line, r)
+		}
+		if _, ok := rec["kind"].(string); !ok {
+			t.Fatalf("stdout line %d has no kind: %q", i+1, line)
+		}
+		recs = append(recs, rec)
+	}
+	if len(recs) < 2 || recs[0]["kind"] != "start" || recs[len(recs)-1]["kind"] != "summary" {
+		t.Fatalf("want a start record first and a summary last\n%s", r)
+	}
+	for i, rec := range recs[1 : len(recs)-1] {
+		if rec["kind"] != "seed" {
+			t.Errorf("record %d has kind %v, want seed", i+2, rec["kind"])
+		}
+	}
+	return recs
+}
+
+// TestKvlogCheck: -check runs every seed twice; nothing in kvlog is
+// nondeterministic.
+func TestKvlogCheck(t *testing.T) {
+	dir := kvlogDir(t)
+	for _, tc := range []struct {
+		world      string
+		wantExit   int
+		wantStatus string
+	}{
+		{"seedfall.fixed.json", 0, "pass"},
+		{"seedfall.json", 1, "fail"},
+	} {
+		t.Run(tc.world, func(t *testing.T) {
+			r := sfRun(t, dir, "-c", tc.world, "-seeds", "1-5", "-check", "-json")
+			recs := jsonRecords(t, r)
+			for _, rec := range recs[1 : len(recs)-1] {
+				if rec["status"] == "nondeterministic" {
+					t.Errorf("seed %v is nondeterministic: %v", rec["seed"], rec["message"])
+				} else if tc.wantStatus == "pass" && rec["status"] != "pass" {
+					t.Errorf("seed %v: status %v (%v), want pass", rec["seed"], rec["status"], rec["message"])
+				}
+			}
+			if sum := recs[len(recs)-1]; sum["nondeterministic"] != float64(0) {
+				t.Errorf("summary counts %v nondeterministic seeds", sum["nondeterministic"])
+			}
+			r.wantExit(t, tc.wantExit)
+		})
+	}
+}
+
+// TestKvlogJSON: -json writes only JSONL on stdout, with every field the
+// issue lists, and -j 1 and -j 2 give the same records apart from real time.
+func TestKvlogJSON(t *testing.T) {
+	dir := kvlogDir(t)
+	var runs [2][]map[string]any
+	for i, jobs := range []string{"1", "2"} {
+		r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-5", "-json", "-j", jobs)
+		r.wantExit(t, 1)
+		if !strings.Contains(r.stderr, "FAIL seed ") {
+			t.Errorf("-json: the human report should go to stderr\n%s", r)
+		}
+		recs := jsonRecords(t, r)
+		if len(recs) != 7 {
+			t.Fatalf("-j %s: %d records, want start, 5 seeds, summary\n%s", jobs, len(recs), r)
+		}
+		for k, rec := range recs[1:6] {
+			if rec["seed"] != float64(k+1) {
+				t.Errorf("-j %s: record %d is seed %v, want %d (records follow the seed order)", jobs, k+2, rec["seed"], k+1)
+			}
+			fields := []string{"kind", "seed", "status", "at_ns", "steps", "host_calls", "real_ns", "determinism_hash", "repro"}
+			if rec["status"] == "fail" {
+				fields = append(fields, "class", "message", "node", "artifacts")
+			}
+			for _, f := range fields {
+				if _, ok := rec[f]; !ok {
+					t.Errorf("-j %s: seed %v record lacks %q: %v", jobs, rec["seed"], f, rec)
+				}
+			}
+			if h, _ := rec["determinism_hash"].(string); !regexp.MustCompile(`^[0-9a-f]{16}$`).MatchString(h) {
+				t.Errorf("-j %s: seed %v: determinism_hash %q is not 16 hex digits", jobs, rec["seed"], h)
+			}
+			if want := fmt.Sprintf("sf-run -c seedfall.json -seed %v", rec["seed"]); rec["repro"] != want {
+				t.Errorf("-j %s: repro %q, want %q", jobs, rec["repro"], want)
+			}
+		}
+		if recs[0]["jobs"] != float64(i+1) {
+			t.Errorf("-j %s: start record says jobs %v", jobs, recs[0]["jobs"])
+		}
+		runs[i] = recs
+	}
+	for k := range runs[0] {
+		a, b := runs[0][k], runs[1][k]
+		if a["kind"] == "seed" && a["determinism_hash"] != b["determinism_hash"] {
+			t.Errorf("seed %v: determinism_hash %v with -j 1, %v with -j 2", a["seed"], a["determinism_hash"], b["determinism_hash"])
+		}
+		for _, m := range []map[string]any{a, b} {
+			delete(m, "real_ns")
+			delete(m, "determinism_hash")
+			if m["kind"] == "start" {
+				delete(m, "jobs")
+			}
+		}
+		ja, _ := json.Marshal(a)
+		jb, _ := json.Marshal(b)
+		if !bytes.Equal(ja, jb) {
+			t.Errorf("record %d differs between -j 1 and -j 2 (real_ns, jobs and determinism_hash aside):\n-j 1: %s\n-j 2: %s", k+1, ja, jb)
+		}
+	}
+}
+
+// TestReplaySameSeedTwice: two separate runs of one seed print the same
+// bytes once the real time is masked.
+func TestReplaySameSeedTwice(t *testing.T) {
+	dir := kvlogDir(t)
+	for _, tc := range []struct{ world, seed string }{
+		{"seedfall.json", "3"},
+		{"seedfall.fixed.json", "3"},
+	} {
+		t.Run(tc.world, func(t *testing.T) {
+			var outs [2]string
+			for i := range outs {
+				r := sfRun(t, dir, "-c", tc.world, "-seed", tc.seed)
+				if r.code != 0 && r.code != 1 {
+					t.Fatalf("exit status %d\n%s", r.code, r)
+				}
+				outs[i] = realTimeRE.ReplaceAllString(r.stdout, ", NNms real)")
+			}
+			if outs[0] != outs[1] {
+				t.Errorf("two runs of seed %s differ:\n%s", tc.seed, firstDiff(outs[0], outs[1]))
+			}
+		})
+	}
+}
+
+// firstDiff describes the first line where a and b differ.
+func firstDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := 0; i < min(len(la), len(lb)); i++ {
+		if la[i] != lb[i] {
+			return fmt.Sprintf("line %d:\n  first:  %q\n  second: %q", i+1, la[i], lb[i])
+		}
+	}
+	return fmt.Sprintf("one output has %d lines, the other %d", len(la), len(lb))
+}
+
+// TestUsageErrors: bad flags exit 2 with a clear message on stderr and no
+// stack trace, before any world is loaded.
+func TestUsageErrors(t *testing.T) {
+	dir := kvlogDir(t)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"reversed range", []string{"-seeds", "5-1"}, `-seeds: seed list "5-1": range "5-1" is reversed`},
+		{"seed not a number", []string{"-seed", "x"}, `-seed: "x" is not a seed`},
+		{"seed and seeds", []string{"-seed", "1", "-seeds", "1-2"}, "give -seed or -seeds, not both"},
+		{"faults without seed", []string{"-faults", "f.json"}, "-faults needs -seed N"},
+		{"zero jobs", []string{"-seeds", "1", "-j", "0"}, "-j must be at least 1"},
+		{"stray argument", []string{"-seeds", "1", "extra"}, `unexpected argument "extra"`},
+		{"unknown flag", []string{"-sedes", "1"}, "flag provided but not defined: -sedes"},
+		{"missing world file", []string{"-c", "nosuch.json", "-seeds", "1"}, "nosuch.json: no such file or directory"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := append([]string{"-c", "seedfall.json"}, tc.args...)
+			r := sfRun(t, dir, args...)
+			r.wantExit(t, 2)
+			if !strings.Contains(r.stderr, tc.want) {
+				t.Errorf("stderr lacks %q\n%s", tc.want, r)
+			}
+			if strings.Contains(r.stdout, "FAIL") || strings.Contains(r.stdout, "ok  ") {
+				t.Errorf("a usage error ran seeds\n%s", r)
+			}
+			noStackTrace(t, r)
+		})
+	}
+}
+
+// TestErrorsNameTheTool: an error message starts with the tool's name, as
+// main.go means it to ("sf-run: ..."), so that in a script's log it is clear
+// which command complained.
+func TestErrorsNameTheTool(t *testing.T) {
+	dir := kvlogDir(t)
+	for _, tc := range []struct {
+		bin  string
+		args []string
+	}{
+		{tools.sfRun, []string{"-c", "seedfall.json", "-seeds", "5-1"}},
+		{tools.sfRun, []string{"-c", "nosuch.json", "-seeds", "1"}},
+		{tools.sfBuild, []string{"-c", "nosuch.json"}},
+		{tools.sfBuild, []string{"-c", "seedfall.json", "extra"}},
+	} {
+		r := run(t, runOpts{dir: dir}, tc.bin, tc.args...)
+		r.wantExit(t, 2)
+		name := filepath.Base(tc.bin) + ": "
+		if !strings.HasPrefix(r.stderr, name) {
+			t.Errorf("stderr does not start with %q\n%s", name, r)
+		}
+	}
+}
+
+// TestSfBuildCache: sf-build prints a manifest; a second build is a cache
+// hit.
+func TestSfBuildCache(t *testing.T) {
+	needTools(t)
+	dir := t.TempDir()
+	copyWorld(t, filepath.Join(tools.root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
+	type manifest struct {
+		Modules []struct {
+			Node, Wasm, SHA256 string
+			Cached             bool
+		}
+	}
+	var mans [2]manifest
+	for i := range mans {
+		r := run(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
+		r.wantExit(t, 0)
+		if err := json.Unmarshal([]byte(r.stdout), &mans[i]); err != nil {
+			t.Fatalf("stdout is not the manifest: %v\n%s", err, r)
+		}
+		if len(mans[i].Modules) != 2 {
+			t.Fatalf("manifest has %d modules, want server and client\n%s", len(mans[i].Modules), r)
+		}
+	}
+	for i, m := range mans[1].Modules {
+		if !m.Cached || m.SHA256 != mans[0].Modules[i].SHA256 {
+			t.Errorf("second build of %s: cached %v, sha256 %s then %s", m.Node, m.Cached, mans[0].Modules[i].SHA256, m.SHA256)
+		}
+		if _, err := os.Stat(m.Wasm); err != nil {
+			t.Errorf("module of %s: %v", m.Node, err)
+		}
+	}
+}
