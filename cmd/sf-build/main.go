@@ -35,6 +35,9 @@ func main() {
 		Usage:           "build a world's Go packages for wasip1 and print the manifest",
 		UsageText:       "sf-build [-c seedfall.json] [-q]",
 		HideHelpCommand: true,
+		// Errors are printed below, prefixed with the tool's name; urfave/cli
+		// would otherwise print them bare and exit on its own.
+		ExitErrHandler: func(*cli.Context, error) {},
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
 			&cli.BoolFlag{Name: "q", Usage: "no progress lines on stderr"},

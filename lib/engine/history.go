@@ -1,56 +1,81 @@
 package engine
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+	"time"
 
-// HistoryEvent is one line of a recorded history, in the Jepsen-shaped
-// format of .seedfall/seed-N.history.jsonl.
-type HistoryEvent struct {
-	Index   int64           `json:"index"`
-	Type    string          `json:"type"` // invoke, ok, info, fail
-	Process int64           `json:"process"`
-	F       string          `json:"f"`
-	Key     string          `json:"key,omitempty"`
-	Value   json.RawMessage `json:"value"`
-	Time    int64           `json:"time"`
-	ID      int64           `json:"id"`
-}
+	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/history"
+)
 
-type openOp struct {
-	process int64
-	f, key  string
-	value   json.RawMessage
-	node    int
-	done    bool
-}
-
-func rawOrNull(s string) json.RawMessage {
-	if s == "" {
-		return json.RawMessage("null")
-	}
-	return json.RawMessage(s)
-}
-
+// historyInvoke records the start of an operation for the history check.
 func (r *run) historyInvoke(in *instance, process int64, f, key, value string) uint64 {
-	id := int64(len(r.ops))
-	r.ops = append(r.ops, &openOp{process: process, f: f, key: key, value: rawOrNull(value), node: in.node.idx})
-	r.history = append(r.history, HistoryEvent{Index: int64(len(r.history)), Type: "invoke", Process: process, F: f,
-		Key: key, Value: rawOrNull(value), Time: r.now, ID: id})
+	if r.rec == nil {
+		r.rec = history.NewRecorder()
+	}
+	id, err := r.rec.Invoke(process, f, key, rawValue(value), r.now)
+	if err != nil {
+		r.fail(in, ClassFail, fmt.Sprintf("%s: %v", in.name, err))
+		return 0
+	}
 	return uint64(id)
 }
 
 func (r *run) historyComplete(in *instance, id uint64, kind uint32, output string) {
-	if id >= uint64(len(r.ops)) || r.ops[id].done {
-		return // completing an unknown or finished operation is the SDK's guard's job; ignore
+	if r.rec == nil {
+		return
 	}
-	op := r.ops[id]
-	op.done = true
-	typ, val := "ok", rawOrNull(output)
+	t := history.OK
 	switch kind {
 	case 2:
-		typ, val = "info", op.value
+		t = history.Info
 	case 3:
-		typ, val = "fail", op.value
+		t = history.Fail
 	}
-	r.history = append(r.history, HistoryEvent{Index: int64(len(r.history)), Type: typ, Process: op.process, F: op.f,
-		Key: op.key, Value: val, Time: r.now, ID: int64(id)})
+	// A second completion of one operation is the SDK's to prevent; the
+	// recorder refuses it and the history stays well formed.
+	_ = r.rec.Complete(int64(id), t, rawValue(output), r.now)
+}
+
+func rawValue(s string) json.RawMessage {
+	if s == "" {
+		return nil
+	}
+	return json.RawMessage(s)
+}
+
+// checkHistory checks the recorded history once the workloads are done. A
+// violation fails the run with the checker's class; a check that runs out of
+// time neither passes nor fails the seed, and the trace says so.
+func (r *run) checkHistory() {
+	if r.rec == nil || r.rec.Len() == 0 {
+		return
+	}
+	if open := r.rec.Open(); open > 0 {
+		r.tracef("history: %d operations never completed; their outcome is unknown", open)
+	}
+	timeout := time.Duration(r.spec.HistoryTimeoutNs)
+	if timeout == 0 {
+		timeout = check.TimeoutDefault
+	}
+	rep, err := check.Check(r.rec.Ops(), check.Options{Model: r.spec.CheckerModel, Timeout: timeout})
+	if err != nil {
+		// A recorded operation the model does not have, or a value of the
+		// wrong type: the workload's mistake, reported like an assert.
+		r.fail(nil, ClassAssert, err.Error())
+		return
+	}
+	r.res.Check = rep
+	switch rep.Verdict {
+	case check.Illegal:
+		for _, a := range rep.Anomalies {
+			r.tracef("%s", a.String())
+		}
+		r.res.Status = StatusFail
+		r.ended = false // fail records only the first failure of a live run
+		r.fail(nil, rep.Class, rep.Summary)
+	case check.Unknown:
+		r.tracef("%s", rep.Summary)
+	}
 }

@@ -15,7 +15,9 @@ import (
 	"github.com/tetratelabs/wazero/experimental"
 	"github.com/tetratelabs/wazero/sys"
 
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/simnet"
 )
@@ -87,8 +89,9 @@ type Result struct {
 	Trace       []string
 	Properties  []Property
 	Buggify     []SiteResult
-	History     []HistoryEvent
-	Tail        []string // last lines of the failing node's stderr
+	History     []history.Event
+	Check       *check.Report // the history check, when a history was recorded
+	Tail        []string      // last lines of the failing node's stderr
 }
 
 type cmd uint8
@@ -142,8 +145,7 @@ type run struct {
 	sites         map[string]*siteState
 	scheduledHits map[siteKey]bool
 	quietUntil    int64
-	ops           []*openOp
-	history       []HistoryEvent
+	rec           *history.Recorder
 	setupDone     bool
 
 	hash       uint64
@@ -215,13 +217,18 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	}
 	r.loop()
 	r.shutdown()
+	if r.res.Status == StatusPass || r.res.Status == StatusHorizon {
+		r.checkHistory()
+	}
 	res := r.res
 	res.AtNs = r.now
 	res.HostCalls = r.calls
 	res.Hash = r.hash
 	res.RealNs = time.Since(start).Nanoseconds()
 	res.Trace = r.traceLines
-	res.History = r.history
+	if r.rec != nil {
+		res.History = r.rec.Events()
+	}
 	keys := make([]string, 0, len(r.props))
 	for k := range r.props {
 		keys = append(keys, k)
@@ -516,22 +523,23 @@ func (r *run) allWorkloadsDone() bool {
 	return true
 }
 
-// classifyExit names what a non-zero exit was, from Go's own messages on
-// stderr.
+// classifyExit names what a non-zero exit was, from what Go's runtime
+// printed on stderr. A Go panic or fatal error prints its message line and
+// then, after a blank line, "goroutine N [...]:" or "runtime stack:"; only a
+// marker line followed by that counts, so a program that merely logs a line
+// starting with "panic: " is not taken for one.
 func classifyExit(in *instance) (class, what string) {
-	tail := strings.Join(in.stderrTail, "\n")
-	switch {
-	case strings.Contains(tail, "out of memory") || in.oom:
-		return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB)", GuestMemoryLimitPages/16)
-	case strings.Contains(tail, "all goroutines are asleep - deadlock!"):
-		return ClassDeadlock, "deadlocked: all goroutines are asleep"
-	case in.exitCode == 2 && (strings.Contains(tail, "panic: ") || strings.Contains(tail, "fatal error: ")):
-		for _, l := range in.stderrTail {
-			if strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ") {
-				return ClassPanic, l
-			}
+	if in.crashLine != "" && in.exitCode == 2 {
+		if strings.Contains(in.crashLine, "out of memory") {
+			return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB): %s", GuestMemoryLimitPages/16, in.crashLine)
 		}
-		return ClassPanic, "panicked"
+		if strings.Contains(in.crashLine, "all goroutines are asleep - deadlock!") {
+			return ClassDeadlock, "deadlocked: all goroutines are asleep"
+		}
+		return ClassPanic, in.crashLine
+	}
+	if in.oom {
+		return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB)", GuestMemoryLimitPages/16)
 	}
 	return ClassExit, fmt.Sprintf("exited with status %d", in.exitCode)
 }
@@ -546,7 +554,11 @@ func (r *run) fail(in *instance, class, message string) {
 	r.res.Message = message
 	if in != nil {
 		r.res.Node = in.name
-		r.res.Tail = append([]string(nil), in.stderrTail...)
+		if in.crashTail != nil {
+			r.res.Tail = append([]string(nil), in.crashTail...)
+		} else {
+			r.res.Tail = append([]string(nil), in.stderrTail...)
+		}
 	}
 	r.tracef("FAIL  %s", message)
 	r.end()
@@ -597,6 +609,12 @@ type instance struct {
 
 	lineBuf    [3][]byte
 	stderrTail []string
+	// crashLine is Go's "panic: ..." or "fatal error: ..." line once the
+	// stack dump that follows it has started, and crashTail that line and
+	// the lines after it, for the report.
+	crashLine, pendingCrash string
+	pendingAge              int
+	crashTail               []string
 }
 
 type waitSub struct {
@@ -706,12 +724,39 @@ func (in *instance) output(fd int, p []byte) {
 
 const stderrTailLines = 20
 
+// crashContextLines is how many stderr lines from before a panic the report
+// shows with it.
+const crashContextLines = 5
+
 func (in *instance) emitLine(fd int, line string) {
 	in.run.tracef("%s: %s", in.name, line)
-	if fd == 2 {
-		in.stderrTail = append(in.stderrTail, line)
-		if len(in.stderrTail) > stderrTailLines {
-			in.stderrTail = in.stderrTail[1:]
+	if fd != 2 {
+		return
+	}
+	in.stderrTail = append(in.stderrTail, line)
+	if len(in.stderrTail) > stderrTailLines {
+		in.stderrTail = in.stderrTail[1:]
+	}
+	switch {
+	case in.crashLine != "":
+		if len(in.crashTail) < stderrTailLines {
+			in.crashTail = append(in.crashTail, line)
+		}
+	case strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: "):
+		in.pendingCrash, in.pendingAge = line, 0
+	case in.pendingCrash != "":
+		in.pendingAge++
+		if strings.HasPrefix(line, "goroutine ") || strings.HasPrefix(line, "runtime stack:") || strings.HasPrefix(line, "[signal ") {
+			in.crashLine = in.pendingCrash
+			// Keep a few lines the program wrote before it crashed, then the
+			// crash itself.
+			at := len(in.stderrTail) - 1
+			for at > 0 && in.stderrTail[at] != in.pendingCrash {
+				at--
+			}
+			in.crashTail = append([]string(nil), in.stderrTail[max(0, at-crashContextLines):]...)
+		} else if in.pendingAge > 3 && !strings.HasPrefix(line, "\t") && line != "" {
+			in.pendingCrash = "" // a log line, not a crash
 		}
 	}
 }

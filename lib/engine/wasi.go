@@ -86,10 +86,22 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 		b := rt.NewHostModuleBuilder(modName)
 		for _, f := range hostModules[modName] {
 			f := f
+			// wazero passes an i32 argument in the low half of a stack slot
+			// and leaves the high half undefined; clearing it here keeps
+			// junk out of every use, the determinism hash above all.
+			var narrow []int
+			for i, t := range f.params {
+				if t == api.ValueTypeI32 {
+					narrow = append(narrow, i)
+				}
+			}
 			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
 				in := ctx.Value(ctxKey{}).(*instance)
 				if in.killed {
 					in.stop(ctx, 137)
+				}
+				for _, i := range narrow {
+					s[i] &= 0xffffffff
 				}
 				f.fn(in, ctx, m, s)
 			}), f.params, f.results).Export(f.name)

@@ -37,6 +37,12 @@ type Spec struct {
 	RestartAfter [2]int64
 	// Buggify lets sim.Buggify sites fire.
 	Buggify bool
+	// CheckerModel is the model recorded histories are checked against.
+	// Defaults to kv.
+	CheckerModel string
+	// HistoryTimeoutNs is the real-time limit of a linearizability check.
+	// Defaults to 30s.
+	HistoryTimeoutNs int64
 	// FaultsAfterSetup holds every fault back until a node calls
 	// sim.SetupComplete.
 	FaultsAfterSetup bool

@@ -39,27 +39,33 @@ type Start struct {
 
 // Artifacts names the files written for one seed.
 type Artifacts struct {
-	Trace  string `json:"trace,omitempty"`
-	Faults string `json:"faults,omitempty"`
+	Trace    string `json:"trace,omitempty"`
+	Faults   string `json:"faults,omitempty"`
+	History  string `json:"history,omitempty"`
+	Timeline string `json:"timeline,omitempty"`
 }
 
 // Seed is the outcome of one seed.
 type Seed struct {
-	Kind            string     `json:"kind"`
-	Seed            uint64     `json:"seed"`
-	Config          string     `json:"config"`
-	Status          string     `json:"status"`
-	Class           string     `json:"class,omitempty"`
-	Message         string     `json:"message,omitempty"`
-	Node            string     `json:"node,omitempty"`
-	AtNs            int64      `json:"at_ns"`
-	Steps           uint64     `json:"steps"`
-	HostCalls       uint64     `json:"host_calls"`
-	RealNs          int64      `json:"real_ns"`
-	DeterminismHash string     `json:"determinism_hash"`
-	Faults          int        `json:"faults"`
-	Artifacts       *Artifacts `json:"artifacts,omitempty"`
-	Repro           string     `json:"repro"`
+	Kind            string `json:"kind"`
+	Seed            uint64 `json:"seed"`
+	Config          string `json:"config"`
+	Status          string `json:"status"`
+	Class           string `json:"class,omitempty"`
+	Message         string `json:"message,omitempty"`
+	Node            string `json:"node,omitempty"`
+	AtNs            int64  `json:"at_ns"`
+	Steps           uint64 `json:"steps"`
+	HostCalls       uint64 `json:"host_calls"`
+	RealNs          int64  `json:"real_ns"`
+	DeterminismHash string `json:"determinism_hash"`
+	Faults          int    `json:"faults"`
+	// HistoryCheck is the verdict of the recorded history's check: ok,
+	// illegal, or unknown when the checker gave up. Empty when nothing was
+	// recorded.
+	HistoryCheck string     `json:"history_check,omitempty"`
+	Artifacts    *Artifacts `json:"artifacts,omitempty"`
+	Repro        string     `json:"repro"`
 }
 
 // Property is one row of the sweep's property table.
@@ -89,13 +95,16 @@ type BuggifySite struct {
 
 // Summary closes a stream.
 type Summary struct {
-	Kind             string        `json:"kind"`
-	Config           string        `json:"config"`
-	Seeds            int           `json:"seeds"`
-	Passed           int           `json:"passed"`
-	Failed           int           `json:"failed"`
-	Horizon          int           `json:"horizon"`
-	Nondeterministic int           `json:"nondeterministic"`
+	Kind             string `json:"kind"`
+	Config           string `json:"config"`
+	Seeds            int    `json:"seeds"`
+	Passed           int    `json:"passed"`
+	Failed           int    `json:"failed"`
+	Horizon          int    `json:"horizon"`
+	Nondeterministic int    `json:"nondeterministic"`
+	// GaveUp counts seeds whose history check ran out of time: they neither
+	// passed nor failed on it.
+	GaveUp           int           `json:"gave_up,omitempty"`
 	FailedSeeds      []uint64      `json:"failed_seeds"`
 	Properties       []Property    `json:"properties"`
 	PropertyFailures int           `json:"property_failures"`

@@ -20,8 +20,11 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/build"
+	"github.com/sf-dst/sf/lib/catalog"
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
 )
 
@@ -79,6 +82,7 @@ func Main(o Options) int {
 
 // Prepared is a world ready to run: loaded, built and compiled.
 type Prepared struct {
+	Catalog  *catalog.Catalog // properties and buggify sites found in the source; nil if the scan failed
 	World    *config.World
 	Manifest *build.Manifest
 	Spec     *engine.Spec
@@ -120,7 +124,19 @@ func Prepare(path string, log io.Writer) (*Prepared, error) {
 		}
 		spec.Nodes = append(spec.Nodes, ns)
 	}
-	return &Prepared{World: w, Manifest: man, Spec: spec, Engine: eng}, nil
+	p := &Prepared{World: w, Manifest: man, Spec: spec, Engine: eng}
+	var pkgs []string
+	for _, n := range w.AllNodes() {
+		if n.Pkg != "" {
+			pkgs = append(pkgs, n.Pkg)
+		}
+	}
+	if cat, err := catalog.ScanFrom(w.Dir, pkgs); err == nil {
+		p.Catalog = cat
+	} else {
+		fmt.Fprintf(log, "sf-run: could not catalog properties (never-reached ones will not be reported): %v\n", err)
+	}
+	return p, nil
 }
 
 func (p *Prepared) nodeNames() []string {
@@ -151,7 +167,7 @@ func run(o Options) (int, error) {
 		human = o.Stderr
 	}
 	start := time.Now()
-	prep, err := Prepare(o.Config, io.Discard)
+	prep, err := Prepare(o.Config, o.Stderr)
 	if err != nil {
 		return 0, err
 	}
@@ -203,6 +219,7 @@ func run(o Options) (int, error) {
 	}()
 
 	agg := newAggregate()
+	agg.catalog(prep.Catalog)
 	sum := record.Summary{Kind: record.KindSummary, Config: o.Config, FailedSeeds: []uint64{}}
 	firstFailure := true
 	for i, seed := range o.Seeds {
@@ -230,7 +247,10 @@ func run(o Options) (int, error) {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, seed)
 		}
-		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+		if res.Check != nil && res.Check.Verdict == check.Unknown {
+			sum.GaveUp++
+		}
+		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic || (o.Replay && len(res.History) > 0) {
 			arts, err := writeArtifacts(prep, o, res)
 			if err != nil {
 				fmt.Fprintf(o.Stderr, "sf-run: seed %d: %v\n", seed, err)
@@ -357,6 +377,13 @@ func equalLines(a, b []string) bool {
 	return true
 }
 
+func historyVerdict(r *engine.Result) string {
+	if r.Check == nil {
+		return ""
+	}
+	return string(r.Check.Verdict)
+}
+
 func repro(o Options, seed uint64) string {
 	return fmt.Sprintf("%s -c %s -seed %d", o.Tool, o.Config, seed)
 }
@@ -366,7 +393,7 @@ func seedRecord(o Options, r *engine.Result) record.Seed {
 		Kind: record.KindSeed, Seed: r.Seed, Config: o.Config, Status: string(r.Status), Class: r.Class,
 		Message: r.Message, Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls,
 		RealNs: r.RealNs, DeterminismHash: fmt.Sprintf("%016x", r.Hash), Faults: len(r.Faults),
-		Repro: repro(o, r.Seed),
+		Repro: repro(o, r.Seed), HistoryCheck: historyVerdict(r),
 	}
 }
 
@@ -376,6 +403,36 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	dir := build.Dir(p.World)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
+	}
+	arts := &record.Artifacts{}
+	if len(r.History) > 0 {
+		path := filepath.Join(dir, fmt.Sprintf("seed-%d.history.jsonl", r.Seed))
+		var b strings.Builder
+		if err := history.WriteEvents(&b, r.History); err != nil {
+			return nil, err
+		}
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			return nil, err
+		}
+		arts.History = relPath(path)
+		if r.Check != nil && r.Check.HasTimeline() {
+			tl := filepath.Join(dir, fmt.Sprintf("seed-%d.history.html", r.Seed))
+			f, err := os.Create(tl)
+			if err != nil {
+				return nil, err
+			}
+			werr := r.Check.WriteTimeline(f)
+			if cerr := f.Close(); werr == nil {
+				werr = cerr
+			}
+			if werr != nil {
+				return nil, werr
+			}
+			arts.Timeline = relPath(tl)
+		}
+	}
+	if r.Status != engine.StatusFail && r.Status != engine.StatusNondeterministic {
+		return arts, nil // a passing replay keeps only its history
 	}
 	trace := filepath.Join(dir, fmt.Sprintf("seed-%d.trace.log", r.Seed))
 	faults := filepath.Join(dir, fmt.Sprintf("seed-%d.faults.json", r.Seed))
@@ -397,7 +454,8 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	if err := os.WriteFile(faults, append(data, '\n'), 0o644); err != nil {
 		return nil, err
 	}
-	return &record.Artifacts{Trace: relPath(trace), Faults: relPath(faults)}, nil
+	arts.Trace, arts.Faults = relPath(trace), relPath(faults)
+	return arts, nil
 }
 
 func relPath(p string) string {
@@ -580,7 +638,10 @@ func (a *aggregate) addSites(sites []engine.SiteResult) {
 func (a *aggregate) siteRows() []record.BuggifySite {
 	out := make([]record.BuggifySite, 0, len(a.sites))
 	for _, r := range a.sites {
-		if r.Fired == 0 {
+		switch {
+		case r.SeedsReached == 0:
+			r.Verdict = "never reached"
+		case r.Fired == 0:
 			r.Verdict = "never fired"
 		}
 		out = append(out, *r)
@@ -617,10 +678,35 @@ func (a *aggregate) add(props []engine.Property) {
 
 var kindOrder = map[string]int{"always": 0, "alwaysOrUnreachable": 1, "sometimes": 2, "reachable": 3, "unreachable": 4, "eventually": 5}
 
+// catalog adds every property and buggify site found in the source, so
+// that those no seed reaches still get a row.
+func (a *aggregate) catalog(c *catalog.Catalog) {
+	if c == nil {
+		return
+	}
+	for _, p := range c.Properties {
+		key := p.Kind + "\x00" + p.Message
+		if a.rows_[key] == nil {
+			a.rows_[key] = &record.Property{Kind: p.Kind, Message: p.Message, Location: strings.Join(c.Locations(p.Kind, p.Message), ", ")}
+		}
+	}
+	for _, s := range c.Sites {
+		if a.sites[s.Name] == nil {
+			a.sites[s.Name] = &record.BuggifySite{Site: s.Name, Location: strings.Join(c.SiteLocations(s.Name), ", ")}
+		}
+	}
+}
+
+// mustBeReached are the kinds a sweep fails on when no seed reached them.
+var mustBeReached = map[string]bool{"always": true, "sometimes": true, "reachable": true, "eventually": true}
+
 func (a *aggregate) rows() []record.Property {
 	out := make([]record.Property, 0, len(a.rows_))
 	for _, r := range a.rows_ {
-		if r.Kind == "sometimes" && r.SeedsTrue == 0 {
+		switch {
+		case r.SeedsReached == 0 && mustBeReached[r.Kind]:
+			r.Verdict = "never reached"
+		case r.Kind == "sometimes" && r.SeedsTrue == 0:
 			r.Verdict = "never true"
 		}
 		out = append(out, *r)
