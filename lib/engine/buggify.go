@@ -37,9 +37,9 @@ func (in *instance) buggify(site string, prob float64) bool {
 	st := r.sites[site]
 	if st == nil {
 		st = &siteState{hits: map[int]int64{}, fire: map[int]*rng.Stream{}}
-		st.enabled = r.spec.Buggify && rng.New(r.seed, "buggify-enable", rng.Key(site)).Chance(BuggifyEnableProb)
+		st.enabled = r.buggifyOn() && rng.New(r.seed, "buggify-enable", rng.Key(site)).Chance(BuggifyEnableProb)
 		r.sites[site] = st
-		if r.spec.Buggify {
+		if r.buggifyOn() {
 			what := "disabled"
 			if st.enabled {
 				what = "enabled"
@@ -50,7 +50,7 @@ func (in *instance) buggify(site string, prob float64) bool {
 	idx := in.node.idx
 	st.hits[idx]++
 	hit := st.hits[idx]
-	if !r.spec.Buggify {
+	if !r.buggifyOn() {
 		return false
 	}
 	var fires bool
@@ -78,10 +78,10 @@ func (in *instance) buggify(site string, prob float64) bool {
 	return true
 }
 
-// quiet reports whether faults are suppressed now: during a QuietFor, or
-// before setup completes when the world waits for it.
+// quiet reports whether faults are suppressed now: during a QuietFor, in the
+// recovery phase, or before setup completes when the world waits for it.
 func (r *run) quiet() bool {
-	if r.now < r.quietUntil {
+	if r.now < r.quietUntil || r.recovering {
 		return true
 	}
 	return r.spec.FaultsAfterSetup && !r.setupDone

@@ -15,6 +15,8 @@ type Fault struct {
 	Site  string `json:"site,omitempty"`
 	Until Dur    `json:"until"`
 	Op    int64  `json:"op,omitempty"`
+	// Delta is how far a clock_jump moves the node's wall clock.
+	Delta Dur `json:"delta,omitempty"`
 }
 
 // Dur is virtual time in nanoseconds that reads and writes as a Go duration
@@ -40,8 +42,9 @@ func (d *Dur) UnmarshalJSON(b []byte) error {
 
 // Fault kinds this version plans and applies.
 const (
-	KindCrash   = "crash"
-	KindBuggify = "buggify"
+	KindCrash     = "crash"
+	KindBuggify   = "buggify"
+	KindClockJump = "clock_jump"
 )
 
 // countedKinds fire at a numbered event of a node (a buggify hit, a disk
@@ -75,7 +78,7 @@ func ParseSchedule(file string, data []byte, nodes []string) (*Schedule, error) 
 	}
 	for i, f := range s.Faults {
 		switch {
-		case f.Kind != KindCrash && f.Kind != KindBuggify:
+		case f.Kind != KindCrash && f.Kind != KindBuggify && f.Kind != KindClockJump:
 			return nil, fmt.Errorf("%s: faults[%d].kind: unknown or unsupported fault kind %q", file, i, f.Kind)
 		case !known[f.Node]:
 			return nil, fmt.Errorf("%s: faults[%d].node: no node named %q in the world", file, i, f.Node)
@@ -110,6 +113,8 @@ func (f Fault) Describe() string {
 		return fmt.Sprintf("crash %s, restart at %s", f.Node, fmtTime(int64(f.Until)))
 	case KindBuggify:
 		return fmt.Sprintf("buggify %q fires on %s at hit #%d", f.Site, f.Node, f.Op)
+	case KindClockJump:
+		return fmt.Sprintf("clock jump %s by %s", f.Node, time.Duration(f.Delta))
 	}
 	return f.Kind + " " + f.Node
 }

@@ -19,6 +19,10 @@ func (r *run) historyInvoke(in *instance, process int64, f, key, value string) u
 		r.fail(in, ClassFail, fmt.Sprintf("%s: %v", in.name, err))
 		return 0
 	}
+	if r.opNode == nil {
+		r.opNode = map[int64]int{}
+	}
+	r.opNode[id] = in.node.idx
 	return uint64(id)
 }
 
@@ -35,7 +39,9 @@ func (r *run) historyComplete(in *instance, id uint64, kind uint32, output strin
 	}
 	// A second completion of one operation is the SDK's to prevent; the
 	// recorder refuses it and the history stays well formed.
-	_ = r.rec.Complete(int64(id), t, rawValue(output), r.now)
+	if r.rec.Complete(int64(id), t, rawValue(output), r.now) == nil {
+		delete(r.opNode, int64(id))
+	}
 }
 
 func rawValue(s string) json.RawMessage {

@@ -123,7 +123,13 @@ type node struct {
 	count     int   // incarnations so far
 	restartAt int64 // virtual time of a pending restart, or math.MaxInt64
 	done      bool  // exited and will not come back
+	skew      int64 // clock_skew: this node's constant wall-clock offset
+	jumps     int64 // clock jumps applied so far
 }
+
+// wall is the node's wall clock: the fixed epoch plus virtual time, moved by
+// its skew and jumps. The monotonic clock never moves with them.
+func (n *node) wall(r *run) int64 { return r.wallEpoch + r.now + n.skew + n.jumps }
 
 // run is one seed of one world.
 type run struct {
@@ -146,7 +152,13 @@ type run struct {
 	scheduledHits map[siteKey]bool
 	quietUntil    int64
 	rec           *history.Recorder
-	setupDone     bool
+	opNode        map[int64]int // open history operation -> node index, for crashes
+
+	horizon    int64 // the virtual time the run may reach
+	recovering bool  // liveness recovery phase, or the finally phase
+	recoveryAt int64
+	swarm      map[string]float64 // fault type -> rate factor (0 is off), with swarm testing
+	setupDone  bool
 
 	hash       uint64
 	calls      uint64
@@ -190,10 +202,15 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 			return nil, fmt.Errorf("node %s: %w", ns.Name, err)
 		}
 		n := &node{idx: i, spec: ns, compiled: m, restartAt: math.MaxInt64}
-		n.fs = disk.New(r.wallNow)
+		n.fs = disk.New(func() int64 { return n.wall(r) })
+		if ns.Faults && spec.ClockSkewNs > 0 {
+			n.skew = rng.New(seed, "clock", rng.Key(ns.Name)).Between(-spec.ClockSkewNs, spec.ClockSkewNs)
+		}
 		r.nodes = append(r.nodes, n)
 	}
 	r.net = simnet.New(seed, spec.LatencyNs, names)
+	r.horizon = spec.DurationNs
+	r.drawSwarm()
 	if opts.Faults != nil {
 		r.scheduledHits = map[siteKey]bool{}
 		for _, f := range opts.Faults {
@@ -213,7 +230,9 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		r.planned = r.drawFaults()
 	}
 	for _, n := range r.nodes {
-		r.start(n)
+		if !n.spec.Finally {
+			r.start(n)
+		}
 	}
 	r.loop()
 	r.shutdown()
@@ -249,27 +268,80 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// drawFaults plans the seed's timed faults over the whole duration. Each node
-// has its own stream, so one node's crashes never move another's.
+// swarmTypes are the fault types swarm testing turns on and off.
+var swarmTypes = []string{KindCrash, KindClockJump, KindBuggify}
+
+// drawSwarm decides, with swarm testing, which fault types this seed uses
+// and how it rescales their rates: each type is on with probability one
+// half, and then its rate is scaled by a factor drawn from [0, 2).
+func (r *run) drawSwarm() {
+	if !r.spec.Swarm {
+		return
+	}
+	r.swarm = map[string]float64{}
+	var parts []string
+	for _, t := range swarmTypes {
+		s := rng.New(r.seed, "swarm", rng.Key(t))
+		factor := 0.0
+		if s.Chance(0.5) {
+			factor = 2 * s.Float64()
+		}
+		r.swarm[t] = factor
+		if factor == 0 {
+			parts = append(parts, t+" off")
+		} else {
+			parts = append(parts, fmt.Sprintf("%s x%.2f", t, factor))
+		}
+	}
+	r.tracef("swarm: %s", strings.Join(parts, ", "))
+}
+
+// rate is a fault type's rate for this seed, after swarm testing.
+func (r *run) rate(kind string, configured float64) float64 {
+	if r.swarm == nil {
+		return configured
+	}
+	return configured * r.swarm[kind]
+}
+
+// buggifyOn reports whether buggify sites may fire in this seed.
+func (r *run) buggifyOn() bool {
+	return r.spec.Buggify && (r.swarm == nil || r.swarm[KindBuggify] > 0)
+}
+
+// drawFaults plans the seed's timed faults over the fault period. Each node
+// and fault type has its own stream, so removing one fault never moves
+// another.
 func (r *run) drawFaults() []Fault {
 	var out []Fault
-	if r.spec.CrashPerSec <= 0 {
-		return nil
-	}
+	crashRate := r.rate(KindCrash, r.spec.CrashPerSec)
+	jumpRate := r.rate(KindClockJump, r.spec.ClockJumpPerSec)
 	for _, n := range r.nodes {
-		if n.spec.Workload {
+		if !n.spec.Faults {
 			continue
 		}
-		s := rng.New(r.seed, "crash", rng.Key(n.spec.Name))
-		t := int64(0)
-		for {
-			t += s.ExpNs(r.spec.CrashPerSec)
-			if t >= r.spec.DurationNs || t < 0 {
-				break
+		if crashRate > 0 {
+			s := rng.New(r.seed, "crash", rng.Key(n.spec.Name))
+			for t := int64(0); ; {
+				t += s.ExpNs(crashRate)
+				if t >= r.spec.DurationNs || t < 0 {
+					break
+				}
+				down := s.Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
+				out = append(out, Fault{At: Dur(t), Kind: KindCrash, Node: n.spec.Name, Until: Dur(t + down)})
+				t += down
 			}
-			down := s.Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
-			out = append(out, Fault{At: Dur(t), Kind: KindCrash, Node: n.spec.Name, Until: Dur(t + down)})
-			t += down
+		}
+		if jumpRate > 0 && r.spec.ClockJumpMaxNs > 0 {
+			s := rng.New(r.seed, "clockjump", rng.Key(n.spec.Name))
+			for t := int64(0); ; {
+				t += s.ExpNs(jumpRate)
+				if t >= r.spec.DurationNs || t < 0 {
+					break
+				}
+				d := s.Between(-r.spec.ClockJumpMaxNs, r.spec.ClockJumpMaxNs)
+				out = append(out, Fault{At: Dur(t), Kind: KindClockJump, Node: n.spec.Name, Until: Dur(t), Delta: Dur(d)})
+			}
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
@@ -277,6 +349,18 @@ func (r *run) drawFaults() []Fault {
 }
 
 func (r *run) wallNow() int64 { return r.wallEpoch + r.now }
+
+// opsInFlight counts the history operations node idx started and did not
+// complete.
+func (r *run) opsInFlight(idx int) int {
+	n := 0
+	for _, node := range r.opNode {
+		if node == idx {
+			n++
+		}
+	}
+	return n
+}
 
 // start creates the next incarnation of n; it runs when the scheduler first
 // hands it the baton.
@@ -323,12 +407,13 @@ func (r *run) loop() {
 			continue
 		}
 		next := r.nextEventAt()
-		if next >= r.spec.DurationNs {
-			r.now = r.spec.DurationNs
-			r.net.SetNow(r.now)
-			r.res.Status = StatusHorizon
-			r.tracef("hit the time horizon")
-			return
+		if next >= r.horizon {
+			r.now = max(r.now, r.horizon)
+			r.net.Advance(r.now)
+			if r.reachHorizon() {
+				return
+			}
+			continue
 		}
 		if next > r.now {
 			r.now = next
@@ -336,6 +421,61 @@ func (r *run) loop() {
 		r.net.Advance(r.now)
 		r.fireDue()
 	}
+}
+
+// reachHorizon handles the run reaching r.horizon. Without liveness the run
+// passes, as one that hit the time horizon. With liveness, the end of the
+// fault period starts the recovery phase; the end of the recovery phase with
+// a workload or the finally check still running fails the run. It reports
+// whether the run is over.
+func (r *run) reachHorizon() bool {
+	switch {
+	case r.spec.LivenessWithinNs > 0 && !r.recovering:
+		r.startRecovery("the fault period ended")
+		return false
+	case r.recovering:
+		who := r.unfinished()
+		r.fail(nil, ClassLiveness, fmt.Sprintf("liveness: %s did not finish within %s of the recovery phase starting at %s",
+			who, time.Duration(r.horizon-r.recoveryAt), fmtTime(r.recoveryAt)))
+		r.res.Node = who
+		return true
+	}
+	r.res.Status = StatusHorizon
+	r.tracef("hit the time horizon")
+	return true
+}
+
+// unfinished names the first workload (or the finally check) still running.
+func (r *run) unfinished() string {
+	for _, n := range r.nodes {
+		if (n.spec.Workload || n.spec.Finally) && !n.done && (!n.spec.Finally || n.count > 0) {
+			return n.spec.Name
+		}
+	}
+	return "the run"
+}
+
+// startRecovery ends the fault period: no fault fires from now on, and
+// crashed nodes restart at once. Everything must then finish within the
+// liveness bound (or, for a finally check without liveness mode, within the
+// world's duration).
+func (r *run) startRecovery(why string) {
+	r.recovering = true
+	r.recoveryAt = r.now
+	within := r.spec.LivenessWithinNs
+	if within <= 0 {
+		within = r.spec.DurationNs
+	}
+	r.horizon = r.now + within
+	restarting := 0
+	for _, n := range r.nodes {
+		if n.cur == nil && !n.done && n.restartAt != math.MaxInt64 {
+			n.restartAt = r.now
+			restarting++
+		}
+	}
+	r.tracef("recovery: %s; faults stop, partitions, clogs, slowdowns and pauses end, %d crashed nodes restart now, everything must finish by %s",
+		why, restarting, fmtTime(r.horizon))
 }
 
 func (r *run) nextEventAt() int64 {
@@ -378,7 +518,22 @@ func (r *run) nodeByName(name string) *node {
 }
 
 func (r *run) apply(f Fault) {
+	if r.recovering {
+		return // the fault period is over
+	}
 	switch f.Kind {
+	case KindClockJump:
+		n := r.nodeByName(f.Node)
+		if n == nil {
+			return
+		}
+		if r.quiet() {
+			r.tracef("quiet: clock jump of %s suppressed", f.Node)
+			return
+		}
+		n.jumps += int64(f.Delta)
+		r.res.Faults = append(r.res.Faults, f)
+		r.tracef("fault clock jump %s by %s", f.Node, time.Duration(f.Delta))
 	case KindCrash:
 		n := r.nodeByName(f.Node)
 		if n == nil || n.cur == nil {
@@ -391,6 +546,9 @@ func (r *run) apply(f Fault) {
 		in := n.cur
 		r.res.Faults = append(r.res.Faults, f)
 		r.tracef("fault crash %s, restart at %s", in.name, fmtTime(int64(f.Until)))
+		if inFlight := r.opsInFlight(n.idx); inFlight > 0 {
+			r.tracef("%s died with %d operations in flight, their outcome is unknown", in.name, inFlight)
+		}
 		r.kill(in)
 		n.fs.Crash()
 		n.cur = nil
@@ -492,10 +650,22 @@ func (r *run) exited(in *instance) {
 	switch {
 	case in.trap != "":
 		r.fail(in, ClassTrap, fmt.Sprintf("%s: %s", in.name, in.trap))
+	case code == 0 && n.spec.Finally:
+		r.tracef("%s exited 0", in.name)
+		n.done = true
+		r.res.Status = StatusPass
+		r.end()
 	case code == 0 && n.spec.Workload:
 		r.tracef("%s exited 0", in.name)
 		n.done = true
 		if r.allWorkloadsDone() {
+			if f := r.finallyNode(); f != nil {
+				if !r.recovering {
+					r.startRecovery("every workload exited 0")
+				}
+				r.start(f)
+				return
+			}
 			r.res.Status = StatusPass
 			r.end()
 		}
@@ -512,6 +682,15 @@ func (r *run) exited(in *instance) {
 		}
 		r.fail(in, class, fmt.Sprintf("%s %s", in.name, what))
 	}
+}
+
+func (r *run) finallyNode() *node {
+	for _, n := range r.nodes {
+		if n.spec.Finally {
+			return n
+		}
+	}
+	return nil
 }
 
 func (r *run) allWorkloadsDone() bool {

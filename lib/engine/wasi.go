@@ -168,7 +168,7 @@ func init() {
 		var t int64
 		switch id {
 		case 0: // realtime
-			t = in.run.wallNow()
+			t = in.node.wall(in.run)
 		case 1, 2, 3: // monotonic and the CPU-time clocks, which are virtual time too
 			t = in.run.monoNow()
 		default:
@@ -1072,7 +1072,7 @@ func (in *instance) pollOneoff(ctx context.Context, m api.Module, inPtr, outPtr,
 			var d int64
 			if getU16(sub[40:])&1 != 0 { // absolute
 				if clockID == 0 {
-					d = timeout - r.wallEpoch
+					d = timeout - (in.node.wall(r) - r.now)
 				} else {
 					d = timeout - 1
 				}

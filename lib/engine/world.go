@@ -24,6 +24,12 @@ type NodeSpec struct {
 	Args     []string
 	Env      map[string]string
 	Workload bool
+	// Finally marks the check that starts once every workload has exited 0.
+	Finally bool
+	// Faults says whether the per-node faults (crashes, clock skew and
+	// jumps) reach this program: by default nodes take them and workloads
+	// and the finally check do not.
+	Faults bool
 }
 
 // Spec is what a run needs from the world file.
@@ -35,6 +41,18 @@ type Spec struct {
 	Supervise    bool
 	CrashPerSec  float64
 	RestartAfter [2]int64
+	// LivenessWithinNs turns on liveness mode: at DurationNs the faults stop
+	// and crashed nodes restart, and the workloads (and the finally check)
+	// must then finish within this much virtual time. 0 is off.
+	LivenessWithinNs int64
+	// ClockSkewNs offsets each node's wall clock by a seeded amount in
+	// [-skew, +skew].
+	ClockSkewNs int64
+	// ClockJumpPerSec and ClockJumpMaxNs plan jumps of a node's wall clock.
+	ClockJumpPerSec float64
+	ClockJumpMaxNs  int64
+	// Swarm turns each fault type on or off per seed and rescales its rate.
+	Swarm bool
 	// Buggify lets sim.Buggify sites fire.
 	Buggify bool
 	// CheckerModel is the model recorded histories are checked against.

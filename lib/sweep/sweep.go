@@ -114,6 +114,7 @@ func Prepare(path string, log io.Writer) (*Prepared, error) {
 	}
 	for i, n := range w.AllNodes() {
 		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env, Workload: i == len(w.Nodes)}
+		ns.Faults = !ns.Workload
 		if _, err := eng.Compile(ns.Wasm); err != nil {
 			eng.Close()
 			where := n.Wasm
