@@ -54,7 +54,7 @@ func main() {
 			if c.Bool("q") {
 				log = nil
 			}
-			man, err := build.Build(w, build.Options{Log: log})
+			man, err := build.Build(w, build.Options{Log: log, LogCached: true})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

@@ -55,8 +55,11 @@ func (m *Manifest) Wasm(node string) string {
 type Options struct {
 	// Go is the go command to run. Defaults to "go" on PATH.
 	Go string
-	// Log receives one line per package built. Defaults to nowhere.
+	// Log receives one line per package compiled. Defaults to nowhere.
 	Log io.Writer
+	// LogCached also logs packages whose module was already in the store.
+	// Defaults to false.
+	LogCached bool
 }
 
 // ErrNoToolchain is returned when a world has packages to build and no Go
@@ -116,6 +119,11 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		state := "built"
 		if mod.Cached {
 			state = "cached"
+		}
+		if mod.Cached && !opts.LogCached {
+			built[n.Pkg] = mod
+			man.Modules = append(man.Modules, mod)
+			continue
 		}
 		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, n.Pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), time.Since(start).Round(time.Millisecond))
 		built[n.Pkg] = mod
