@@ -4,65 +4,81 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
-	"reflect"
+	"path"
 	"slices"
 	"sort"
+	"strings"
 )
 
 // Limits on a world file. Each is reported by name when it is reached.
 const (
-	// maxFileBytes bounds the size of a world file that Load reads. A world file is a few hundred bytes;
-	// 16 MiB is far beyond any real one and still cheap to hold in memory.
+	// maxFileBytes bounds the size of a world file that Load reads, and of each file it extends. A world
+	// file is a few hundred bytes; 16 MiB is far beyond any real one and still cheap to hold in memory.
 	maxFileBytes = 16 << 20
-	// maxNameLen bounds a node name. Names appear in host names, trace lines and file names; 63 is the
-	// longest label a DNS name may have.
+	// maxNameLen bounds a node or profile name. Names appear in host names, trace lines and file names;
+	// 63 is the longest label a DNS name may have.
 	maxNameLen = 63
+	// maxExtendsDepth bounds the number of extends in a chain of world files. Real chains are one or two
+	// long; a longer one is almost certainly a mistake, and the bound keeps loading cheap.
+	maxExtendsDepth = 16
+	// maxPreemptCalls bounds preempt.calls: the length of the time slice that ends a node's turn under
+	// every strategy, so a longer interval could never be reached.
+	maxPreemptCalls = 4_194_304
 )
 
 // Defaults for the fields of a world file.
 const (
-	defaultDuration = Duration(30e9)
-	defaultWatchdog = Duration(30e9)
+	defaultDuration      = Duration(30e9)
+	defaultWatchdog      = Duration(30e9)
+	defaultClockJumpMax  = Duration(10e9)
+	defaultSlowFactor    = 10
+	defaultPreemptDepth  = 3
+	defaultPreemptSteps  = 1 << 20
+	defaultPreemptCalls  = 4096
+	defaultFSModel       = "ext4_ordered"
+	defaultCheckerModel  = "kv"
+	defaultPreemptStrat  = "none"
+	defaultPartitionTopo = "half"
 )
 
 var (
 	defaultLatency      = Range{Duration(1e6), Duration(10e6)}
 	defaultRestartAfter = Range{Duration(10e6), Duration(1e9)}
+	defaultPartitionFor = Range{Duration(50e6), Duration(2e9)}
+	defaultClogFor      = Range{Duration(100e6), Duration(2e9)}
+	defaultClogDelay    = Range{Duration(10e6), Duration(200e6)}
+	defaultSlowFor      = Range{Duration(500e6), Duration(5e9)}
+	defaultPauseFor     = Range{Duration(100e6), Duration(3e9)}
 )
 
-// notSupported lists, per struct, the fields that the reference spec defines but this version does not
-// implement yet. Setting one is an error rather than being ignored, so that a world file never seems to
-// test something it does not. To implement one, move it from here to a field of its struct with a json
-// tag, its default in defaultWorld, and its check in the struct's validate method.
-var notSupported = map[reflect.Type][]string{
-	reflect.TypeFor[World](): {
-		"workloads", "finally", "liveness", "links", "faults_after_setup", "net_overlay", "compat_overlay",
-		"preempt", "checker", "extends", "profiles",
-	},
-	reflect.TypeFor[Node](): {"faults", "disk", "files", "upgrade_to"},
-	reflect.TypeFor[Faults](): {
-		"preset", "partition_per_sec", "partition_for", "partition_topologies", "clog_per_sec", "clog_for",
-		"clog_modes", "clog_delay", "swizzle_per_sec", "reset_per_sec", "udp_loss", "udp_dup",
-		"slow_per_sec", "slow_for", "slow_factor", "torn_writes", "reorder_writes", "fs_model", "crash_on_io",
-		"fsync_eio", "disk_bytes", "write_eio", "write_enospc", "read_eio", "read_corrupt", "lost_write",
-		"misdirected_write", "corrupt_on_crash", "bitrot_per_sec", "disk_latency", "mmap_early_writeback",
-		"strict_dirs", "clock_skew", "pause_per_sec", "pause_for", "clock_jump_per_sec", "clock_jump_max",
-		"buggify", "include_workload", "swarm",
-	},
-}
+// The closed vocabularies of a world file, in the order messages list them.
+var (
+	// Topologies are the shapes a network partition can take.
+	Topologies = []string{"half", "one", "majority", "majorities_ring", "random_groups"}
+	// ClogModes are the modes a clog can take.
+	ClogModes = []string{"stop", "slow", "jam"}
+	// FSModels are the file system models that reorder_writes can follow.
+	FSModels = []string{"ext4_ordered", "page_independent", "dir_reorder"}
+	// Models are the checker models for recorded histories.
+	Models = []string{"kv", "cas", "append", "queue", "set", "counter", "list-append"}
+	// Strategies are the preemption strategies.
+	Strategies = []string{"none", "random", "pct", "calls"}
+)
 
-// Node is one program of the world: a crashable node, or the workload that checks them.
+// topologyMinNodes is the fewest nodes, workloads included, that a partition topology needs.
+var topologyMinNodes = map[string]int{"majority": 3, "majorities_ring": 4}
+
+// Node is one program of the world: a crashable node, a workload that drives and checks the nodes, or
+// the finally check.
 type Node struct {
 	// Name identifies the node in traces, fault schedules and the simulated network. It is 1 to 63
 	// letters, digits, '_' or '-', and unique in the world. Required.
 	Name string `json:"name"`
 	// Pkg is the directory of a Go package to build for wasip1. The file gives it relative to its own
-	// directory; Parse makes it absolute and checks that the directory exists. Exactly one of Pkg and Wasm
-	// is set.
+	// directory; loading makes it absolute and checks that the directory exists. Exactly one of Pkg and
+	// Wasm is set.
 	Pkg string `json:"pkg,omitempty"`
 	// Wasm is the path of a prebuilt WebAssembly module, made absolute and checked like Pkg.
 	Wasm string `json:"wasm,omitempty"`
@@ -71,39 +87,226 @@ type Node struct {
 	// Env holds environment variables for the program. Names are non-empty and contain no '='. Defaults
 	// to none.
 	Env map[string]string `json:"env,omitempty"`
+	// Faults overrides whether faults reach this program; see [World.FaultsFor]. False keeps every fault
+	// away from a node or workload, network faults included; true gives a workload the per-node faults
+	// too. The finally check never takes faults, so true is an error there. Defaults to nil, the role's
+	// default.
+	Faults *bool `json:"faults,omitempty"`
+	// Disk is a host directory copied onto the node's disk, durable and synced, before the node first
+	// starts. It must exist; loading makes it absolute. Defaults to none.
+	Disk string `json:"disk,omitempty"`
+	// Files maps paths on the node's disk to host files copied there, durable and synced, before the
+	// node first starts, after Disk. Disk paths are relative to the disk's root, cleaned, and may not
+	// leave it; host files must exist and are made absolute. Defaults to none.
+	Files map[string]string `json:"files,omitempty"`
+	// UpgradeTo is a package directory the node runs from its first restart on. It must exist; loading
+	// makes it absolute. Not allowed on the finally check, which never restarts. Defaults to none.
+	UpgradeTo string `json:"upgrade_to,omitempty"`
 }
 
-// Faults configures the faults injected into a run.
+// Liveness configures liveness mode.
+type Liveness struct {
+	// Within is how long, from the end of the fault period at Duration, every workload and the finally
+	// check have to finish, with all faults stopped, or the run fails with class liveness. At least 0;
+	// 0 turns liveness mode off. Defaults to 0.
+	Within Duration `json:"within"`
+}
+
+// Link overrides the latency of the network link from one node to another. Links are one-way.
+type Link struct {
+	// From is the sending node; empty matches any node. At least one of From and To is set, and each
+	// names a node of the world.
+	From string `json:"from,omitempty"`
+	// To is the receiving node; empty matches any node.
+	To string `json:"to,omitempty"`
+	// Latency is the range each chunk's delay on the link is drawn from. Required.
+	Latency Range `json:"latency"`
+}
+
+// Preempt configures where the running goroutine of a node is preempted.
+type Preempt struct {
+	// Strategy is one of none (only at the end of a 4,194,304-call time slice), random (after a seeded 1
+	// to 4,096 counted calls), pct (Depth-1 seeded change points per node) and calls (every Calls counted
+	// calls). With Interleave it is random or none, and loading sets it to random. Defaults to none.
+	Strategy string `json:"strategy"`
+	// Interleave is shorthand for strategy random. Defaults to false.
+	Interleave bool `json:"interleave"`
+	// Depth is the bug depth that pct looks for. At least 1. Defaults to 3.
+	Depth int `json:"depth"`
+	// Steps is the number of counted calls of each node over which pct draws its change points. At least
+	// 1. Defaults to 1048576.
+	Steps int64 `json:"steps"`
+	// Calls is the number of counted calls between preemptions under strategy calls. From 1 to 4194304.
+	// Defaults to 4096.
+	Calls int64 `json:"calls"`
+	// Loops counts loop iterations as well as function calls, so that a loop without calls is preempted
+	// too. Defaults to false.
+	Loops bool `json:"loops"`
+}
+
+// Checker configures the check of the recorded history.
+type Checker struct {
+	// Model is the data type the history is checked against: one of [Models]. Defaults to kv.
+	Model string `json:"model"`
+}
+
+// Faults configures the faults injected into a run. A field tagged check:"rate" is a rate per second of
+// virtual time and must not be negative; one tagged check:"prob" is a probability from 0 to 1.
 type Faults struct {
-	// CrashPerSec is the rate of crashes per node per second of virtual time, at random points in time.
-	// It is at least 0. Defaults to 0.
-	CrashPerSec float64 `json:"crash_per_sec"`
+	// Preset is the fault level the other fields start from: one of none, durability, resilient,
+	// high_availability and everything, each adding to the one before. Fields set next to it override
+	// it. Defaults to none.
+	Preset string `json:"preset,omitempty"`
+	// CrashPerSec is the rate of crashes per node, at random points in time. Defaults to 0.
+	CrashPerSec float64 `json:"crash_per_sec" check:"rate"`
 	// RestartAfter is the downtime after a crash, and the delay before a supervised restart. Defaults to
 	// ["10ms", "1s"].
 	RestartAfter Range `json:"restart_after"`
+	// PartitionPerSec is the rate of network partitions. Defaults to 0.
+	PartitionPerSec float64 `json:"partition_per_sec" check:"rate"`
+	// PartitionFor is how long a partition lasts. Defaults to ["50ms", "2s"].
+	PartitionFor Range `json:"partition_for"`
+	// PartitionTopologies are the shapes a partition may take, each one of [Topologies], without
+	// repeats. majority needs at least 3 nodes and majorities_ring at least 4, workloads included.
+	// Defaults to ["half"].
+	PartitionTopologies []string `json:"partition_topologies"`
+	// ClogPerSec is the rate of clogs. Defaults to 0.
+	ClogPerSec float64 `json:"clog_per_sec" check:"rate"`
+	// ClogFor is how long a clog, or one step of a swizzle, lasts. Defaults to ["100ms", "2s"].
+	ClogFor Range `json:"clog_for"`
+	// ClogModes are the modes a clog may take, each one of [ClogModes], without repeats. Defaults to
+	// ["stop", "slow", "jam"].
+	ClogModes []string `json:"clog_modes"`
+	// ClogDelay is the range of the extra latency of a slow clog. Defaults to ["10ms", "200ms"].
+	ClogDelay Range `json:"clog_delay"`
+	// SwizzlePerSec is the rate of swizzles. Defaults to 0.
+	SwizzlePerSec float64 `json:"swizzle_per_sec" check:"rate"`
+	// ResetPerSec is the rate of connection resets per node. Defaults to 0.
+	ResetPerSec float64 `json:"reset_per_sec" check:"rate"`
+	// UDPLoss is the probability that a datagram is dropped. Defaults to 0.
+	UDPLoss float64 `json:"udp_loss" check:"prob"`
+	// UDPDup is the probability that a datagram is delivered twice. Defaults to 0.
+	UDPDup float64 `json:"udp_dup" check:"prob"`
+	// SlowPerSec is the rate of slowdowns per node. Defaults to 0.
+	SlowPerSec float64 `json:"slow_per_sec" check:"rate"`
+	// SlowFor is how long a slowdown lasts. Defaults to ["500ms", "5s"].
+	SlowFor Range `json:"slow_for"`
+	// SlowFactor is the largest slowdown factor. At least 1. Defaults to 10.
+	SlowFactor float64 `json:"slow_factor"`
+	// TornWrites makes a crash keep an in-order prefix of the unsynced writes. Defaults to false.
+	TornWrites bool `json:"torn_writes"`
+	// ReorderWrites makes a crash write dirty pages back out of order, within FSModel. Defaults to false.
+	ReorderWrites bool `json:"reorder_writes"`
+	// FSModel is the file system model that ReorderWrites follows: one of [FSModels]. Setting it
+	// without ReorderWrites is an error, and dir_reorder needs StrictDirs. Defaults to ext4_ordered when
+	// ReorderWrites is on, and to "" otherwise.
+	FSModel string `json:"fs_model,omitempty"`
+	// CrashOnIO is the probability that a node crashes during each disk operation. Defaults to 0.
+	CrashOnIO float64 `json:"crash_on_io" check:"prob"`
+	// FsyncEIO is the probability that a file fsync fails with EIO. Defaults to 0.
+	FsyncEIO float64 `json:"fsync_eio" check:"prob"`
+	// DiskBytes is the size of each node's disk in bytes; 0 means unlimited. At least 0. Defaults to 0.
+	DiskBytes int64 `json:"disk_bytes"`
+	// WriteEIO is the probability that a file write fails with EIO. Defaults to 0.
+	WriteEIO float64 `json:"write_eio" check:"prob"`
+	// WriteENOSPC is the probability that a file write fails with ENOSPC. Defaults to 0.
+	WriteENOSPC float64 `json:"write_enospc" check:"prob"`
+	// ReadEIO is the probability that a file read fails with EIO. Defaults to 0.
+	ReadEIO float64 `json:"read_eio" check:"prob"`
+	// ReadCorrupt is the probability that a file read returns one flipped bit. Defaults to 0.
+	ReadCorrupt float64 `json:"read_corrupt" check:"prob"`
+	// LostWrite is the probability that an fsync leaves one page's old content on disk. Defaults to 0.
+	LostWrite float64 `json:"lost_write" check:"prob"`
+	// MisdirectedWrite is the probability that an fsync writes one page at another offset. Defaults to 0.
+	MisdirectedWrite float64 `json:"misdirected_write" check:"prob"`
+	// CorruptOnCrash flips a bit in the bytes each crash left half written. Defaults to false.
+	CorruptOnCrash bool `json:"corrupt_on_crash"`
+	// BitrotPerSec is the rate of bit flips in durable data, per node. Defaults to 0.
+	BitrotPerSec float64 `json:"bitrot_per_sec" check:"rate"`
+	// DiskLatency is the extra time each fsync takes. Defaults to ["0s", "0s"].
+	DiskLatency Range `json:"disk_latency"`
+	// MmapEarlyWriteback is the probability that a dirty page of a shared mapping is already written
+	// back when a node crashes. More than 0 needs CompatOverlay. Defaults to 0.
+	MmapEarlyWriteback float64 `json:"mmap_early_writeback" check:"prob"`
+	// StrictDirs keeps directory entries across a crash only once their directory is fsynced. Defaults
+	// to false.
+	StrictDirs bool `json:"strict_dirs"`
+	// ClockSkew is the largest offset of a node's wall clock, in either direction. At least 0. Defaults
+	// to 0.
+	ClockSkew Duration `json:"clock_skew"`
+	// PausePerSec is the rate of process pauses per node. Defaults to 0.
+	PausePerSec float64 `json:"pause_per_sec" check:"rate"`
+	// PauseFor is how long a pause lasts. Defaults to ["100ms", "3s"].
+	PauseFor Range `json:"pause_for"`
+	// ClockJumpPerSec is the rate of wall-clock jumps per node. Defaults to 0.
+	ClockJumpPerSec float64 `json:"clock_jump_per_sec" check:"rate"`
+	// ClockJumpMax is the largest clock jump in either direction. At least 0. Defaults to 10s.
+	ClockJumpMax Duration `json:"clock_jump_max"`
+	// Buggify lets sim.Buggify sites fire. Defaults to false.
+	Buggify bool `json:"buggify"`
+	// IncludeWorkload gives the workloads the per-node faults too. Defaults to false.
+	IncludeWorkload bool `json:"include_workload"`
+	// Swarm turns each fault type on or off per seed and rescales its rate. Defaults to false.
+	Swarm bool `json:"swarm"`
 }
 
 // World is a loaded and validated world file: the programs to simulate and the conditions they run in.
-// Load and Parse fill in every default and make every path absolute.
+// Loading fills in every default, applies extends, the profile and -set overrides, and makes every path
+// absolute.
 type World struct {
 	// File is the path of the world file as the user gave it. Error messages start with it.
 	File string `json:"-"`
 	// Dir is the absolute directory of the world file. Relative paths in the file are resolved against it.
 	Dir string `json:"-"`
+	// Extends lists the absolute paths of the world files this one extends, nearest first. Defaults to
+	// none.
+	Extends []string `json:"-"`
+	// Profile is the profile that was applied, if any.
+	Profile string `json:"-"`
+	// Set lists the fields that the file, the files it extends, the profile or -set overrides set, as
+	// JSON paths without indices (faults.partition_per_sec, nodes[].disk), in the order of the file,
+	// each once. A preset counts as setting the fields it sets. See [World.Unimplemented].
+	Set []string `json:"-"`
+	// setAt holds, for each entry of Set, the place to name in a message about it.
+	setAt []setPlace
+
 	// Nodes are the crashable nodes, in the order of the file. Defaults to none.
 	Nodes []Node `json:"nodes,omitempty"`
-	// Workload is the program that drives and checks the nodes; the run passes when it exits 0. It takes
-	// none of the per-node faults. Required.
-	Workload *Node `json:"workload"`
-	// Duration is the virtual-time horizon of a run. It is greater than 0. Defaults to 30s.
+	// Workload is a program that drives and checks the nodes; the run passes when every workload exits
+	// 0. It takes network faults but none of the per-node faults, unless Faults.IncludeWorkload or its
+	// own Faults says so. At least one of Workload and MoreWorkloads is set.
+	Workload *Node `json:"workload,omitempty"`
+	// MoreWorkloads are the workloads of the workloads field, next to or instead of Workload. (Go does
+	// not allow a field and a method of the same name; see the Workloads method for all of them.)
+	// Defaults to none.
+	MoreWorkloads []Node `json:"workloads,omitempty"`
+	// Finally is a check that starts once every workload has exited 0, with the faults stopped and the
+	// network healed. It never takes faults. Defaults to none.
+	Finally *Node `json:"finally,omitempty"`
+	// Duration is the virtual-time horizon of a run, and with liveness the end of the fault period. It
+	// is greater than 0. Defaults to 30s.
 	Duration Duration `json:"duration"`
 	// Latency is the range of the network delay per chunk of data. Defaults to ["1ms", "10ms"].
 	Latency Range `json:"latency"`
+	// Links override Latency per one-way link; the first matching entry wins. Defaults to none.
+	Links []Link `json:"links,omitempty"`
 	// Watchdog is the real time one node may run without yielding before the run fails. It is greater
 	// than 0. Defaults to 30s.
 	Watchdog Duration `json:"watchdog"`
 	// Supervise restarts a node that exits with an error after Faults.RestartAfter. Defaults to false.
 	Supervise bool `json:"supervise"`
+	// Liveness configures liveness mode. Defaults to off.
+	Liveness Liveness `json:"liveness"`
+	// FaultsAfterSetup holds every fault back until a node calls sim.SetupComplete. Defaults to false.
+	FaultsAfterSetup bool `json:"faults_after_setup"`
+	// NetOverlay routes plain net.Listen and net.Dial through the simulated network. Defaults to false.
+	NetOverlay bool `json:"net_overlay"`
+	// CompatOverlay builds dependencies that need mmap or flock with wasip1 shims. Defaults to false.
+	CompatOverlay bool `json:"compat_overlay"`
+	// Preempt configures preemption inside a node. Defaults to strategy none.
+	Preempt Preempt `json:"preempt"`
+	// Checker configures the history check. Defaults to model kv.
+	Checker Checker `json:"checker"`
 	// Faults configures fault injection. Defaults to no faults.
 	Faults Faults `json:"faults"`
 }
@@ -114,77 +317,87 @@ func defaultWorld() *World {
 		Duration: defaultDuration,
 		Latency:  defaultLatency,
 		Watchdog: defaultWatchdog,
-		Faults:   Faults{RestartAfter: defaultRestartAfter},
+		Preempt: Preempt{
+			Strategy: defaultPreemptStrat,
+			Depth:    defaultPreemptDepth,
+			Steps:    defaultPreemptSteps,
+			Calls:    defaultPreemptCalls,
+		},
+		Checker: Checker{Model: defaultCheckerModel},
+		Faults: Faults{
+			RestartAfter:        defaultRestartAfter,
+			PartitionFor:        defaultPartitionFor,
+			PartitionTopologies: []string{defaultPartitionTopo},
+			ClogFor:             defaultClogFor,
+			ClogModes:           slices.Clone(ClogModes),
+			ClogDelay:           defaultClogDelay,
+			SlowFor:             defaultSlowFor,
+			SlowFactor:          defaultSlowFactor,
+			PauseFor:            defaultPauseFor,
+			ClockJumpMax:        defaultClockJumpMax,
+		},
 	}
 }
 
-// Load reads the world file at path and validates it like Parse. Files larger than 16 MiB are rejected.
+// Load reads the world file at path and validates it like Parse. It is LoadWith with no options.
 func Load(path string) (*World, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
-	if err != nil {
-		return nil, fileError(path, err)
-	}
-	if len(data) > maxFileBytes {
-		return nil, fmt.Errorf("%s: file is larger than the limit of %d bytes", path, maxFileBytes)
-	}
-	return Parse(path, data)
+	return LoadWith(path, LoadOptions{})
 }
 
-// fileError puts the file name in front of an error from reading it, without repeating it.
-func fileError(path string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		err = pe.Err
-	}
-	return fmt.Errorf("%s: %w", path, err)
-}
-
-// Parse decodes and validates a world file from data. file names the source: errors start with it, and
-// relative paths in the file are resolved against its directory. It returns the first error in the order
-// of the file; each one names its JSON path, such as nodes[1].pkg, or its line and column for malformed
-// JSON. Fields of the reference spec that this version does not implement yet are errors, not ignored.
+// Parse decodes and validates a world file from data. It is ParseWith with no options.
 func Parse(file string, data []byte) (*World, error) {
-	name := file
-	if name == "" {
-		name = "<input>"
-	}
-	dir, err := filepath.Abs(filepath.Dir(file))
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	if err := checkSyntax(name, data); err != nil {
-		return nil, err
-	}
-	w := defaultWorld()
-	d := &decoder{file: name, dir: dir}
-	if err := d.decodeValue("", data, reflect.ValueOf(w).Elem()); err != nil {
-		return nil, err
-	}
-	w.File, w.Dir = file, dir
-	return w, nil
+	return ParseWith(file, data, LoadOptions{})
 }
 
-// AllNodes returns pointers to the nodes in order, then to the workload last.
+// AllNodes returns pointers to every program of the world: the nodes in order, then the workloads as
+// the Workloads method lists them, then the finally check.
 func (w *World) AllNodes() []*Node {
-	all := make([]*Node, 0, len(w.Nodes)+1)
+	all := make([]*Node, 0, len(w.Nodes)+len(w.MoreWorkloads)+2)
 	for i := range w.Nodes {
 		all = append(all, &w.Nodes[i])
 	}
-	if w.Workload != nil {
-		all = append(all, w.Workload)
+	all = append(all, w.Workloads()...)
+	if w.Finally != nil {
+		all = append(all, w.Finally)
 	}
 	return all
 }
 
+// Workloads returns pointers to the workloads: Workload first if it is set, then MoreWorkloads in order.
+func (w *World) Workloads() []*Node {
+	var ws []*Node
+	if w.Workload != nil {
+		ws = append(ws, w.Workload)
+	}
+	for i := range w.MoreWorkloads {
+		ws = append(ws, &w.MoreWorkloads[i])
+	}
+	return ws
+}
+
+// FaultsFor says which faults reach n, one of the programs AllNodes returns. node is the per-node faults
+// (crashes, pauses, slowdowns, clock skew and jumps, connection resets, disk faults); network is
+// partitions and clogs. A node takes both unless its Faults is false. A workload takes network faults,
+// and node faults only with Faults.IncludeWorkload or its own Faults true; its Faults false keeps both
+// away. The finally check takes neither.
+func (w *World) FaultsFor(n *Node) (node, network bool) {
+	if n == w.Finally {
+		return false, false
+	}
+	if n.Faults != nil && !*n.Faults {
+		return false, false
+	}
+	if slices.Contains(w.Workloads(), n) {
+		return w.Faults.IncludeWorkload || n.Faults != nil, true
+	}
+	return true, true
+}
+
 // Canonical returns a deterministic JSON encoding of w for hashing and recording: one line, every default
-// filled in, keys in a fixed order, env sorted by name, and paths absolute. It leaves out File and Dir, so
-// the same world reached through another relative path encodes the same. Parse accepts the result and
-// gives back an equal world.
+// filled in, presets, profiles, extends and overrides applied, keys in a fixed order, maps sorted by key,
+// and paths absolute. It leaves out File, Dir, Extends, Profile and Set, so the same world reached
+// through another path encodes the same. ParseWith accepts the result and gives back an equal world;
+// Parse does too once the engine implements every field, since the canonical form sets them all.
 func (w *World) Canonical() []byte {
 	b, err := json.Marshal(w)
 	if err != nil {
@@ -193,32 +406,99 @@ func (w *World) Canonical() []byte {
 	return b
 }
 
-func (w *World) validate(d *decoder, path string) error {
-	if w.Workload == nil {
-		return d.errorf(joinPath(path, "workload"), "required")
+// nodePaths returns the JSON path of each program that AllNodes returns, in the same order.
+func (w *World) nodePaths(p string) []string {
+	var ps []string
+	for i := range w.Nodes {
+		ps = append(ps, fmt.Sprintf("%s[%d]", joinPath(p, "nodes"), i))
 	}
+	if w.Workload != nil {
+		ps = append(ps, joinPath(p, "workload"))
+	}
+	for i := range w.MoreWorkloads {
+		ps = append(ps, fmt.Sprintf("%s[%d]", joinPath(p, "workloads"), i))
+	}
+	if w.Finally != nil {
+		ps = append(ps, joinPath(p, "finally"))
+	}
+	return ps
+}
+
+func (w *World) validate(d *decoder, p string) error {
+	if w.Workload == nil && len(w.MoreWorkloads) == 0 {
+		return d.errorf(joinPath(p, "workload"), "required (or workloads)")
+	}
+	all, paths := w.AllNodes(), w.nodePaths(p)
 	seen := make(map[string]bool)
-	for i, n := range w.AllNodes() {
+	for i, n := range all {
 		if seen[n.Name] {
-			p := joinPath(path, "workload")
-			if i < len(w.Nodes) {
-				p = fmt.Sprintf("%s[%d]", joinPath(path, "nodes"), i)
-			}
-			return d.errorf(joinPath(p, "name"), "duplicate node name %q", n.Name)
+			return d.errorf(joinPath(paths[i], "name"), "duplicate node name %q", n.Name)
 		}
 		seen[n.Name] = true
 	}
+	if f := w.Finally; f != nil {
+		fp := joinPath(p, "finally")
+		if f.Faults != nil && *f.Faults {
+			return d.errorf(joinPath(fp, "faults"), "the finally check never takes faults")
+		}
+		if f.UpgradeTo != "" {
+			return d.errorf(joinPath(fp, "upgrade_to"), "the finally check never restarts, so it cannot be upgraded")
+		}
+	}
 	if w.Duration <= 0 {
-		return d.errorf(joinPath(path, "duration"), "must be greater than 0, got %s", w.Duration)
+		return d.errorf(joinPath(p, "duration"), "must be greater than 0, got %s", w.Duration)
 	}
 	if w.Watchdog <= 0 {
-		return d.errorf(joinPath(path, "watchdog"), "must be greater than 0, got %s", w.Watchdog)
+		return d.errorf(joinPath(p, "watchdog"), "must be greater than 0, got %s", w.Watchdog)
+	}
+	for i, l := range w.Links {
+		lp := fmt.Sprintf("%s[%d]", joinPath(p, "links"), i)
+		for _, end := range []struct{ key, name string }{{"from", l.From}, {"to", l.To}} {
+			if end.name != "" && !seen[end.name] {
+				return d.errorf(joinPath(lp, end.key), "unknown node %q (the world has %s)", end.name, nameList(all))
+			}
+		}
+	}
+	if err := w.checkTopologies(d, joinPath(p, "faults")); err != nil {
+		return err
+	}
+	if w.Faults.MmapEarlyWriteback > 0 && !w.CompatOverlay {
+		return d.errorf(joinPath(joinPath(p, "faults"), "mmap_early_writeback"),
+			"needs compat_overlay: only a shared mapping made through its shims can be written back early")
 	}
 	return nil
 }
 
-func (n *Node) validate(d *decoder, path string) error {
-	namePath := joinPath(path, "name")
+// checkTopologies checks that the world has the nodes each partition topology needs. Topologies that a
+// preset chose are cut to those that fit instead, so that a preset works on any world.
+func (w *World) checkTopologies(d *decoder, fp string) error {
+	tp := joinPath(fp, "partition_topologies")
+	count := len(w.Nodes) + len(w.Workloads())
+	if d.sourceOf(tp).preset != "" {
+		w.Faults.PartitionTopologies = slices.DeleteFunc(w.Faults.PartitionTopologies, func(t string) bool {
+			return count < topologyMinNodes[t]
+		})
+		return nil
+	}
+	for i, t := range w.Faults.PartitionTopologies {
+		if need := topologyMinNodes[t]; count < need {
+			return d.errorf(fmt.Sprintf("%s[%d]", tp, i), "topology %s needs at least %d nodes, the world has %d (workloads included)", t, need, count)
+		}
+	}
+	return nil
+}
+
+// nameList lists the names of nodes for messages.
+func nameList(ns []*Node) string {
+	names := make([]string, len(ns))
+	for i, n := range ns {
+		names[i] = n.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+func (n *Node) validate(d *decoder, p string) error {
+	namePath := joinPath(p, "name")
 	switch {
 	case n.Name == "":
 		return d.errorf(namePath, "required")
@@ -229,9 +509,9 @@ func (n *Node) validate(d *decoder, path string) error {
 	}
 	switch {
 	case n.Pkg == "" && n.Wasm == "":
-		return d.errorf(path, "needs pkg or wasm")
+		return d.errorf(p, "needs pkg or wasm")
 	case n.Pkg != "" && n.Wasm != "":
-		return d.errorf(path, "has both pkg and wasm")
+		return d.errorf(p, "has both pkg and wasm")
 	}
 	keys := make([]string, 0, len(n.Env))
 	for k := range n.Env {
@@ -241,53 +521,180 @@ func (n *Node) validate(d *decoder, path string) error {
 	for _, k := range keys {
 		switch {
 		case k == "":
-			return d.errorf(joinPath(path, "env"), "empty variable name")
-		case slices.Contains([]byte(k), '='):
-			return d.errorf(joinPath(path, "env"), "variable name %q contains '='", k)
+			return d.errorf(joinPath(p, "env"), "empty variable name")
+		case strings.Contains(k, "="):
+			return d.errorf(joinPath(p, "env"), "variable name %q contains '='", k)
 		}
 	}
-	if n.Pkg != "" {
-		abs := d.resolve(n.Pkg)
-		fi, err := os.Stat(abs)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return d.errorf(joinPath(path, "pkg"), "package directory %s does not exist (resolved to %s)", n.Pkg, abs)
-		case err != nil:
-			return d.errorf(joinPath(path, "pkg"), "package directory %s: %v", n.Pkg, unwrapPath(err))
-		case !fi.IsDir():
-			return d.errorf(joinPath(path, "pkg"), "package directory %s is not a directory (resolved to %s)", n.Pkg, abs)
-		}
-		n.Pkg = abs
+	var err error
+	if n.Pkg, err = d.hostPath(joinPath(p, "pkg"), n.Pkg, "package directory", true); err != nil {
+		return err
 	}
-	if n.Wasm != "" {
-		abs := d.resolve(n.Wasm)
-		fi, err := os.Stat(abs)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-			return d.errorf(joinPath(path, "wasm"), "module file %s does not exist (resolved to %s)", n.Wasm, abs)
-		case err != nil:
-			return d.errorf(joinPath(path, "wasm"), "module file %s: %v", n.Wasm, unwrapPath(err))
-		case fi.IsDir():
-			return d.errorf(joinPath(path, "wasm"), "module file %s is a directory (resolved to %s)", n.Wasm, abs)
-		}
-		n.Wasm = abs
+	if n.Wasm, err = d.hostPath(joinPath(p, "wasm"), n.Wasm, "module file", false); err != nil {
+		return err
+	}
+	if n.Disk, err = d.hostPath(joinPath(p, "disk"), n.Disk, "disk directory", true); err != nil {
+		return err
+	}
+	if n.Files, err = d.nodeFiles(joinPath(p, "files"), n.Files); err != nil {
+		return err
+	}
+	if n.UpgradeTo, err = d.hostPath(joinPath(p, "upgrade_to"), n.UpgradeTo, "package directory", true); err != nil {
+		return err
 	}
 	return nil
 }
 
-func (f *Faults) validate(d *decoder, path string) error {
-	if f.CrashPerSec < 0 {
-		return d.errorf(joinPath(path, "crash_per_sec"), "must not be negative, got %v", f.CrashPerSec)
+// hostPath checks that the host path h, written at the JSON path where, exists and is a directory (or,
+// without dir, is not one), and returns it absolute. An empty h stays empty. what names it in messages.
+func (d *decoder) hostPath(where, h, what string, dir bool) (string, error) {
+	if h == "" {
+		return "", nil
+	}
+	abs := d.resolve(where, h)
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", d.errorf(where, "%s %s does not exist (resolved to %s)", what, h, abs)
+	case err != nil:
+		return "", d.errorf(where, "%s %s: %v", what, h, unwrapPath(err))
+	case dir && !fi.IsDir():
+		return "", d.errorf(where, "%s %s is not a directory (resolved to %s)", what, h, abs)
+	case !dir && fi.IsDir():
+		return "", d.errorf(where, "%s %s is a directory (resolved to %s)", what, h, abs)
+	}
+	return abs, nil
+}
+
+// nodeFiles checks a node's files: each key a path inside the node's disk, cleaned, each value an
+// existing host file, made absolute.
+func (d *decoder) nodeFiles(where string, files map[string]string) (map[string]string, error) {
+	keys := make([]string, 0, len(files))
+	for k := range files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make(map[string]string, len(files))
+	for _, k := range keys {
+		kp := joinPath(where, k)
+		clean := path.Clean(strings.TrimLeft(k, "/"))
+		switch {
+		case k == "":
+			return nil, d.errorf(where, "empty disk path")
+		case clean == "." || clean == ".." || strings.HasPrefix(clean, "../"):
+			return nil, d.errorf(kp, "disk path %q is outside the node's disk", k)
+		}
+		if _, dup := out[clean]; dup {
+			return nil, d.errorf(kp, "disk path %q names the same file as another entry", k)
+		}
+		abs, err := d.hostPath(kp, files[k], "host file", false)
+		if err != nil {
+			return nil, err
+		}
+		out[clean] = abs
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}
+
+func (l *Liveness) validate(d *decoder, p string) error {
+	if l.Within < 0 {
+		return d.errorf(joinPath(p, "within"), "must not be negative, got %s", l.Within)
 	}
 	return nil
 }
 
-// resolve makes a path from the world file absolute, relative to the file's directory.
-func (d *decoder) resolve(p string) string {
-	if filepath.IsAbs(p) {
-		return filepath.Clean(p)
+func (l *Link) validate(d *decoder, p string) error {
+	if l.From == "" && l.To == "" {
+		return d.errorf(p, "needs from or to")
 	}
-	return filepath.Join(d.dir, p)
+	if !d.wasSet(joinPath(p, "latency")) {
+		return d.errorf(joinPath(p, "latency"), "required")
+	}
+	return nil
+}
+
+func (pr *Preempt) validate(d *decoder, p string) error {
+	sp := joinPath(p, "strategy")
+	switch {
+	case !slices.Contains(Strategies, pr.Strategy):
+		return d.errorf(sp, "unknown strategy %q (valid: %s)", pr.Strategy, strings.Join(Strategies, ", "))
+	case pr.Interleave && pr.Strategy != "random" && pr.Strategy != "none":
+		return d.errorf(sp, "strategy %s conflicts with interleave, which allows only random or none; set interleave to false", pr.Strategy)
+	case pr.Depth < 1:
+		return d.errorf(joinPath(p, "depth"), "must be at least 1, got %d", pr.Depth)
+	case pr.Steps < 1:
+		return d.errorf(joinPath(p, "steps"), "must be at least 1, got %d", pr.Steps)
+	case pr.Calls < 1 || pr.Calls > maxPreemptCalls:
+		return d.errorf(joinPath(p, "calls"), "must be from 1 to %d, got %d", maxPreemptCalls, pr.Calls)
+	}
+	if pr.Interleave {
+		pr.Strategy = "random"
+	}
+	return nil
+}
+
+func (c *Checker) validate(d *decoder, p string) error {
+	if !slices.Contains(Models, c.Model) {
+		return d.errorf(joinPath(p, "model"), "unknown model %q (valid: %s)", c.Model, strings.Join(Models, ", "))
+	}
+	return nil
+}
+
+func (f *Faults) validate(d *decoder, p string) error {
+	if err := checkRates(d, p, f); err != nil {
+		return err
+	}
+	if f.SlowFactor < 1 {
+		return d.errorf(joinPath(p, "slow_factor"), "must be at least 1, got %v", f.SlowFactor)
+	}
+	if f.DiskBytes < 0 {
+		return d.errorf(joinPath(p, "disk_bytes"), "must not be negative, got %d", f.DiskBytes)
+	}
+	if f.ClockSkew < 0 {
+		return d.errorf(joinPath(p, "clock_skew"), "must not be negative, got %s", f.ClockSkew)
+	}
+	if f.ClockJumpMax < 0 {
+		return d.errorf(joinPath(p, "clock_jump_max"), "must not be negative, got %s", f.ClockJumpMax)
+	}
+	if err := checkChoices(d, joinPath(p, "partition_topologies"), f.PartitionTopologies, Topologies, "topology"); err != nil {
+		return err
+	}
+	if err := checkChoices(d, joinPath(p, "clog_modes"), f.ClogModes, ClogModes, "clog mode"); err != nil {
+		return err
+	}
+	mp := joinPath(p, "fs_model")
+	switch {
+	case d.wasSet(mp) && !slices.Contains(FSModels, f.FSModel):
+		return d.errorf(mp, "unknown model %q (valid: %s)", f.FSModel, strings.Join(FSModels, ", "))
+	case d.wasSet(mp) && !f.ReorderWrites:
+		return d.errorf(mp, "needs reorder_writes: the model only says which states out-of-order writeback may leave")
+	case f.FSModel == "dir_reorder" && !f.StrictDirs:
+		return d.errorf(mp, "dir_reorder needs strict_dirs")
+	}
+	if f.ReorderWrites && f.FSModel == "" {
+		f.FSModel = defaultFSModel
+	}
+	return nil
+}
+
+// checkChoices checks a list of names from a closed vocabulary: at least one, each known, none twice.
+func checkChoices(d *decoder, p string, got, valid []string, what string) error {
+	if len(got) == 0 {
+		return d.errorf(p, "must name at least one %s (valid: %s)", what, strings.Join(valid, ", "))
+	}
+	for i, g := range got {
+		ep := fmt.Sprintf("%s[%d]", p, i)
+		switch {
+		case !slices.Contains(valid, g):
+			return d.errorf(ep, "unknown %s %q (valid: %s)", what, g, strings.Join(valid, ", "))
+		case slices.Contains(got[:i], g):
+			return d.errorf(ep, "duplicate %s %q", what, g)
+		}
+	}
+	return nil
 }
 
 // unwrapPath drops the operation and path from a file system error, which the message already names.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -16,6 +15,14 @@ import (
 // workload is a valid workload, for tests that are about something else. Parse runs with the file name
 // seedfall.json, so paths are relative to this package's directory.
 const workload = `"workload": {"name": "client", "pkg": "./testdata/client"}`
+
+// all loads a world whatever the engine implements, for tests of decoding and validation.
+var all = LoadOptions{Implemented: func(string) bool { return true }}
+
+// parse parses a world as seedfall.json in this package's directory, whatever the engine implements.
+func parse(data string) (*World, error) {
+	return ParseWith("seedfall.json", []byte(data), all)
+}
 
 func abs(t *testing.T, p string) string {
 	t.Helper()
@@ -65,17 +72,9 @@ func TestParseErrors(t *testing.T) {
 		{"unknown field with an empty key", `{"": 1, ` + workload + `}`,
 			`seedfall.json: [""]: unknown field`},
 		{"duplicate field", `{"duration": "1s", "duration": "2s", ` + workload + `}`,
-			`seedfall.json: duration: duplicate field`},
-
-		// Fields the spec defines but this version does not implement.
-		{"faults preset shorthand", `{` + workload + `, "faults": "resilient"}`,
-			`seedfall.json: faults: preset "resilient" is not supported yet by this version of sf`},
-		{"fault not supported yet", `{` + workload + `, "faults": {"partition_per_sec": 0.2}}`,
-			`seedfall.json: faults.partition_per_sec: not supported yet by this version of sf`},
-		{"node field not supported yet", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "faults": false}], ` + workload + `}`,
-			`seedfall.json: nodes[0].faults: not supported yet by this version of sf`},
-		{"top-level field not supported yet", `{"liveness": {"within": "10s"}, ` + workload + `}`,
-			`seedfall.json: liveness: not supported yet by this version of sf`},
+			`seedfall.json: duration: duplicate key`},
+		{"duplicate key deep inside", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "env": {"A": "1", "A": "2"}}], ` + workload + `}`,
+			`seedfall.json: nodes[0].env.A: duplicate key`},
 
 		// Wrong JSON types.
 		{"args not an array", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "args": "-id a"}], ` + workload + `}`,
@@ -98,8 +97,6 @@ func TestParseErrors(t *testing.T) {
 			`seedfall.json: nodes[0].env: expected an object of strings`},
 		{"env value not a string", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "env": {"DEBUG": 1}}], ` + workload + `}`,
 			`seedfall.json: nodes[0].env.DEBUG: expected a string`},
-		{"env duplicate key", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "env": {"A": "1", "A": "2"}}], ` + workload + `}`,
-			`seedfall.json: nodes[0].env.A: duplicate key`},
 		{"faults not an object", `{` + workload + `, "faults": [1]}`,
 			`seedfall.json: faults: expected an object`},
 		{"crash_per_sec not a number", `{` + workload + `, "faults": {"crash_per_sec": "0.5"}}`,
@@ -171,8 +168,8 @@ func TestParseErrors(t *testing.T) {
 		{"workload pkg does not exist", `{"workload": {"name": "c", "pkg": "../nope"}}`,
 			`seedfall.json: workload.pkg: package directory ../nope does not exist (resolved to $PARENT/nope)`},
 		{"workload missing", `{"nodes": [{"name": "a", "pkg": "./testdata/node"}]}`,
-			`seedfall.json: workload: required`},
-		{"empty world", `{}`, `seedfall.json: workload: required`},
+			`seedfall.json: workload: required (or workloads)`},
+		{"empty world", `{}`, `seedfall.json: workload: required (or workloads)`},
 
 		// Environment.
 		{"env empty name", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "env": {"": "x"}}], ` + workload + `}`,
@@ -190,7 +187,7 @@ func TestParseErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			want := strings.NewReplacer("$DIR", dir, "$PARENT", parent).Replace(tt.want)
-			w, err := Parse("seedfall.json", []byte(tt.json))
+			w, err := parse(tt.json)
 			if err == nil {
 				t.Fatalf("Parse succeeded with %s, want error %q", w.Canonical(), want)
 			}
@@ -198,57 +195,6 @@ func TestParseErrors(t *testing.T) {
 				t.Errorf("Parse error\n got: %s\nwant: %s", err, want)
 			}
 		})
-	}
-}
-
-// TestNotSupported sets every field of the table of fields that are not supported yet, where it belongs.
-func TestNotSupported(t *testing.T) {
-	wrap := map[reflect.Type]func(field string) (json, path string){
-		reflect.TypeFor[World](): func(f string) (string, string) {
-			return fmt.Sprintf(`{%q: 1, %s}`, f, workload), f
-		},
-		reflect.TypeFor[Node](): func(f string) (string, string) {
-			return fmt.Sprintf(`{"nodes": [{"name": "a", "pkg": "./testdata/node", %q: 1}], %s}`, f, workload), "nodes[0]." + f
-		},
-		reflect.TypeFor[Faults](): func(f string) (string, string) {
-			return fmt.Sprintf(`{%s, "faults": {%q: 1}}`, workload, f), "faults." + f
-		},
-	}
-	n := 0
-	for typ, fields := range notSupported {
-		for _, f := range fields {
-			n++
-			data, path := wrap[typ](f)
-			_, err := Parse("seedfall.json", []byte(data))
-			want := "seedfall.json: " + path + ": not supported yet by this version of sf"
-			if err == nil || err.Error() != want {
-				t.Errorf("%s: got %v, want %s", f, err, want)
-			}
-		}
-	}
-	if n != 11+4+40 {
-		t.Errorf("%d fields not supported yet, want 55 as in the spec", n)
-	}
-	// A field on a node also fails on the workload.
-	_, err := Parse("seedfall.json", []byte(`{"workload": {"name": "c", "pkg": "./testdata/client", "upgrade_to": "./v2"}}`))
-	if want := "seedfall.json: workload.upgrade_to: not supported yet by this version of sf"; err == nil || err.Error() != want {
-		t.Errorf("got %v, want %s", err, want)
-	}
-}
-
-// TestNotSupportedDisjoint checks that a field moved into a struct was also taken out of the table.
-func TestNotSupportedDisjoint(t *testing.T) {
-	for typ, fields := range notSupported {
-		seen := map[string]bool{}
-		for _, f := range jsonFields(typ) {
-			seen[f.name] = true
-		}
-		for _, f := range fields {
-			if seen[f] {
-				t.Errorf("%s.%s is both a field and not supported yet", typ.Name(), f)
-			}
-			seen[f] = true
-		}
 	}
 }
 
@@ -264,19 +210,45 @@ func TestParseDefaults(t *testing.T) {
 		Duration: Duration(30e9),
 		Latency:  Range{Duration(1e6), Duration(10e6)},
 		Watchdog: Duration(30e9),
-		Faults:   Faults{RestartAfter: Range{Duration(10e6), Duration(1e9)}},
+		Preempt:  Preempt{Strategy: "none", Depth: 3, Steps: 1048576, Calls: 4096},
+		Checker:  Checker{Model: "kv"},
+		Faults: Faults{
+			RestartAfter:        Range{Duration(10e6), Duration(1e9)},
+			PartitionFor:        Range{Duration(50e6), Duration(2e9)},
+			PartitionTopologies: []string{"half"},
+			ClogFor:             Range{Duration(100e6), Duration(2e9)},
+			ClogModes:           []string{"stop", "slow", "jam"},
+			ClogDelay:           Range{Duration(10e6), Duration(200e6)},
+			SlowFor:             Range{Duration(500e6), Duration(5e9)},
+			SlowFactor:          10,
+			PauseFor:            Range{Duration(100e6), Duration(3e9)},
+			ClockJumpMax:        Duration(10e9),
+		},
 	}
-	if !reflect.DeepEqual(w, want) {
+	if got := strings.Join(w.Set, " "); got != "workload workload.name workload.pkg" {
+		t.Errorf("Set = %s", got)
+	}
+	if !reflect.DeepEqual(withoutSet(w), want) {
 		t.Errorf("Parse defaults\n got: %+v\nwant: %+v", w, want)
 	}
-	// An empty faults object keeps the fault defaults.
-	w2, err := Parse("seedfall.json", []byte(`{"faults": {}, `+workload+`}`))
+	// An empty faults object keeps the fault defaults, and sets nothing.
+	w2, err := Parse("seedfall.json", []byte(`{"faults": {}, "liveness": {}, "preempt": {}, "checker": {}, `+workload+`}`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(w2, want) {
-		t.Errorf("Parse with empty faults\n got: %+v\nwant: %+v", w2, want)
+	if !reflect.DeepEqual(withoutSet(w2), want) {
+		t.Errorf("Parse with empty objects\n got: %+v\nwant: %+v", w2, want)
 	}
+	if got := strings.Join(w2.Set, " "); got != "workload workload.name workload.pkg" {
+		t.Errorf("Set with empty objects = %s", got)
+	}
+}
+
+// withoutSet returns w without the record of the fields it set, for comparing worlds.
+func withoutSet(w *World) *World {
+	c := *w
+	c.Set, c.setAt = nil, nil
+	return &c
 }
 
 func TestParseAccepts(t *testing.T) {
@@ -289,10 +261,27 @@ func TestParseAccepts(t *testing.T) {
 		{"zero-width range", `{` + workload + `, "latency": ["0s", "0s"]}`},
 		{"empty arrays and objects", `{"nodes": [], ` + workload + `, "faults": {}}`},
 		{"env value with equals", `{"workload": {"name": "c", "pkg": "./testdata/client", "env": {"A": "b=c", "E": ""}}}`},
+		{"workloads only", `{"workloads": [{"name": "w1", "pkg": "./testdata/client"}, {"name": "w2", "pkg": "./testdata/client"}]}`},
+		{"workload and workloads", `{` + workload + `, "workloads": [{"name": "w2", "pkg": "./testdata/client", "faults": true}]}`},
+		{"finally with faults false", `{` + workload + `, "finally": {"name": "check", "pkg": "./testdata/client", "faults": false}}`},
+		{"link with only from", `{"nodes": [{"name": "n1", "pkg": "./testdata/node"}], ` + workload + `, "links": [{"from": "n1", "latency": ["20ms", "80ms"]}]}`},
+		{"link to the workload", `{` + workload + `, "links": [{"to": "client", "latency": ["0s", "0s"]}]}`},
+		{"link to the finally check", `{` + workload + `, "finally": {"name": "f", "pkg": "./testdata/client"}, "links": [{"from": "client", "to": "f", "latency": ["1ms", "2ms"]}]}`},
+		{"probabilities at the bounds", `{` + workload + `, "faults": {"udp_loss": 0, "udp_dup": 1}}`},
+		{"slow factor of 1", `{` + workload + `, "faults": {"slow_factor": 1}}`},
+		{"majority with 3 nodes counting the workload", `{"nodes": [{"name": "a", "pkg": "./testdata/node"}, {"name": "b", "pkg": "./testdata/node"}], ` + workload + `, "faults": {"partition_topologies": ["majority"]}}`},
+		{"majorities_ring with 4 nodes counting workloads", `{"nodes": [{"name": "a", "pkg": "./testdata/node"}, {"name": "b", "pkg": "./testdata/node"}], ` + workload + `, "workloads": [{"name": "w", "pkg": "./testdata/client"}], "faults": {"partition_topologies": ["majorities_ring"]}}`},
+		{"fs_model with reorder_writes", `{` + workload + `, "faults": {"reorder_writes": true, "fs_model": "page_independent"}}`},
+		{"dir_reorder with strict_dirs", `{` + workload + `, "faults": {"reorder_writes": true, "strict_dirs": true, "fs_model": "dir_reorder"}}`},
+		{"mmap_early_writeback with compat_overlay", `{` + workload + `, "compat_overlay": true, "faults": {"mmap_early_writeback": 0.5}}`},
+		{"interleave with strategy none", `{` + workload + `, "preempt": {"interleave": true, "strategy": "none"}}`},
+		{"preempt calls at the limit", `{` + workload + `, "preempt": {"strategy": "calls", "calls": 4194304}}`},
+		{"every checker model", `{` + workload + `, "checker": {"model": "list-append"}}`},
+		{"files with absolute disk path", `{"workload": {"name": "c", "pkg": "./testdata/client", "files": {"/etc/seed": "testdata/mod.wasm"}}}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if _, err := Parse("seedfall.json", []byte(tt.json)); err != nil {
+			if _, err := parse(tt.json); err != nil {
 				t.Fatal(err)
 			}
 		})
@@ -306,7 +295,18 @@ const goodCanonical = `{"nodes":[` +
 	`{"name":"prebuilt","wasm":"$DIR/mod.wasm"}],` +
 	`"workload":{"name":"client","pkg":"$DIR/client"},` +
 	`"duration":"1m0s","latency":["1ms","5ms"],"watchdog":"30s","supervise":true,` +
-	`"faults":{"crash_per_sec":0.5,"restart_after":["10ms","1s"]}}`
+	`"liveness":{"within":"0s"},"faults_after_setup":false,"net_overlay":false,"compat_overlay":false,` +
+	`"preempt":{"strategy":"none","interleave":false,"depth":3,"steps":1048576,"calls":4096,"loops":false},` +
+	`"checker":{"model":"kv"},` +
+	`"faults":{"crash_per_sec":0.5,"restart_after":["10ms","1s"],` +
+	`"partition_per_sec":0,"partition_for":["50ms","2s"],"partition_topologies":["half"],` +
+	`"clog_per_sec":0,"clog_for":["100ms","2s"],"clog_modes":["stop","slow","jam"],"clog_delay":["10ms","200ms"],` +
+	`"swizzle_per_sec":0,"reset_per_sec":0,"udp_loss":0,"udp_dup":0,` +
+	`"slow_per_sec":0,"slow_for":["500ms","5s"],"slow_factor":10,"torn_writes":false,"reorder_writes":false,` +
+	`"crash_on_io":0,"fsync_eio":0,"disk_bytes":0,"write_eio":0,"write_enospc":0,"read_eio":0,"read_corrupt":0,` +
+	`"lost_write":0,"misdirected_write":0,"corrupt_on_crash":false,"bitrot_per_sec":0,"disk_latency":["0s","0s"],` +
+	`"mmap_early_writeback":0,"strict_dirs":false,"clock_skew":"0s","pause_per_sec":0,"pause_for":["100ms","3s"],` +
+	`"clock_jump_per_sec":0,"clock_jump_max":"10s","buggify":false,"include_workload":false,"swarm":false}}`
 
 func TestCanonicalRoundTrip(t *testing.T) {
 	w, err := Load("testdata/good.json")
@@ -321,17 +321,26 @@ func TestCanonicalRoundTrip(t *testing.T) {
 	if want := strings.ReplaceAll(goodCanonical, "$DIR", dir); string(got) != want {
 		t.Errorf("Canonical\n got: %s\nwant: %s", got, want)
 	}
-	// Parsed again from anywhere, the canonical form gives the same world and the same bytes.
-	w2, err := Parse(filepath.Join(t.TempDir(), "seedfall.json"), got)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again := w2.Canonical(); !bytes.Equal(again, got) {
-		t.Errorf("Canonical is not stable\nfirst: %s\nagain: %s", got, again)
-	}
-	w2.File, w2.Dir = w.File, w.Dir
-	if !reflect.DeepEqual(w, w2) {
-		t.Errorf("round trip changed the world\nbefore: %+v\n after: %+v", w, w2)
+	for _, file := range []string{"testdata/good.json", "testdata/full.json"} {
+		t.Run(file, func(t *testing.T) {
+			w, err := LoadWith(file, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := w.Canonical()
+			// Parsed again from anywhere, the canonical form gives the same world and the same bytes.
+			w2, err := ParseWith(filepath.Join(t.TempDir(), "seedfall.json"), got, all)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if again := w2.Canonical(); !bytes.Equal(again, got) {
+				t.Errorf("Canonical is not stable\nfirst: %s\nagain: %s", got, again)
+			}
+			w2.File, w2.Dir = w.File, w.Dir
+			if !reflect.DeepEqual(withoutSet(w), withoutSet(w2)) {
+				t.Errorf("round trip changed the world\nbefore: %+v\n after: %+v", w, w2)
+			}
+		})
 	}
 }
 
@@ -349,6 +358,70 @@ func TestAllNodes(t *testing.T) {
 	}
 	if w.AllNodes()[0] != &w.Nodes[0] || w.AllNodes()[3] != w.Workload {
 		t.Errorf("AllNodes does not point into the world")
+	}
+
+	w, err = LoadWith("testdata/full.json", all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names = nil
+	for _, n := range w.AllNodes() {
+		names = append(names, n.Name)
+	}
+	if got, want := strings.Join(names, ","), "n1,n2,n3,client,reader,writer,check"; got != want {
+		t.Errorf("AllNodes names = %s, want %s", got, want)
+	}
+	ws := w.Workloads()
+	if len(ws) != 3 || ws[0] != w.Workload || ws[1] != &w.MoreWorkloads[0] || ws[2] != &w.MoreWorkloads[1] {
+		t.Errorf("Workloads = %v, want the workload, then reader and writer", ws)
+	}
+	if all := w.AllNodes(); all[len(all)-1] != w.Finally {
+		t.Errorf("AllNodes does not end with the finally check")
+	}
+	// Without workload, Workloads starts with the workloads field.
+	w, err = parse(`{"workloads": [{"name": "w1", "pkg": "./testdata/client"}]}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ws := w.Workloads(); len(ws) != 1 || ws[0] != &w.MoreWorkloads[0] || w.AllNodes()[0] != ws[0] {
+		t.Errorf("Workloads without workload = %v", ws)
+	}
+}
+
+func TestFaultsFor(t *testing.T) {
+	tests := []struct {
+		name, json  string
+		node        string
+		nodeF, netF bool
+	}{
+		{"node", `{"nodes": [{"name": "n", "pkg": "./testdata/node"}], ` + workload + `}`, "n", true, true},
+		{"node with faults true", `{"nodes": [{"name": "n", "pkg": "./testdata/node", "faults": true}], ` + workload + `}`, "n", true, true},
+		{"node with faults false", `{"nodes": [{"name": "n", "pkg": "./testdata/node", "faults": false}], ` + workload + `}`, "n", false, false},
+		{"workload", `{` + workload + `}`, "client", false, true},
+		{"workload with include_workload", `{` + workload + `, "faults": {"include_workload": true}}`, "client", true, true},
+		{"workload with faults true", `{"workload": {"name": "client", "pkg": "./testdata/client", "faults": true}}`, "client", true, true},
+		{"workload with faults false", `{"workload": {"name": "client", "pkg": "./testdata/client", "faults": false}, "faults": {"include_workload": true}}`, "client", false, false},
+		{"one of several workloads", `{` + workload + `, "workloads": [{"name": "w", "pkg": "./testdata/client", "faults": true}]}`, "w", true, true},
+		{"its sibling", `{` + workload + `, "workloads": [{"name": "w", "pkg": "./testdata/client", "faults": true}]}`, "client", false, true},
+		{"finally", `{` + workload + `, "finally": {"name": "f", "pkg": "./testdata/client"}, "faults": {"include_workload": true}}`, "f", false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w, err := parse(tt.json)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, n := range w.AllNodes() {
+				if n.Name != tt.node {
+					continue
+				}
+				if nodeF, netF := w.FaultsFor(n); nodeF != tt.nodeF || netF != tt.netF {
+					t.Errorf("FaultsFor(%s) = %v, %v, want %v, %v", n.Name, nodeF, netF, tt.nodeF, tt.netF)
+				}
+				return
+			}
+			t.Fatalf("no node %s", tt.node)
+		})
 	}
 }
 
@@ -418,18 +491,23 @@ type kinds struct {
 }
 
 func TestDecodeKinds(t *testing.T) {
-	d := &decoder{file: "k.json"}
 	decode := func(s string) (*kinds, error) {
 		var k kinds
-		return &k, d.decodeValue("", []byte(s), reflect.ValueOf(&k).Elem())
+		tree, err := parseTree([]byte(s), &source{name: "k.json"}, "")
+		if err != nil {
+			return nil, err
+		}
+		d := newDecoder(tree.src, nil)
+		return &k, d.decodeValue("", tree, reflect.ValueOf(&k).Elem())
 	}
 	k, err := decode(`{"i": -3, "u": 7, "f": 0.25, "b": true, "ds": ["1s"], "rs": [["0s", "1s"]], "m": {"x": false},
-		"p": {"crash_per_sec": 2}, "s": [{"y": true}]}`)
+		"p": {"crash_per_sec": 2, "slow_factor": 1, "partition_topologies": ["half"], "clog_modes": ["jam"]}, "s": [{"y": true}]}`)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &kinds{I: -3, U: 7, F: 0.25, B: true, Ds: []Duration{1e9}, Rs: []Range{{0, 1e9}},
-		M: map[string]bool{"x": false}, P: &Faults{CrashPerSec: 2}, S: []map[string]bool{{"y": true}}}
+		M: map[string]bool{"x": false}, P: &Faults{CrashPerSec: 2, SlowFactor: 1, PartitionTopologies: []string{"half"}, ClogModes: []string{"jam"}},
+		S: []map[string]bool{{"y": true}}}
 	if !reflect.DeepEqual(k, want) {
 		t.Errorf("decode\n got: %+v\nwant: %+v", k, want)
 	}
@@ -447,6 +525,7 @@ func TestDecodeKinds(t *testing.T) {
 		{`{"m": {"a.b": 1}}`, `k.json: m["a.b"]: expected true or false`},
 		{`{"p": null}`, "k.json: p: expected an object"},
 		{`{"p": {"crash_per_sec": -2}}`, "k.json: p.crash_per_sec: must not be negative, got -2"},
+		{`{"p": {"slow_factor": 0.5}}`, "k.json: p.slow_factor: must be at least 1, got 0.5"},
 		{`{"s": [{}, 1]}`, "k.json: s[1]: expected an object of booleans"},
 	}
 	for _, tt := range tests {

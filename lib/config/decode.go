@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -16,10 +17,12 @@ import (
 // Two catches a dropped, doubled or swapped letter without suggesting unrelated names.
 const maxSuggestDistance = 2
 
-// pathError is a validation error: the file as the user named it, the JSON path of the offending value
-// (empty for the whole document) and a lowercase message.
+// pathError is a validation error: the file as the user named it (or the -set argument), the JSON path
+// of the offending value (empty for the whole document or the override itself), a lowercase message and
+// the error it stands for, if any.
 type pathError struct {
 	file, path, msg string
+	err             error
 }
 
 func (e *pathError) Error() string {
@@ -28,6 +31,8 @@ func (e *pathError) Error() string {
 	}
 	return e.file + ": " + e.path + ": " + e.msg
 }
+
+func (e *pathError) Unwrap() error { return e.err }
 
 // syntaxError is malformed JSON, located by line and column (both 1-based, the column in characters).
 type syntaxError struct {
@@ -77,99 +82,151 @@ type validator interface {
 	validate(d *decoder, path string) error
 }
 
-// decoder walks syntactically valid JSON into a struct, field by field, so that every error can name its
-// JSON path. It knows the fields from the json tags of the struct, so adding a field to a world file is
-// adding it to its struct, with its default and, if needed, a check in the struct's validate method.
+// decoder walks a JSON tree into a struct, field by field, so that every error can name the place where
+// the user wrote the value. It knows the fields from the json tags of the struct, so adding a field to a
+// world file is adding it to its struct, with its default and, if needed, a check in the struct's
+// validate method.
 type decoder struct {
-	file string // the file as the user named it, for messages
-	dir  string // absolute directory that relative paths are resolved against
+	// root is the source of the world's root object, for checks on values that no layer wrote.
+	root *source
+	// srcs holds the source of every value decoded, by JSON path.
+	srcs map[string]*source
+	// set collects the fields that were set, when the world being decoded is the one that runs.
+	set *setList
 }
 
+func newDecoder(root *source, set *setList) *decoder {
+	return &decoder{root: root, srcs: make(map[string]*source), set: set}
+}
+
+// errorf reports an error about the value at path, in terms of the place the user wrote it.
 func (d *decoder) errorf(path, format string, args ...any) error {
-	return &pathError{file: d.file, path: path, msg: fmt.Sprintf(format, args...)}
+	return d.sourceOf(path).errorf(path, format, args...)
+}
+
+// sourceOf returns the source of the value at path, or of its nearest decoded ancestor.
+func (d *decoder) sourceOf(path string) *source {
+	for {
+		if s, ok := d.srcs[path]; ok {
+			return s
+		}
+		if path == "" {
+			return d.root
+		}
+		path = parentPath(path)
+	}
+}
+
+// wasSet reports whether some layer wrote the value at path.
+func (d *decoder) wasSet(path string) bool {
+	_, ok := d.srcs[path]
+	return ok
+}
+
+// resolve makes a path from the world file absolute, relative to the directory of the file that wrote
+// the value at where.
+func (d *decoder) resolve(where, p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(d.sourceOf(where).dir, p)
+}
+
+// note records that the field at path was set.
+func (d *decoder) note(path string, src *source) {
+	if d.set != nil {
+		d.set.add(path, src)
+	}
 }
 
 var (
 	durationType = reflect.TypeFor[Duration]()
 	rangeType    = reflect.TypeFor[Range]()
+	worldType    = reflect.TypeFor[World]()
 	faultsType   = reflect.TypeFor[Faults]()
+	// groupTypes are the objects that only group fields. Set lists their fields, not the objects: an
+	// empty "liveness": {} sets nothing.
+	groupTypes = map[reflect.Type]bool{
+		faultsType:                  true,
+		reflect.TypeFor[Liveness](): true,
+		reflect.TypeFor[Preempt]():  true,
+		reflect.TypeFor[Checker]():  true,
+	}
 )
 
-// decodeValue decodes raw into v, which is a world file struct or one of the field types it uses.
-func (d *decoder) decodeValue(path string, raw []byte, v reflect.Value) error {
+// decodeValue decodes jv into v, which is a world file struct or one of the field types it uses.
+func (d *decoder) decodeValue(path string, jv *jvalue, v reflect.Value) error {
+	d.srcs[path] = jv.src
 	t := v.Type()
 	switch t {
 	case durationType:
-		x, msg := parseDuration(raw)
+		x, msg := parseDuration(jv)
 		if msg != "" {
 			return d.errorf(path, "%s", msg)
 		}
 		v.SetInt(int64(x))
 		return nil
 	case rangeType:
-		r, msg := parseRange(raw)
+		r, msg := parseRange(jv)
 		if msg != "" {
 			return d.errorf(path, "%s", msg)
 		}
 		v.Set(reflect.ValueOf(r))
 		return nil
 	}
-	k := kindOf(raw)
 	wrong := func() error { return d.errorf(path, "expected %s", expected(t)) }
 	switch t.Kind() {
 	case reflect.Bool:
-		if k != 't' && k != 'f' {
+		if jv.kind != 't' && jv.kind != 'f' {
 			return wrong()
 		}
-		v.SetBool(k == 't')
+		v.SetBool(jv.kind == 't')
 	case reflect.String:
-		s, ok := unquote(raw)
-		if !ok {
+		if jv.kind != '"' {
 			return wrong()
 		}
-		v.SetString(s)
+		v.SetString(jv.str)
 	case reflect.Float32, reflect.Float64:
-		if !isNumber(k) {
+		if jv.kind != '0' {
 			return wrong()
 		}
-		f, err := strconv.ParseFloat(string(raw), t.Bits())
+		f, err := strconv.ParseFloat(jv.str, t.Bits())
 		if err != nil {
-			return d.errorf(path, "number %s is out of range", raw)
+			return d.errorf(path, "number %s is out of range", jv.str)
 		}
 		v.SetFloat(f)
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
-		if !isNumber(k) {
+		if jv.kind != '0' {
 			return wrong()
 		}
-		n, err := strconv.ParseInt(string(raw), 10, t.Bits())
+		n, err := strconv.ParseInt(jv.str, 10, t.Bits())
 		if errors.Is(err, strconv.ErrRange) {
-			return d.errorf(path, "number %s is out of range", raw)
+			return d.errorf(path, "number %s is out of range", jv.str)
 		} else if err != nil {
 			return wrong()
 		}
 		v.SetInt(n)
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		if !isNumber(k) {
+		if jv.kind != '0' {
 			return wrong()
 		}
-		n, err := strconv.ParseUint(string(raw), 10, t.Bits())
-		if errors.Is(err, strconv.ErrRange) && k != '-' {
-			return d.errorf(path, "number %s is out of range", raw)
+		n, err := strconv.ParseUint(jv.str, 10, t.Bits())
+		if errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(jv.str, "-") {
+			return d.errorf(path, "number %s is out of range", jv.str)
 		} else if err != nil {
 			return wrong()
 		}
 		v.SetUint(n)
 	case reflect.Slice:
-		elems, ok := arrayElems(raw)
-		if !ok {
+		if jv.kind != '[' {
 			return wrong()
 		}
-		if len(elems) == 0 {
+		if len(jv.elems) == 0 {
 			v.SetZero() // [] and a missing field mean the same, and encode the same
 			return nil
 		}
-		s := reflect.MakeSlice(t, len(elems), len(elems))
-		for i, e := range elems {
+		s := reflect.MakeSlice(t, len(jv.elems), len(jv.elems))
+		for i, e := range jv.elems {
 			if err := d.decodeValue(fmt.Sprintf("%s[%d]", path, i), e, s.Index(i)); err != nil {
 				return err
 			}
@@ -179,39 +236,33 @@ func (d *decoder) decodeValue(path string, raw []byte, v reflect.Value) error {
 		if t.Key().Kind() != reflect.String {
 			panic("config: map field with non-string keys: " + t.String())
 		}
-		members, ok := objectMembers(raw)
-		if !ok {
+		if jv.kind != '{' {
 			return wrong()
 		}
-		if len(members) == 0 {
+		if len(jv.members) == 0 {
 			v.SetZero()
 			return nil
 		}
-		m := reflect.MakeMapWithSize(t, len(members))
-		for _, mb := range members {
-			mp := joinPath(path, mb.key)
-			key := reflect.ValueOf(mb.key).Convert(t.Key())
-			if m.MapIndex(key).IsValid() {
-				return d.errorf(mp, "duplicate key")
-			}
+		m := reflect.MakeMapWithSize(t, len(jv.members))
+		for _, mb := range jv.members {
 			e := reflect.New(t.Elem()).Elem()
-			if err := d.decodeValue(mp, mb.value, e); err != nil {
+			if err := d.decodeValue(joinPath(path, mb.key), mb.value, e); err != nil {
 				return err
 			}
-			m.SetMapIndex(key, e)
+			m.SetMapIndex(reflect.ValueOf(mb.key).Convert(t.Key()), e)
 		}
 		v.Set(m)
 	case reflect.Pointer:
-		if k == 'n' {
+		if jv.kind == 'n' {
 			return wrong()
 		}
 		p := reflect.New(t.Elem())
-		if err := d.decodeValue(path, raw, p.Elem()); err != nil {
+		if err := d.decodeValue(path, jv, p.Elem()); err != nil {
 			return err
 		}
 		v.Set(p)
 	case reflect.Struct:
-		return d.decodeStruct(path, raw, v)
+		return d.decodeStruct(path, jv, v)
 	default:
 		panic("config: unsupported field type " + t.String())
 	}
@@ -219,39 +270,43 @@ func (d *decoder) decodeValue(path string, raw []byte, v reflect.Value) error {
 }
 
 // decodeStruct decodes a JSON object into the struct v, which holds the defaults for missing fields, and
-// then lets the struct validate itself. Members are handled in the order of the file, so the first error
-// reported is the first one in the file.
-func (d *decoder) decodeStruct(path string, raw []byte, v reflect.Value) error {
+// then lets the struct validate itself. Members are handled in order, so the first error reported is the
+// first one in the file. For the faults, a preset is applied first, whatever its position, so that the
+// fields next to it override it.
+func (d *decoder) decodeStruct(path string, jv *jvalue, v reflect.Value) error {
 	t := v.Type()
-	if t == faultsType && kindOf(raw) == '"' {
-		preset, _ := unquote(raw)
-		return d.errorf(path, "preset %q is not supported yet by this version of sf", preset)
+	if t == faultsType && jv.kind == '"' {
+		jv = presetObject(jv)
 	}
-	members, ok := objectMembers(raw)
-	if !ok {
+	if jv.kind != '{' {
 		return d.errorf(path, "expected an object")
 	}
-	fields := jsonFields(t)
-	seen := make(map[string]bool, len(members))
-	for _, m := range members {
-		mp := joinPath(path, m.key)
-		if seen[m.key] {
-			return d.errorf(mp, "duplicate field")
-		}
-		seen[m.key] = true
-		i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == m.key })
-		switch {
-		case i >= 0:
-			if err := d.decodeValue(mp, m.value, v.Field(fields[i].index)); err != nil {
+	members := jv.members
+	if t == faultsType {
+		if i := jv.index("preset"); i >= 0 {
+			if err := d.applyPreset(path, jv.members[i].value, v.Addr().Interface().(*Faults)); err != nil {
 				return err
 			}
-		case slices.Contains(notSupported[t], m.key):
-			return d.errorf(mp, "not supported yet by this version of sf")
-		default:
+			members = jv.without("preset").members
+		}
+	}
+	fields := jsonFields(t)
+	for _, m := range members {
+		mp := joinPath(path, m.key)
+		i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == m.key })
+		if i < 0 {
+			d.srcs[mp] = m.value.src
 			if s := suggest(m.key, t); s != "" {
 				return d.errorf(mp, "unknown field (did you mean %q?)", s)
 			}
 			return d.errorf(mp, "unknown field")
+		}
+		fv := v.Field(fields[i].index)
+		if !groupTypes[fv.Type()] {
+			d.note(mp, m.value.src)
+		}
+		if err := d.decodeValue(mp, m.value, fv); err != nil {
+			return err
 		}
 	}
 	if val, ok := v.Addr().Interface().(validator); ok {
@@ -279,14 +334,27 @@ func jsonFields(t reflect.Type) []jsonField {
 	return fs
 }
 
-// suggest returns the known field of t closest to key, counting the fields that are not supported yet, if
-// it is within maxSuggestDistance edits. Ties go to the field declared first.
-func suggest(key string, t reflect.Type) string {
+// fieldNames lists the names a world file may use in an object of type t: its json fields, and for the
+// world the two fields that the loader resolves before decoding (extends and profiles).
+func fieldNames(t reflect.Type) []string {
 	var names []string
 	for _, f := range jsonFields(t) {
 		names = append(names, f.name)
 	}
-	names = append(names, notSupported[t]...)
+	if t == worldType {
+		names = append(names, "extends", "profiles")
+	}
+	return names
+}
+
+// suggest returns the field of t closest to key, if it is within maxSuggestDistance edits.
+func suggest(key string, t reflect.Type) string {
+	return closest(key, fieldNames(t))
+}
+
+// closest returns the name closest to key, if it is within maxSuggestDistance edits. Ties go to the
+// name listed first.
+func closest(key string, names []string) string {
 	best, bestDist := "", maxSuggestDistance+1
 	for _, n := range names {
 		if dist := editDistance(strings.ToLower(key), n); dist < bestDist {
@@ -347,6 +415,8 @@ func expected(t reflect.Type) string {
 		return "an array of " + plural(t.Elem())
 	case reflect.Map:
 		return "an object of " + plural(t.Elem())
+	case reflect.Pointer:
+		return expected(t.Elem())
 	default:
 		return "an object"
 	}
@@ -396,83 +466,39 @@ func joinPath(path, key string) string {
 	}
 }
 
-// kindOf returns the first byte of a JSON value: '{', '[', '"', 't', 'f', 'n', or the start of a number.
-func kindOf(raw []byte) byte {
-	raw = bytes.TrimLeft(raw, " \t\r\n")
-	if len(raw) == 0 {
-		return 0
-	}
-	return raw[0]
-}
-
-func isNumber(k byte) bool { return k == '-' || k >= '0' && k <= '9' }
-
-// unquote decodes a JSON string.
-func unquote(raw []byte) (string, bool) {
-	if kindOf(raw) != '"' {
-		return "", false
-	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", false
-	}
-	return s, true
-}
-
-// member is one key and value of a JSON object.
-type member struct {
-	key   string
-	value json.RawMessage
-}
-
-// objectMembers returns the members of a JSON object in the order of the file, duplicates included. It
-// returns false when raw is not a well-formed object.
-func objectMembers(raw []byte) ([]member, bool) {
-	if kindOf(raw) != '{' {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return nil, false
-	}
-	var ms []member
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, false
+// parentPath strips the last key or index from a JSON path made by joinPath.
+func parentPath(p string) string {
+	switch {
+	case strings.HasSuffix(p, `"]`):
+		if i := strings.LastIndex(p, `["`); i >= 0 {
+			return p[:i]
 		}
-		key, _ := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
+	case strings.HasSuffix(p, "]"):
+		if i := strings.LastIndexByte(p, '['); i >= 0 {
+			return p[:i]
 		}
-		ms = append(ms, member{key: key, value: v})
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, false
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[:i]
 	}
-	return ms, true
+	return ""
 }
 
-// arrayElems returns the elements of a JSON array, or false when raw is not a well-formed array.
-func arrayElems(raw []byte) ([]json.RawMessage, bool) {
-	if kindOf(raw) != '[' {
-		return nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil {
-		return nil, false
-	}
-	var es []json.RawMessage
-	for dec.More() {
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
-			return nil, false
+// normPath drops the indices from a JSON path, so that nodes[1].disk becomes nodes[].disk.
+func normPath(p string) string {
+	var b strings.Builder
+	for i := 0; i < len(p); i++ {
+		b.WriteByte(p[i])
+		if p[i] != '[' {
+			continue
 		}
-		es = append(es, v)
+		j := i + 1
+		for j < len(p) && p[j] >= '0' && p[j] <= '9' {
+			j++
+		}
+		if j > i+1 && j < len(p) && p[j] == ']' {
+			i = j - 1
+		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, false
-	}
-	return es, true
+	return b.String()
 }

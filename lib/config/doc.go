@@ -1,5 +1,5 @@
 // Package config loads and validates world files, the seedfall.json files that describe a cluster of Go
-// programs to simulate.
+// programs to simulate and the faults to inject.
 //
 // A world file is a JSON object:
 //
@@ -16,18 +16,37 @@
 //	  "faults": { "crash_per_sec": 0.5, "restart_after": ["10ms", "500ms"] }
 //	}
 //
-// Paths are relative to the file's directory. Durations are Go duration strings, and ranges are arrays of
-// two of them. [World], [Node] and [Faults] document each field and its default.
+// Paths are relative to the file that holds them. Durations are Go duration strings, and ranges are arrays
+// of two of them. [World], [Node], [Link], [Liveness], [Preempt], [Checker] and [Faults] document each
+// field and its default; docs/world.md is the user's manual.
+//
+// # Layers
+//
+// A world is built in layers: the file named by "extends" (recursively), the file, the profile chosen
+// with [LoadOptions].Profile, then each [LoadOptions].Set override (path=value). Objects merge field by
+// field and everything else replaces. "faults" may start from a preset, a built-in fault level such as
+// "faults": "resilient"; [PresetNames] lists them.
+//
+// # Validation
 //
 // Validation is strict, because a setting that is silently dropped makes a run look as if it tested
-// something it did not. An unknown field is an error that suggests the nearest known name; a field that
-// the reference spec defines but this version does not implement yet, such as faults.partition_per_sec or
-// the "faults": "resilient" preset shorthand, is an error that says so. Every error starts with the file
-// name and names the JSON path of the offending value, or the line and column of malformed JSON:
+// something it did not. An unknown field is an error that suggests the nearest known name. Every error
+// starts with the file name (the base file for a value written there, or the -set argument) and names the
+// JSON path of the offending value, or the line and column of malformed JSON:
 //
 //	seedfall.json: nodes[1].pgk: unknown field (did you mean "pkg"?)
-//	seedfall.json: faults.partition_per_sec: not supported yet by this version of sf
+//	base.json: faults.udp_loss: must be between 0 and 1, got 1.5
+//	-set faults.crash_per_sek=1: unknown field (did you mean "crash_per_sec"?)
 //	seedfall.json:3:17: invalid character '}' looking for beginning of object key string
+//
+// # Fields the engine does not run yet
+//
+// The loader accepts every field of the reference spec, and records in [World].Set which ones the world
+// sets. The engine implements them one at a time and lists those it runs in [Implemented]. Load, Parse
+// and, by default, LoadWith and ParseWith reject a world that sets any other field, through
+// [World.Unimplemented]:
+//
+//	seedfall.json: faults.partition_per_sec: not supported yet by this version of sf
 //
 // [ParseSeeds] parses the seed lists that tools take with -seeds, such as "1-100" or "1-5,9,20-22".
 package config

@@ -27,7 +27,7 @@ func (d *Duration) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	v, msg := parseDuration(data)
+	v, msg := parseDuration(parseJSON(data))
 	if msg != "" {
 		return errors.New(msg)
 	}
@@ -53,7 +53,7 @@ func (r *Range) UnmarshalJSON(data []byte) error {
 	if string(data) == "null" {
 		return nil
 	}
-	v, msg := parseRange(data)
+	v, msg := parseRange(parseJSON(data))
 	if msg != "" {
 		return errors.New(msg)
 	}
@@ -61,46 +61,46 @@ func (r *Range) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// parseJSON reads a JSON value that encoding/json has already checked into a tree.
+func parseJSON(data []byte) *jvalue {
+	v, err := parseTree(data, &source{}, "")
+	if err != nil {
+		return &jvalue{kind: 'n'}
+	}
+	return v
+}
+
 // parseDuration decodes one JSON duration string. It returns a message instead of an error so that the
 // caller can put the JSON path in front of it.
-func parseDuration(raw []byte) (Duration, string) {
-	if kindOf(raw) != '"' {
+func parseDuration(v *jvalue) (Duration, string) {
+	if v.kind != '"' {
 		return 0, `expected a duration string like "250ms"`
 	}
-	s, ok := unquote(raw)
-	if !ok {
-		return 0, `expected a duration string like "250ms"`
-	}
-	v, err := time.ParseDuration(s)
+	x, err := time.ParseDuration(v.str)
 	if err != nil {
-		return 0, fmt.Sprintf("invalid duration %q", s)
+		return 0, fmt.Sprintf("invalid duration %q", v.str)
 	}
-	return Duration(v), ""
+	return Duration(x), ""
 }
 
 // parseRange decodes one JSON range, returning a message on failure like parseDuration.
-func parseRange(raw []byte) (Range, string) {
-	if kindOf(raw) != '[' {
-		return Range{}, rangeShape
-	}
-	elems, ok := arrayElems(raw)
-	if !ok || len(elems) != 2 {
+func parseRange(v *jvalue) (Range, string) {
+	if v.kind != '[' || len(v.elems) != 2 {
 		return Range{}, rangeShape
 	}
 	var r Range
-	for i, e := range elems {
-		if kindOf(e) != '"' {
+	for i, e := range v.elems {
+		if e.kind != '"' {
 			return Range{}, rangeShape
 		}
-		v, msg := parseDuration(e)
+		x, msg := parseDuration(e)
 		if msg != "" {
 			return Range{}, msg
 		}
-		if v < 0 {
-			s, _ := unquote(e)
-			return Range{}, fmt.Sprintf("negative duration %q", s)
+		if x < 0 {
+			return Range{}, fmt.Sprintf("negative duration %q", e.str)
 		}
-		r[i] = v
+		r[i] = x
 	}
 	if r[0] > r[1] {
 		return Range{}, fmt.Sprintf("range is reversed: %s > %s", r[0], r[1])

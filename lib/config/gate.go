@@ -1,0 +1,102 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// ErrNotSupported is the error that [World.Unimplemented] wraps: the world sets a field that this version
+// of the engine does not implement yet.
+var ErrNotSupported = errors.New("not supported yet by this version of sf")
+
+// Implemented lists the fields, as paths of [World.Set], that this version implements: the engine runs
+// them, or the loader resolves them entirely (extends, profiles, faults.preset). Load and Parse reject a
+// world that sets any other field, so that a setting is never silently ignored. The engine adds a path
+// here when it implements the field.
+var Implemented = map[string]bool{
+	// Resolved by the loader.
+	"extends":       true,
+	"profiles":      true,
+	"faults.preset": true,
+
+	"nodes":                true,
+	"nodes[].name":         true,
+	"nodes[].pkg":          true,
+	"nodes[].wasm":         true,
+	"nodes[].args":         true,
+	"nodes[].env":          true,
+	"workload":             true,
+	"workload.name":        true,
+	"workload.pkg":         true,
+	"workload.wasm":        true,
+	"workload.args":        true,
+	"workload.env":         true,
+	"duration":             true,
+	"latency":              true,
+	"watchdog":             true,
+	"supervise":            true,
+	"faults.crash_per_sec": true,
+	"faults.restart_after": true,
+}
+
+// setPlace is where an entry of World.Set was written, for messages.
+type setPlace struct {
+	place
+	// preset is the preset that set the field, if it was not written out; field is then its name.
+	preset, field string
+}
+
+// setList collects the fields a world sets, each once, in the order they are met.
+type setList struct {
+	paths  []string
+	places []setPlace
+	index  map[string]int
+}
+
+// add records that the field at the JSON path p was set by src.
+func (l *setList) add(p string, src *source) {
+	n := normPath(p)
+	pl := setPlace{place: src.locate(p)}
+	if src.preset != "" {
+		pl.preset, pl.field = src.preset, p[strings.LastIndexByte(p, '.')+1:]
+	}
+	if l.index == nil {
+		l.index = make(map[string]int)
+	}
+	if i, ok := l.index[n]; ok {
+		// A field written out names itself rather than the preset it overrides.
+		if l.places[i].preset != "" && pl.preset == "" {
+			l.places[i] = pl
+		}
+		return
+	}
+	l.index[n] = len(l.paths)
+	l.paths = append(l.paths, n)
+	l.places = append(l.places, pl)
+}
+
+func (p setPlace) notSupported() error {
+	if p.preset != "" {
+		return &pathError{file: p.name, path: p.path, err: ErrNotSupported,
+			msg: fmt.Sprintf("preset %q sets %s, which is %v", p.preset, p.field, ErrNotSupported)}
+	}
+	return &pathError{file: p.name, path: p.path, msg: ErrNotSupported.Error(), err: ErrNotSupported}
+}
+
+// Unimplemented returns an error for the first entry of Set that implemented says the engine does not
+// implement, or nil. The error wraps ErrNotSupported and names the place where the field was written,
+// with its index, such as "seedfall.json: nodes[1].disk: not supported yet by this version of sf", or
+// the -set argument, or the preset that set it.
+func (w *World) Unimplemented(implemented func(path string) bool) error {
+	for i, p := range w.Set {
+		if implemented(p) {
+			continue
+		}
+		if i < len(w.setAt) {
+			return w.setAt[i].notSupported()
+		}
+		return &pathError{file: w.File, path: p, msg: ErrNotSupported.Error(), err: ErrNotSupported}
+	}
+	return nil
+}
