@@ -4,6 +4,7 @@
 // Usage:
 //
 //	sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-j N] [-check] [-json]
+//	       [-profile NAME] [-set path=value ...] [-history-timeout 30s]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
 // seed with its own faults, and prints the first failure in full (what
@@ -23,6 +24,12 @@
 // stderr. -j sets the number of parallel workers; the records do not depend
 // on it.
 //
+// -profile applies a named profile of the world file and -set path=value
+// overrides one field (repeatable), after everything else. When the
+// workload records a history (sim.Put, sim.Get, sim.Invoke, sim.Txn), the
+// run checks it against the world's checker model once the workloads are
+// done; -history-timeout bounds that check in real time.
+//
 // Exit status: 0 every seed passed, 1 a seed failed or a property was never
 // true, 2 bad usage or input (a broken world file, a failed build).
 package main
@@ -32,6 +39,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"time"
 
 	"github.com/urfave/cli/v2"
 
@@ -57,13 +65,17 @@ func main() {
 			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "parallel workers"},
 			&cli.BoolFlag{Name: "check", Usage: "run every seed twice and fail seeds whose runs differ"},
 			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr"},
+			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
+			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
 				return usage("unexpected argument %q", c.Args().First())
 			}
 			o := sweep.Options{Config: c.String("c"), Jobs: c.Int("j"), Check: c.Bool("check"), JSON: c.Bool("json"),
-				Faults: c.String("faults"), Tool: toolName()}
+				Faults: c.String("faults"), Tool: toolName(), Profile: c.String("profile"), Set: c.StringSlice("set"),
+				HistoryTimeout: c.Duration("history-timeout")}
 			switch {
 			case c.IsSet("seed") && c.IsSet("seeds"):
 				return usage("give -seed or -seeds, not both")

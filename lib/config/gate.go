@@ -38,6 +38,32 @@ var Implemented = map[string]bool{
 	"supervise":            true,
 	"faults.crash_per_sec": true,
 	"faults.restart_after": true,
+
+	// Workloads, the finally check, liveness and the history checker.
+	"workload.faults":           true,
+	"workloads[].name":          true,
+	"workloads[].pkg":           true,
+	"workloads[].wasm":          true,
+	"workloads[].args":          true,
+	"workloads[].env":           true,
+	"workloads[].faults":        true,
+	"finally.name":              true,
+	"finally.pkg":               true,
+	"finally.wasm":              true,
+	"finally.args":              true,
+	"finally.env":               true,
+	"nodes[].faults":            true,
+	"workloads":                 true,
+	"finally":                   true,
+	"liveness.within":           true,
+	"faults_after_setup":        true,
+	"checker.model":             true,
+	"faults.buggify":            true,
+	"faults.include_workload":   true,
+	"faults.swarm":              true,
+	"faults.clock_skew":         true,
+	"faults.clock_jump_per_sec": true,
+	"faults.clock_jump_max":     true,
 }
 
 // setPlace is where an entry of World.Set was written, for messages.

@@ -27,6 +27,8 @@ type fdEntry struct {
 	write   bool
 	preopen bool
 	sock    *simnet.Socket
+	// antithesis marks the file the Antithesis SDK writes its output to.
+	antithesis bool
 }
 
 // The preopened root of each node's disk. Go's wasip1 port resolves every

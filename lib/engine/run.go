@@ -787,6 +787,7 @@ type instance struct {
 	trap                                   string
 
 	lineBuf    [3][]byte
+	sdkBuf     []byte // a partial line of Antithesis SDK output
 	stderrTail []string
 	// crashLine is Go's "panic: ..." or "fatal error: ..." line once the
 	// stack dump that follows it has started, and crashTail that line and

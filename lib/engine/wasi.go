@@ -229,18 +229,18 @@ func init() {
 		}
 		s[0] = errno
 	})
-	w("fd_write", cFdWrite, p(i32, i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
+	w("fd_write", cFdWrite, p(i32, i32, i32, i32), r1, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
 		fd := int32(s[0])
-		n, errno := in.writev(m, fd, uint32(s[1]), uint32(s[2]), -1)
+		n, errno := in.writev(ctx, m, fd, uint32(s[1]), uint32(s[2]), -1)
 		in.hcall(cFdWrite, uint64(fd), uint64(n))
 		if errno == eSuccess && !m.Memory().WriteUint32Le(uint32(s[3]), n) {
 			errno = eFault
 		}
 		s[0] = errno
 	})
-	w("fd_pwrite", cFdPwrite, p(i32, i32, i32, i64, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
+	w("fd_pwrite", cFdPwrite, p(i32, i32, i32, i64, i32), r1, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
 		fd := int32(s[0])
-		n, errno := in.writev(m, fd, uint32(s[1]), uint32(s[2]), int64(s[3]))
+		n, errno := in.writev(ctx, m, fd, uint32(s[1]), uint32(s[2]), int64(s[3]))
 		in.hcall(cFdPwrite, uint64(fd), uint64(n)^s[3]<<20)
 		if errno == eSuccess && !m.Memory().WriteUint32Le(uint32(s[4]), n) {
 			errno = eFault
@@ -672,7 +672,7 @@ func (in *instance) args() []string {
 }
 
 func (in *instance) environ() []string {
-	env := []string{"SEEDFALL=1", "SEEDFALL_NODE=" + in.node.spec.Name}
+	env := []string{"SEEDFALL=1", "SEEDFALL_NODE=" + in.node.spec.Name, antithesisEnv + "=/" + antithesisPath}
 	keys := make([]string, 0, len(in.node.spec.Env))
 	for k := range in.node.spec.Env {
 		keys = append(keys, k)
@@ -836,6 +836,7 @@ func (in *instance) installFile(m api.Module, ino disk.Ino, path string, write b
 		return errnoOf(err)
 	}
 	e := &fdEntry{ino: ino, path: in.node.fs.PathOf(ino), flags: uint16(fdflags) &^ fdflagNonblock, read: rights&rightFdRead != 0, write: write}
+	e.antithesis = e.path == antithesisPath
 	switch st.Type {
 	case disk.TypeDir:
 		if write {
@@ -919,7 +920,7 @@ func (in *instance) readv(m api.Module, fd int32, iovs, iovsLen uint32, off int6
 	return total, eSuccess
 }
 
-func (in *instance) writev(m api.Module, fd int32, iovs, iovsLen uint32, off int64) (uint32, uint64) {
+func (in *instance) writev(ctx context.Context, m api.Module, fd int32, iovs, iovsLen uint32, off int64) (uint32, uint64) {
 	e := in.fd(fd)
 	if e == nil {
 		return 0, eBadf
@@ -958,6 +959,11 @@ func (in *instance) writev(m api.Module, fd int32, iovs, iovsLen uint32, off int
 		case fdFile:
 			if !e.write {
 				return total, eBadf
+			}
+			if e.antithesis {
+				in.antithesisOutput(ctx, buf)
+				total += n
+				continue
 			}
 			fs := in.node.fs
 			pos := e.pos

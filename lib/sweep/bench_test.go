@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 )
 
@@ -14,7 +15,7 @@ import (
 // per step and how much faster than real time the simulation runs.
 func BenchmarkKvlogSweep(b *testing.B) {
 	for _, world := range []string{"seedfall.json", "seedfall.fixed.json"} {
-		p, err := Prepare("../../examples/kvlog/"+world, io.Discard)
+		p, err := Prepare("../../examples/kvlog/"+world, config.LoadOptions{}, io.Discard)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -48,9 +49,14 @@ type Options struct {
 	Check     bool     // run every seed twice and compare
 	JSON      bool     // JSONL on stdout, the human summary on stderr
 	Faults    string   // a schedule file to apply instead of drawing faults
-	Tool      string   // how the user invoked the tool, for repro lines
-	Stdout    io.Writer
-	Stderr    io.Writer
+	Profile   string   // a profile of the world file to apply
+	Set       []string // path=value overrides of the world file, applied last
+	// HistoryTimeout is the real-time limit of each history check. Defaults
+	// to 30s.
+	HistoryTimeout time.Duration
+	Tool           string // how the user invoked the tool, for repro lines
+	Stdout         io.Writer
+	Stderr         io.Writer
 
 	// DivergeSecondRunAtCall makes the second run of each -check pair
 	// perturb virtual time at that host call. Tests use it to prove the
@@ -91,8 +97,8 @@ type Prepared struct {
 
 // Prepare loads, builds and compiles the world at path. Build progress goes
 // to log.
-func Prepare(path string, log io.Writer) (*Prepared, error) {
-	w, err := config.Load(path)
+func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, error) {
+	w, err := config.LoadWith(path, load)
 	if err != nil {
 		return nil, err
 	}
@@ -104,17 +110,28 @@ func Prepare(path string, log io.Writer) (*Prepared, error) {
 	if err != nil {
 		return nil, err
 	}
+	f := w.Faults
 	spec := &engine.Spec{
-		DurationNs:   int64(w.Duration),
-		LatencyNs:    [2]int64{int64(w.Latency[0]), int64(w.Latency[1])},
-		WatchdogNs:   int64(w.Watchdog),
-		Supervise:    w.Supervise,
-		CrashPerSec:  w.Faults.CrashPerSec,
-		RestartAfter: [2]int64{int64(w.Faults.RestartAfter[0]), int64(w.Faults.RestartAfter[1])},
+		DurationNs:       int64(w.Duration),
+		LatencyNs:        [2]int64{int64(w.Latency[0]), int64(w.Latency[1])},
+		WatchdogNs:       int64(w.Watchdog),
+		Supervise:        w.Supervise,
+		CrashPerSec:      f.CrashPerSec,
+		RestartAfter:     [2]int64{int64(f.RestartAfter[0]), int64(f.RestartAfter[1])},
+		LivenessWithinNs: int64(w.Liveness.Within),
+		ClockSkewNs:      int64(f.ClockSkew),
+		ClockJumpPerSec:  f.ClockJumpPerSec,
+		ClockJumpMaxNs:   int64(f.ClockJumpMax),
+		Swarm:            f.Swarm,
+		Buggify:          f.Buggify,
+		FaultsAfterSetup: w.FaultsAfterSetup,
+		CheckerModel:     w.Checker.Model,
 	}
-	for i, n := range w.AllNodes() {
-		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env, Workload: i == len(w.Nodes)}
-		ns.Faults = !ns.Workload
+	workloads := w.Workloads()
+	for _, n := range w.AllNodes() {
+		nodeFaults, _ := w.FaultsFor(n)
+		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env,
+			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults}
 		if _, err := eng.Compile(ns.Wasm); err != nil {
 			eng.Close()
 			where := n.Wasm
@@ -168,7 +185,10 @@ func run(o Options) (int, error) {
 		human = o.Stderr
 	}
 	start := time.Now()
-	prep, err := Prepare(o.Config, o.Stderr)
+	prep, err := Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, o.Stderr)
+	if err == nil && o.HistoryTimeout != 0 {
+		prep.Spec.HistoryTimeoutNs = int64(o.HistoryTimeout)
+	}
 	if err != nil {
 		return 0, err
 	}
