@@ -53,6 +53,7 @@ func checkConsistent(t *testing.T, fs *FS) {
 			}
 		}
 	}
+	var used int64
 	for ino, n := range fs.inodes {
 		if len(n.links) != names[ino] {
 			t.Fatalf("ino %d (%s): %d links, %d entries", ino, fs.PathOf(ino), len(n.links), names[ino])
@@ -69,10 +70,31 @@ func checkConsistent(t *testing.T, fs *FS) {
 				t.Fatalf("dir %q has %d names", fs.PathOf(ino), len(n.links))
 			}
 		case TypeRegular:
-			if got := n.applyPrefix(len(n.pending), 0); !bytes.Equal(got, n.data) {
-				t.Fatalf("file %q: durable content plus pending operations is %q, current is %q", fs.PathOf(ino), got, n.data)
+			// Durable content plus pending operations is the current
+			// content, except in stale pages (failed, lost or misdirected
+			// syncs).
+			got := n.applyPrefix(len(n.pending), 0)
+			if len(got) != len(n.data) {
+				t.Fatalf("file %q: durable content plus pending operations has %d bytes, current %d", fs.PathOf(ino), len(got), len(n.data))
 			}
+			for i := range got {
+				if got[i] != n.data[i] && !n.stale[int64(i)/PageBytes] {
+					t.Fatalf("file %q: durable content plus pending operations is %q, current is %q (byte %d)", fs.PathOf(ino), got, n.data, i)
+				}
+			}
+			for p := range n.stale {
+				if p*PageBytes >= int64(len(n.durable)) {
+					t.Fatalf("file %q: stale page %d past the durable size %d", fs.PathOf(ino), p, len(n.durable))
+				}
+			}
+			if last := len(n.damaged) - 1; last >= 0 && n.damaged[last][1] > int64(len(n.durable)) {
+				t.Fatalf("file %q: damaged %v past the durable size %d", fs.PathOf(ino), n.damaged, len(n.durable))
+			}
+			used += int64(len(n.data))
 		}
+	}
+	if used != fs.usedBytes {
+		t.Fatalf("usage %d, files hold %d bytes", fs.usedBytes, used)
 	}
 	for i := 1; i < len(fs.dirOps); i++ {
 		if fs.dirOps[i-1].seq >= fs.dirOps[i].seq {

@@ -11,6 +11,7 @@ import (
 // and every inode that is not reachable, such as a file whose last name was
 // removed, is freed. Each surviving file's content becomes its durable
 // content. Timestamps are kept as they were. Inode numbers are not reused.
+// Crash is CrashWith with no rules.
 func (fs *FS) Crash() {
 	fs.dirOps = nil
 	for _, n := range fs.inodes {
@@ -55,6 +56,7 @@ func (fs *FS) Crash() {
 			}
 		}
 	}
+	fs.usedBytes = 0
 	for ino, n := range fs.inodes {
 		if !reached[ino] {
 			delete(fs.inodes, ino)
@@ -63,6 +65,8 @@ func (fs *FS) Crash() {
 		if n.typ == TypeRegular {
 			n.data = slices.Clone(n.durable)
 			n.pending = nil
+			n.stale = nil
+			fs.usedBytes += int64(len(n.data))
 		}
 	}
 }

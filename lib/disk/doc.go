@@ -7,8 +7,18 @@
 // pending operations: for each file the writes and truncates since its last
 // successful Sync, and, with StrictDirs, the directory operations whose parent
 // directories have not been synced yet. Crash makes the view exactly the
-// durable image. Later crash rules (torn writes, reordered writeback) are
-// functions of this pending state and the seed.
+// durable image. CrashWith applies the spec's other crash rules (torn writes,
+// reordered writeback within a file system model, a crash during a sync,
+// corruption of the bytes being written) as functions of this pending state
+// and a random stream.
+//
+// The disk faults are functions too: SyncEIO, SyncLosingPage,
+// SyncMisdirected, BitRot and FlipBit, and a capacity (SetCapacity) that cuts
+// writes short and then fails them with ENOSPC. The caller decides when a
+// fault fires and passes the stream, keyed by seed, fault kind, node and
+// operation number, from which the fault draws what it hits; the same stream
+// gives the same result. AddFile, CopyFrom and CopyIn seed a disk before a
+// run.
 //
 // Paths are always relative to a directory inode and can never leave the file
 // system: an absolute path, or one that climbs above the root with "..",
@@ -20,6 +30,7 @@
 //
 // An FS is not safe for concurrent use; the caller serializes calls, as a node
 // runs one host call at a time. Nothing in it reads the host clock or a random
-// source, and every list it returns is sorted, so the same calls give the same
+// source other than the streams passed in, only CopyIn reads the host's files,
+// and every list it returns is sorted, so the same calls give the same
 // results.
 package disk

@@ -78,6 +78,9 @@ const (
 	// included, so a write or truncate past it fails with EFBIG rather than
 	// exhausting the host.
 	FileBytesMax = 1 << 30
+	// PageBytes is the size of a page: the unit of writeback that crash
+	// models, lost writes and misdirected writes work in.
+	PageBytes = 4096
 )
 
 // FS is one node's in-memory file system. Create it with New.
@@ -89,11 +92,13 @@ type FS struct {
 	// Defaults to false.
 	StrictDirs bool
 
-	now     func() int64
-	inodes  map[Ino]*inode
-	nextIno Ino
-	seq     uint64   // sequence number of the last write, truncate or directory operation
-	dirOps  []*dirOp // pending directory operations in sequence order (StrictDirs only)
+	now           func() int64
+	capacityBytes int64 // 0 means unlimited; see SetCapacity
+	usedBytes     int64 // sum of the current sizes of all regular files
+	inodes        map[Ino]*inode
+	nextIno       Ino
+	seq           uint64   // sequence number of the last write, truncate or directory operation
+	dirOps        []*dirOp // pending directory operations in sequence order (StrictDirs only)
 }
 
 // link is one name of an inode: entry name in directory dir.
@@ -120,6 +125,16 @@ type inode struct {
 	data    []byte   // current content: what reads see
 	durable []byte   // durable content: what a crash keeps
 	pending []fileOp // writes and truncates since the last Sync, oldest first
+	// stale holds the pages whose durable content is not what the pending
+	// operations replayed on it would make of the current content: pages
+	// whose writes a failed, lost or misdirected Sync did not write, and the
+	// target of a misdirected write. A later Sync that writes to a stale page
+	// writes it in full. Crash clears it.
+	stale map[int64]bool
+	// damaged lists the durable byte ranges that hold wrong data: flipped
+	// bits, lost and misdirected pages. It survives crashes and shrinks when
+	// the bytes are written again durably or truncated away.
+	damaged ranges
 
 	// Directories.
 	entries        map[string]Ino // current entries
@@ -138,6 +153,9 @@ type fileOp struct {
 	truncate bool   // a truncate to size off; otherwise a write of data at off
 	off      int64
 	data     []byte
+	// rest marks the unwritten rest of a write that a crash during Sync
+	// tore; CrashWith does not count it as an operation of its own.
+	rest bool
 }
 
 // New returns an FS holding an empty root directory. now gives the virtual
@@ -225,6 +243,11 @@ func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
 // extending it with zeros if off is past its end, and records the write as
 // pending until the next Sync. An empty p does nothing. It fails with EFBIG
 // past FileBytesMax, and as ReadAt does for other misuse.
+//
+// With a capacity (SetCapacity), a write that would grow the disk's usage
+// past it writes the bytes that fit and returns their count with a nil
+// error; when not one byte fits it fails with ENOSPC. Bytes inside the
+// current size always fit.
 func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 	n, err := fs.regular(ino)
 	if err != nil {
@@ -239,11 +262,33 @@ func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 	if off > FileBytesMax-int64(len(p)) {
 		return 0, EFBIG
 	}
+	if fs.capacityBytes > 0 {
+		size := int64(len(n.data))
+		endMax := size + max(fs.capacityBytes-fs.usedBytes, 0)
+		if end := off + int64(len(p)); end > endMax {
+			if endMax <= off {
+				return 0, ENOSPC
+			}
+			p = p[:endMax-off]
+		}
+	}
+	fs.write(n, p, off)
+	return len(p), nil
+}
+
+// write records a write of p at off to the regular file n, with no checks.
+func (fs *FS) write(n *inode, p []byte, off int64) {
 	op := fileOp{seq: fs.nextSeq(), off: off, data: slices.Clone(p)}
-	n.data = op.apply(n.data)
+	fs.setData(n, op.apply(n.data))
 	n.pending = append(n.pending, op)
 	n.touch(fs.now())
-	return len(p), nil
+}
+
+// setData sets the current content of the regular file n, keeping the
+// disk's usage up to date.
+func (fs *FS) setData(n *inode, b []byte) {
+	fs.usedBytes += int64(len(b)) - int64(len(n.data))
+	n.data = b
 }
 
 // Truncate sets the size of a regular file, dropping bytes past size or
@@ -267,7 +312,7 @@ func (fs *FS) Truncate(ino Ino, size int64) error {
 
 func (fs *FS) truncate(n *inode, size int64) {
 	op := fileOp{seq: fs.nextSeq(), truncate: true, off: size}
-	n.data = op.apply(n.data)
+	fs.setData(n, op.apply(n.data))
 	n.pending = append(n.pending, op)
 	n.touch(fs.now())
 }
@@ -305,13 +350,7 @@ func (fs *FS) Sync(ino Ino) error {
 	}
 	switch n.typ {
 	case TypeRegular:
-		for _, op := range n.pending {
-			n.durable = op.apply(n.durable)
-		}
-		n.pending = nil
-		if len(n.durable) != len(n.data) {
-			panic(fmt.Sprintf("disk: ino %d: durable size %d after sync, current size %d", n.ino, len(n.durable), len(n.data)))
-		}
+		fs.syncFile(n, nil)
 	case TypeDir:
 		fs.syncDir(n.ino)
 	}
@@ -413,6 +452,7 @@ func (fs *FS) Release(ino Ino) {
 			}
 		}
 	}
+	fs.usedBytes -= int64(len(n.data))
 	delete(fs.inodes, ino)
 }
 
@@ -425,6 +465,10 @@ type FileInfo struct {
 	DurableSize  int64 // size a crash would keep; 0 for directories and symlinks
 	PendingBytes int64 // bytes written since the last Sync
 	PendingOps   int   // writes and truncates since the last Sync
+	// Corrupted lists the durable byte ranges [start, end) that hold wrong
+	// data: bits flipped by bit rot or a crash, and pages a lost or
+	// misdirected write left with the wrong content. Sorted, disjoint.
+	Corrupted [][2]int64
 }
 
 // Files lists every path in the current view except the root, sorted by
@@ -444,6 +488,9 @@ func (fs *FS) Files() []FileInfo {
 				fi.PendingOps = len(n.pending)
 				for _, op := range n.pending {
 					fi.PendingBytes += int64(len(op.data))
+				}
+				if len(n.damaged) > 0 {
+					fi.Corrupted = slices.Clone([][2]int64(n.damaged))
 				}
 			case TypeSymlink:
 				fi.Size = int64(len(n.target))

@@ -121,12 +121,29 @@ func (fs *FS) syncDir(dir Ino) {
 		fs.flushDirOps()
 		return
 	}
+	take := fs.syncTakes(dir)
+	for _, op := range fs.dirOps {
+		op.unsynced = slices.DeleteFunc(op.unsynced, func(p Ino) bool { return p == dir })
+	}
+	fs.commitDirOps(take)
+}
+
+// syncTakes reports, for each pending directory operation, whether a Sync
+// of dir makes it durable (see syncDir). It changes nothing.
+func (fs *FS) syncTakes(dir Ino) []bool {
 	ops := fs.dirOps
 	take := make([]bool, len(ops))
 	for i, op := range ops {
-		op.unsynced = slices.DeleteFunc(op.unsynced, func(p Ino) bool { return p == dir })
-		take[i] = len(op.unsynced) == 0
+		take[i] = len(op.unsynced) == 0 || (len(op.unsynced) == 1 && op.unsynced[0] == dir)
 	}
+	fs.closeTakes(take)
+	return take
+}
+
+// closeTakes marks the earlier pending operations that each marked one
+// depends on, so that the marked set can become durable on its own.
+func (fs *FS) closeTakes(take []bool) {
+	ops := fs.dirOps
 	// Going from the newest, mark what each taken operation depends on; the
 	// marked ones are visited later in the same pass, so the closure is complete.
 	for i := len(ops) - 1; i >= 0; i-- {
@@ -139,6 +156,12 @@ func (fs *FS) syncDir(dir Ino) {
 			}
 		}
 	}
+}
+
+// commitDirOps makes the marked pending directory operations durable, in
+// order, and leaves the others pending.
+func (fs *FS) commitDirOps(take []bool) {
+	ops := fs.dirOps
 	rest := ops[:0]
 	for i, op := range ops {
 		if take[i] {

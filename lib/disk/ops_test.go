@@ -1,6 +1,7 @@
 package disk
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -545,7 +546,7 @@ func TestFiles(t *testing.T) {
 		t.Fatalf("Files() = %+v", got)
 	}
 	for i := range want {
-		if got[i] != want[i] {
+		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("Files()[%d] = %+v, want %+v", i, got[i], want[i])
 		}
 	}

@@ -8,6 +8,7 @@ import (
 )
 
 // TestNoHostNondeterminism keeps host time and randomness out of the package.
+// Only hostfs.go, which copies a host directory in before a run, may use os.
 func TestNoHostNondeterminism(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {
@@ -22,6 +23,9 @@ func TestNoHostNondeterminism(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, bad := range []string{`"math/rand`, `"crypto/rand"`, "time.Now", `"time"`, `"os"`} {
+			if bad == `"os"` && f == "hostfs.go" {
+				continue
+			}
 			if strings.Contains(string(src), bad) {
 				t.Errorf("%s uses %s", f, bad)
 			}

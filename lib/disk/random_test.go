@@ -6,21 +6,21 @@ import (
 	"testing"
 )
 
-// rng is a small xorshift generator, so the test needs no math/rand.
-type rng uint64
+// xorshift is a small generator for test operations, so the test needs no math/rand.
+type xorshift uint64
 
-func (r *rng) next() uint64 {
+func (r *xorshift) next() uint64 {
 	x := uint64(*r)
 	x ^= x << 13
 	x ^= x >> 7
 	x ^= x << 17
-	*r = rng(x)
+	*r = xorshift(x)
 	return x
 }
 
-func (r *rng) intn(n int) int { return int(r.next() % uint64(n)) }
+func (r *xorshift) intn(n int) int { return int(r.next() % uint64(n)) }
 
-func (r *rng) path() string {
+func (r *xorshift) path() string {
 	comps := []string{"a", "b", "c", "d", ".", ".."}
 	depth := 1 + r.intn(3)
 	parts := make([]string, depth)
@@ -74,7 +74,7 @@ func currentView(fs *FS) string {
 // returns a transcript of results.
 func randomRun(t *testing.T, seed uint64, strict bool, steps int) string {
 	t.Helper()
-	r := rng(seed)
+	r := xorshift(seed)
 	fs := newTestFS()
 	fs.StrictDirs = strict
 	root := fs.Root()

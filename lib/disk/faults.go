@@ -1,0 +1,300 @@
+package disk
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/sf-dst/sf/lib/rng"
+)
+
+// Damage is one flipped bit of durable data, for the trace.
+type Damage struct {
+	Path   string // PathOf the file when the bit flipped
+	Offset int64  // byte offset in the file
+	Bit    uint8  // bit number in the byte, 0 for the lowest
+}
+
+// syncFile makes the pending operations of the regular file n durable by
+// replaying them on its durable content. Bytes of writes that land in a page
+// for which drop reports true are not written, but the file still takes the
+// size they give it; such pages become stale. A write to a page that was
+// stale before rewrites the whole page from the current content. drop may be
+// nil.
+func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
+	dropped := func(p int64) bool { return drop != nil && drop(p) }
+	written := n.replayDurable(n.pending, dropped)
+	n.pending = nil
+	b := n.durable
+	if len(b) != len(n.data) {
+		panic(fmt.Sprintf("disk: ino %d: durable size %d after sync, current size %d", n.ino, len(b), len(n.data)))
+	}
+	size := int64(len(b))
+	for _, p := range written {
+		if !n.stale[p] || dropped(p) {
+			continue
+		}
+		a, e := pageRange(p, size)
+		if a < e {
+			copy(b[a:e], n.data[a:e])
+			n.damaged = n.damaged.remove(a, e)
+		}
+		delete(n.stale, p)
+	}
+	for p := range n.stale {
+		if p*PageBytes >= size {
+			delete(n.stale, p)
+		}
+	}
+}
+
+// replayDurable applies ops to the durable content of n, except the bytes
+// of writes in pages for which dropped reports true, which become stale; the
+// file still takes the size those writes give it. It returns the pages that
+// took written bytes, in the order written.
+func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool) (written []int64) {
+	b := n.durable
+	for _, op := range ops {
+		if op.truncate {
+			b = resize(b, op.off)
+			n.damaged = n.damaged.clip(op.off)
+			continue
+		}
+		end := op.off + int64(len(op.data))
+		if end > int64(len(b)) {
+			b = resize(b, end)
+		}
+		first, last := pagesOf(op.off, end)
+		for p := first; p < last; p++ {
+			a, e := max(op.off, p*PageBytes), min(end, (p+1)*PageBytes)
+			if dropped(p) {
+				n.markStale(p)
+				continue
+			}
+			copy(b[a:e], op.data[a-op.off:e-op.off])
+			n.damaged = n.damaged.remove(a, e)
+			written = append(written, p)
+		}
+	}
+	n.durable = b
+	return written
+}
+
+func (n *inode) markStale(p int64) {
+	if n.stale == nil {
+		n.stale = make(map[int64]bool)
+	}
+	n.stale[p] = true
+}
+
+// dirtyPages returns, sorted, the pages inside the current size that a
+// pending write of the regular file n touches.
+func (n *inode) dirtyPages() []int64 {
+	size := int64(len(n.data))
+	var out []int64
+	for _, op := range n.pending {
+		if op.truncate {
+			continue
+		}
+		first, last := pagesOf(op.off, min(op.off+int64(len(op.data)), size))
+		for p := first; p < last; p++ {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// pageRange returns the bytes of page p inside a file of size bytes.
+func pageRange(p, size int64) (int64, int64) {
+	return p * PageBytes, min((p+1)*PageBytes, size)
+}
+
+// SyncEIO is a Sync that fails with EIO, as Linux reports a failed writeback
+// (fsync_eio). For a regular file the pending writes stay visible to reads
+// but none of their bytes becomes durable, and since the failure is reported
+// once, a later Sync does not write them either: the durable file takes the
+// current size, holding its old content (zeros where it grew) where those
+// writes went, until a later write to the same page makes a Sync write that
+// page in full. Pending truncates do become durable. For a directory or
+// symlink it makes nothing durable. It returns EIO, or EBADF for an unknown
+// inode.
+func (fs *FS) SyncEIO(ino Ino) error {
+	n, err := fs.get(ino)
+	if err != nil {
+		return err
+	}
+	if n.typ == TypeRegular {
+		fs.syncFile(n, func(int64) bool { return true })
+	}
+	return EIO
+}
+
+// SyncLosingPage is a Sync that succeeds but loses one page (lost_write):
+// one page of the regular file ino that its pending writes touch, chosen
+// with r, keeps its old durable content (zeros if the page is new). Reads
+// keep returning the new content until a crash, and a later Sync that
+// writes to the page writes it in full. It returns the byte offset of the
+// lost page, or -1 when there is no such page (no pending write, or the
+// inode is not a regular file); it then behaves as Sync and draws nothing
+// from r. It fails with EBADF for an unknown inode.
+func (fs *FS) SyncLosingPage(ino Ino, r *rng.Stream) (page int64, err error) {
+	n, err := fs.get(ino)
+	if err != nil {
+		return -1, err
+	}
+	if n.typ != TypeRegular {
+		return -1, fs.Sync(ino)
+	}
+	dirty := n.dirtyPages()
+	if len(dirty) == 0 {
+		fs.syncFile(n, nil)
+		return -1, nil
+	}
+	lost := dirty[r.Intn(len(dirty))]
+	fs.syncFile(n, func(p int64) bool { return p == lost })
+	n.damaged = n.damaged.add(pageRange(lost, int64(len(n.data))))
+	return lost * PageBytes, nil
+}
+
+// SyncMisdirected is a Sync that succeeds but writes one page to the wrong
+// place (misdirected_write): one page of the regular file ino that its
+// pending writes touch, chosen with r, lands at another page of the same
+// file, chosen with r, overwriting what was durable there, while the
+// intended page keeps its old durable content (zeros if new). The page is
+// written as a whole, zeros past the end of the file included, and cut at
+// the end of the file: a misdirected write never grows the file or leaves
+// it. Reads keep returning the right content until a crash; a later Sync
+// that writes to either page writes it in full. It returns the byte offsets
+// of the intended page and of the page that took the write, and ok=false
+// when there is no pending write to a page or the file has fewer than two
+// pages; it then behaves as Sync and draws nothing from r. It fails with
+// EBADF for an unknown inode.
+func (fs *FS) SyncMisdirected(ino Ino, r *rng.Stream) (from, to int64, ok bool, err error) {
+	n, err := fs.get(ino)
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if n.typ != TypeRegular {
+		return 0, 0, false, fs.Sync(ino)
+	}
+	size := int64(len(n.data))
+	pages := (size + PageBytes - 1) / PageBytes
+	dirty := n.dirtyPages()
+	if len(dirty) == 0 || pages < 2 {
+		fs.syncFile(n, nil)
+		return 0, 0, false, nil
+	}
+	src := dirty[r.Intn(len(dirty))]
+	dst := int64(r.Intn(int(pages - 1)))
+	if dst >= src {
+		dst++
+	}
+	fs.syncFile(n, func(p int64) bool { return p == src })
+	block := make([]byte, PageBytes)
+	a, e := pageRange(src, size)
+	copy(block, n.data[a:e])
+	a, e = pageRange(dst, size)
+	copy(n.durable[a:e], block)
+	n.markStale(dst)
+	n.damaged = n.damaged.add(pageRange(src, size))
+	n.damaged = n.damaged.add(a, e)
+	return src * PageBytes, dst * PageBytes, true, nil
+}
+
+// BitRot flips one bit of durable data (bitrot_per_sec). The byte is chosen
+// with r uniformly over the durable bytes of every regular file that has a
+// name, current or durable, so large files are hit more often; the bit is
+// chosen with r too. The program reads the flipped bit at once, unless a
+// pending operation decides that byte of the current content (a write over
+// it, a truncate below it, or a stale page). It returns false and draws
+// nothing when there is no durable data.
+func (fs *FS) BitRot(r *rng.Stream) (Damage, bool) {
+	var files []*inode
+	var total int64
+	for _, ino := range fs.sortedInos() {
+		n := fs.inodes[ino]
+		if n.typ == TypeRegular && len(n.durable) > 0 && (len(n.links) > 0 || n.durableLinks > 0) {
+			files = append(files, n)
+			total += int64(len(n.durable))
+		}
+	}
+	if total == 0 {
+		return Damage{}, false
+	}
+	i := int64(r.Uint64n(uint64(total)))
+	bit := uint8(r.Intn(8))
+	for _, n := range files {
+		if i >= int64(len(n.durable)) {
+			i -= int64(len(n.durable))
+			continue
+		}
+		n.durable[i] ^= 1 << bit
+		if n.visibleFromDurable(i) {
+			n.data[i] ^= 1 << bit
+		}
+		n.damaged = n.damaged.add(i, i+1)
+		return Damage{Path: fs.PathOf(n.ino), Offset: i, Bit: bit}, true
+	}
+	panic("unreachable")
+}
+
+// visibleFromDurable reports whether byte off of the current content comes
+// from the durable content, untouched by pending operations.
+func (n *inode) visibleFromDurable(off int64) bool {
+	if n.stale[off/PageBytes] {
+		return false
+	}
+	for _, op := range n.pending {
+		if op.truncate && op.off <= off {
+			return false
+		}
+		if !op.truncate && off >= op.off && off < op.off+int64(len(op.data)) {
+			return false
+		}
+	}
+	return true
+}
+
+// sortedInos returns every inode number in increasing order.
+func (fs *FS) sortedInos() []Ino {
+	out := make([]Ino, 0, len(fs.inodes))
+	for ino := range fs.inodes {
+		out = append(out, ino)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// FlipBit flips one bit of p, chosen with r, as a corrupted read does
+// (read_corrupt), and returns its byte offset and bit number. It returns
+// ok=false and draws nothing when p is empty.
+func FlipBit(p []byte, r *rng.Stream) (off int, bit uint8, ok bool) {
+	if len(p) == 0 {
+		return 0, 0, false
+	}
+	off = r.Intn(len(p))
+	bit = uint8(r.Intn(8))
+	p[off] ^= 1 << bit
+	return off, bit, true
+}
+
+// SetCapacity sets the size of the disk in bytes (disk_bytes); 0 means
+// unlimited. Usage counts the current size of every regular file, holes
+// included; directories and symlinks use nothing. A write that would grow
+// the usage past the capacity is cut short or fails with ENOSPC (see
+// WriteAt); a Truncate that grows a file is never refused, so usage can go
+// past the capacity. A negative capacity is a programming error and panics.
+// Defaults to 0.
+func (fs *FS) SetCapacity(bytes int64) {
+	if bytes < 0 {
+		panic(fmt.Sprintf("disk: negative capacity %d", bytes))
+	}
+	fs.capacityBytes = bytes
+}
+
+// Capacity returns the capacity set by SetCapacity, 0 for unlimited.
+func (fs *FS) Capacity() int64 { return fs.capacityBytes }
+
+// Usage returns the sum of the current sizes of all regular files, named or
+// not: an unlinked file's space comes back when Release or a crash frees it.
+func (fs *FS) Usage() int64 { return fs.usedBytes }
