@@ -4,7 +4,7 @@
 // Usage:
 //
 //	sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-j N] [-check] [-json]
-//	       [-profile NAME] [-set path=value ...] [-history-timeout 30s]
+//	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
 // seed with its own faults, and prints the first failure in full (what
@@ -28,7 +28,10 @@
 // overrides one field (repeatable), after everything else. When the
 // workload records a history (sim.Put, sim.Get, sim.Invoke, sim.Txn), the
 // run checks it against the world's checker model once the workloads are
-// done; -history-timeout bounds that check in real time.
+// done; -history-timeout bounds that check in real time. -inspect, with
+// -seed, lists each node's disk after the run: every file with its size, the
+// bytes that would survive a crash and those still pending, the ranges a
+// fault corrupted, and how full the disk is.
 //
 // Exit status: 0 every seed passed, 1 a seed failed or a property was never
 // true, 2 bad usage or input (a broken world file, a failed build).
@@ -66,6 +69,7 @@ func main() {
 			&cli.BoolFlag{Name: "check", Usage: "run every seed twice and fail seeds whose runs differ"},
 			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr"},
 			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
+			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
 			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
 		},
@@ -75,7 +79,7 @@ func main() {
 			}
 			o := sweep.Options{Config: c.String("c"), Jobs: c.Int("j"), Check: c.Bool("check"), JSON: c.Bool("json"),
 				Faults: c.String("faults"), Tool: toolName(), Profile: c.String("profile"), Set: c.StringSlice("set"),
-				HistoryTimeout: c.Duration("history-timeout")}
+				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect")}
 			switch {
 			case c.IsSet("seed") && c.IsSet("seeds"):
 				return usage("give -seed or -seeds, not both")
@@ -95,6 +99,9 @@ func main() {
 					return usage("-seeds: %v", err)
 				}
 				o.Seeds, o.SeedsText = seeds, text
+			}
+			if o.Inspect && !o.Replay {
+				return usage("-inspect needs -seed N")
 			}
 			if o.Faults != "" && !o.Replay {
 				return usage("-faults needs -seed N: a schedule belongs to one seed")

@@ -26,12 +26,15 @@ const StateDir = ".seedfall"
 
 // Module is one node's built module.
 type Module struct {
-	Node   string `json:"node"`
-	Pkg    string `json:"pkg,omitempty"`
-	Wasm   string `json:"wasm"`
-	SHA256 string `json:"sha256"`
-	Size   int64  `json:"size"`
-	Cached bool   `json:"cached"`
+	Node string `json:"node"`
+	// Upgrade marks the module a node runs from its first restart on
+	// (upgrade_to).
+	Upgrade bool   `json:"upgrade,omitempty"`
+	Pkg     string `json:"pkg,omitempty"`
+	Wasm    string `json:"wasm"`
+	SHA256  string `json:"sha256"`
+	Size    int64  `json:"size"`
+	Cached  bool   `json:"cached"`
 }
 
 // Manifest lists every node's module for one world.
@@ -44,7 +47,17 @@ type Manifest struct {
 // Wasm returns the module path of the named node.
 func (m *Manifest) Wasm(node string) string {
 	for _, mod := range m.Modules {
-		if mod.Node == node {
+		if mod.Node == node && !mod.Upgrade {
+			return mod.Wasm
+		}
+	}
+	return ""
+}
+
+// UpgradeWasm returns the module the named node upgrades to, or "".
+func (m *Manifest) UpgradeWasm(node string) string {
+	for _, mod := range m.Modules {
+		if mod.Node == node && mod.Upgrade {
 			return mod.Wasm
 		}
 	}
@@ -83,22 +96,33 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 	man := &Manifest{Config: w.File}
 	built := map[string]Module{} // by package dir, so a package shared by nodes builds once
 	var goCmd string
+	type job struct {
+		where, node, pkg, wasm string
+		upgrade                bool
+	}
+	var jobs []job
 	for i, n := range w.AllNodes() {
 		where := fmt.Sprintf("nodes[%d] (%s)", i, n.Name)
-		if i == len(w.Nodes) {
-			where = fmt.Sprintf("workload (%s)", n.Name)
+		if i >= len(w.Nodes) {
+			where = fmt.Sprintf("%s (workload or finally)", n.Name)
 		}
-		if n.Wasm != "" {
-			mod, err := storeFile(store, n.Wasm, false)
+		jobs = append(jobs, job{where, n.Name, n.Pkg, n.Wasm, false})
+		if n.UpgradeTo != "" {
+			jobs = append(jobs, job{where + " upgrade_to", n.Name, n.UpgradeTo, "", true})
+		}
+	}
+	for _, j := range jobs {
+		if j.wasm != "" {
+			mod, err := storeFile(store, j.wasm, false)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", where, err)
+				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
-			mod.Node = n.Name
+			mod.Node, mod.Upgrade = j.node, j.upgrade
 			man.Modules = append(man.Modules, mod)
 			continue
 		}
-		if m, ok := built[n.Pkg]; ok {
-			m.Node = n.Name
+		if m, ok := built[j.pkg]; ok {
+			m.Node, m.Upgrade = j.node, j.upgrade
 			man.Modules = append(man.Modules, m)
 			continue
 		}
@@ -110,24 +134,21 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 			man.GoVersion = goVersion(goCmd)
 		}
 		start := time.Now()
-		mod, err := compile(goCmd, store, n.Pkg)
+		mod, err := compile(goCmd, store, j.pkg)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", where, err)
+			return nil, fmt.Errorf("%s: %w", j.where, err)
 		}
-		mod.Node = n.Name
-		mod.Pkg = n.Pkg
+		mod.Node, mod.Pkg, mod.Upgrade = j.node, j.pkg, j.upgrade
+		built[j.pkg] = mod
+		man.Modules = append(man.Modules, mod)
+		if mod.Cached && !opts.LogCached {
+			continue
+		}
 		state := "built"
 		if mod.Cached {
 			state = "cached"
 		}
-		if mod.Cached && !opts.LogCached {
-			built[n.Pkg] = mod
-			man.Modules = append(man.Modules, mod)
-			continue
-		}
-		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, n.Pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), time.Since(start).Round(time.Millisecond))
-		built[n.Pkg] = mod
-		man.Modules = append(man.Modules, mod)
+		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), time.Since(start).Round(time.Millisecond))
 	}
 	data, _ := json.MarshalIndent(man, "", "  ")
 	if err := os.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {

@@ -64,6 +64,33 @@ var Implemented = map[string]bool{
 	"faults.clock_skew":         true,
 	"faults.clock_jump_per_sec": true,
 	"faults.clock_jump_max":     true,
+
+	// The disk: crash rules, disk faults and seeded disks.
+	"faults.torn_writes":       true,
+	"faults.reorder_writes":    true,
+	"faults.fs_model":          true,
+	"faults.strict_dirs":       true,
+	"faults.corrupt_on_crash":  true,
+	"faults.crash_on_io":       true,
+	"faults.fsync_eio":         true,
+	"faults.disk_bytes":        true,
+	"faults.write_eio":         true,
+	"faults.write_enospc":      true,
+	"faults.read_eio":          true,
+	"faults.read_corrupt":      true,
+	"faults.lost_write":        true,
+	"faults.misdirected_write": true,
+	"faults.bitrot_per_sec":    true,
+	"faults.disk_latency":      true,
+	"nodes[].disk":             true,
+	"nodes[].files":            true,
+	"nodes[].upgrade_to":       true,
+	"workload.disk":            true,
+	"workload.files":           true,
+	"workload.upgrade_to":      true,
+	"workloads[].disk":         true,
+	"workloads[].files":        true,
+	"workloads[].upgrade_to":   true,
 }
 
 // setPlace is where an entry of World.Set was written, for messages.

@@ -15,6 +15,12 @@ type Fault struct {
 	Site  string `json:"site,omitempty"`
 	Until Dur    `json:"until"`
 	Op    int64  `json:"op,omitempty"`
+	// Path and Offset say where a disk fault struck; Target is where a
+	// misdirected write landed. They are filled in by the run for reading
+	// and ignored on replay.
+	Path   string `json:"path,omitempty"`
+	Offset int64  `json:"offset,omitempty"`
+	Target int64  `json:"target,omitempty"`
 	// Delta is how far a clock_jump moves the node's wall clock.
 	Delta Dur `json:"delta,omitempty"`
 }
@@ -47,6 +53,11 @@ const (
 	KindClockJump = "clock_jump"
 )
 
+// knownKinds are the fault kinds a schedule may hold.
+var knownKinds = map[string]bool{KindCrash: true, KindBuggify: true, KindClockJump: true, KindBitrot: true,
+	KindCrashIO: true, KindFsyncEIO: true, KindWriteEIO: true, KindWriteENOSPC: true, KindReadEIO: true,
+	KindReadCorrupt: true, KindLostWrite: true, KindMisdirected: true}
+
 // countedKinds fire at a numbered event of a node (a buggify hit, a disk
 // operation) rather than at a time; their at only records when it happened.
 var countedKinds = map[string]bool{KindBuggify: true}
@@ -78,7 +89,7 @@ func ParseSchedule(file string, data []byte, nodes []string) (*Schedule, error) 
 	}
 	for i, f := range s.Faults {
 		switch {
-		case f.Kind != KindCrash && f.Kind != KindBuggify && f.Kind != KindClockJump:
+		case !knownKinds[f.Kind]:
 			return nil, fmt.Errorf("%s: faults[%d].kind: unknown or unsupported fault kind %q", file, i, f.Kind)
 		case !known[f.Node]:
 			return nil, fmt.Errorf("%s: faults[%d].node: no node named %q in the world", file, i, f.Node)
@@ -115,6 +126,14 @@ func (f Fault) Describe() string {
 		return fmt.Sprintf("buggify %q fires on %s at hit #%d", f.Site, f.Node, f.Op)
 	case KindClockJump:
 		return fmt.Sprintf("clock jump %s by %s", f.Node, time.Duration(f.Delta))
+	case KindCrashIO:
+		return fmt.Sprintf("crash %s during disk op #%d (%s), restart at %s", f.Node, f.Op, f.Path, fmtTime(int64(f.Until)))
+	case KindBitrot:
+		return fmt.Sprintf("bitrot %s: %s at byte %d", f.Node, f.Path, f.Offset)
+	case KindReadEIO, KindReadCorrupt:
+		return fmt.Sprintf("%s %s at disk read #%d (%s)", f.Kind, f.Node, f.Op, f.Path)
+	case KindFsyncEIO, KindWriteEIO, KindWriteENOSPC, KindLostWrite, KindMisdirected:
+		return fmt.Sprintf("%s %s at disk op #%d (%s)", f.Kind, f.Node, f.Op, f.Path)
 	}
 	return f.Kind + " " + f.Node
 }

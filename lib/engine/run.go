@@ -54,6 +54,8 @@ type Options struct {
 	// RecordCalls, when its second element is above the first, records a
 	// description of every host call whose index falls in [from, to).
 	RecordCalls [2]uint64
+	// Inspect keeps each node's disk listing in Result.Disks.
+	Inspect bool
 	// DivergeAtCall, when not 0, perturbs virtual time by 1ns at that host
 	// call. Tests use it to prove the determinism check can fail.
 	DivergeAtCall uint64
@@ -92,6 +94,7 @@ type Result struct {
 	History     []history.Event
 	Check       *check.Report // the history check, when a history was recorded
 	Tail        []string      // last lines of the failing node's stderr
+	Disks       []NodeDisk    // each node's disk at the end, with Options.Inspect
 }
 
 type cmd uint8
@@ -124,6 +127,9 @@ type node struct {
 	restartAt int64 // virtual time of a pending restart, or math.MaxInt64
 	done      bool  // exited and will not come back
 	skew      int64 // clock_skew: this node's constant wall-clock offset
+	diskOps   int64 // writes, truncates and fsyncs so far, across incarnations
+	diskReads int64 // file reads so far, across incarnations
+	crashes   int64
 	jumps     int64 // clock jumps applied so far
 }
 
@@ -150,6 +156,7 @@ type run struct {
 
 	sites         map[string]*siteState
 	scheduledHits map[siteKey]bool
+	scheduledOps  map[opKey]bool
 	quietUntil    int64
 	rec           *history.Recorder
 	opNode        map[int64]int // open history operation -> node index, for crashes
@@ -174,6 +181,8 @@ var instanceSerial atomic.Uint64
 // DefaultWatchdogNs is the watchdog a Spec without one gets: 30s of real
 // time, the world file's default.
 const DefaultWatchdogNs = int64(30 * time.Second)
+
+const maxTime = int64(math.MaxInt64)
 
 // Run runs one seed of the world described by spec.
 func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
@@ -203,6 +212,15 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		}
 		n := &node{idx: i, spec: ns, compiled: m, restartAt: math.MaxInt64}
 		n.fs = disk.New(func() int64 { return n.wall(r) })
+		n.fs.StrictDirs = spec.Disk.StrictDirs
+		if spec.Disk.CapacityBytes > 0 {
+			n.fs.SetCapacity(spec.Disk.CapacityBytes)
+		}
+		for _, f := range ns.Seed {
+			if err := n.fs.AddFile(f.Path, f.Data); err != nil {
+				return nil, fmt.Errorf("node %s: seeding its disk: %w", ns.Name, err)
+			}
+		}
 		if ns.Faults && spec.ClockSkewNs > 0 {
 			n.skew = rng.New(seed, "clock", rng.Key(ns.Name)).Between(-spec.ClockSkewNs, spec.ClockSkewNs)
 		}
@@ -213,11 +231,15 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	r.drawSwarm()
 	if opts.Faults != nil {
 		r.scheduledHits = map[siteKey]bool{}
+		r.scheduledOps = map[opKey]bool{}
 		for _, f := range opts.Faults {
-			if f.Kind == KindBuggify {
-				if n := r.nodeByName(f.Node); n != nil {
-					r.scheduledHits[siteKey{n.idx, f.Site, f.Op}] = true
-				}
+			n := r.nodeByName(f.Node)
+			switch {
+			case n == nil:
+			case f.Kind == KindBuggify:
+				r.scheduledHits[siteKey{n.idx, f.Site, f.Op}] = true
+			case countedKinds[f.Kind]:
+				r.scheduledOps[opKey{f.Kind, n.idx, f.Op}] = true
 			}
 		}
 		for _, f := range opts.Faults {
@@ -245,6 +267,11 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	res.Hash = r.hash
 	res.RealNs = time.Since(start).Nanoseconds()
 	res.Trace = r.traceLines
+	if opts.Inspect {
+		for _, n := range r.nodes {
+			res.Disks = append(res.Disks, NodeDisk{Node: n.spec.Name, UsageBytes: n.fs.Usage(), CapacityBytes: n.fs.Capacity(), Files: n.fs.Files()})
+		}
+	}
 	if r.rec != nil {
 		res.History = r.rec.Events()
 	}
@@ -332,6 +359,16 @@ func (r *run) drawFaults() []Fault {
 				t += down
 			}
 		}
+		if rot := r.rate(KindBitrot, r.spec.Disk.BitrotPerSec); rot > 0 {
+			s := rng.New(r.seed, KindBitrot+"/when", rng.Key(n.spec.Name))
+			for t := int64(0); ; {
+				t += s.ExpNs(rot)
+				if t >= r.spec.DurationNs || t < 0 {
+					break
+				}
+				out = append(out, Fault{At: Dur(t), Kind: KindBitrot, Node: n.spec.Name, Until: Dur(t)})
+			}
+		}
 		if jumpRate > 0 && r.spec.ClockJumpMaxNs > 0 {
 			s := rng.New(r.seed, "clockjump", rng.Key(n.spec.Name))
 			for t := int64(0); ; {
@@ -380,7 +417,15 @@ func (r *run) start(n *node) {
 	n.cur = in
 	n.restartAt = math.MaxInt64
 	if n.count > 1 {
-		r.tracef("restart %s", in.name)
+		if n.spec.UpgradeWasm != "" && n.count == 2 {
+			m, err := r.eng.Compile(n.spec.UpgradeWasm)
+			if err == nil {
+				n.compiled = m
+				r.tracef("restart %s, upgraded", in.name)
+			}
+		} else {
+			r.tracef("restart %s", in.name)
+		}
 	}
 	go in.main()
 }
@@ -522,6 +567,12 @@ func (r *run) apply(f Fault) {
 		return // the fault period is over
 	}
 	switch f.Kind {
+	case KindBitrot:
+		n := r.nodeByName(f.Node)
+		if n == nil || r.quiet() {
+			return
+		}
+		r.bitrot(n, f)
 	case KindClockJump:
 		n := r.nodeByName(f.Node)
 		if n == nil {
@@ -550,7 +601,7 @@ func (r *run) apply(f Fault) {
 			r.tracef("%s died with %d operations in flight, their outcome is unknown", in.name, inFlight)
 		}
 		r.kill(in)
-		n.fs.Crash()
+		r.crashDisk(n, 0)
 		n.cur = nil
 		n.done = false
 		n.restartAt = int64(f.Until)
@@ -635,6 +686,10 @@ func (r *run) closeSockets(in *instance) {
 
 // exited handles an instance whose _start returned on its own.
 func (r *run) exited(in *instance) {
+	if in.crashed {
+		in.exited = true // crashInside did the rest
+		return
+	}
 	in.exited = true
 	in.flushOutput()
 	n := in.node
@@ -783,6 +838,7 @@ type instance struct {
 	stepStart time.Time
 
 	killed, exited, abandoned, failed, oom bool
+	crashed                                bool // crashed inside one of its own disk operations
 	exitCode                               uint32
 	trap                                   string
 

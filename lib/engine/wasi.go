@@ -28,6 +28,7 @@ const (
 	eNotcapable  = 76
 	eAgain       = 6
 	eNametoolong = 37
+	eNospc       = 51
 )
 
 // WASI file types.
@@ -264,11 +265,11 @@ func init() {
 		}
 		s[0] = eSuccess
 	})
-	w("fd_sync", cFdSync, p(i32), r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
-		s[0] = in.sync(cFdSync, int32(s[0]))
+	w("fd_sync", cFdSync, p(i32), r1, func(in *instance, ctx context.Context, _ api.Module, s []uint64) {
+		s[0] = in.sync(ctx, cFdSync, int32(s[0]))
 	})
-	w("fd_datasync", cFdSync, p(i32), r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
-		s[0] = in.sync(cFdSync, int32(s[0]))
+	w("fd_datasync", cFdSync, p(i32), r1, func(in *instance, ctx context.Context, _ api.Module, s []uint64) {
+		s[0] = in.sync(ctx, cFdSync, int32(s[0]))
 	})
 	w("fd_seek", cFdSeek, p(i32, i64, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
 		fd := int32(s[0])
@@ -386,7 +387,7 @@ func init() {
 		}
 		s[0] = writeFilestat(m, uint32(s[1]), st, in.fileType(e))
 	})
-	w("fd_filestat_set_size", cFdFilestatSetSize, p(i32, i64), r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
+	w("fd_filestat_set_size", cFdFilestatSetSize, p(i32, i64), r1, func(in *instance, ctx context.Context, _ api.Module, s []uint64) {
 		fd := int32(s[0])
 		in.hcall(cFdFilestatSetSize, uint64(fd), s[1])
 		e := in.fd(fd)
@@ -400,7 +401,11 @@ func init() {
 		case int64(s[1]) < 0:
 			s[0] = eInval
 		default:
+			op, _, crash := in.beforeWrite(e, false)
 			s[0] = errnoOf(in.node.fs.Truncate(e.ino, int64(s[1])))
+			if crash {
+				in.crashInside(ctx, op, e.path, 0)
+			}
 		}
 	})
 	w("fd_filestat_set_times", cUnsupported, p(i32, i64, i64, i32), r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
@@ -474,8 +479,8 @@ func init() {
 		s[0] = eNotsup
 	})
 
-	w("path_open", cPathOpen, p(i32, i32, i32, i32, i32, i64, i64, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		s[0] = in.pathOpen(m, int32(s[0]), uint32(s[1]), uint32(s[2]), uint32(s[3]), uint32(s[4]), s[5], uint32(s[7]), uint32(s[8]))
+	w("path_open", cPathOpen, p(i32, i32, i32, i32, i32, i64, i64, i32, i32), r1, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
+		s[0] = in.pathOpen(ctx, m, int32(s[0]), uint32(s[1]), uint32(s[2]), uint32(s[3]), uint32(s[4]), s[5], uint32(s[7]), uint32(s[8]))
 	})
 	w("path_filestat_get", cPathFilestatGet, p(i32, i32, i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
 		dir, path, errno := in.dirPath(m, int32(s[0]), uint32(s[2]), uint32(s[3]))
@@ -788,7 +793,7 @@ func (in *instance) dirPath(m api.Module, dirfd int32, ptr, n uint32) (disk.Ino,
 	return e.ino, path, eSuccess
 }
 
-func (in *instance) pathOpen(m api.Module, dirfd int32, lookup, pathPtr, pathLen, oflags uint32, rights uint64, fdflags uint32, fdPtr uint32) uint64 {
+func (in *instance) pathOpen(ctx context.Context, m api.Module, dirfd int32, lookup, pathPtr, pathLen, oflags uint32, rights uint64, fdflags uint32, fdPtr uint32) uint64 {
 	dir, path, errno := in.dirPath(m, dirfd, pathPtr, pathLen)
 	in.hcall(cPathOpen, hashString(path), uint64(oflags)|uint64(fdflags)<<16|(rights&(rightFdRead|rightFdWrite))<<32)
 	if errno != eSuccess {
@@ -818,8 +823,12 @@ func (in *instance) pathOpen(m api.Module, dirfd int32, lookup, pathPtr, pathLen
 		if st, _ := fs.Stat(ino); st.Type == disk.TypeDir {
 			return eIsdir
 		}
+		op, _, crash := in.beforeWrite(&fdEntry{path: fs.PathOf(ino)}, false)
 		if err := fs.Truncate(ino, 0); err != nil {
 			return errnoOf(err)
+		}
+		if crash {
+			in.crashInside(ctx, op, fs.PathOf(ino), 0)
 		}
 		return in.installFile(m, ino, path, true, rights, fdflags, fdPtr)
 	}
@@ -865,6 +874,7 @@ func (in *instance) readv(m api.Module, fd int32, iovs, iovsLen uint32, off int6
 	}
 	mem := m.Memory()
 	var total uint32
+	var readOp int64
 	for i := uint32(0); i < iovsLen; i++ {
 		ptr, ok1 := mem.ReadUint32Le(iovs + 8*i)
 		n, ok2 := mem.ReadUint32Le(iovs + 8*i + 4)
@@ -903,10 +913,17 @@ func (in *instance) readv(m api.Module, fd int32, iovs, iovsLen uint32, off int6
 			if off >= 0 {
 				pos = off + int64(total)
 			}
+			if readOp == 0 {
+				var errno uint64
+				if readOp, errno = in.beforeRead(e); errno != eSuccess {
+					return total, errno
+				}
+			}
 			c, err := in.node.fs.ReadAt(e.ino, buf, pos)
 			if err != nil {
 				return total, errnoOf(err)
 			}
+			in.afterRead(e, readOp, buf[:c], pos)
 			got = c
 			if off < 0 {
 				e.pos += int64(c)
@@ -924,6 +941,15 @@ func (in *instance) writev(ctx context.Context, m api.Module, fd int32, iovs, io
 	e := in.fd(fd)
 	if e == nil {
 		return 0, eBadf
+	}
+	if e.kind == fdFile && e.write && !e.antithesis {
+		op, errno, crash := in.beforeWrite(e, true)
+		if errno != eSuccess {
+			return 0, errno
+		}
+		if crash {
+			defer in.crashInside(ctx, op, e.path, 0)
+		}
 	}
 	mem := m.Memory()
 	var total uint32
@@ -987,6 +1013,9 @@ func (in *instance) writev(ctx context.Context, m api.Module, fd int32, iovs, io
 			if off < 0 {
 				e.pos = pos + int64(c)
 			}
+			if uint32(c) < n { // the disk is full: a short write
+				return total + uint32(c), eSuccess
+			}
 			n = uint32(c)
 		}
 		total += n
@@ -999,14 +1028,14 @@ func (in *instance) writev(ctx context.Context, m api.Module, fd int32, iovs, io
 	return total, eSuccess
 }
 
-func (in *instance) sync(id callID, fd int32) uint64 {
+func (in *instance) sync(ctx context.Context, id callID, fd int32) uint64 {
 	in.hcall(id, uint64(fd), 0)
 	e := in.fd(fd)
 	switch {
 	case e == nil:
 		return eBadf
 	case e.kind == fdFile || e.kind == fdDir:
-		return errnoOf(in.node.fs.Sync(e.ino))
+		return in.fsync(ctx, e)
 	case e.kind == fdSock:
 		return eInval
 	}

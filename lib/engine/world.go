@@ -26,10 +26,21 @@ type NodeSpec struct {
 	Workload bool
 	// Finally marks the check that starts once every workload has exited 0.
 	Finally bool
+	// Seed lists files copied onto the node's disk before it first starts,
+	// durable and synced (the world's disk and files fields).
+	Seed []SeedFile
+	// UpgradeWasm is the module the node runs from its first restart on.
+	UpgradeWasm string
 	// Faults says whether the per-node faults (crashes, clock skew and
 	// jumps) reach this program: by default nodes take them and workloads
 	// and the finally check do not.
 	Faults bool
+}
+
+// SeedFile is one file of a seeded disk.
+type SeedFile struct {
+	Path string
+	Data []byte
 }
 
 // Spec is what a run needs from the world file.
@@ -53,6 +64,8 @@ type Spec struct {
 	ClockJumpMaxNs  int64
 	// Swarm turns each fault type on or off per seed and rescales its rate.
 	Swarm bool
+	// Disk holds the disk settings and fault rates.
+	Disk DiskFaults
 	// Buggify lets sim.Buggify sites fire.
 	Buggify bool
 	// CheckerModel is the model recorded histories are checked against.

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -24,6 +25,7 @@ import (
 	"github.com/sf-dst/sf/lib/catalog"
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
@@ -50,6 +52,7 @@ type Options struct {
 	JSON      bool     // JSONL on stdout, the human summary on stderr
 	Faults    string   // a schedule file to apply instead of drawing faults
 	Profile   string   // a profile of the world file to apply
+	Inspect   bool     // with Replay: list each node's disk after the run
 	Set       []string // path=value overrides of the world file, applied last
 	// HistoryTimeout is the real-time limit of each history check. Defaults
 	// to 30s.
@@ -126,12 +129,37 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		Buggify:          f.Buggify,
 		FaultsAfterSetup: w.FaultsAfterSetup,
 		CheckerModel:     w.Checker.Model,
+		Disk: engine.DiskFaults{
+			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
+			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
+			ReadEIO: f.ReadEIO, ReadCorrupt: f.ReadCorrupt, LostWrite: f.LostWrite, Misdirected: f.MisdirectedWrite,
+			BitrotPerSec: f.BitrotPerSec, CapacityBytes: f.DiskBytes,
+			LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
+		},
+	}
+	if f.FSModel != "" {
+		m, err := disk.ParseFSModel(f.FSModel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: faults.fs_model: %w", w.File, err)
+		}
+		spec.Disk.Model = m
 	}
 	workloads := w.Workloads()
 	for _, n := range w.AllNodes() {
 		nodeFaults, _ := w.FaultsFor(n)
 		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env,
-			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults}
+			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults,
+			UpgradeWasm: man.UpgradeWasm(n.Name)}
+		if ns.Seed, err = seedFiles(n); err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("%s: node %s: %w", w.File, n.Name, err)
+		}
+		if ns.UpgradeWasm != "" {
+			if _, err := eng.Compile(ns.UpgradeWasm); err != nil {
+				eng.Close()
+				return nil, fmt.Errorf("node %s (upgrade_to %s): %w", n.Name, n.UpgradeTo, err)
+			}
+		}
 		if _, err := eng.Compile(ns.Wasm); err != nil {
 			eng.Close()
 			where := n.Wasm
@@ -155,6 +183,45 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		fmt.Fprintf(log, "sf-run: could not catalog properties (never-reached ones will not be reported): %v\n", err)
 	}
 	return p, nil
+}
+
+// seedFiles reads the host directory and files a node's disk starts with,
+// once per sweep, so each seed copies them from memory.
+func seedFiles(n *config.Node) ([]engine.SeedFile, error) {
+	var out []engine.SeedFile
+	if n.Disk != "" {
+		err := filepath.WalkDir(n.Disk, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(n.Disk, path)
+			out = append(out, engine.SeedFile{Path: filepath.ToSlash(rel), Data: data})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("disk: %w", err)
+		}
+	}
+	keys := make([]string, 0, len(n.Files))
+	for k := range n.Files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		data, err := os.ReadFile(n.Files[k])
+		if err != nil {
+			return nil, fmt.Errorf("files.%s: %w", k, err)
+		}
+		out = append(out, engine.SeedFile{Path: k, Data: data})
+	}
+	return out, nil
 }
 
 func (p *Prepared) nodeNames() []string {
@@ -333,7 +400,7 @@ type outcome struct {
 }
 
 func runSeed(p *Prepared, o Options, seed uint64, schedule []engine.Fault) *outcome {
-	opts := engine.Options{Faults: schedule}
+	opts := engine.Options{Faults: schedule, Inspect: o.Inspect}
 	a, err := p.Engine.Run(p.Spec, seed, opts)
 	if err != nil || !o.Check {
 		return &outcome{a, err}
@@ -538,7 +605,45 @@ func printReplay(w io.Writer, o Options, r *engine.Result) {
 	for _, l := range r.Trace {
 		fmt.Fprintln(w, l)
 	}
+	if len(r.Disks) > 0 {
+		fmt.Fprintln(w)
+		printDisks(w, r.Disks)
+	}
 	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
+}
+
+// printDisks is the -inspect view: each node's files with what is durable,
+// what is pending and what is damaged, and how full the disk is.
+func printDisks(w io.Writer, disks []engine.NodeDisk) {
+	fmt.Fprintln(w, "disks at the end of the run:")
+	for _, d := range disks {
+		if d.CapacityBytes > 0 {
+			fmt.Fprintf(w, "  %s: %d of %d bytes used (%.1f%%)\n", d.Node, d.UsageBytes, d.CapacityBytes, 100*float64(d.UsageBytes)/float64(d.CapacityBytes))
+		} else {
+			fmt.Fprintf(w, "  %s: %d bytes used\n", d.Node, d.UsageBytes)
+		}
+		if len(d.Files) == 0 {
+			fmt.Fprintln(w, "    (empty)")
+		}
+		for _, f := range d.Files {
+			switch f.Type {
+			case disk.TypeDir:
+				fmt.Fprintf(w, "    %s/\n", f.Path)
+				continue
+			case disk.TypeSymlink:
+				fmt.Fprintf(w, "    %s (symlink)\n", f.Path)
+				continue
+			}
+			fmt.Fprintf(w, "    %-32s %8d bytes  durable %8d  pending %d bytes in %d writes", f.Path, f.Size, f.DurableSize, f.PendingBytes, f.PendingOps)
+			if len(f.Corrupted) > 0 {
+				fmt.Fprint(w, "  corrupted ranges:")
+				for _, c := range f.Corrupted {
+					fmt.Fprintf(w, " [%d,%d)", c[0], c[1])
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	}
 }
 
 func printSummary(w io.Writer, s record.Summary, took time.Duration) {
