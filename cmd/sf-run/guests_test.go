@@ -354,9 +354,10 @@ func TestGuestEnv(t *testing.T) {
 			t.Errorf("trace lacks %q\n%s", want, g.result)
 		}
 	}
-	// The guest's environment is only what the world gives it: nothing of
+	// The guest's environment is only what the world gives it, plus the
+	// variable that routes the Antithesis SDK's output to the engine: nothing of
 	// the host's leaks in.
-	if !strings.Contains(g.report, `environ ["SEEDFALL=1" "SEEDFALL_NODE=envnode" "COLOR=blue" "EMPTY=" "WITH_EQUALS=a=b"]`) {
+	if !strings.Contains(g.report, `environ ["SEEDFALL=1" "SEEDFALL_NODE=envnode" "ANTITHESIS_SDK_LOCAL_OUTPUT=/.seedfall-antithesis.jsonl" "COLOR=blue" "EMPTY=" "WITH_EQUALS=a=b"]`) {
 		t.Errorf("envnode's environment is not exactly the world's\n%s", g.result)
 	}
 }

@@ -103,8 +103,13 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 	var jobs []job
 	for i, n := range w.AllNodes() {
 		where := fmt.Sprintf("nodes[%d] (%s)", i, n.Name)
-		if i >= len(w.Nodes) {
-			where = fmt.Sprintf("%s (workload or finally)", n.Name)
+		switch {
+		case n == w.Workload:
+			where = fmt.Sprintf("workload (%s)", n.Name)
+		case n == w.Finally:
+			where = fmt.Sprintf("finally (%s)", n.Name)
+		case i >= len(w.Nodes):
+			where = fmt.Sprintf("workloads[%d] (%s)", i-len(w.Nodes)-btoi(w.Workload != nil), n.Name)
 		}
 		jobs = append(jobs, job{where, n.Name, n.Pkg, n.Wasm, false})
 		if n.UpgradeTo != "" {
@@ -230,6 +235,13 @@ func storeFile(store, path string, move bool) (Module, error) {
 		return Module{}, err
 	}
 	return mod, os.Rename(tmp, dst)
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
