@@ -515,33 +515,9 @@ func init() {
 		}
 		s[0] = in.setTimes(ino, s[4], s[5], uint32(s[6]))
 	})
-	w("path_create_directory", cPathCreateDirectory, p(i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		dir, path, errno := in.dirPath(m, int32(s[0]), uint32(s[1]), uint32(s[2]))
-		in.hcall(cPathCreateDirectory, uint64(dir), hashString(path))
-		if errno != eSuccess {
-			s[0] = errno
-			return
-		}
-		s[0] = errnoOf(in.node.fs.Mkdir(dir, path))
-	})
-	w("path_remove_directory", cPathRemoveDirectory, p(i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		dir, path, errno := in.dirPath(m, int32(s[0]), uint32(s[1]), uint32(s[2]))
-		in.hcall(cPathRemoveDirectory, uint64(dir), hashString(path))
-		if errno != eSuccess {
-			s[0] = errno
-			return
-		}
-		s[0] = errnoOf(in.node.fs.Rmdir(dir, path))
-	})
-	w("path_unlink_file", cPathUnlinkFile, p(i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		dir, path, errno := in.dirPath(m, int32(s[0]), uint32(s[1]), uint32(s[2]))
-		in.hcall(cPathUnlinkFile, uint64(dir), hashString(path))
-		if errno != eSuccess {
-			s[0] = errno
-			return
-		}
-		s[0] = errnoOf(in.node.fs.Unlink(dir, path))
-	})
+	w("path_create_directory", cPathCreateDirectory, p(i32, i32, i32), r1, pathCall(cPathCreateDirectory, (*disk.FS).Mkdir))
+	w("path_remove_directory", cPathRemoveDirectory, p(i32, i32, i32), r1, pathCall(cPathRemoveDirectory, (*disk.FS).Rmdir))
+	w("path_unlink_file", cPathUnlinkFile, p(i32, i32, i32), r1, pathCall(cPathUnlinkFile, (*disk.FS).Unlink))
 	w("path_rename", cPathRename, p(i32, i32, i32, i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
 		od, op, e1 := in.dirPath(m, int32(s[0]), uint32(s[1]), uint32(s[2]))
 		nd, np, e2 := in.dirPath(m, int32(s[3]), uint32(s[4]), uint32(s[5]))
@@ -662,6 +638,20 @@ func (in *instance) inoOpen(ino disk.Ino) bool {
 		}
 	}
 	return false
+}
+
+// pathCall is a host function that applies one directory operation of the
+// node's disk to a path relative to a directory descriptor.
+func pathCall(id callID, op func(*disk.FS, disk.Ino, string) error) func(*instance, context.Context, api.Module, []uint64) {
+	return func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		dir, path, errno := in.dirPath(m, int32(s[0]), uint32(s[1]), uint32(s[2]))
+		in.hcall(id, uint64(dir), hashString(path))
+		if errno != eSuccess {
+			s[0] = errno
+			return
+		}
+		s[0] = errnoOf(op(in.node.fs, dir, path))
+	}
 }
 
 func (r *run) monoNow() int64 { return r.now + 1 } // Go's runtime dies if nanotime reads 0
