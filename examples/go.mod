@@ -4,4 +4,6 @@ go 1.26
 
 require github.com/sf-dst/sf/sim v0.0.0
 
+require github.com/antithesishq/antithesis-sdk-go v0.9.0
+
 replace github.com/sf-dst/sf/sim => ../sim

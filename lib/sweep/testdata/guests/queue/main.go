@@ -18,7 +18,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -49,7 +48,13 @@ func (q *fifo) dequeue() string {
 	return v
 }
 
-func pause(r *rand.Rand) { time.Sleep(time.Duration(1+r.IntN(5)) * time.Millisecond) }
+// intn returns a number from 0 to n-1 drawn from the node's seeded random
+// stream, so the seed decides every choice and interleaving.
+func intn(n int) int { return int(sim.Random() % uint64(n)) }
+
+// pause sleeps 1 to 5ms of virtual time, so that operations of different
+// clients overlap.
+func pause() { time.Sleep(time.Duration(1+intn(5)) * time.Millisecond) }
 
 func main() {
 	clients := flag.Int("clients", 3, "logical clients")
@@ -64,20 +69,19 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(sim.Random(), uint64(c)))
 			for i := range *ops {
-				if r.IntN(3) < 2 {
+				if intn(3) < 2 {
 					v := fmt.Sprintf("%d-%d", c, i)
 					op := sim.Invoke(c, "enqueue", "q", v)
-					pause(r)
+					pause()
 					q.enqueue(v)
-					pause(r)
+					pause()
 					op.Ok(nil)
 				} else {
 					op := sim.Invoke(c, "dequeue", "q", nil)
-					pause(r)
+					pause()
 					v := q.dequeue()
-					pause(r)
+					pause()
 					op.Ok(v)
 				}
 			}

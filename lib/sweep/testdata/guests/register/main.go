@@ -4,19 +4,25 @@
 // operation takes effect at one instant between its invocation and its
 // completion, so the history is linearizable (model kv).
 //
+// Some operations end otherwise, as they do against a real server: a put
+// that times out after it took effect completes with Unknown, a put that is
+// refused (not applied) with Failed, and a get that times out with Unknown.
+// None of them makes the history illegal.
+//
 // With -stale, client 0 serves one last get from a cache it filled before
-// client 1 overwrote the key, so that get returns a value that was already
-// overwritten by a completed put: the history is not linearizable.
+// client 1 overwrote the key, so that get returns a value that a completed
+// put had already overwritten: the history is not linearizable. With
+// -phantom, client 1 records a put as Failed although it took effect, and
+// client 0 then reads its value: a value nobody wrote.
 //
 // Usage:
 //
-//	register [-clients 3] [-ops 8] [-keys 2] [-stale]
+//	register [-clients 3] [-ops 8] [-keys 2] [-stale] [-phantom]
 package main
 
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"sync"
 	"time"
 
@@ -42,15 +48,20 @@ func (s *store) get(k string) string {
 	return s.m[k]
 }
 
-// pause sleeps a little virtual time, drawn from the node's seeded stream,
-// so that operations of different clients overlap.
-func pause(r *rand.Rand) { time.Sleep(time.Duration(1+r.IntN(5)) * time.Millisecond) }
+// intn returns a number from 0 to n-1 drawn from the node's seeded random
+// stream, so the seed decides every choice and interleaving.
+func intn(n int) int { return int(sim.Random() % uint64(n)) }
+
+// pause sleeps 1 to 5ms of virtual time, so that operations of different
+// clients overlap.
+func pause() { time.Sleep(time.Duration(1+intn(5)) * time.Millisecond) }
 
 func main() {
 	clients := flag.Int("clients", 3, "logical clients")
 	ops := flag.Int("ops", 8, "operations per client")
 	keys := flag.Int("keys", 2, "keys")
 	stale := flag.Bool("stale", false, "plant a stale read")
+	phantom := flag.Bool("phantom", false, "plant a read of a write recorded as failed")
 	flag.Parse()
 
 	s := &store{m: map[string]string{}}
@@ -59,23 +70,35 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			// rand.New over sim.Random: the seed decides the interleaving.
-			r := rand.New(rand.NewPCG(sim.Random(), uint64(c)))
 			for i := range *ops {
-				k := fmt.Sprintf("k%d", r.IntN(*keys))
-				if r.IntN(2) == 0 {
+				k := fmt.Sprintf("k%d", intn(*keys))
+				outcome := intn(8) // 0: timed out, 1: refused, else ok
+				if intn(2) == 0 {
 					v := fmt.Sprintf("%d-%d", c, i)
 					op := sim.Put(c, k, v)
-					pause(r)
-					s.put(k, v)
-					pause(r)
-					op.Ok("")
+					pause()
+					if outcome != 1 {
+						s.put(k, v)
+					}
+					pause()
+					switch outcome {
+					case 0:
+						op.Unknown()
+					case 1:
+						op.Failed()
+					default:
+						op.Ok("")
+					}
 				} else {
 					op := sim.Get(c, k)
-					pause(r)
+					pause()
 					v := s.get(k)
-					pause(r)
-					op.Ok(v)
+					pause()
+					if outcome == 0 {
+						op.Unknown()
+					} else {
+						op.Ok(v)
+					}
 				}
 			}
 		}()
@@ -83,12 +106,17 @@ func main() {
 	wg.Wait()
 
 	if *stale {
-		// Client 0 reads k0 and keeps it in its cache; client 1 then writes
-		// k0 and the write completes; client 0's next get answers from the
-		// cache. Nothing runs concurrently, so no order can explain it. The
-		// steps are a millisecond apart: events at one virtual instant count
-		// as concurrent, and would hide the stale read.
-		op := sim.Get(0, "k0")
+		// Client 0 writes k0 and reads it back into its cache; client 1
+		// then writes k0 and the write completes; client 0's next get
+		// answers from the cache. Nothing runs concurrently and nobody else
+		// wrote the cached value, so no order can explain it. The steps are
+		// a millisecond apart: events at one virtual instant count as
+		// concurrent, and would hide the stale read.
+		op := sim.Put(0, "k0", "cached")
+		s.put("k0", "cached")
+		op.Ok("")
+		time.Sleep(time.Millisecond)
+		op = sim.Get(0, "k0")
 		cached := s.get("k0")
 		op.Ok(cached)
 		time.Sleep(time.Millisecond)
@@ -99,6 +127,17 @@ func main() {
 		op = sim.Get(0, "k0")
 		op.Ok(cached)
 		fmt.Printf("register: served k0 = %q from a stale cache\n", cached)
+	}
+	if *phantom {
+		// The put takes effect but is recorded as refused; the read a
+		// millisecond later sees it.
+		op := sim.Put(1, "k1", "phantom")
+		s.put("k1", "phantom")
+		op.Failed()
+		time.Sleep(time.Millisecond)
+		op = sim.Get(0, "k1")
+		op.Ok(s.get("k1"))
+		fmt.Println("register: read a put that was recorded as failed")
 	}
 	fmt.Printf("register: %d clients did %d operations each\n", *clients, *ops)
 }

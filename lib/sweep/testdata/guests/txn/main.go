@@ -18,7 +18,6 @@ package main
 import (
 	"flag"
 	"fmt"
-	"math/rand/v2"
 	"slices"
 	"sync"
 	"time"
@@ -32,23 +31,37 @@ type store struct {
 	lists map[string][]string
 }
 
-// apply runs the micro-ops of one transaction with the lock held, filling
-// in what each read returned.
+// apply runs the micro-ops of one transaction, filling in what each read
+// returned. The caller holds mu.
 func (s *store) apply(mops []sim.Mop) {
 	for i, m := range mops {
 		switch m.F {
 		case "r":
-			mops[i].Value = slices.Clone(s.lists[m.Key])
-			if mops[i].Value.([]string) == nil {
-				mops[i].Value = []string{}
+			read := slices.Clone(s.lists[m.Key])
+			if read == nil {
+				read = []string{}
 			}
+			mops[i].Value = read
 		case "append":
 			s.lists[m.Key] = append(s.lists[m.Key], m.Value.(string))
 		}
 	}
 }
 
-func pause(r *rand.Rand) { time.Sleep(time.Duration(1+r.IntN(5)) * time.Millisecond) }
+// run applies mops whole under the lock.
+func (s *store) run(mops []sim.Mop) {
+	s.mu.Lock()
+	s.apply(mops)
+	s.mu.Unlock()
+}
+
+// intn returns a number from 0 to n-1 drawn from the node's seeded random
+// stream, so the seed decides every choice and interleaving.
+func intn(n int) int { return int(sim.Random() % uint64(n)) }
+
+// pause sleeps 1 to 5ms of virtual time, so that transactions of different
+// clients overlap.
+func pause() { time.Sleep(time.Duration(1+intn(5)) * time.Millisecond) }
 
 func main() {
 	clients := flag.Int("clients", 3, "logical clients")
@@ -63,23 +76,20 @@ func main() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			r := rand.New(rand.NewPCG(sim.Random(), uint64(c)))
 			for i := range *txns {
 				var mops []sim.Mop
-				for j := range 1 + r.IntN(3) {
-					k := fmt.Sprintf("k%d", r.IntN(*keys))
-					if r.IntN(2) == 0 {
+				for j := range 1 + intn(3) {
+					k := fmt.Sprintf("k%d", intn(*keys))
+					if intn(2) == 0 {
 						mops = append(mops, sim.Read(k))
 					} else {
 						mops = append(mops, sim.Append(k, fmt.Sprintf("%d-%d-%d", c, i, j)))
 					}
 				}
 				op := sim.Txn(c, mops...)
-				pause(r)
-				s.mu.Lock()
-				s.apply(mops)
-				s.mu.Unlock()
-				pause(r)
+				pause()
+				s.run(mops)
+				pause()
 				op.Ok(mops)
 			}
 		}()
@@ -90,28 +100,20 @@ func main() {
 		reader := []sim.Mop{sim.Read("x"), sim.Read("y")}
 		writer := []sim.Mop{sim.Append("x", "w-x"), sim.Append("y", "w-y")}
 		rop := sim.Txn(0, reader...)
-		s.mu.Lock()
-		s.apply(reader[:1]) // read x, then let go of the lock: the bug
-		s.mu.Unlock()
+		s.run(reader[:1]) // read x, then let go of the lock: the bug
 		time.Sleep(time.Millisecond)
 		wop := sim.Txn(1, writer...)
-		s.mu.Lock()
-		s.apply(writer)
-		s.mu.Unlock()
+		s.run(writer)
 		wop.Ok(writer)
 		time.Sleep(time.Millisecond)
-		s.mu.Lock()
-		s.apply(reader[1:])
-		s.mu.Unlock()
+		s.run(reader[1:])
 		rop.Ok(reader)
 		// A last read shows where w-x landed in x's order: a checker infers
 		// the version order from reads alone.
 		time.Sleep(time.Millisecond)
 		final := []sim.Mop{sim.Read("x"), sim.Read("y")}
 		fop := sim.Txn(2, final...)
-		s.mu.Lock()
-		s.apply(final)
-		s.mu.Unlock()
+		s.run(final)
 		fop.Ok(final)
 		fmt.Printf("txn: read x = %v and y = %v in one transaction\n", reader[0].Value, reader[1].Value)
 	}
