@@ -101,7 +101,7 @@ func TestWorkloadFindsLostWrite(t *testing.T) {
 					kv["k11"] = "v1"
 				}
 			},
-			want: `sim.Assert: acknowledged write lost: k11=v11, server now answers "v1"`,
+			want: `sim.Assert: acknowledged value changed: k11=v11, server now answers "v1"`,
 		},
 	}
 	for _, tc := range tests {

@@ -6,7 +6,11 @@
 //
 // Usage:
 //
-//	client [-addr server:7000] [-writes 200]
+//	client [-addr server:7000] [-writes 200] [-value-bytes 0]
+//
+// -value-bytes pads every value to at least that many bytes, so that the
+// log spans many 4 KiB pages and a disk fault that hits one page of it
+// hits few records.
 //
 // The server crashes and restarts under it, so errors talking to the server
 // are expected: the client reconnects and retries with a growing backoff, and
@@ -43,6 +47,7 @@ const (
 func main() {
 	addr := flag.String("addr", "server:7000", "address of the kvlog server")
 	writes := flag.Int("writes", 200, "number of keys to write")
+	flag.IntVar(&valueBytes, "value-bytes", 0, "pad each value to at least this many bytes")
 	flag.Parse()
 	n := sim.Budget(*writes)
 	workload(*addr, n)
@@ -79,8 +84,19 @@ type client struct {
 	acked []int // numbers of the acknowledged writes, in order
 }
 
-func key(i int) string   { return fmt.Sprintf("k%d", i) }
-func value(i int) string { return fmt.Sprintf("v%d", i) }
+// valueBytes is the least length of a value (-value-bytes).
+var valueBytes int
+
+func key(i int) string { return fmt.Sprintf("k%d", i) }
+
+// value is v<i>, padded with dashes to valueBytes.
+func value(i int) string {
+	v := fmt.Sprintf("v%d", i)
+	if len(v) < valueBytes {
+		v += strings.Repeat("-", valueBytes-len(v))
+	}
+	return v
+}
 
 func (c *client) put(i int) {
 	k := key(i)
@@ -97,17 +113,17 @@ func (c *client) checkAcked(last int) {
 	for _, i := range c.acked[max(0, len(c.acked)-last):] {
 		k, want := key(i), value(i)
 		reply, _ := c.call("GET "+k, k)
-		var got, gotRaw string
 		switch {
 		case reply == "NONE":
-			gotRaw = "NONE"
+			sim.Assert(false, fmt.Sprintf("acknowledged write lost: %s=%s, server now answers %q", k, short(want), "NONE"))
 		case strings.HasPrefix(reply, "VALUE "):
-			got = strings.TrimPrefix(reply, "VALUE ")
-			gotRaw = got
+			got := strings.TrimPrefix(reply, "VALUE ")
+			if got != want {
+				sim.Assert(false, fmt.Sprintf("acknowledged value changed: %s=%s, server now answers %s", k, short(want), difference(want, got)))
+			}
 		default:
 			fail(fmt.Sprintf("GET %s: unexpected reply %q", k, reply))
 		}
-		sim.Assert(got == want, fmt.Sprintf("acknowledged write lost: %s=%s, server now answers %q", k, want, gotRaw))
 	}
 }
 
@@ -157,6 +173,36 @@ func (c *client) roundTrip(req string) (string, error) {
 		return "", err
 	}
 	return strings.TrimSuffix(line, "\n"), nil
+}
+
+// difference describes got, a value other than want: in full when both are
+// short, else by the first byte where they differ.
+func difference(want, got string) string {
+	if len(want) <= shortBytes && len(got) <= shortBytes {
+		return fmt.Sprintf("%q", got)
+	}
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	switch {
+	case i == len(want):
+		return fmt.Sprintf("a value %d bytes longer", len(got)-len(want))
+	case i == len(got):
+		return fmt.Sprintf("a value %d bytes shorter", len(want)-len(got))
+	}
+	return fmt.Sprintf("a value that differs at byte %d: %q instead of %q", i, got[i:i+1], want[i:i+1])
+}
+
+// shortBytes is the longest value a message shows in full.
+const shortBytes = 24
+
+// short clips a padded value for a message.
+func short(v string) string {
+	if len(v) > shortBytes {
+		return v[:shortBytes] + fmt.Sprintf("...(%d bytes)", len(v))
+	}
+	return v
 }
 
 func (c *client) drop() {

@@ -4,7 +4,7 @@
 //
 // Usage:
 //
-//	server [-addr :7000] [-dir data] [-ack-before-fsync]
+//	server [-addr :7000] [-dir data] [-ack-before-fsync] [-read-from-disk [-checksum] [-reread]]
 //
 // It speaks a line protocol over TCP, one goroutine per connection:
 //
@@ -22,6 +22,17 @@
 // By default a PUT is acknowledged only after its record is fsynced. With
 // -ack-before-fsync (the planted bug) it is acknowledged at once and fsynced
 // by a background ticker, so a crash can lose a write that was acknowledged.
+//
+// By default a GET answers from the map in memory. With -read-from-disk the
+// server keeps only where each key's latest record starts and how long it
+// is, and a GET reads that record back from the log with one ReadAt, as a
+// store whose data does not fit in memory does. It then trusts the bytes it
+// read. -checksum checks the record's CRC-32 on every such read and answers
+// ERR when it fails; -reread also reads a record that fails its checksum
+// again, up to rereadMax times, before it gives up, in GET and in recovery.
+// -checksum and -reread imply -read-from-disk, and -reread implies
+// -checksum. Recovery always checks checksums, since that is how it finds
+// the end of the log.
 package main
 
 import (
@@ -50,6 +61,10 @@ const (
 	lineBytesMax  = len("PUT ") + keyBytesMax + 1 + valueBytesMax
 	// syncInterval is how often -ack-before-fsync mode fsyncs the log.
 	syncInterval = 200 * time.Millisecond
+	// rereadMax is how many times -reread reads a record again after it
+	// failed its checksum. A flipped bit on the way from the disk is gone on
+	// the next read; a wrong byte on the disk fails every read.
+	rereadMax = 10
 )
 
 // errTorn marks a record that was cut short or corrupted, as a crash leaves
@@ -63,24 +78,31 @@ func run(args []string) int {
 	addr := fs.String("addr", ":7000", "address to listen on")
 	dir := fs.String("dir", "data", "directory of the log; created if missing")
 	ackBeforeFsync := fs.Bool("ack-before-fsync", false, "planted bug: acknowledge a PUT before its record is fsynced")
+	var o options
+	fs.BoolVar(&o.readFromDisk, "read-from-disk", false, "answer GET by reading the key's record back from the log")
+	fs.BoolVar(&o.checksum, "checksum", false, "check the CRC of every record a GET reads (implies -read-from-disk)")
+	fs.BoolVar(&o.reread, "reread", false, "read a record that fails its checksum again before giving up (implies -checksum)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
+	o.ackBeforeFsync = *ackBeforeFsync
+	o.checksum = o.checksum || o.reread
+	o.readFromDisk = o.readFromDisk || o.checksum
 	if err := os.MkdirAll(*dir, 0o755); err != nil {
 		fmt.Fprintf(os.Stderr, "server: %v\n", err)
 		return 1
 	}
 	path := filepath.Join(*dir, logName)
-	s, err := open(path, *ackBeforeFsync)
+	s, err := open(path, o)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "server: %v\n", err)
 		return 1
 	}
-	fmt.Printf("server: recovered %d keys from %s\n", len(s.kv), path)
+	fmt.Printf("server: recovered %d keys from %s\n", s.keys(), path)
 	if s.droppedBytes > 0 {
 		fmt.Printf("server: cut %d bytes of torn log tail\n", s.droppedBytes)
 	}
-	sim.Event("recovered", map[string]int64{"keys": int64(len(s.kv)), "dropped_bytes": s.droppedBytes})
+	sim.Event("recovered", map[string]int64{"keys": int64(s.keys()), "dropped_bytes": s.droppedBytes})
 
 	ln, err := sim.Listen(*addr)
 	if err != nil {
@@ -101,25 +123,38 @@ func run(args []string) int {
 	}
 }
 
-// store is the map and the log it is rebuilt from. mu serialises appends and
-// guards kv.
-type store struct {
-	mu             sync.Mutex
-	f              *os.File
-	kv             map[string]string
+// options are the server's modes.
+type options struct {
 	ackBeforeFsync bool
-	droppedBytes   int64 // length of the torn tail cut at open
+	readFromDisk   bool
+	checksum       bool
+	reread         bool
 }
+
+// store is the map and the log it is rebuilt from. mu serialises appends and
+// guards kv, at and end.
+type store struct {
+	mu           sync.Mutex
+	f            *os.File
+	o            options
+	kv           map[string]string // values, when GET answers from memory
+	at           map[string]where  // records, when GET reads the log
+	end          int64             // where the next record goes
+	droppedBytes int64             // length of the torn tail cut at open
+}
+
+// where is the place of one record in the log.
+type where struct{ off, n int64 }
 
 // open replays the log at path, cuts any torn tail, and leaves the file
 // positioned for appends.
-func open(path string, ackBeforeFsync bool) (*store, error) {
+func open(path string, o options) (*store, error) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	s := &store{f: f, kv: map[string]string{}, ackBeforeFsync: ackBeforeFsync}
-	good, err := s.replay(bufio.NewReader(f))
+	s := &store{f: f, o: o, kv: map[string]string{}, at: map[string]where{}}
+	good, err := s.replay()
 	if err == nil {
 		err = s.cutAt(good)
 	}
@@ -127,23 +162,59 @@ func open(path string, ackBeforeFsync bool) (*store, error) {
 		f.Close()
 		return nil, fmt.Errorf("replay %s: %w", path, err)
 	}
+	s.end = good
 	return s, nil
 }
 
-// replay applies records from r until the end of the log or the first torn
-// record, and returns the length of the good prefix.
-func (s *store) replay(r io.Reader) (int64, error) {
+// replay applies records from the start of the log until its end or the
+// first torn record, and returns the length of the good prefix. Without
+// -reread it reads the log as one stream; with it, it reads each record
+// with ReadAt and reads a bad one again before taking it for the end.
+func (s *store) replay() (int64, error) {
+	var r io.Reader = bufio.NewReader(s.f)
 	var good int64
 	for {
-		key, value, n, err := readRecord(r)
+		var key, value string
+		var n int64
+		var err error
+		if s.o.reread {
+			key, value, n, err = s.readAt(good)
+		} else {
+			key, value, n, err = readRecord(r)
+		}
 		if err == io.EOF || err == errTorn {
 			return good, nil
 		}
 		if err != nil {
 			return good, err
 		}
-		s.kv[key] = value
+		s.apply(key, value, where{good, n})
 		good += n
+	}
+}
+
+// readAt reads the record at off, and with -reread reads it again while it
+// fails its checksum, up to rereadMax times.
+func (s *store) readAt(off int64) (key, value string, n int64, err error) {
+	for try := 0; ; try++ {
+		key, value, n, err = readRecord(io.NewSectionReader(s.f, off, headerBytes+keyBytesMax+valueBytesMax))
+		if err != errTorn || !s.o.reread || try == rereadMax {
+			if try > 0 && err == nil {
+				sim.Event("reread", map[string]int64{"offset": off, "reads": int64(try + 1)})
+			}
+			return key, value, n, err
+		}
+	}
+}
+
+// keys returns how many keys the store holds.
+func (s *store) keys() int { return len(s.kv) + len(s.at) }
+
+func (s *store) apply(key, value string, w where) {
+	if s.o.readFromDisk {
+		s.at[key] = w
+	} else {
+		s.kv[key] = value
 	}
 }
 
@@ -170,22 +241,52 @@ func (s *store) cutAt(good int64) error {
 func (s *store) put(key, value string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, err := s.f.Write(encodeRecord(key, value)); err != nil {
+	rec := encodeRecord(key, value)
+	if _, err := s.f.Write(rec); err != nil {
 		die("append", err)
 	}
-	if !s.ackBeforeFsync {
+	if !s.o.ackBeforeFsync {
 		if err := s.f.Sync(); err != nil {
 			die("fsync", err)
 		}
 	}
-	s.kv[key] = value
+	s.apply(key, value, where{s.end, int64(len(rec))})
+	s.end += int64(len(rec))
 }
 
-func (s *store) get(key string) (string, bool) {
+// get returns key's value. With -read-from-disk it reads the record back
+// from the log; an error means the read failed or, with -checksum, that the
+// record failed its checksum (every time, with -reread).
+func (s *store) get(key string) (string, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	v, ok := s.kv[key]
-	return v, ok
+	if !s.o.readFromDisk {
+		v, ok := s.kv[key]
+		return v, ok, nil
+	}
+	w, ok := s.at[key]
+	if !ok {
+		return "", false, nil
+	}
+	if s.o.checksum {
+		k, v, n, err := s.readAt(w.off)
+		switch {
+		case err == errTorn || err == io.EOF:
+			return "", false, fmt.Errorf("record of %s at offset %d fails its checksum", key, w.off)
+		case err != nil:
+			return "", false, fmt.Errorf("read record of %s at offset %d: %v", key, w.off, err)
+		case k != key || n != w.n:
+			return "", false, fmt.Errorf("record at offset %d holds key %q, not %s", w.off, k, key)
+		}
+		return v, true, nil
+	}
+	// Trusting the disk: the lengths are known from the index, so the
+	// value is whatever bytes sit where it was written.
+	b := make([]byte, w.n)
+	if _, err := s.f.ReadAt(b, w.off); err != nil {
+		return "", false, fmt.Errorf("read record of %s at offset %d: %v", key, w.off, err)
+	}
+	return string(b[headerBytes+len(key):]), true, nil
 }
 
 func (s *store) syncEvery(d time.Duration) {
@@ -238,7 +339,11 @@ func (s *store) handle(line string) string {
 		if rest == "" || strings.Contains(rest, " ") {
 			return "ERR usage: GET <key>\n"
 		}
-		if v, ok := s.get(rest); ok {
+		v, ok, err := s.get(rest)
+		switch {
+		case err != nil:
+			return "ERR " + err.Error() + "\n"
+		case ok:
 			return "VALUE " + v + "\n"
 		}
 		return "NONE\n"

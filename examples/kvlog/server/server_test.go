@@ -157,6 +157,9 @@ func TestProtocol(t *testing.T) {
 	}{
 		{"fsync before ack", nil},
 		{"ack before fsync", []string{"-ack-before-fsync"}},
+		{"read from disk", []string{"-read-from-disk"}},
+		{"checksum", []string{"-checksum"}},
+		{"reread", []string{"-reread"}},
 	} {
 		t.Run(mode.name, func(t *testing.T) {
 			s := startServer(t, t.TempDir(), mode.args...)
@@ -238,6 +241,56 @@ func TestReplayCutsTornTail(t *testing.T) {
 			c.expect("GET a", "VALUE 1")
 			c.expect("GET b", "VALUE 2")
 			c.expect("GET c", "VALUE 3")
+		})
+	}
+}
+
+// TestReadFromDiskSeesTheDisk: with -read-from-disk a GET reads the record
+// back, so a byte changed on disk under the running server reaches the
+// reply: as a wrong value when the server trusts the disk, as an error with
+// -checksum, and still as an error with -reread, because reading again
+// cannot bring back bytes the disk itself lost.
+func TestReadFromDiskSeesTheDisk(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-read-from-disk"}, "VALUE two"},
+		{[]string{"-read-from-disk", "-checksum"}, "ERR record of k2 at offset 17 fails its checksum"},
+		{[]string{"-reread"}, "ERR record of k2 at offset 17 fails its checksum"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			dir := t.TempDir()
+			s := startServer(t, dir, tc.args...)
+			c := dial(t, s)
+			c.expect("PUT k1 one", "OK") // 12 + 2 + 3 = 17 bytes
+			c.expect("PUT k2 twO", "OK") // at offset 17
+			c.expect("PUT k3 three", "OK")
+			path := filepath.Join(dir, logName)
+			f, err := os.OpenFile(path, os.O_RDWR, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The last byte of k2's value: 'O' (0x4f) becomes 'o' (0x6f).
+			if _, err := f.WriteAt([]byte{'o'}, 17+headerBytes+2+2); err != nil {
+				t.Fatal(err)
+			}
+			f.Close()
+			c.expect("GET k1", "VALUE one")
+			c.expect("GET k2", tc.want)
+			c.expect("GET k3", "VALUE three")
+			c.expect("GET k4", "NONE")
+			s.kill()
+
+			// Recovery checks every record and cuts the log at k2's.
+			s = startServer(t, dir, tc.args...)
+			want := []string{"server: recovered 1 keys from " + path, "server: cut 36 bytes of torn log tail"}
+			if strings.Join(s.lines, "\n") != strings.Join(want, "\n") {
+				t.Errorf("restart printed %q, want %q", s.lines, want)
+			}
+			c = dial(t, s)
+			c.expect("GET k1", "VALUE one")
+			c.expect("GET k2", "NONE")
 		})
 	}
 }
