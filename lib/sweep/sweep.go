@@ -105,7 +105,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	if err != nil {
 		return nil, err
 	}
-	man, err := build.Build(w, build.Options{Log: log})
+	man, err := build.Build(w, build.Options{Log: log, NetOverlay: w.NetOverlay})
 	if err != nil {
 		return nil, err
 	}
@@ -129,6 +129,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		Buggify:          f.Buggify,
 		FaultsAfterSetup: w.FaultsAfterSetup,
 		CheckerModel:     w.Checker.Model,
+		NetOverlay:       w.NetOverlay,
 		Disk: engine.DiskFaults{
 			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
 			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
@@ -571,11 +572,23 @@ func failureBlock(o Options, r *engine.Result) string {
 		}
 	}
 	fmt.Fprintf(&b, "\nfaults before the failure (%d):\n", len(r.Faults))
-	for _, f := range r.Faults {
-		fmt.Fprintf(&b, "  %10s  %s\n", time.Duration(f.At).String(), f.Describe())
-	}
+	writeFaults(&b, r)
 	fmt.Fprintf(&b, "\nreplay: %s\n", repro(o, r.Seed))
 	return b.String()
+}
+
+// faultLinesMax is how many faults a report lists; the seed's schedule file
+// and its trace hold them all.
+const faultLinesMax = 20
+
+func writeFaults(w io.Writer, r *engine.Result) {
+	for i, f := range r.Faults {
+		if i == faultLinesMax {
+			fmt.Fprintf(w, "  ... and %d more: see .seedfall/seed-%d.faults.json and the trace\n", len(r.Faults)-faultLinesMax, r.Seed)
+			break
+		}
+		fmt.Fprintf(w, "  %14s  %s\n", time.Duration(f.At).String(), f.Describe())
+	}
 }
 
 func printFailure(w io.Writer, o Options, r *engine.Result) {
@@ -596,9 +609,7 @@ func printReplay(w io.Writer, o Options, r *engine.Result) {
 		}
 		fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
 		fmt.Fprintf(w, "faults (%d):\n", len(r.Faults))
-		for _, f := range r.Faults {
-			fmt.Fprintf(w, "  %10s  %s\n", time.Duration(f.At).String(), f.Describe())
-		}
+		writeFaults(w, r)
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "trace:")
