@@ -1,12 +1,18 @@
-// Package simnet is the simulated network: TCP-like connections between
-// nodes, addressed by node name and port, whose bytes travel in chunks that
-// each arrive after a seeded latency.
+// Package simnet is the simulated network: TCP-like connections and UDP-like
+// datagrams between nodes, addressed by node name and port, whose bytes
+// travel in chunks that each arrive after a seeded latency.
 //
 // The network holds only data. It never runs on its own: the engine asks for
 // the time of the next delivery, moves virtual time there and calls Advance,
 // and then asks sockets whether they are readable or writable. Everything
 // that happens is ordered by (time, sequence number), so a run replays
 // exactly.
+//
+// The network faults of the spec are data too (faults.go): per-link
+// latencies (SetLinks), partitions (Partition, Heal), clogs in stop, jam and
+// slow modes (Clog, Unclog), slow nodes (SetSlow) and connection resets
+// (ResetNode). The engine decides when each starts and ends and calls these
+// at the current virtual time, after Advance. Datagrams are in udp.go.
 package simnet
 
 import (
@@ -29,7 +35,9 @@ const (
 	ECONNRESET   Errno = 15
 	EHOSTUNREACH Errno = 23
 	EINPROGRESS  Errno = 26
+	EDESTADDRREQ Errno = 17
 	EINVAL       Errno = 28
+	EMSGSIZE     Errno = 35
 	ENOTCONN     Errno = 53
 	EPIPE        Errno = 64
 )
@@ -49,13 +57,14 @@ const (
 	Reset
 )
 
-// Socket is one end of a connection, or a listener.
+// Socket is one end of a connection, a listener, or a datagram socket.
 type Socket struct {
 	ID       uint64
 	Node     string // the node that owns it
 	Instance int    // the owning instance's number, for traces
 	Listener bool
-	Port     int
+	Datagram bool // a UDP socket from ListenPacket
+	Port     int  // a listener's or datagram socket's own port; a connection's listening port
 	Peer     *Socket
 	State    State
 
@@ -68,12 +77,22 @@ type Socket struct {
 	stream    *rng.Stream
 	accepted  bool
 	connectTo string
+	// connectNode is the node a dialer dials.
+	connectNode string
+
+	// Datagram sockets only.
+	inbox      []datagram
+	inboxBytes int
+	dupStream  *rng.Stream // latencies of the second copies of duplicated datagrams
 }
 
 // Readable reports whether a read or accept would not block.
 func (s *Socket) Readable() bool {
 	if s.Listener {
 		return len(s.backlog) > 0
+	}
+	if s.Datagram {
+		return len(s.inbox) > 0
 	}
 	return len(s.rbuf) > 0 || s.rdEOF || s.State == Refused || s.State == Reset
 }
@@ -82,6 +101,9 @@ func (s *Socket) Readable() bool {
 func (s *Socket) Writable() bool {
 	if s.Listener {
 		return false
+	}
+	if s.Datagram {
+		return true // sends never block; they fail or go at once
 	}
 	return s.State != Connecting
 }
@@ -112,6 +134,7 @@ const (
 	evData
 	evFin
 	evRst
+	evDgram
 )
 
 type event struct {
@@ -121,6 +144,11 @@ type event struct {
 	target *Socket // the socket the event arrives at
 	from   *Socket // the sending end (evSyn: the dialer)
 	data   []byte
+	// src and dst are the nodes the event travels between, which the
+	// network's faults look at. An evRefuse travels from the dialed node
+	// back to the dialer.
+	src, dst string
+	port     int // evDgram: the destination port
 }
 
 type eventQueue []*event
@@ -147,12 +175,23 @@ type Net struct {
 	seq       uint64
 	nextID    uint64
 	now       int64
+
+	// conns holds every connection socket in the order it was made, so
+	// ResetNode can find a node's connections without iterating a map. It
+	// is compacted as connections end.
+	conns     []*Socket
+	connsLive int // len(conns) after the last compaction
+
+	faults
+	udp
 }
 
 // New returns the network of a run with the given seed, the per-chunk
 // latency range in nanoseconds, and the names of the nodes that exist.
 func New(seed uint64, latencyNs [2]int64, nodes []string) *Net {
 	n := &Net{seed: seed, latencyNs: latencyNs, nodes: map[string]bool{}, listeners: map[string]*Socket{}}
+	n.faults.init()
+	n.udp.init()
 	for _, name := range nodes {
 		n.nodes[name] = true
 	}
@@ -211,7 +250,15 @@ func (n *Net) Dial(node string, inst int, toNode string, port int) (*Socket, Err
 	s.State = Connecting
 	s.Port = port
 	s.connectTo = addrKey(toNode, port)
+	s.connectNode = toNode
 	s.stream = rng.New(n.seed, "net", s.ID)
+	n.track(s)
+	if n.stopped(node, toNode) || n.stopped(toNode, node) {
+		// A stopped direction either way refuses a new connection: the
+		// refusal comes back after one hop, and no SYN goes out.
+		n.send(s, nil, &event{kind: evRefuse, from: s})
+		return s, OK
+	}
 	n.send(s, nil, &event{kind: evSyn, from: s})
 	return s, OK
 }
@@ -220,7 +267,16 @@ func (n *Net) Dial(node string, inst int, toNode string, port int) (*Socket, Err
 // never before the previous thing from sent, so each direction stays in
 // order.
 func (n *Net) send(from *Socket, target *Socket, e *event) {
-	at := n.now + from.stream.Between(n.latencyNs[0], n.latencyNs[1])
+	e.src, e.dst = from.Node, from.Node
+	switch {
+	case target != nil:
+		e.dst = target.Node
+	case e.kind == evSyn:
+		e.dst = from.connectNode
+	case e.kind == evRefuse:
+		e.src = from.connectNode
+	}
+	at := n.now + n.latency(e.src, e.dst, from.stream)
 	if at < from.lastAt {
 		at = from.lastAt
 	}
@@ -228,6 +284,37 @@ func (n *Net) send(from *Socket, target *Socket, e *event) {
 	n.seq++
 	e.at, e.seq, e.target = at, n.seq, target
 	heap.Push(&n.queue, e)
+}
+
+// track records a new connection socket for ResetNode, dropping the ones
+// that have ended whenever the list has doubled since it was last compacted.
+func (n *Net) track(s *Socket) {
+	if len(n.conns) >= 2*n.connsLive+64 {
+		n.compactConns()
+	}
+	n.conns = append(n.conns, s)
+}
+
+func (n *Net) compactConns() {
+	live := n.conns[:0]
+	for _, s := range n.conns {
+		if s.open() {
+			live = append(live, s)
+		}
+	}
+	clear(n.conns[len(live):])
+	n.conns = live
+	n.connsLive = len(live)
+}
+
+// open reports whether connection socket s is still a connection of its
+// node's: under way or established, and not fully closed in both
+// directions.
+func (s *Socket) open() bool {
+	if s.State != Connecting && s.State != Established {
+		return false
+	}
+	return !(s.closed && s.rdEOF)
 }
 
 // Accept takes the next connection waiting on listener l.
@@ -250,6 +337,8 @@ func (n *Net) Write(s *Socket, p []byte) (int, Errno) {
 	switch {
 	case s.Listener:
 		return 0, ENOTCONN
+	case s.Datagram:
+		return 0, EDESTADDRREQ // a datagram socket has no peer to write to
 	case s.State == Connecting:
 		return 0, EAGAIN
 	case s.State == Refused:
@@ -270,6 +359,10 @@ func (n *Net) Write(s *Socket, p []byte) (int, Errno) {
 // Read copies received bytes into p. It returns 0, OK at end of stream and
 // EAGAIN when nothing has arrived yet.
 func (n *Net) Read(s *Socket, p []byte) (int, Errno) {
+	if s.Datagram {
+		c, _, _, _, e := n.RecvFrom(s, p)
+		return c, e
+	}
 	switch {
 	case s.Listener:
 		return 0, ENOTCONN
@@ -295,7 +388,7 @@ func (n *Net) Read(s *Socket, p []byte) (int, Errno) {
 // ShutdownWrite ends this side's stream: the peer reads end of file after
 // everything sent so far.
 func (n *Net) ShutdownWrite(s *Socket) Errno {
-	if s.Listener || s.State != Established {
+	if s.Listener || s.Datagram || s.State != Established {
 		return ENOTCONN
 	}
 	if !s.wrClosed {
@@ -311,6 +404,10 @@ func (n *Net) Close(s *Socket) {
 		return
 	}
 	s.closed = true
+	if s.Datagram {
+		n.unbind(s)
+		return
+	}
 	if s.Listener {
 		delete(n.listeners, addrKey(s.Node, s.Port))
 		for _, c := range s.backlog {
@@ -328,11 +425,17 @@ func (n *Net) Close(s *Socket) {
 // reset tears down s at once and tells its peer, as a kernel does when the
 // process that owns a socket dies.
 func (n *Net) reset(s *Socket) {
-	if s.Listener {
+	if s.Listener || s.Datagram {
 		n.Close(s)
 		return
 	}
 	s.closed = true
+	n.abort(s)
+}
+
+// abort resets connection socket s at once and sends its peer a reset,
+// without closing it for the program, which reads ECONNRESET from it.
+func (n *Net) abort(s *Socket) {
 	if s.Peer != nil && (s.State == Established || s.State == Connecting) {
 		n.send(s, s.Peer, &event{kind: evRst, from: s})
 	}
@@ -355,6 +458,10 @@ func (n *Net) Advance(now int64) {
 		e := heap.Pop(&n.queue).(*event)
 		// Anything a delivery sends back leaves at the delivery's own time.
 		n.now = max(n.now, e.at)
+		if n.holds(e) {
+			n.held = append(n.held, e)
+			continue
+		}
 		n.deliver(e)
 	}
 	n.now = now
@@ -366,6 +473,11 @@ func (n *Net) deliver(e *event) {
 		d := e.from
 		if d.State != Connecting {
 			return // the dialer died before its handshake reached the listener
+		}
+		if n.stopped(e.src, e.dst) || n.stopped(e.dst, e.src) {
+			// A partition or stop clog came up while the SYN was on its way.
+			n.send(d, nil, &event{kind: evRefuse, from: d})
+			return
 		}
 		l := n.listeners[d.connectTo]
 		if l == nil || l.closed {
@@ -381,6 +493,7 @@ func (n *Net) deliver(e *event) {
 		s.stream = rng.New(n.seed, "net", s.ID)
 		d.Peer = s
 		l.backlog = append(l.backlog, s)
+		n.track(s)
 		n.send(s, d, &event{kind: evSynAck, from: s})
 	case evRefuse:
 		if e.from.State == Connecting {
@@ -420,6 +533,8 @@ func (n *Net) deliver(e *event) {
 			t.State = Reset
 			t.rbuf = nil
 		}
+	case evDgram:
+		n.arrive(e)
 	}
 }
 
