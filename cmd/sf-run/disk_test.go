@@ -496,7 +496,7 @@ func fail(format string, args ...any) {
 }
 
 func main() {
-	mode := flag.String("mode", "", "enospc, osync or sleep")
+	mode := flag.String("mode", "", "enospc, osync, syncs or sleep")
 	osync := flag.Bool("osync", true, "osync: open the log with O_SYNC")
 	d := flag.Duration("for", 2*time.Second, "sleep: how long")
 	flag.Parse()
@@ -505,6 +505,16 @@ func main() {
 		enospc()
 	case "osync":
 		syncWrites(*osync)
+	case "syncs":
+		f, err := os.Create("f")
+		if err != nil {
+			fail("create: %v", err)
+		}
+		if _, err := f.Write([]byte("x")); err != nil {
+			fail("write: %v", err)
+		}
+		fmt.Println("diskcheck: first fsync:", f.Sync())
+		fmt.Println("diskcheck: second fsync, nothing to write:", f.Sync())
 	case "sleep":
 		time.Sleep(*d)
 	default:
@@ -710,4 +720,43 @@ func TestReadFaultTraceNamesTheRead(t *testing.T) {
 		line := regexp.MustCompile(`(?m)^.*fault read_corrupt on .*$`).FindString(r.stdout)
 		t.Errorf("the trace lacks %q; it says\n%s", want, line)
 	}
+}
+
+// TestLostWriteNeedsAPageToLose: lost_write loses one page that the fsync
+// should have written. An fsync with nothing pending has no page to lose,
+// and the disk layer says so (SyncLosingPage returns -1), but the engine
+// records a lost_write fault at offset -1 anyway (lib/engine/diskfaults.go,
+// fsync), so the schedule lists a fault that did nothing. A misdirected
+// write in the same case is not recorded.
+func TestLostWriteNeedsAPageToLose(t *testing.T) {
+	dir := diskcheckDir(t)
+	const file = "lostwrite.json"
+	writeFile(t, filepath.Join(dir, file), []byte(`{"workload": {"name": "w", "pkg": "./pkg", "args": ["-mode", "syncs"], "faults": true}, "faults": {"lost_write": 1}}`))
+	r := sfRun(t, dir, "-c", file, "-seed", "1")
+	r.wantExit(t, 0)
+	if !strings.Contains(r.stdout, "diskcheck: second fsync, nothing to write: <nil>") {
+		t.Fatalf("the guest did not run its fsyncs\n%s", r)
+	}
+	if !strings.Contains(r.stdout, "\nfaults (1):\n") || strings.Contains(r.stdout, "@-1") {
+		t.Errorf("want one lost_write, at the fsync that had a page to lose\n%s", r)
+	}
+}
+
+// TestSeededDiskLargerThanDiskBytes: a node's seeded disk (disk and files)
+// that does not fit in disk_bytes is an input error naming the setting, as
+// lib/disk/RATIONALE.md says the caller of AddFile reports it. The engine
+// seeds the files and starts the node with its disk over capacity
+// (lib/engine/run.go, Run), and -inspect shows it "18 of 5 bytes used
+// (360.0%)".
+func TestSeededDiskLargerThanDiskBytes(t *testing.T) {
+	needTools(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "seed", "big.dat"), make([]byte, 100))
+	writeFile(t, filepath.Join(dir, "world.json"), []byte(`{"nodes": [{"name": "server", "pkg": "`+guestPkg("sleeper")+`", "disk": "./seed"}], "workload": {"name": "client", "pkg": "`+guestPkg("sleeper")+`", "args": ["-for", "1s"]}, "faults": {"disk_bytes": 10}}`))
+	r := sfRun(t, dir, "-c", "world.json", "-seeds", "1")
+	r.wantExit(t, 2)
+	if !strings.Contains(r.stderr, "disk_bytes") {
+		t.Errorf("stderr does not name disk_bytes\n%s", r)
+	}
+	noStackTrace(t, r)
 }
