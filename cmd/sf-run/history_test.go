@@ -378,7 +378,7 @@ func TestHistoryOperationNotInModel(t *testing.T) {
 }
 
 var (
-	diedRE       = regexp.MustCompile(`(?m)^\s+\S+  (client#\d+) died with (\d+) operations? in flight, their outcome is unknown$`)
+	diedRE       = regexp.MustCompile(`(?m)^\s+\S+  (client#\d+) died with (\d+) operations? in flight, (?:their|its) outcome is unknown$`)
 	neverDoneRE  = regexp.MustCompile(`(?m)^\s+\S+  history: (\d+) operations never completed; their outcome is unknown$`)
 	crashFaultRE = regexp.MustCompile(`(?m)^\s+\S+  fault crash (client#\d+), restart at `)
 )

@@ -151,9 +151,9 @@ func directKV(ops []history.HistoryOp) (porcupine.Model, []porcupine.Operation) 
 		}
 		return strings.Trim(string(b), `"`)
 	}
-	end := history.End(ops)
+	calls, rets, end := history.Order(ops)
 	var pops []porcupine.Operation
-	for _, op := range ops {
+	for i, op := range ops {
 		if op.Status == history.StatusFailed || (op.F == "get" && op.Status != history.StatusOK) {
 			continue
 		}
@@ -163,11 +163,11 @@ func directKV(ops []history.HistoryOp) (porcupine.Model, []porcupine.Operation) 
 			json.Unmarshal(op.Value, &pair)
 			in.old, in.value = pair[0], pair[1]
 		}
-		ret := op.Return
+		ret := rets[i]
 		if in.unknown {
 			ret = end
 		}
-		pops = append(pops, porcupine.Operation{ClientId: int(op.Process), Input: in, Call: op.Call, Output: unquote(op.Output), Return: ret})
+		pops = append(pops, porcupine.Operation{ClientId: int(op.Process), Input: in, Call: calls[i], Output: unquote(op.Output), Return: ret})
 	}
 	model := porcupine.Model{
 		Partition: func(h []porcupine.Operation) [][]porcupine.Operation {

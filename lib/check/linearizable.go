@@ -17,7 +17,7 @@ import (
 // operations returning after the end of the history. It also returns the
 // history's keys, sorted; linInput.key is an index into them.
 func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []string, error) {
-	end := history.End(ops)
+	calls, rets, end := history.Order(ops)
 	clients := history.ClientIDs(ops)
 	ins := make([]linInput, len(ops))
 	outs := make([]linOutput, len(ops))
@@ -32,7 +32,7 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 		if drop {
 			continue
 		}
-		ret := op.Return
+		ret := rets[i]
 		if op.Status != history.StatusOK {
 			ret = end
 		}
@@ -40,7 +40,7 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 		pops = append(pops, porcupine.Operation{
 			ClientId: clients[op.Process],
 			Input:    &ins[i],
-			Call:     op.Call,
+			Call:     calls[i],
 			Output:   &outs[i],
 			Return:   ret,
 		})

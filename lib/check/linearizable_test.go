@@ -306,3 +306,27 @@ func TestGaveUp(t *testing.T) {
 		t.Errorf("took %v", r.Elapsed)
 	}
 }
+
+// TestSameInstantOrder is a regression test: events that share a virtual
+// instant happened one after the other, in the history's order. A put that
+// completed before a get started, both at one instant, must be seen by it.
+func TestSameInstantOrder(t *testing.T) {
+	h := `{"index":0,"type":"invoke","process":1,"f":"put","key":"k","value":"old","time":10,"id":0}
+{"index":1,"type":"ok","process":1,"f":"put","key":"k","value":null,"time":10,"id":0}
+{"index":2,"type":"invoke","process":1,"f":"put","key":"k","value":"fresh","time":47,"id":1}
+{"index":3,"type":"ok","process":1,"f":"put","key":"k","value":null,"time":47,"id":1}
+{"index":4,"type":"invoke","process":2,"f":"get","key":"k","value":null,"time":47,"id":2}
+{"index":5,"type":"ok","process":2,"f":"get","key":"k","value":"old","time":47,"id":2}
+`
+	ops, err := history.ReadHistory(strings.NewReader(h))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Check(ops, Options{Model: "kv"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Verdict != Illegal {
+		t.Fatalf("verdict %s, want illegal: %s", rep.Verdict, rep.Summary)
+	}
+}

@@ -83,7 +83,7 @@ func (in *instance) antithesisLine(ctx context.Context, line string) {
 			// The SDK's version line and its numeric guidance need no action.
 		default:
 			details := strings.TrimSpace(string(body))
-			if details == "" || details == "null" {
+			if details == "" || details == "null" || details == "{}" {
 				in.run.tracef("event %s from %s", key, in.name)
 			} else {
 				in.run.tracef("event %s from %s: %s", key, in.name, details)

@@ -66,6 +66,7 @@ func (in *instance) buggify(site string, prob float64) bool {
 		fires = st.enabled && draw < prob
 	}
 	if fires && r.quiet() {
+		r.tracef("quiet: buggify %q on %s at hit #%d suppressed", site, in.name, hit)
 		fires = false
 	}
 	if !fires {

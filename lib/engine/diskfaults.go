@@ -123,9 +123,7 @@ func (in *instance) crashInside(ctx context.Context, op int64, path string, sync
 	until := r.now + down
 	r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.now), Kind: KindCrashIO, Node: n.spec.Name, Op: op, Path: path, Until: Dur(until)})
 	r.tracef("fault crash %s during disk op #%d (%s), restart at %s", in.name, op, path, fmtTime(until))
-	if inFlight := r.opsInFlight(n.idx); inFlight > 0 {
-		r.tracef("%s died with %d operations in flight, their outcome is unknown", in.name, inFlight)
-	}
+	r.inFlight(in)
 	in.crashed = true
 	in.flushOutput()
 	r.closeSockets(in)

@@ -20,9 +20,9 @@ func (r *run) historyInvoke(in *instance, process int64, f, key, value string) u
 		return 0
 	}
 	if r.opNode == nil {
-		r.opNode = map[int64]int{}
+		r.opNode = map[int64]*instance{}
 	}
-	r.opNode[id] = in.node.idx
+	r.opNode[id] = in
 	return uint64(id)
 }
 
@@ -58,6 +58,7 @@ func (r *run) checkHistory() {
 	if r.rec == nil || r.rec.Len() == 0 {
 		return
 	}
+	r.ended = false // the run is over; this only lets fail record the verdict
 	if open := r.rec.Open(); open > 0 {
 		r.tracef("history: %d operations never completed; their outcome is unknown", open)
 	}
@@ -78,10 +79,9 @@ func (r *run) checkHistory() {
 		for _, a := range rep.Anomalies {
 			r.tracef("%s", a.String())
 		}
-		r.res.Status = StatusFail
-		r.ended = false // fail records only the first failure of a live run
 		r.fail(nil, rep.Class, rep.Summary)
 	case check.Unknown:
 		r.tracef("%s", rep.Summary)
 	}
+	r.ended = true
 }

@@ -159,7 +159,7 @@ type run struct {
 	scheduledOps  map[opKey]bool
 	quietUntil    int64
 	rec           *history.Recorder
-	opNode        map[int64]int // open history operation -> node index, for crashes
+	opNode        map[int64]*instance // open history operation -> the instance that started it
 
 	horizon    int64 // the virtual time the run may reach
 	recovering bool  // liveness recovery phase, or the finally phase
@@ -219,6 +219,11 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		for _, f := range ns.Seed {
 			if err := n.fs.AddFile(f.Path, f.Data); err != nil {
 				return nil, fmt.Errorf("node %s: seeding its disk: %w", ns.Name, err)
+			}
+		}
+		if spec.NetOverlay {
+			if err := seedNetOverlay(n.fs, spec, ns.Seed); err != nil {
+				return nil, fmt.Errorf("node %s: net_overlay files: %w", ns.Name, err)
 			}
 		}
 		if ns.Faults && spec.ClockSkewNs > 0 {
@@ -387,16 +392,22 @@ func (r *run) drawFaults() []Fault {
 
 func (r *run) wallNow() int64 { return r.wallEpoch + r.now }
 
-// opsInFlight counts the history operations node idx started and did not
-// complete.
-func (r *run) opsInFlight(idx int) int {
+// inFlight reports, when the instance in dies, the history operations it
+// started and never completed: their outcome stays unknown.
+func (r *run) inFlight(in *instance) {
 	n := 0
-	for _, node := range r.opNode {
-		if node == idx {
+	for id, owner := range r.opNode {
+		if owner == in {
 			n++
+			delete(r.opNode, id) // it stays open in the history, but no later crash counts it again
 		}
 	}
-	return n
+	switch {
+	case n == 1:
+		r.tracef("%s died with 1 operation in flight, its outcome is unknown", in.name)
+	case n > 1:
+		r.tracef("%s died with %d operations in flight, their outcome is unknown", in.name, n)
+	}
 }
 
 // start creates the next incarnation of n; it runs when the scheduler first
@@ -539,13 +550,18 @@ func (r *run) nextEventAt() int64 {
 	return next
 }
 
-// fireDue applies planned faults and restarts that are due now.
-func (r *run) fireDue() {
+// restartDue starts the nodes whose restart is due.
+func (r *run) restartDue() {
 	for _, n := range r.nodes {
 		if n.cur == nil && !n.done && n.restartAt <= r.now && !r.ended {
 			r.start(n)
 		}
 	}
+}
+
+// fireDue applies planned faults and restarts that are due now.
+func (r *run) fireDue() {
+	r.restartDue()
 	for r.next < len(r.planned) && int64(r.planned[r.next].At) <= r.now && !r.ended {
 		f := r.planned[r.next]
 		r.next++
@@ -597,9 +613,7 @@ func (r *run) apply(f Fault) {
 		in := n.cur
 		r.res.Faults = append(r.res.Faults, f)
 		r.tracef("fault crash %s, restart at %s", in.name, fmtTime(int64(f.Until)))
-		if inFlight := r.opsInFlight(n.idx); inFlight > 0 {
-			r.tracef("%s died with %d operations in flight, their outcome is unknown", in.name, inFlight)
-		}
+		r.inFlight(in)
 		r.kill(in)
 		r.crashDisk(n, 0)
 		n.cur = nil
@@ -718,6 +732,9 @@ func (r *run) exited(in *instance) {
 				if !r.recovering {
 					r.startRecovery("every workload exited 0")
 				}
+				// The check must see every node: restart the crashed ones
+				// before it starts.
+				r.restartDue()
 				r.start(f)
 				return
 			}

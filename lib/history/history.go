@@ -126,6 +126,12 @@ type HistoryOp struct {
 	Status Status
 	// Call is the invocation's virtual time in nanoseconds.
 	Call int64
+	// CallSeq and ReturnSeq are the positions of the invocation and the
+	// completion among the history's events (ReturnSeq is -1 while pending).
+	// The checkers order operations by them rather than by time: events at
+	// the same virtual instant still happened one after the other, and the
+	// history's order says in which.
+	CallSeq, ReturnSeq int64
 	// Return is the completion's virtual time in nanoseconds, or -1 for a
 	// pending operation.
 	Return int64

@@ -17,6 +17,7 @@ type pairer struct {
 	ops    []HistoryOp
 	dense  []int32 // id -> op index + 1, 0 when unseen
 	sparse map[int64]int32
+	seq    int64 // events added so far
 }
 
 func (p *pairer) lookup(id int64) (int, bool) {
@@ -64,6 +65,7 @@ func orNull(v []byte) []byte {
 }
 
 func (p *pairer) add(ev *Event) error {
+	defer func() { p.seq++ }()
 	switch ev.Type {
 	case Invoke:
 		if j, ok := p.lookup(ev.ID); ok {
@@ -74,15 +76,17 @@ func (p *pairer) add(ev *Event) error {
 		}
 		p.store(ev.ID, len(p.ops))
 		p.ops = append(p.ops, HistoryOp{
-			ID:      ev.ID,
-			Process: ev.Process,
-			F:       ev.F,
-			Key:     ev.Key,
-			Value:   orNull(ev.Value),
-			Status:  StatusPending,
-			Call:    ev.Time,
-			Return:  -1,
-			Line:    ev.Line,
+			ID:        ev.ID,
+			Process:   ev.Process,
+			F:         ev.F,
+			Key:       ev.Key,
+			Value:     orNull(ev.Value),
+			Status:    StatusPending,
+			Call:      ev.Time,
+			Return:    -1,
+			CallSeq:   p.seq,
+			ReturnSeq: -1,
+			Line:      ev.Line,
 		})
 		return nil
 	case OK, Info, Fail:
@@ -107,6 +111,7 @@ func (p *pairer) add(ev *Event) error {
 		return p.errorf(ev.Line, "completion of id %d at time %d is before its invocation at time %d (line %d)", ev.ID, ev.Time, op.Call, op.Line)
 	}
 	op.Return = ev.Time
+	op.ReturnSeq = p.seq
 	switch ev.Type {
 	case OK:
 		op.Status = StatusOK

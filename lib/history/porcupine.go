@@ -6,14 +6,52 @@ import (
 	"github.com/anishathalye/porcupine"
 )
 
-// End returns a time after every event of the history: one more than the
-// latest invocation or completion time.
-func End(ops []HistoryOp) int64 {
-	var end int64
-	for i := range ops {
-		end = max(end, ops[i].Call, ops[i].Return)
+// Order gives every invocation and completion a distinct rank: by virtual
+// time, then by position in the history (CallSeq, ReturnSeq), so that events
+// sharing an instant keep the order in which they happened. Operations built
+// without positions fall back to time, with invocations before completions
+// at equal times. ret is -1 for a pending operation; end is a rank after
+// every event.
+func Order(ops []HistoryOp) (call, ret []int64, end int64) {
+	type point struct {
+		time, seq int64
+		op        int32
+		done      bool
 	}
-	return end + 1
+	pts := make([]point, 0, 2*len(ops))
+	for i := range ops {
+		pts = append(pts, point{ops[i].Call, ops[i].CallSeq, int32(i), false})
+		if ops[i].Return >= 0 {
+			pts = append(pts, point{ops[i].Return, ops[i].ReturnSeq, int32(i), true})
+		}
+	}
+	slices.SortFunc(pts, func(a, b point) int {
+		switch {
+		case a.time != b.time:
+			return cmpInt64(a.time, b.time)
+		case a.seq != b.seq:
+			return cmpInt64(a.seq, b.seq)
+		case a.done != b.done:
+			if !a.done {
+				return -1
+			}
+			return 1
+		}
+		return int(a.op - b.op)
+	})
+	call = make([]int64, len(ops))
+	ret = make([]int64, len(ops))
+	for i := range ret {
+		ret[i] = -1
+	}
+	for r, p := range pts {
+		if p.done {
+			ret[p.op] = int64(r)
+		} else {
+			call[p.op] = int64(r)
+		}
+	}
+	return call, ret, int64(len(pts))
 }
 
 // ClientIDs maps each process of the history to a dense, zero-based client id
@@ -38,14 +76,16 @@ func ClientIDs(ops []HistoryOp) map[int64]int {
 // of one's own:
 //
 //   - failed operations are dropped: they did not take effect;
-//   - unknown and pending operations get a return time after the end of the
+//   - Call and Return are ranks from Order: virtual time, with events that
+//     share an instant kept in the order they happened;
+//   - unknown and pending operations get a return after the end of the
 //     history (End), so they may take effect at any point after their call;
 //   - Input and Output are both the HistoryOp itself, with the raw JSON Value
 //     and Output and the Status. A model's Step should accept any output when
 //     the Status is not StatusOK;
 //   - ClientId is the process's dense index (ClientIDs).
 func PorcupineOperations(ops []HistoryOp) []porcupine.Operation {
-	end := End(ops)
+	calls, rets, end := Order(ops)
 	clients := ClientIDs(ops)
 	out := make([]porcupine.Operation, 0, len(ops))
 	for i := range ops {
@@ -53,14 +93,14 @@ func PorcupineOperations(ops []HistoryOp) []porcupine.Operation {
 		if op.Status == StatusFailed {
 			continue
 		}
-		ret := op.Return
+		ret := rets[i]
 		if op.Status != StatusOK {
 			ret = end
 		}
 		out = append(out, porcupine.Operation{
 			ClientId: clients[op.Process],
 			Input:    op,
-			Call:     op.Call,
+			Call:     calls[i],
 			Output:   op,
 			Return:   ret,
 		})

@@ -673,7 +673,7 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 				if p.Kind == "sometimes" {
 					which = "largest"
 				}
-				line += fmt.Sprintf("  (%s margin %s)", which, strconv.FormatFloat(*p.Margin, 'g', -1, 64))
+				line += fmt.Sprintf("  (%s margin %s)", which, strconv.FormatFloat(*p.Margin, 'f', -1, 64))
 			}
 			if p.Verdict != "" {
 				line += "  <- " + p.Verdict
