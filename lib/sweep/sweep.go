@@ -105,7 +105,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	if err != nil {
 		return nil, err
 	}
-	man, err := build.Build(w, build.Options{Log: log, NetOverlay: w.NetOverlay})
+	man, err := build.Build(w, build.Options{Log: log})
 	if err != nil {
 		return nil, err
 	}
@@ -129,7 +129,6 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		Buggify:          f.Buggify,
 		FaultsAfterSetup: w.FaultsAfterSetup,
 		CheckerModel:     w.Checker.Model,
-		NetOverlay:       w.NetOverlay,
 		Disk: engine.DiskFaults{
 			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
 			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
