@@ -23,6 +23,15 @@ type Fault struct {
 	Target int64  `json:"target,omitempty"`
 	// Delta is how far a clock_jump moves the node's wall clock.
 	Delta Dur `json:"delta,omitempty"`
+	// Network faults: a partition's groups, a clog's link (From, To) or node
+	// and direction, its mode and, when slow, its delay; a slowdown's factor.
+	Groups [][]string `json:"groups,omitempty"`
+	From   string     `json:"from,omitempty"`
+	To     string     `json:"to,omitempty"`
+	Dir    string     `json:"dir,omitempty"`
+	Mode   string     `json:"mode,omitempty"`
+	Delay  Dur        `json:"delay,omitempty"`
+	Factor float64    `json:"factor,omitempty"`
 }
 
 // Dur is virtual time in nanoseconds that reads and writes as a Go duration
@@ -91,19 +100,43 @@ func ParseSchedule(file string, data []byte, nodes []string) (*Schedule, error) 
 		switch {
 		case !knownKinds[f.Kind]:
 			return nil, fmt.Errorf("%s: faults[%d].kind: unknown or unsupported fault kind %q", file, i, f.Kind)
-		case !known[f.Node]:
+		case f.Kind != KindPartition && (f.Kind != KindClog || f.From == "") && !known[f.Node]:
 			return nil, fmt.Errorf("%s: faults[%d].node: no node named %q in the world", file, i, f.Node)
+		case f.Kind == KindClog && f.Node == "" && (!known[f.From] || !known[f.To] || f.From == f.To):
+			return nil, fmt.Errorf("%s: faults[%d]: a clog of one link needs two different nodes of the world in from and to", file, i)
+		case f.Kind == KindClog && f.Mode != "stop" && f.Mode != "slow" && f.Mode != "jam":
+			return nil, fmt.Errorf("%s: faults[%d].mode: %q is not one of stop, slow, jam", file, i, f.Mode)
+		case f.Kind == KindClog && f.Node != "" && f.Dir != "in" && f.Dir != "out" && f.Dir != "both":
+			return nil, fmt.Errorf("%s: faults[%d].dir: %q is not one of in, out, both", file, i, f.Dir)
+		case f.Kind == KindSlow && f.Factor < 1:
+			return nil, fmt.Errorf("%s: faults[%d].factor: must be at least 1", file, i)
+		case f.Kind == KindPartition && !groupsKnown(f.Groups, known):
+			return nil, fmt.Errorf("%s: faults[%d].groups: every group must name nodes of the world", file, i)
 		case f.At < 0:
 			return nil, fmt.Errorf("%s: faults[%d].at: negative time", file, i)
 		case countedKinds[f.Kind] && f.Op < 1:
 			return nil, fmt.Errorf("%s: faults[%d].op: a %s fault needs an op of at least 1", file, i, f.Kind)
 		case f.Kind == KindBuggify && f.Site == "":
 			return nil, fmt.Errorf("%s: faults[%d].site: a buggify fault names its site", file, i)
-		case !countedKinds[f.Kind] && f.Until < f.At:
+		case !countedKinds[f.Kind] && f.Until < f.At && f.Kind != KindNetReset && f.Kind != KindClockJump && f.Kind != KindBitrot:
 			return nil, fmt.Errorf("%s: faults[%d].until: before at", file, i)
 		}
 	}
 	return &s, nil
+}
+
+func groupsKnown(groups [][]string, known map[string]bool) bool {
+	if len(groups) == 0 {
+		return false
+	}
+	for _, g := range groups {
+		for _, n := range g {
+			if !known[n] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func firstNonSpace(b []byte) byte {
@@ -126,6 +159,16 @@ func (f Fault) Describe() string {
 		return fmt.Sprintf("buggify %q fires on %s at hit #%d", f.Site, f.Node, f.Op)
 	case KindClockJump:
 		return fmt.Sprintf("clock jump %s by %s", f.Node, time.Duration(f.Delta))
+	case KindPartition:
+		return fmt.Sprintf("partition %s until %s", groupsText(f.Groups), fmtTime(int64(f.Until)))
+	case KindClog:
+		return fmt.Sprintf("clog %s until %s", clogText(f), fmtTime(int64(f.Until)))
+	case KindNetReset:
+		return fmt.Sprintf("reset the connections of %s", f.Node)
+	case KindSlow:
+		return fmt.Sprintf("slow %s by %gx until %s", f.Node, f.Factor, fmtTime(int64(f.Until)))
+	case KindPause:
+		return fmt.Sprintf("pause %s until %s", f.Node, fmtTime(int64(f.Until)))
 	case KindCrashIO:
 		return fmt.Sprintf("crash %s during disk op #%d (%s), restart at %s", f.Node, f.Op, f.Path, fmtTime(int64(f.Until)))
 	case KindBitrot:

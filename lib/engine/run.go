@@ -130,7 +130,11 @@ type node struct {
 	diskOps   int64 // writes, truncates and fsyncs so far, across incarnations
 	diskReads int64 // file reads so far, across incarnations
 	crashes   int64
-	jumps     int64 // clock jumps applied so far
+
+	slow        float64 // slowdown factor, 1 when not slowed
+	slowSeq     int
+	pausedUntil int64
+	jumps       int64 // clock jumps applied so far
 }
 
 // wall is the node's wall clock: the fixed epoch plus virtual time, moved by
@@ -160,6 +164,10 @@ type run struct {
 	quietUntil    int64
 	rec           *history.Recorder
 	opNode        map[int64]*instance // open history operation -> the instance that started it
+
+	ends         []netEnd // lasting network faults, undone at their time
+	endSeq       uint64
+	partitionSeq int
 
 	horizon    int64 // the virtual time the run may reach
 	recovering bool  // liveness recovery phase, or the finally phase
@@ -210,7 +218,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		if err != nil {
 			return nil, fmt.Errorf("node %s: %w", ns.Name, err)
 		}
-		n := &node{idx: i, spec: ns, compiled: m, restartAt: math.MaxInt64}
+		n := &node{idx: i, spec: ns, compiled: m, restartAt: math.MaxInt64, slow: 1}
 		n.fs = disk.New(func() int64 { return n.wall(r) })
 		n.fs.StrictDirs = spec.Disk.StrictDirs
 		if spec.Disk.CapacityBytes > 0 {
@@ -227,6 +235,9 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		r.nodes = append(r.nodes, n)
 	}
 	r.net = simnet.New(seed, spec.LatencyNs, names)
+	if err := r.net.SetLinks(spec.Net.Links); err != nil {
+		return nil, err
+	}
 	r.horizon = spec.DurationNs
 	r.drawSwarm()
 	if opts.Faults != nil {
@@ -381,6 +392,7 @@ func (r *run) drawFaults() []Fault {
 			}
 		}
 	}
+	out = append(out, r.drawNetFaults()...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out
 }
@@ -470,6 +482,7 @@ func (r *run) loop() {
 			r.now = next
 		}
 		r.net.Advance(r.now)
+		r.fireEnds()
 		r.fireDue()
 	}
 }
@@ -513,6 +526,7 @@ func (r *run) unfinished() string {
 func (r *run) startRecovery(why string) {
 	r.recovering = true
 	r.recoveryAt = r.now
+	r.healNetwork()
 	within := r.spec.LivenessWithinNs
 	if within <= 0 {
 		within = r.spec.DurationNs
@@ -532,13 +546,14 @@ func (r *run) startRecovery(why string) {
 func (r *run) nextEventAt() int64 {
 	next := r.net.NextAt()
 	for _, n := range r.nodes {
-		if in := n.cur; in != nil && in.parked && in.deadline < next {
+		if in := n.cur; in != nil && in.parked && in.deadline < next && n.pausedUntil <= r.now {
 			next = in.deadline
 		}
 		if n.cur == nil && n.restartAt < next {
 			next = n.restartAt
 		}
 	}
+	next = min(next, r.nextEndAt())
 	if r.next < len(r.planned) && int64(r.planned[r.next].At) < next {
 		next = int64(r.planned[r.next].At)
 	}
@@ -576,6 +591,14 @@ func (r *run) nodeByName(name string) *node {
 func (r *run) apply(f Fault) {
 	if r.recovering {
 		return // the fault period is over
+	}
+	if knownKinds[f.Kind] && isNetKind(f.Kind) {
+		if r.quiet() {
+			r.tracef("quiet: %s suppressed", f.Describe())
+			return
+		}
+		r.applyNet(f)
+		return
 	}
 	switch f.Kind {
 	case KindBitrot:
@@ -871,6 +894,9 @@ type waitSub struct {
 }
 
 func (in *instance) runnable() bool {
+	if in.node.pausedUntil > in.run.now {
+		return false // paused: it runs again when the pause ends
+	}
 	if !in.started {
 		return true
 	}

@@ -65,6 +65,7 @@ func init() {
 		in.hcall(cSimQuietFor, uint64(d), 0)
 		if until := in.run.now + d; d > 0 && until > in.run.quietUntil {
 			in.run.quietUntil = until
+			in.run.healNetwork()
 			in.run.tracef("quiet: %s suppresses faults until %s", in.name, fmtTime(until))
 		}
 	})

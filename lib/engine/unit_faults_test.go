@@ -83,8 +83,8 @@ func TestParseScheduleErrors(t *testing.T) {
 	tests := []struct {
 		name, data, want string
 	}{
-		{"unknown kind", fault(`{"at": "1s", "kind": "partition", "node": "primary", "until": "2s"}`),
-			`f.json: faults[0].kind: unknown or unsupported fault kind "partition"`},
+		{"unknown kind", fault(`{"at": "1s", "kind": "earthquake", "node": "primary", "until": "2s"}`),
+			`f.json: faults[0].kind: unknown or unsupported fault kind "earthquake"`},
 		{"missing kind", fault(`{"at": "1s", "node": "primary", "until": "2s"}`),
 			`f.json: faults[0].kind: unknown or unsupported fault kind ""`},
 		{"unknown node in the second fault", `{"faults": [{"at": "1s", "kind": "crash", "node": "primary", "until": "2s"},
@@ -155,7 +155,7 @@ func TestFaultDescribe(t *testing.T) {
 		{Fault{Kind: KindCrash, Node: "b"}, "crash b, restart at 0.000s"},
 		{Fault{Kind: KindCrash, Node: "b", Until: Dur(61_000_999_999)}, "crash b, restart at 61.000s"},
 		{Fault{Kind: KindBuggify, Node: "backup", Site: "slow fsync", Op: 3}, `buggify "slow fsync" fires on backup at hit #3`},
-		{Fault{Kind: "partition", Node: "backup"}, "partition backup"},
+		{Fault{Kind: "earthquake", Node: "backup"}, "earthquake backup"},
 	}
 	for _, tt := range tests {
 		if got := tt.f.Describe(); got != tt.want {

@@ -1102,8 +1102,12 @@ func (in *instance) pollOneoff(ctx context.Context, m api.Module, inPtr, outPtr,
 					d = timeout - 1
 				}
 			} else {
+				if f := in.node.slow; f > 1 {
+					// A slowed node waits f times as long for its timers.
+					timeout = int64(float64(timeout) * f)
+				}
 				d = r.now + timeout
-				if d < r.now { // overflow: wait forever
+				if d < r.now || timeout < 0 { // overflow: wait forever
 					d = math.MaxInt64
 				}
 			}

@@ -31,6 +31,9 @@ type NodeSpec struct {
 	Seed []SeedFile
 	// UpgradeWasm is the module the node runs from its first restart on.
 	UpgradeWasm string
+	// NetFaults says whether partitions, clogs and resets reach this
+	// program.
+	NetFaults bool
 	// Faults says whether the per-node faults (crashes, clock skew and
 	// jumps) reach this program: by default nodes take them and workloads
 	// and the finally check do not.
@@ -64,6 +67,8 @@ type Spec struct {
 	ClockJumpMaxNs  int64
 	// Swarm turns each fault type on or off per seed and rescales its rate.
 	Swarm bool
+	// Net holds the network fault settings.
+	Net NetFaults
 	// Disk holds the disk settings and fault rates.
 	Disk DiskFaults
 	// Buggify lets sim.Buggify sites fire.
@@ -77,6 +82,10 @@ type Spec struct {
 	// FaultsAfterSetup holds every fault back until a node calls
 	// sim.SetupComplete.
 	FaultsAfterSetup bool
+	// NetOverlay puts /etc/hosts and /etc/nsswitch.conf on every node's disk
+	// before it starts, so that guests built with the net_overlay resolve
+	// node names (netoverlay.go).
+	NetOverlay bool
 }
 
 // Engine holds what is shared by every run of one process: the wazero
