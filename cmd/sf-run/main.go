@@ -57,6 +57,8 @@ func main() {
 		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-j N] [-check] [-json]",
 		Description:     "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
 		HideHelpCommand: true,
+		// -set values are JSON and may hold commas: never split them.
+		DisableSliceFlagSeparator: true,
 		// Errors are printed below, prefixed with the tool's name; urfave/cli
 		// would otherwise print them bare and exit on its own.
 		ExitErrHandler: func(*cli.Context, error) {},

@@ -91,6 +91,27 @@ var Implemented = map[string]bool{
 	"workloads[].disk":         true,
 	"workloads[].files":        true,
 	"workloads[].upgrade_to":   true,
+
+
+	// The network faults.
+	"links":                       true,
+	"links[].from":                true,
+	"links[].to":                  true,
+	"links[].latency":             true,
+	"faults.partition_per_sec":    true,
+	"faults.partition_for":        true,
+	"faults.partition_topologies": true,
+	"faults.clog_per_sec":         true,
+	"faults.clog_for":             true,
+	"faults.clog_modes":           true,
+	"faults.clog_delay":           true,
+	"faults.swizzle_per_sec":      true,
+	"faults.reset_per_sec":        true,
+	"faults.slow_per_sec":         true,
+	"faults.slow_for":             true,
+	"faults.slow_factor":          true,
+	"faults.pause_per_sec":        true,
+	"faults.pause_for":            true,
 }
 
 // setPlace is where an entry of World.Set was written, for messages.

@@ -29,6 +29,7 @@ import (
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/simnet"
 )
 
 // Version is the version the tools report.
@@ -129,6 +130,15 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		Buggify:          f.Buggify,
 		FaultsAfterSetup: w.FaultsAfterSetup,
 		CheckerModel:     w.Checker.Model,
+		Net: engine.NetFaults{
+			PartitionPerSec: f.PartitionPerSec, PartitionForNs: rangeNs(f.PartitionFor),
+			PartitionTopologies: f.PartitionTopologies,
+			ClogPerSec:          f.ClogPerSec, ClogForNs: rangeNs(f.ClogFor), ClogModes: f.ClogModes,
+			ClogDelayNs:   rangeNs(f.ClogDelay),
+			SwizzlePerSec: f.SwizzlePerSec, ResetPerSec: f.ResetPerSec,
+			SlowPerSec: f.SlowPerSec, SlowForNs: rangeNs(f.SlowFor), SlowFactor: f.SlowFactor,
+			PausePerSec: f.PausePerSec, PauseForNs: rangeNs(f.PauseFor),
+		},
 		Disk: engine.DiskFaults{
 			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
 			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
@@ -136,6 +146,9 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 			BitrotPerSec: f.BitrotPerSec, CapacityBytes: f.DiskBytes,
 			LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
 		},
+	}
+	for _, l := range w.Links {
+		spec.Net.Links = append(spec.Net.Links, simnet.Link{From: l.From, To: l.To, LatencyNs: rangeNs(l.Latency)})
 	}
 	if f.FSModel != "" {
 		m, err := disk.ParseFSModel(f.FSModel)
@@ -146,9 +159,9 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	}
 	workloads := w.Workloads()
 	for _, n := range w.AllNodes() {
-		nodeFaults, _ := w.FaultsFor(n)
+		nodeFaults, netFaults := w.FaultsFor(n)
 		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env,
-			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults,
+			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults, NetFaults: netFaults,
 			UpgradeWasm: man.UpgradeWasm(n.Name)}
 		if ns.Seed, err = seedFiles(n); err != nil {
 			eng.Close()
@@ -184,6 +197,8 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	}
 	return p, nil
 }
+
+func rangeNs(r config.Range) [2]int64 { return [2]int64{int64(r[0]), int64(r[1])} }
 
 // seedFiles reads the host directory and files a node's disk starts with,
 // once per sweep, so each seed copies them from memory.
