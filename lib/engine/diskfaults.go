@@ -180,7 +180,9 @@ func (in *instance) fsync(ctx context.Context, e *fdEntry) uint64 {
 			if err != nil {
 				return errnoOf(err)
 			}
-			r.recordDiskFault(in, KindLostWrite, op, e.path, page)
+			if page >= 0 { // an fsync with nothing dirty has no page to lose
+				r.recordDiskFault(in, KindLostWrite, op, e.path, page)
+			}
 			return eSuccess
 		case r.diskFault(n, KindMisdirected, op, d.Misdirected):
 			from, to, ok, err := n.fs.SyncMisdirected(e.ino, r.faultStream(KindMisdirected, n, op))

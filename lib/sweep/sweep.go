@@ -167,6 +167,16 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 			eng.Close()
 			return nil, fmt.Errorf("%s: node %s: %w", w.File, n.Name, err)
 		}
+		if limit := f.DiskBytes; limit > 0 {
+			var total int64
+			for _, sf := range ns.Seed {
+				total += int64(len(sf.Data))
+			}
+			if total > limit {
+				eng.Close()
+				return nil, fmt.Errorf("%s: node %s: its seeded disk holds %d bytes, more than faults.disk_bytes (%d)", w.File, n.Name, total, limit)
+			}
+		}
 		if ns.UpgradeWasm != "" {
 			if _, err := eng.Compile(ns.UpgradeWasm); err != nil {
 				eng.Close()
