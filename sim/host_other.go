@@ -20,3 +20,6 @@ func hostQuietFor(int64)                                       {}
 func hostSetupComplete()                                       {}
 func hostHistoryInvoke(int, string, string, []byte) uint64     { return 0 }
 func hostHistoryComplete(uint64, uint32, []byte)               {}
+func hostListenPacket(string) (int, uint32)                    { return -1, errnoNotSupported }
+func hostSendTo(uintptr, string, []byte) uint32                { return errnoNotSupported }
+func hostRecvFrom(uintptr, []byte) (int, string, uint32)       { return 0, "", errnoNotSupported }

@@ -46,6 +46,15 @@ func sfSockListen(addr unsafe.Pointer, addrLen uint32, fd unsafe.Pointer) uint32
 //go:wasmimport seedfall sock_dial
 func sfSockDial(addr unsafe.Pointer, addrLen uint32, fd unsafe.Pointer) uint32
 
+//go:wasmimport seedfall sock_listen_packet
+func sfSockListenPacket(addr unsafe.Pointer, addrLen uint32, fd unsafe.Pointer) uint32
+
+//go:wasmimport seedfall sock_send_to
+func sfSockSendTo(fd uint32, addr unsafe.Pointer, addrLen uint32, buf unsafe.Pointer, bufLen uint32) uint32
+
+//go:wasmimport seedfall sock_recv_from
+func sfSockRecvFrom(fd uint32, buf unsafe.Pointer, bufLen uint32, n unsafe.Pointer, from unsafe.Pointer, fromCap uint32, fromLen unsafe.Pointer) uint32
+
 //go:wasmimport seedfall sock_status
 func sfSockStatus(fd uint32) uint32
 
@@ -145,3 +154,24 @@ func hostDial(addr string) (int, uint32) {
 }
 
 func hostSockStatus(fd uintptr) uint32 { return sfSockStatus(uint32(fd)) }
+
+func hostListenPacket(addr string) (int, uint32) {
+	var fd uint32
+	p, n := strPtr(addr)
+	errno := sfSockListenPacket(p, n, unsafe.Pointer(&fd))
+	return int(fd), errno
+}
+
+func hostSendTo(fd uintptr, addr string, p []byte) uint32 {
+	ap, an := strPtr(addr)
+	bp, bn := bytesPtr(p)
+	return sfSockSendTo(uint32(fd), ap, an, bp, bn)
+}
+
+func hostRecvFrom(fd uintptr, p []byte) (int, string, uint32) {
+	var n, fromLen uint32
+	var from [256]byte
+	bp, bn := bytesPtr(p)
+	errno := sfSockRecvFrom(uint32(fd), bp, bn, unsafe.Pointer(&n), unsafe.Pointer(&from[0]), uint32(len(from)), unsafe.Pointer(&fromLen))
+	return int(n), string(from[:fromLen]), errno
+}

@@ -92,8 +92,9 @@ var Implemented = map[string]bool{
 	"workloads[].files":        true,
 	"workloads[].upgrade_to":   true,
 
-
 	// The network faults.
+	"faults.udp_loss":             true,
+	"faults.udp_dup":              true,
 	"links":                       true,
 	"links[].from":                true,
 	"links[].to":                  true,

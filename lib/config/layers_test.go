@@ -441,10 +441,10 @@ func TestDefaultGate(t *testing.T) {
 		{"implemented fields", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "args": [], "env": {"A": "1"}}], ` + W +
 			`, "duration": "1s", "latency": ["1ms", "2ms"], "watchdog": "1s", "supervise": true,
 			"faults": {"crash_per_sec": 1, "restart_after": ["1ms", "2ms"]}}`, ""},
-		{"a fault", `{` + W + `, "faults": {"crash_per_sec": 1, "udp_dup": 0.2}}`,
-			"seedfall.json: faults.udp_dup: not supported yet by this version of sf"},
-		{"a fault at its default", `{` + W + `, "faults": {"udp_loss": 0}}`,
-			"seedfall.json: faults.udp_loss: not supported yet by this version of sf"},
+		{"a fault", `{` + W + `, "faults": {"crash_per_sec": 1, "mmap_early_writeback": 0}}`,
+			"seedfall.json: faults.mmap_early_writeback: not supported yet by this version of sf"},
+		{"a fault at its default", `{` + W + `, "faults": {"mmap_early_writeback": 0}}`,
+			"seedfall.json: faults.mmap_early_writeback: not supported yet by this version of sf"},
 		{"a node field", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "disk": "./testdata"}], ` + W + `}`, ""},
 		{"a workload field", `{"workload": {"name": "c", "pkg": "./testdata/client", "upgrade_to": "./testdata/client"}}`, ""},
 		{"a top-level field", `{"preempt": {"strategy": "random"}, ` + W + `}`,
@@ -455,12 +455,10 @@ func TestDefaultGate(t *testing.T) {
 		{"the first in the file", `{"compat_overlay": true, "net_overlay": true, ` + W + `}`,
 			"seedfall.json: compat_overlay: not supported yet by this version of sf"},
 		{"preset none", `{` + W + `, "faults": "none"}`, ""},
-		{"preset shorthand", `{` + W + `, "faults": "high_availability"}`,
-			`seedfall.json: faults: preset "high_availability" sets udp_loss, which is not supported yet by this version of sf`},
+		{"preset shorthand", `{` + W + `, "faults": "everything"}`, ""},
 		{"preset field", `{` + W + `, "faults": {"preset": "durability"}}`,
 			""},
-		{"preset field beyond what runs", `{` + W + `, "faults": {"preset": "high_availability"}}`,
-			`seedfall.json: faults.preset: preset "high_availability" sets udp_loss, which is not supported yet by this version of sf`},
+		{"every preset field runs", `{` + W + `, "faults": {"preset": "high_availability"}}`, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

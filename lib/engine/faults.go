@@ -159,6 +159,8 @@ func (f Fault) Describe() string {
 		return fmt.Sprintf("buggify %q fires on %s at hit #%d", f.Site, f.Node, f.Op)
 	case KindClockJump:
 		return fmt.Sprintf("clock jump %s by %s", f.Node, time.Duration(f.Delta))
+	case KindUDPDrop, KindUDPDup:
+		return fmt.Sprintf("%s: datagram #%d of %s to %s", f.Kind, f.Op, f.Node, f.To)
 	case KindPartition:
 		return fmt.Sprintf("partition %s until %s", groupsText(f.Groups), fmtTime(int64(f.Until)))
 	case KindClog:

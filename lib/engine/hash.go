@@ -62,6 +62,10 @@ const (
 	cSimQuietFor
 	cSimSetupComplete
 	cSimHistory
+	cNetListen // net_overlay (netoverlay.go)
+	cNetDial
+	cNetAddrs
+	cSimUDP
 )
 
 var callNames = map[callID]string{
@@ -80,6 +84,7 @@ var callNames = map[callID]string{
 	cSimEvent: "sim.event", cSimBudget: "sim.budget", cSimListen: "sim.listen", cSimDial: "sim.dial",
 	cSimSockStatus: "sim.sock_status", cPollWake: "poll_oneoff wake", cSimBuggify: "sim.buggify",
 	cSimQuietFor: "sim.quiet_for", cSimSetupComplete: "sim.setup_complete", cSimHistory: "sim.history",
+	cNetListen: "net.tcp_listen", cNetDial: "net.tcp_dial", cNetAddrs: "net.tcp_addrs", cSimUDP: "sim.udp",
 }
 
 func mixHash(h, v uint64) uint64 {

@@ -28,6 +28,7 @@ type NetFaults struct {
 	SlowFactor          float64
 	PausePerSec         float64
 	PauseForNs          [2]int64
+	UDPLoss, UDPDup     float64
 }
 
 // Network fault kinds.

@@ -131,6 +131,7 @@ type node struct {
 	diskReads int64 // file reads so far, across incarnations
 	crashes   int64
 
+	datagrams   int64   // UDP datagrams sent so far, across incarnations
 	slow        float64 // slowdown factor, 1 when not slowed
 	slowSeq     int
 	pausedUntil int64

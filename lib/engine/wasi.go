@@ -720,6 +720,9 @@ func (in *instance) fileType(e *fdEntry) byte {
 	case fdDir:
 		return ftDirectory
 	case fdSock:
+		if e.sock.Datagram {
+			return ftSocketDgram
+		}
 		return ftSocketStream
 	}
 	return ftRegular

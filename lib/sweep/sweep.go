@@ -138,6 +138,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 			SwizzlePerSec: f.SwizzlePerSec, ResetPerSec: f.ResetPerSec,
 			SlowPerSec: f.SlowPerSec, SlowForNs: rangeNs(f.SlowFor), SlowFactor: f.SlowFactor,
 			PausePerSec: f.PausePerSec, PauseForNs: rangeNs(f.PauseFor),
+			UDPLoss: f.UDPLoss, UDPDup: f.UDPDup,
 		},
 		Disk: engine.DiskFaults{
 			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// udpWorld writes a world of the udp guest: an echo server and a client that
+// pings it, with the given faults.
+func udpWorld(t *testing.T, dir string, clientArgs []string, faults map[string]any) {
+	t.Helper()
+	w := map[string]any{
+		"nodes":    []map[string]any{{"name": "server", "pkg": guestPkg("udp"), "args": []string{"-serve", ":9000"}}},
+		"workload": map[string]any{"name": "client", "pkg": guestPkg("udp"), "args": append([]string{"-ping", "server:9000"}, clientArgs...)},
+		"duration": "30s",
+		"faults":   faults,
+	}
+	data, _ := json.Marshal(w)
+	writeFile(t, filepath.Join(dir, "udp.json"), data)
+}
+
+var udpFaultRE = regexp.MustCompile(`(?m)^\s+\S+  fault (udp_drop|udp_dup): datagram #(\d+) of (\S+) to (\S+)$`)
+
+// TestUDPLossAndDuplication: datagrams sent through sim.ListenPacket are
+// lost and duplicated at the configured rates, each choice is a fault of
+// the seed's schedule, and a replay of that schedule reproduces the run;
+// without the faults the same seed passes.
+func TestUDPLossAndDuplication(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	udpWorld(t, dir, []string{"-n", "40", "-strict"}, map[string]any{"udp_loss": 0.1, "udp_dup": 0.1})
+	r := sfRun(t, dir, "-c", "udp.json", "-seed", "1")
+	r.wantExit(t, 1)
+	if !strings.Contains(r.stdout, "datagrams lost") {
+		t.Fatalf("the client did not report lost datagrams\n%s", r)
+	}
+	faults := udpFaultRE.FindAllStringSubmatch(traceSection(t, r.stdout), -1)
+	drops, dups := 0, 0
+	for _, f := range faults {
+		if f[1] == "udp_drop" {
+			drops++
+		} else {
+			dups++
+		}
+	}
+	if drops == 0 || dups == 0 {
+		t.Fatalf("want both drops and duplicates in the trace, got %d and %d\n%s", drops, dups, r)
+	}
+	sched := filepath.Join(dir, ".seedfall", "seed-1.faults.json")
+	data, err := os.ReadFile(sched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"kind": "udp_drop"`) || !strings.Contains(string(data), `"to": "server"`) {
+		t.Fatalf("schedule lacks udp faults:\n%s", data)
+	}
+	again := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", sched)
+	again.wantExit(t, 1)
+	if traceSection(t, again.stdout) != traceSection(t, r.stdout) {
+		t.Errorf("replaying the schedule changed the trace\nfirst:\n%s\nreplay:\n%s", r.stdout, again.stdout)
+	}
+	empty := filepath.Join(dir, "none.json")
+	writeFile(t, empty, []byte(`[]`))
+	clean := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", empty)
+	clean.wantExit(t, 0)
+	if !strings.Contains(clean.stdout, "udp: sent 40, 40 echoed, 0 timeouts, 0 duplicates") {
+		t.Errorf("without faults every datagram should come back\n%s", clean)
+	}
+}
+
+// TestNetworkFaultsReplay: with every network fault on, a seed's run is the
+// same on replay and under -check, and the trace shows each kind.
+func TestNetworkFaultsReplay(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	udpWorld(t, dir, []string{"-n", "200"}, map[string]any{
+		"partition_per_sec": 2, "partition_for": []string{"50ms", "200ms"},
+		"partition_topologies": []string{"half", "one"},
+		"clog_per_sec": 2, "clog_for": []string{"50ms", "200ms"},
+		"reset_per_sec": 1, "slow_per_sec": 1, "slow_for": []string{"50ms", "300ms"},
+		"pause_per_sec": 1, "pause_for": []string{"50ms", "200ms"}, "swizzle_per_sec": 0.5,
+	})
+	a := sfRun(t, dir, "-c", "udp.json", "-seed", "3")
+	a.wantExit(t, 0)
+	for _, kind := range []string{"fault partition", "fault clog", "fault reset", "fault slow", "fault pause", "partition healed"} {
+		if !strings.Contains(a.stdout, kind) {
+			t.Errorf("trace lacks %q\n%s", kind, a.stdout)
+		}
+	}
+	b := sfRun(t, dir, "-c", "udp.json", "-seed", "3")
+	if traceSection(t, a.stdout) != traceSection(t, b.stdout) {
+		t.Errorf("two runs of seed 3 differ")
+	}
+	c := sfRun(t, dir, "-c", "udp.json", "-seeds", "1-4", "-check")
+	c.wantExit(t, 0)
+}
