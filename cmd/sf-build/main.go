@@ -54,7 +54,7 @@ func main() {
 			if c.Bool("q") {
 				log = nil
 			}
-			man, err := build.Build(w, build.Options{Log: log, LogCached: true})
+			man, err := build.Build(w, build.Options{Log: log, LogCached: true, NetOverlay: w.NetOverlay})
 			if err != nil {
 				return cli.Exit(err.Error(), 2)
 			}

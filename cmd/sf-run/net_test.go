@@ -14,8 +14,8 @@ import (
 func udpWorld(t *testing.T, dir string, clientArgs []string, faults map[string]any) {
 	t.Helper()
 	w := map[string]any{
-		"nodes":    []map[string]any{{"name": "server", "pkg": guestPkg("udp"), "args": []string{"-serve", ":9000"}}},
-		"workload": map[string]any{"name": "client", "pkg": guestPkg("udp"), "args": append([]string{"-ping", "server:9000"}, clientArgs...)},
+		"nodes":    []map[string]any{{"name": "server", "pkg": historyGuest("udp"), "args": []string{"-serve", ":9000"}}},
+		"workload": map[string]any{"name": "client", "pkg": historyGuest("udp"), "args": append([]string{"-ping", "server:9000"}, clientArgs...)},
 		"duration": "30s",
 		"faults":   faults,
 	}

@@ -35,6 +35,8 @@ type Module struct {
 	SHA256  string `json:"sha256"`
 	Size    int64  `json:"size"`
 	Cached  bool   `json:"cached"`
+	// NetOverlay marks a module built with the net_overlay (overlay.go).
+	NetOverlay bool `json:"net_overlay,omitempty"`
 }
 
 // Manifest lists every node's module for one world.
@@ -73,6 +75,10 @@ type Options struct {
 	// LogCached also logs packages whose module was already in the store.
 	// Defaults to false.
 	LogCached bool
+	// NetOverlay builds every package with the overlay that routes plain
+	// net.Listen and net.Dial to the simulated network (the world's
+	// net_overlay). Prebuilt modules are copied unchanged. Defaults to false.
+	NetOverlay bool
 }
 
 // ErrNoToolchain is returned when a world has packages to build and no Go
@@ -139,11 +145,18 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 			man.GoVersion = goVersion(goCmd)
 		}
 		start := time.Now()
-		mod, err := compile(goCmd, store, j.pkg)
+		var overlay string
+		if opts.NetOverlay {
+			var err error
+			if overlay, err = netOverlayFor(goCmd, store, j.pkg); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.where, err)
+			}
+		}
+		mod, err := compile(goCmd, store, j.pkg, overlay)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", j.where, err)
 		}
-		mod.Node, mod.Pkg, mod.Upgrade = j.node, j.pkg, j.upgrade
+		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, overlay != ""
 		built[j.pkg] = mod
 		man.Modules = append(man.Modules, mod)
 		if mod.Cached && !opts.LogCached {
@@ -184,15 +197,20 @@ func goVersion(goCmd string) string {
 
 // compile builds one package. -trimpath keeps host paths out of the module,
 // so two machines with the same toolchain and source build the same bytes
-// and get the same determinism hashes.
-func compile(goCmd, store, pkg string) (Module, error) {
+// and get the same determinism hashes. overlay, when not empty, is the
+// overlay.json to build with.
+func compile(goCmd, store, pkg, overlay string) (Module, error) {
 	tmp, err := os.CreateTemp(store, "build-*.wasm")
 	if err != nil {
 		return Module{}, err
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=false", "-o", tmp.Name(), ".")
+	args := []string{"build", "-trimpath", "-buildvcs=false", "-o", tmp.Name()}
+	if overlay != "" {
+		args = append(args, "-overlay", overlay)
+	}
+	cmd := exec.Command(goCmd, append(args, ".")...)
 	cmd.Dir = pkg
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var out bytes.Buffer
@@ -202,6 +220,9 @@ func compile(goCmd, store, pkg string) (Module, error) {
 		text := strings.TrimRight(out.String(), "\n")
 		if text == "" {
 			text = err.Error()
+		}
+		if overlay != "" && strings.Contains(text, NetOverlayFile) {
+			text += "\n" + overlayBuildHint
 		}
 		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))
 	}

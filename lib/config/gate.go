@@ -92,6 +92,9 @@ var Implemented = map[string]bool{
 	"workloads[].files":        true,
 	"workloads[].upgrade_to":   true,
 
+	// The network: plain net and net/http over TCP (the build overlay).
+	"net_overlay": true,
+
 	// The network faults.
 	"faults.udp_loss":             true,
 	"faults.udp_dup":              true,

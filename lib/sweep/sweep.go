@@ -106,7 +106,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	if err != nil {
 		return nil, err
 	}
-	man, err := build.Build(w, build.Options{Log: log})
+	man, err := build.Build(w, build.Options{Log: log, NetOverlay: w.NetOverlay})
 	if err != nil {
 		return nil, err
 	}
@@ -130,6 +130,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		Buggify:          f.Buggify,
 		FaultsAfterSetup: w.FaultsAfterSetup,
 		CheckerModel:     w.Checker.Model,
+		NetOverlay:       w.NetOverlay,
 		Net: engine.NetFaults{
 			PartitionPerSec: f.PartitionPerSec, PartitionForNs: rangeNs(f.PartitionFor),
 			PartitionTopologies: f.PartitionTopologies,

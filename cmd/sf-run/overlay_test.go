@@ -1,0 +1,129 @@
+package main
+
+// net_overlay scenario tests: an unmodified net/http server and a client
+// workload that uses http.Get, http.Post and plain net.Dial, built with the
+// overlay and run by the real sf-run (guests in
+// lib/engine/testdata/overlayguests).
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+)
+
+var overlayOnce struct {
+	sync.Once
+	dir string
+}
+
+// overlayDir returns a directory with two worlds of the overlay guests:
+// overlay.json with net_overlay on and plain.json without it. The tests
+// share it so each guest is built once per setting.
+func overlayDir(t *testing.T) string {
+	t.Helper()
+	needTools(t)
+	overlayOnce.Do(func() {
+		dir := filepath.Join(tools.dir, "overlay")
+		pkg := func(name string) string {
+			return filepath.Join(tools.root, "lib", "engine", "testdata", "overlayguests", name)
+		}
+		w := map[string]any{
+			"net_overlay": true,
+			"nodes":       []map[string]any{{"name": "server", "pkg": pkg("httpserver")}},
+			"workload":    map[string]any{"name": "client", "pkg": pkg("httpclient")},
+			"duration":    "60s",
+		}
+		writeJSON(t, filepath.Join(dir, "overlay.json"), w)
+		w["net_overlay"] = false
+		writeJSON(t, filepath.Join(dir, "plain.json"), w)
+		overlayOnce.dir = dir
+	})
+	if overlayOnce.dir == "" {
+		t.Fatal("could not set up the overlay worlds")
+	}
+	return overlayOnce.dir
+}
+
+// TestNetOverlayHTTP: with net_overlay the client's every check passes on
+// every seed, and -check finds each seed's two runs identical.
+func TestNetOverlayHTTP(t *testing.T) {
+	dir := overlayDir(t)
+	r := sfRun(t, dir, "-c", "overlay.json", "-seeds", "1-5", "-check", "-json")
+	recs := jsonRecords(t, r)
+	for _, rec := range recs[1 : len(recs)-1] {
+		if rec["status"] != "pass" {
+			t.Errorf("seed %v: status %v (%v), want pass", rec["seed"], rec["status"], rec["message"])
+		}
+	}
+	if sum := recs[len(recs)-1]; sum["nondeterministic"] != float64(0) {
+		t.Errorf("summary counts %v nondeterministic seeds", sum["nondeterministic"])
+	}
+	r.wantExit(t, 0)
+	noStackTrace(t, r)
+
+	replay := sfRun(t, dir, "-c", "overlay.json", "-seed", "3")
+	replay.wantExit(t, 0)
+	for _, want := range []string{
+		`server#1: httpserver: listening on 10\.0\.0\.1:8080\n`,
+		`client#1: httpclient: the 300ms read deadline fired after 300ms\n`,
+		`client#1: httpclient: ok: \d+ checks passed\n`,
+		`client#1 exited 0\n`,
+	} {
+		if !regexp.MustCompile(want).MatchString(replay.stdout) {
+			t.Errorf("the replay's trace has no line like %#q\n%s", want, replay)
+		}
+	}
+	var seed3 map[string]any
+	for _, rec := range recs {
+		if rec["seed"] == float64(3) {
+			seed3 = rec
+		}
+	}
+	if hash, _ := seed3["determinism_hash"].(string); hash == "" || !strings.Contains(replay.stdout, "determinism hash "+hash+" ") {
+		t.Errorf("the replay of seed 3 does not have the sweep's determinism hash %v\n%s", seed3["determinism_hash"], replay)
+	}
+}
+
+// TestNetOverlayOff: the same world without net_overlay fails, since Go's
+// own wasip1 network knows no other node: the overlay is what connects them.
+func TestNetOverlayOff(t *testing.T) {
+	dir := overlayDir(t)
+	r := sfRun(t, dir, "-c", "plain.json", "-seed", "1")
+	r.wantExit(t, 1)
+	if want := `client#1: httpclient: FAIL: LookupHost("server") = []`; !strings.Contains(r.stdout, want) {
+		t.Errorf("the report lacks %q\n%s", want, r)
+	}
+}
+
+// TestNetOverlayManifest: sf-build builds with the overlay too, and its
+// manifest says so for every module.
+func TestNetOverlayManifest(t *testing.T) {
+	dir := overlayDir(t)
+	r := run(t, runOpts{dir: dir}, tools.sfBuild, "-c", "overlay.json", "-q")
+	r.wantExit(t, 0)
+	var man struct {
+		Modules []struct {
+			Node       string `json:"node"`
+			NetOverlay bool   `json:"net_overlay"`
+		} `json:"modules"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &man); err != nil {
+		t.Fatalf("sf-build printed no manifest: %v\n%s", err, r)
+	}
+	if len(man.Modules) != 2 {
+		t.Fatalf("%d modules, want 2\n%s", len(man.Modules), r)
+	}
+	for _, m := range man.Modules {
+		if !m.NetOverlay {
+			t.Errorf("module of %s: net_overlay false, want true", m.Node)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(dir, ".seedfall", "build", "overlay"))
+	if len(entries) != 1 {
+		t.Errorf("%d generated overlays in .seedfall/build/overlay, want 1", len(entries))
+	}
+}

@@ -1,0 +1,278 @@
+package build
+
+import (
+	"bytes"
+	"crypto/sha256"
+	_ "embed"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"go/types"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// The net_overlay build. Go's net package on wasip1 keeps TCP and UDP inside
+// the process (net_fake.go). With net_overlay, guests are built with
+// `go build -overlay` so that its TCP sockets are WASI sockets that the
+// engine opens on the simulated network:
+//
+//   - net_fake.go: socket() first asks seedfallSocket, and keeps its own code
+//     for whatever that declines (UDP, Unix sockets);
+//   - fd_fake.go: (*netFD).accept() gives the connections it accepts their
+//     addresses, through seedfallAccepted;
+//   - net_seedfall_wasip1.go: a new file of our own with those two functions
+//     and the host imports they call.
+//
+// Overlay keys must be absolute paths into the GOROOT of the toolchain that
+// builds, so the two patched files are generated from that toolchain's own
+// copies each time, never kept in this repository. Each patch inserts one
+// line's worth of code right after an opening brace, so every other line of
+// Go's file keeps its number (and stack traces their meaning).
+
+//go:embed netoverlay/net_seedfall_wasip1.go.txt
+var netOverlayFile []byte
+
+// netOverlayVersion changes whenever the patches change, so that the
+// overlay's directory, and the modules built with it, change too.
+const netOverlayVersion = "1"
+
+// NetOverlayFile is the name of the file net_overlay adds to package net.
+const NetOverlayFile = "net_seedfall_wasip1.go"
+
+// The text the patches insert.
+const (
+	socketHook = ` if fd, ok, err := seedfallSocket(ctx, net, family, sotype, laddr, raddr, ctrlCtxFn); ok { return fd, err };`
+	acceptHook = ` defer func() { if err == nil { seedfallAccepted(netfd) } }();`
+)
+
+// netOverlay writes the overlay for the toolchain rooted at goroot into
+// store/overlay/<key>/ and returns the path of its overlay.json. key hashes
+// everything the overlay is made of, so a new toolchain or a new patch gets a
+// new directory and an existing one is reused as is.
+func netOverlay(store, goroot string) (string, error) {
+	netDir := filepath.Join(goroot, "src", "net")
+	fakePath := filepath.Join(netDir, "net_fake.go")
+	fdPath := filepath.Join(netDir, "fd_fake.go")
+	fakeSrc, err := os.ReadFile(fakePath)
+	if err != nil {
+		return "", fmt.Errorf("net_overlay: %w", err)
+	}
+	fdSrc, err := os.ReadFile(fdPath)
+	if err != nil {
+		return "", fmt.Errorf("net_overlay: %w", err)
+	}
+	fakeOut, err := patchSocket(fakePath, fakeSrc)
+	if err != nil {
+		return "", err
+	}
+	fdOut, err := patchAccept(fdPath, fdSrc)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	for _, part := range [][]byte{[]byte(netOverlayVersion), []byte(goroot), fakeOut, fdOut, netOverlayFile} {
+		fmt.Fprintf(h, "%d:", len(part))
+		h.Write(part)
+	}
+	dir := filepath.Join(store, "overlay", hex.EncodeToString(h.Sum(nil))[:16])
+	jsonPath := filepath.Join(dir, "overlay.json")
+	if _, err := os.Stat(jsonPath); err == nil {
+		return jsonPath, nil
+	}
+	files := map[string][]byte{"net_fake.go": fakeOut, "fd_fake.go": fdOut, NetOverlayFile: netOverlayFile}
+	replace := map[string]string{}
+	for name, data := range files {
+		dst := filepath.Join(dir, name)
+		if err := writeAtomic(dst, data); err != nil {
+			return "", fmt.Errorf("net_overlay: %w", err)
+		}
+		replace[filepath.Join(netDir, name)] = dst
+	}
+	data, _ := json.MarshalIndent(struct {
+		Replace map[string]string
+	}{replace}, "", "  ")
+	if err := writeAtomic(jsonPath, append(data, '\n')); err != nil {
+		return "", fmt.Errorf("net_overlay: %w", err)
+	}
+	return jsonPath, nil
+}
+
+// writeAtomic writes data to path, making its directory, so that a reader
+// never sees a partial file (two builds may generate the same overlay).
+func writeAtomic(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, werr := tmp.Write(data)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+	}
+	return werr
+}
+
+// goroot returns the GOROOT of the toolchain that builds in dir (which may
+// differ from goCmd's own when go.mod selects another toolchain).
+func goroot(goCmd, dir string) (string, error) {
+	cmd := exec.Command(goCmd, "env", "GOROOT")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("net_overlay: go env GOROOT: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	root := strings.TrimSpace(string(out))
+	if root == "" || !filepath.IsAbs(root) {
+		return "", fmt.Errorf("net_overlay: go env GOROOT gave %q, not an absolute path", root)
+	}
+	return root, nil
+}
+
+// shapeError says that a file of the toolchain does not look as net_overlay
+// expects, which means a Go release it does not support yet.
+func shapeError(path, what string) error {
+	return fmt.Errorf("net_overlay: %s: %s; this Go release is not supported by net_overlay (turn it off, or use a Go release it supports)", path, what)
+}
+
+// patchSocket inserts the call to seedfallSocket at the top of net_fake.go's
+// socket function, after checking that the function has the parameters the
+// call passes, with the types it expects.
+func patchSocket(path string, src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, shapeError(path, fmt.Sprintf("does not parse: %v", err))
+	}
+	var fn *ast.FuncDecl
+	for _, d := range f.Decls {
+		if d, ok := d.(*ast.FuncDecl); ok && d.Recv == nil && d.Name.Name == "socket" {
+			fn = d
+		}
+	}
+	if fn == nil || fn.Body == nil {
+		return nil, shapeError(path, "no func socket")
+	}
+	want := map[string]string{
+		"ctx":       "context.Context",
+		"net":       "string",
+		"family":    "int",
+		"sotype":    "int",
+		"laddr":     "sockaddr",
+		"raddr":     "sockaddr",
+		"ctrlCtxFn": "func(context.Context, string, string, syscall.RawConn) error",
+	}
+	if err := checkFields(fn.Type.Params, want); err != nil {
+		return nil, shapeError(path, "func socket: "+err.Error())
+	}
+	if got := fieldTypes(fn.Type.Results); got != "*netFD, error" {
+		return nil, shapeError(path, fmt.Sprintf("func socket returns (%s), want (*netFD, error)", got))
+	}
+	return insertAfter(src, fset.Position(fn.Body.Lbrace).Offset, socketHook), nil
+}
+
+// patchAccept makes fd_fake.go's (*netFD).accept call seedfallAccepted on
+// the connection it returns, after checking that the method's results are
+// named as the deferred call uses them.
+func patchAccept(path string, src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, shapeError(path, fmt.Sprintf("does not parse: %v", err))
+	}
+	var fn *ast.FuncDecl
+	for _, d := range f.Decls {
+		d, ok := d.(*ast.FuncDecl)
+		if !ok || d.Recv == nil || d.Name.Name != "accept" || len(d.Recv.List) != 1 {
+			continue
+		}
+		if types.ExprString(d.Recv.List[0].Type) == "*netFD" {
+			fn = d
+		}
+	}
+	if fn == nil || fn.Body == nil {
+		return nil, shapeError(path, "no method accept of *netFD")
+	}
+	if err := checkFields(fn.Type.Results, map[string]string{"netfd": "*netFD", "err": "error"}); err != nil {
+		return nil, shapeError(path, "method accept of *netFD: "+err.Error())
+	}
+	return insertAfter(src, fset.Position(fn.Body.Lbrace).Offset, acceptHook), nil
+}
+
+// checkFields checks that list declares each name of want with its type.
+func checkFields(list *ast.FieldList, want map[string]string) error {
+	got := map[string]string{}
+	if list != nil {
+		for _, field := range list.List {
+			for _, name := range field.Names {
+				got[name.Name] = types.ExprString(field.Type)
+			}
+		}
+	}
+	names := make([]string, 0, len(want))
+	for name := range want {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		typ, ok := got[name]
+		switch {
+		case !ok:
+			return fmt.Errorf("no %s %s", name, want[name])
+		case typ != want[name]:
+			return fmt.Errorf("%s is %s, want %s", name, typ, want[name])
+		}
+	}
+	return nil
+}
+
+func fieldTypes(list *ast.FieldList) string {
+	if list == nil {
+		return ""
+	}
+	var out []string
+	for _, field := range list.List {
+		for range max(len(field.Names), 1) {
+			out = append(out, types.ExprString(field.Type))
+		}
+	}
+	return strings.Join(out, ", ")
+}
+
+func insertAfter(src []byte, off int, text string) []byte {
+	out := make([]byte, 0, len(src)+len(text))
+	out = append(out, src[:off+1]...)
+	out = append(out, text...)
+	return append(out, src[off+1:]...)
+}
+
+// overlayBuildHint follows a build error in the file net_overlay adds: its
+// code uses unexported parts of package net that a Go release may change.
+const overlayBuildHint = "net_overlay: the overlay's own file does not compile against this Go release's net package; this Go release is not supported by net_overlay (turn it off, or use a Go release it supports)"
+
+// netOverlayFor returns the overlay.json for the toolchain that builds pkg.
+func netOverlayFor(goCmd, store, pkg string) (string, error) {
+	root, err := goroot(goCmd, pkg)
+	if err != nil {
+		return "", err
+	}
+	return netOverlay(store, root)
+}
