@@ -738,10 +738,8 @@ func TestReadFaultTraceNamesTheRead(t *testing.T) {
 
 // TestLostWriteNeedsAPageToLose: lost_write loses one page that the fsync
 // should have written. An fsync with nothing pending has no page to lose,
-// and the disk layer says so (SyncLosingPage returns -1), but the engine
-// records a lost_write fault at offset -1 anyway (lib/engine/diskfaults.go,
-// fsync), so the schedule lists a fault that did nothing. A misdirected
-// write in the same case is not recorded.
+// so it must not be recorded as a fault; it once was, at offset -1, which
+// listed a fault that did nothing.
 func TestLostWriteNeedsAPageToLose(t *testing.T) {
 	dir := diskcheckDir(t)
 	const file = "lostwrite.json"
@@ -758,10 +756,8 @@ func TestLostWriteNeedsAPageToLose(t *testing.T) {
 
 // TestSeededDiskLargerThanDiskBytes: a node's seeded disk (disk and files)
 // that does not fit in disk_bytes is an input error naming the setting, as
-// lib/disk/RATIONALE.md says the caller of AddFile reports it. The engine
-// seeds the files and starts the node with its disk over capacity
-// (lib/engine/run.go, Run), and -inspect shows it "18 of 5 bytes used
-// (360.0%)".
+// lib/disk/RATIONALE.md says the caller of AddFile reports it. The node
+// once started with its disk over capacity ("18 of 5 bytes used (360.0%)").
 func TestSeededDiskLargerThanDiskBytes(t *testing.T) {
 	needTools(t)
 	dir := t.TempDir()
@@ -769,8 +765,8 @@ func TestSeededDiskLargerThanDiskBytes(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "world.json"), []byte(`{"nodes": [{"name": "server", "pkg": "`+guestPkg("sleeper")+`", "disk": "./seed"}], "workload": {"name": "client", "pkg": "`+guestPkg("sleeper")+`", "args": ["-for", "1s"]}, "faults": {"disk_bytes": 10}}`))
 	r := sfRun(t, dir, "-c", "world.json", "-seeds", "1")
 	r.wantExit(t, 2)
-	if !strings.Contains(r.stderr, "disk_bytes") {
-		t.Errorf("stderr does not name disk_bytes\n%s", r)
+	if want := "world.json: node server: its seeded disk holds 100 bytes, more than faults.disk_bytes (10)"; !strings.Contains(r.stderr, want) {
+		t.Errorf("stderr lacks %q\n%s", want, r)
 	}
 	noStackTrace(t, r)
 }
