@@ -211,13 +211,44 @@ func readDiskSchedule(t *testing.T, path string) diskSchedule {
 	return s
 }
 
-// TestDiskFaultReplayIsExact: a failing seed's schedule of disk faults,
-// replayed with -faults, gives the same failure and the same trace, and
-// each fault is recorded with its read number, path and offset.
+// TestDiskFaultReplayIsExact: a failing seed's schedule, replayed with
+// -faults, gives the same failure and the same trace: for kvlog's corrupted
+// reads, each recorded with its read number, path and offset, and for
+// symswap, where what a crash keeps of the pending directory operations
+// comes from the seed.
 func TestDiskFaultReplayIsExact(t *testing.T) {
-	dir, file := kvlogDiskWorld(t, "read_corrupt")
+	t.Run("read_corrupt", func(t *testing.T) {
+		dir, file := kvlogDiskWorld(t, "read_corrupt")
+		s := replayExactly(t, dir, file)
+		reads := 0
+		for i, f := range s.Faults {
+			if f.Kind != "read_corrupt" {
+				continue
+			}
+			reads++
+			if f.Node != "server" || f.Op < 1 || f.Path != "data/kv.log" {
+				t.Errorf("faults[%d] = %+v, want a read_corrupt of server with op >= 1 and path data/kv.log", i, f)
+			}
+		}
+		if reads == 0 {
+			t.Errorf("the failing seed has no read_corrupt in its schedule: %+v", s.Faults)
+		}
+	})
+	t.Run("symswap", func(t *testing.T) {
+		s := replayExactly(t, symswapDir(t), "seedfall.json")
+		if len(s.Faults) == 0 || s.Faults[len(s.Faults)-1].Kind != "crash" {
+			t.Errorf("want a crash last before current points at nothing: %+v", s.Faults)
+		}
+	})
+}
+
+// replayExactly finds the first failing seed of world, replays it with its
+// own schedule, checks that the failure, the trace and the schedule are the
+// same, and returns the schedule.
+func replayExactly(t *testing.T, dir, world string) diskSchedule {
+	t.Helper()
 	removeArtifacts(t, dir)
-	seed, sweep := firstFailure(t, dir, file)
+	seed, _ := firstFailure(t, dir, world)
 	sweepLog := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".trace.log"))
 	schedText := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".faults.json"))
 	sched := filepath.Join(t.TempDir(), "seed.faults.json")
@@ -226,33 +257,20 @@ func TestDiskFaultReplayIsExact(t *testing.T) {
 	if err := json.Unmarshal([]byte(schedText), &s); err != nil {
 		t.Fatal(err)
 	}
-	reads := 0
-	for i, f := range s.Faults {
-		if f.Kind != "read_corrupt" {
-			continue
-		}
-		reads++
-		if f.Node != "server" || f.Op < 1 || f.Path != "data/kv.log" {
-			t.Errorf("faults[%d] = %+v, want a read_corrupt of server with op >= 1 and path data/kv.log", i, f)
-		}
-	}
-	if reads == 0 {
-		t.Fatalf("seed %s failed with no read_corrupt in its schedule\n%s\n%s", seed, schedText, sweep)
-	}
-
-	replay := sfRun(t, dir, "-c", file, "-seed", seed, "-faults", sched)
+	replay := sfRun(t, dir, "-c", world, "-seed", seed, "-faults", sched)
 	replay.wantExit(t, 1)
 	if got, want := failureMessage(t, replay.stdout), failureMessage(t, sweepLog); got != want {
 		t.Errorf("with -faults seed %s fails with %q, in the sweep with %q", seed, got, want)
 	}
 	if got, want := traceSection(t, replay.stdout), traceSection(t, sweepLog); got != want {
-		t.Errorf("with -faults the trace differs from the sweep's:\n%s", firstDiff(got, want))
+		t.Errorf("with -faults the trace of seed %s differs from the sweep's:\n%s", seed, firstDiff(got, want))
 	}
 	// The replay wrote the schedule again: the same faults, field by field.
 	again := readDiskSchedule(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".faults.json"))
 	if got, want := fmt.Sprint(again.Faults), fmt.Sprint(s.Faults); got != want {
 		t.Errorf("the replay's schedule differs from the one it replayed:\nreplay: %s\nsweep:  %s", got, want)
 	}
+	return s
 }
 
 // TestRemovingADiskFaultMovesNoOther: a fault's page or bit comes from a
