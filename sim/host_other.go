@@ -23,3 +23,4 @@ func hostHistoryComplete(uint64, uint32, []byte)               {}
 func hostListenPacket(string) (int, uint32)                    { return -1, errnoNotSupported }
 func hostSendTo(uintptr, string, []byte) uint32                { return errnoNotSupported }
 func hostRecvFrom(uintptr, []byte) (int, string, uint32)       { return 0, "", errnoNotSupported }
+func hostSockAddrs(uintptr) (string, string, uint32)           { return "", "", errnoNotSupported }

@@ -55,6 +55,9 @@ func sfSockSendTo(fd uint32, addr unsafe.Pointer, addrLen uint32, buf unsafe.Poi
 //go:wasmimport seedfall sock_recv_from
 func sfSockRecvFrom(fd uint32, buf unsafe.Pointer, bufLen uint32, n unsafe.Pointer, from unsafe.Pointer, fromCap uint32, fromLen unsafe.Pointer) uint32
 
+//go:wasmimport seedfall sock_addrs
+func sfSockAddrs(fd uint32, buf unsafe.Pointer, bufCap uint32, n unsafe.Pointer) uint32
+
 //go:wasmimport seedfall sock_status
 func sfSockStatus(fd uint32) uint32
 
@@ -174,4 +177,20 @@ func hostRecvFrom(fd uintptr, p []byte) (int, string, uint32) {
 	bp, bn := bytesPtr(p)
 	errno := sfSockRecvFrom(uint32(fd), bp, bn, unsafe.Pointer(&n), unsafe.Pointer(&from[0]), uint32(len(from)), unsafe.Pointer(&fromLen))
 	return int(n), string(from[:fromLen]), errno
+}
+
+func hostSockAddrs(fd uintptr) (local, remote string, errno uint32) {
+	var buf [512]byte
+	var n uint32
+	errno = sfSockAddrs(uint32(fd), unsafe.Pointer(&buf[0]), uint32(len(buf)), unsafe.Pointer(&n))
+	if errno != 0 {
+		return "", "", errno
+	}
+	s := string(buf[:n])
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			return s[:i], s[i+1:], 0
+		}
+	}
+	return s, "", 0
 }

@@ -26,7 +26,54 @@ func Listen(addr string) (net.Listener, error) {
 	}
 	f := os.NewFile(uintptr(fd), "tcp-listener:"+addr)
 	defer f.Close()
-	return net.FileListener(f)
+	l, err := net.FileListener(f)
+	if err != nil {
+		return nil, err
+	}
+	local, _, _ := hostSockAddrs(uintptr(fd))
+	return &listener{Listener: l, addr: Addr{"tcp", local}}, nil
+}
+
+// listener gives the accepted connections and the listener itself the
+// addresses of the simulated network: Go's wasip1 port knows none for a
+// socket it did not create.
+type listener struct {
+	net.Listener
+	addr Addr
+}
+
+func (l *listener) Addr() net.Addr { return l.addr }
+
+func (l *listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return withAddrs(c), nil
+}
+
+// conn is a TCP connection with its simulated addresses. It keeps the
+// methods of *net.TCPConn that programs use through type assertions.
+type conn struct {
+	*net.TCPConn
+	local, remote Addr
+}
+
+func (c *conn) LocalAddr() net.Addr  { return c.local }
+func (c *conn) RemoteAddr() net.Addr { return c.remote }
+
+func withAddrs(c net.Conn) net.Conn {
+	tc, ok := c.(*net.TCPConn)
+	if !ok {
+		return c
+	}
+	rc, err := tc.SyscallConn()
+	if err != nil {
+		return c
+	}
+	var local, remote string
+	rc.Control(func(fd uintptr) { local, remote, _ = hostSockAddrs(fd) })
+	return &conn{TCPConn: tc, local: Addr{"tcp", local}, remote: Addr{"tcp", remote}}
 }
 
 // Dial connects to addr, such as "server:7000", over TCP. Inside the
@@ -68,5 +115,5 @@ func Dial(addr string) (net.Conn, error) {
 		c.Close()
 		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.Errno(status))}
 	}
-	return c, nil
+	return withAddrs(c), nil
 }

@@ -100,3 +100,32 @@ func TestNetworkFaultsReplay(t *testing.T) {
 	c := sfRun(t, dir, "-c", "udp.json", "-seeds", "1-4", "-check")
 	c.wantExit(t, 0)
 }
+
+// TestConnectionAddresses: connections from sim.Listen and sim.Dial name
+// the nodes and ports at both ends, so servers that log or key on
+// RemoteAddr (as net/http does) see real addresses.
+func TestConnectionAddresses(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	w := map[string]any{
+		"nodes":    []map[string]any{{"name": "server", "pkg": historyGuest("addrs"), "args": []string{"serve"}}},
+		"workload": map[string]any{"name": "client", "pkg": historyGuest("addrs")},
+	}
+	data, _ := json.Marshal(w)
+	writeFile(t, filepath.Join(dir, "addrs.json"), data)
+	r := sfRun(t, dir, "-c", "addrs.json", "-seed", "1")
+	r.wantExit(t, 0)
+	for _, want := range []string{
+		"server#1: addrs: listener server:7300",
+		"server#1: addrs: accepted local server:7300 remote client:",
+		"client#1: addrs: dialed local client:",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("trace lacks %q\n%s", want, r)
+		}
+	}
+	if !regexp.MustCompile(`dialed local (client:\d+) remote server:7300`).MatchString(r.stdout) {
+		t.Errorf("the dialer's addresses are wrong\n%s", r)
+	}
+}

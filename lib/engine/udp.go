@@ -87,6 +87,26 @@ func init() {
 		drop, dup := in.datagramFaults(host)
 		s[0] = uint64(in.run.net.SendTo(e.sock, host, port, buf, drop, dup))
 	})
+	// sock_addrs(fd, buf, cap, len*) writes "local\nremote" into buf.
+	w("sock_addrs", cSimUDP, p(i32, i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		fd := int32(s[0])
+		e := in.fd(fd)
+		in.hcall(cSimUDP, uint64(fd), 2<<40)
+		if e == nil || e.kind != fdSock {
+			s[0] = eBadf
+			return
+		}
+		local, remote := in.sockAddrs(e.sock)
+		out := local + "\n" + remote
+		if uint32(len(out)) > uint32(s[2]) {
+			out = out[:s[2]]
+		}
+		if !m.Memory().WriteString(uint32(s[1]), out) || !m.Memory().WriteUint32Le(uint32(s[3]), uint32(len(out))) {
+			s[0] = eFault
+			return
+		}
+		s[0] = eSuccess
+	})
 	// sock_recv_from(fd, buf, buf_len, n*, from, from_cap, from_len*) -> errno
 	w("sock_recv_from", cSimUDP, p(i32, i32, i32, i32, i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
 		fd := int32(s[0])
@@ -118,6 +138,23 @@ func init() {
 		}
 		s[0] = eSuccess
 	})
+}
+
+// sockAddrs names the two ends of a TCP connection, or a listener's own
+// address, as "node:port". A dialer's own port is an ephemeral port derived
+// from its socket's number.
+func (in *instance) sockAddrs(sock *simnet.Socket) (local, remote string) {
+	port := func(s *simnet.Socket) int {
+		if s.Listener || s.Datagram || !s.Dialer() {
+			return s.Port
+		}
+		return 49152 + int(s.ID%16384)
+	}
+	local = fmt.Sprintf("%s:%d", sock.Node, port(sock))
+	if p := sock.Peer; p != nil {
+		remote = fmt.Sprintf("%s:%d", p.Node, port(p))
+	}
+	return local, remote
 }
 
 // datagramFaults numbers a datagram the node sends and decides whether it is

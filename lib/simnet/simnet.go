@@ -108,6 +108,10 @@ func (s *Socket) Writable() bool {
 	return s.State != Connecting
 }
 
+// Dialer reports whether this end opened its connection (as opposed to
+// being accepted by a listener).
+func (s *Socket) Dialer() bool { return s.connectTo != "" }
+
 // Status is what a dialer learns about its connection: EINPROGRESS while the
 // handshake is under way, then OK, ECONNREFUSED or ECONNRESET.
 func (s *Socket) Status() Errno {
