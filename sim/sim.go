@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"crypto/rand"
 	"encoding/binary"
 	"encoding/json"
@@ -161,11 +162,16 @@ func encodeDetails(details any) []byte {
 	if details == nil {
 		return nil
 	}
-	b, err := json.Marshal(details)
-	if err != nil {
-		b, _ = json.Marshal(fmt.Sprint(details))
+	// Details are for people reading a failure, not for a web page: keep
+	// <, > and & as they are.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(details); err != nil {
+		buf.Reset()
+		enc.Encode(fmt.Sprint(details))
 	}
-	return b
+	return bytes.TrimRight(buf.Bytes(), "\n")
 }
 
 func detailsJSON(details []any) []byte {

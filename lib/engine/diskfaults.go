@@ -82,7 +82,11 @@ func (r *run) recordDiskFault(in *instance, kind string, op int64, path string, 
 	if offset != 0 {
 		where = fmt.Sprintf("%s@%d", path, offset)
 	}
-	r.tracef("fault %s on %s at disk op #%d (%s)", kind, in.name, op, where)
+	counter := "disk op"
+	if kind == KindReadEIO || kind == KindReadCorrupt {
+		counter = "disk read"
+	}
+	r.tracef("fault %s on %s at %s #%d (%s)", kind, in.name, counter, op, where)
 }
 
 // nextOp numbers a node's writes, truncates and fsyncs ("disk op #N").

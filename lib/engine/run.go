@@ -71,6 +71,8 @@ type Property struct {
 	// Margin is, for comparison properties, the smallest margin of an
 	// always and the largest of a sometimes; nil for the other forms.
 	Margin *float64 `json:"margin,omitempty"`
+
+	falsified bool // false at least once
 }
 
 // Result is the outcome of one run.
@@ -230,11 +232,6 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 				return nil, fmt.Errorf("node %s: seeding its disk: %w", ns.Name, err)
 			}
 		}
-		if spec.NetOverlay {
-			if err := seedNetOverlay(n.fs, spec, ns.Seed); err != nil {
-				return nil, fmt.Errorf("node %s: net_overlay files: %w", ns.Name, err)
-			}
-		}
 		if ns.Faults && spec.ClockSkewNs > 0 {
 			n.skew = rng.New(seed, "clock", rng.Key(ns.Name)).Between(-spec.ClockSkewNs, spec.ClockSkewNs)
 		}
@@ -298,7 +295,12 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		res.Properties = append(res.Properties, *r.props[k])
+		pr := *r.props[k]
+		if pr.Kind == "always" || pr.Kind == "alwaysOrUnreachable" {
+			// An always is true in a seed only if it held every time.
+			pr.True = pr.Reached && !pr.falsified
+		}
+		res.Properties = append(res.Properties, pr)
 	}
 	sites := make([]string, 0, len(r.sites))
 	for s := range r.sites {

@@ -187,6 +187,8 @@ func (in *instance) property(ctx context.Context, kind uint32, cond bool, msg, d
 		pr.Hits++
 		if cond {
 			pr.True = true
+		} else {
+			pr.falsified = true
 		}
 		if margin != nil {
 			switch {
