@@ -28,12 +28,15 @@ const (
 	eHostUnreach  = 23
 )
 
-// Ephemeral ports, as Linux numbers them: a listener on port 0 gets the
-// lowest free one, and a dialed connection's local port is derived from its
-// socket's number.
+// Ephemeral ports. A listener on port 0 gets the node's lowest free port
+// from ephemeralPortFirst up (Linux's range); a dialed connection's local
+// port is derived from its socket's number in the IANA dynamic range, as the
+// SDK's connections name it too (udp.go), so the two rarely meet.
 const (
 	ephemeralPortFirst = 32768
 	ephemeralPortLast  = 60999
+	dialPortFirst      = 49152
+	dialPorts          = 16384
 )
 
 // Paths of the files net_overlay puts on every disk, relative to its root.
@@ -101,10 +104,8 @@ func seedNetOverlay(fs *disk.FS, spec *Spec, seed []SeedFile) error {
 	return fs.AddFile(nsswitchPath, []byte(nsswitchFile))
 }
 
-// ephemeralPort is the local port of the connection dialed as socket id.
-func ephemeralPort(id uint64) uint32 {
-	return ephemeralPortFirst + uint32((id-1)%(ephemeralPortLast-ephemeralPortFirst+1))
-}
+// dialPort is the local port of the connection dialed as socket id.
+func dialPort(id uint64) uint32 { return dialPortFirst + uint32(id%dialPorts) }
 
 // overlayAddr reads the IP argument of tcp_listen and tcp_dial: none, 4
 // bytes or 16. any is true for no address or an unspecified one, loopback
@@ -202,7 +203,7 @@ func init() {
 			s[0] = uint64(errno)
 			return
 		}
-		s[0] = in.installOverlaySock(m, uint32(s[3]), c, ephemeralPort(c.ID))
+		s[0] = in.installOverlaySock(m, uint32(s[3]), c, dialPort(c.ID))
 	})
 	// tcp_addrs(fd, out) writes the local address and port of an
 	// established connection, then the remote ones.
@@ -231,15 +232,13 @@ func init() {
 		}
 		copy(buf[0:4], local[:])
 		copy(buf[8:12], remote[:])
-		// The network makes the accepting end when the dialer's handshake
-		// arrives, so of the two ends the dialer has the lower number. Its
-		// Port is the one it dialed; the accepting end's is the listener's.
-		if sock.ID < peer.ID {
-			putU32(buf[4:], ephemeralPort(sock.ID))
+		// Both ends' Port is the listener's: the one dialed.
+		if sock.Dialer() {
+			putU32(buf[4:], dialPort(sock.ID))
 			putU32(buf[12:], uint32(sock.Port))
 		} else {
 			putU32(buf[4:], uint32(sock.Port))
-			putU32(buf[12:], ephemeralPort(peer.ID))
+			putU32(buf[12:], dialPort(peer.ID))
 		}
 		if !m.Memory().Write(uint32(s[1]), buf[:]) {
 			s[0] = eFault

@@ -232,6 +232,11 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 				return nil, fmt.Errorf("node %s: seeding its disk: %w", ns.Name, err)
 			}
 		}
+		if spec.NetOverlay {
+			if err := seedNetOverlay(n.fs, spec, ns.Seed); err != nil {
+				return nil, fmt.Errorf("node %s: net_overlay files: %w", ns.Name, err)
+			}
+		}
 		if ns.Faults && spec.ClockSkewNs > 0 {
 			n.skew = rng.New(seed, "clock", rng.Key(ns.Name)).Between(-spec.ClockSkewNs, spec.ClockSkewNs)
 		}

@@ -39,13 +39,13 @@ func TestNodeIPs(t *testing.T) {
 	}
 }
 
-func TestEphemeralPorts(t *testing.T) {
+func TestDialPorts(t *testing.T) {
 	for _, tt := range []struct {
 		id   uint64
 		want uint32
-	}{{1, 32768}, {2, 32769}, {28232, 60999}, {28233, 32768}} {
-		if got := ephemeralPort(tt.id); got != tt.want {
-			t.Errorf("ephemeralPort(%d) = %d, want %d", tt.id, got, tt.want)
+	}{{1, 49153}, {2, 49154}, {16383, 65535}, {16384, 49152}} {
+		if got := dialPort(tt.id); got != tt.want {
+			t.Errorf("dialPort(%d) = %d, want %d", tt.id, got, tt.want)
 		}
 	}
 }
