@@ -1,23 +1,7 @@
-// Sf-build compiles the Go packages of a world for GOOS=wasip1 GOARCH=wasm
-// into a content-addressed store and prints the manifest.
-//
-// Usage:
-//
-//	sf-build [-c seedfall.json] [-q]
-//
-// Each node's pkg is built with -trimpath into
-// .seedfall/build/<sha256>.wasm next to the world file; nodes that name a
-// prebuilt wasm module are copied into the store unchanged. The manifest
-// (node, package, module path, sha256, size, and whether the module was
-// already in the store) is written to .seedfall/build/manifest.json and
-// printed on stdout; progress lines go to stderr. sf-run builds what it needs
-// by itself, so sf-build is for Makefiles, caches and CI steps.
-//
-// Exit status: 0 built, 2 bad usage or input (a broken world file, a
-// missing package, a compile error, no Go toolchain).
 package main
 
 import (
+	_ "embed"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -25,9 +9,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sf-dst/sf/lib/manual"
+
 	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/config"
 )
+
+//go:embed doc.go
+var docSource string
 
 func main() {
 	app := &cli.App{
@@ -63,6 +52,7 @@ func main() {
 			return nil
 		},
 	}
+	manual.Install(app, docSource)
 	if err := app.Run(os.Args); err != nil {
 		if ec, ok := err.(cli.ExitCoder); ok {
 			if ec.Error() != "" {

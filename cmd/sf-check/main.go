@@ -3,31 +3,16 @@ package main
 import (
 	_ "embed"
 	"fmt"
-	"io"
 	"os"
-	"strings"
-	"text/tabwriter"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/manual"
 )
 
 //go:embed doc.go
 var docSource string
-
-// manual is the package documentation as plain text, for -h.
-func manual() string {
-	var b strings.Builder
-	for _, line := range strings.Split(docSource, "\n") {
-		if !strings.HasPrefix(line, "//") {
-			break
-		}
-		line = strings.TrimPrefix(strings.TrimPrefix(line, "//"), " ")
-		b.WriteString(line + "\n")
-	}
-	return b.String()
-}
 
 func main() {
 	app := &cli.App{
@@ -73,29 +58,7 @@ func main() {
 	}
 	// -h prints the manual, which is this command's package documentation,
 	// and the flags with their defaults.
-	cli.HelpPrinter = func(w io.Writer, _ string, _ any) {
-		fmt.Fprint(w, manual())
-		fmt.Fprintln(w, "\nFlags:")
-		tw := tabwriter.NewWriter(w, 0, 8, 2, ' ', 0)
-		defer tw.Flush()
-		for _, f := range app.Flags {
-			if f == cli.HelpFlag {
-				fmt.Fprintln(tw, "  -h, -help\tprint this manual")
-				continue
-			}
-			if df, ok := f.(cli.DocGenerationFlag); ok {
-				line := "  -" + f.Names()[0]
-				if df.TakesValue() {
-					line += " value"
-				}
-				line += "\t" + df.GetUsage()
-				if v := df.GetValue(); v != "" && v != "false" {
-					line += " (default " + v + ")"
-				}
-				fmt.Fprintln(tw, line)
-			}
-		}
-	}
+	manual.Install(app, docSource)
 	if err := app.Run(os.Args); err != nil {
 		if ec, ok := err.(cli.ExitCoder); ok {
 			if msg := ec.Error(); msg != "" {

@@ -1,43 +1,7 @@
-// Sf-run runs a world over seeds on the deterministic simulator and reports
-// which seeds fail.
-//
-// Usage:
-//
-//	sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-j N] [-check] [-json]
-//	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect]
-//
-// It builds the world's packages for wasip1 (as sf-build does), runs every
-// seed with its own faults, and prints the first failure in full (what
-// failed, the faults before it, and a command that replays it), one line for
-// each later failure, the property table, and a summary line. A failing seed
-// writes .seedfall/seed-N.trace.log and .seedfall/seed-N.faults.json next to
-// the world file.
-//
-// -seed N replays one seed and prints its whole trace: every fault, every
-// line each node printed (with virtual time and instance, such as server#2)
-// and the failure, identical to that seed's run in a sweep. With -faults FILE
-// the run applies that schedule instead of drawing faults.
-//
-// -check runs every seed twice and fails a seed whose two runs differ, naming
-// the first host call where they part. -json writes JSONL records (start,
-// one seed record per seed, summary) on stdout and the human report on
-// stderr. -j sets the number of parallel workers; the records do not depend
-// on it.
-//
-// -profile applies a named profile of the world file and -set path=value
-// overrides one field (repeatable), after everything else. When the
-// workload records a history (sim.Put, sim.Get, sim.Invoke, sim.Txn), the
-// run checks it against the world's checker model once the workloads are
-// done; -history-timeout bounds that check in real time. -inspect, with
-// -seed, lists each node's disk after the run: every file with its size, the
-// bytes that would survive a crash and those still pending, the ranges a
-// fault corrupted, and how full the disk is.
-//
-// Exit status: 0 every seed passed, 1 a seed failed or a property was never
-// true, 2 bad usage or input (a broken world file, a failed build).
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"runtime"
@@ -46,9 +10,14 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/sf-dst/sf/lib/manual"
+
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/sweep"
 )
+
+//go:embed doc.go
+var docSource string
 
 func main() {
 	app := &cli.App{
@@ -117,6 +86,7 @@ func main() {
 			return nil
 		},
 	}
+	manual.Install(app, docSource)
 	if err := app.Run(os.Args); err != nil {
 		if ec, ok := err.(cli.ExitCoder); ok {
 			if ec.Error() != "" {

@@ -82,7 +82,7 @@ func TestNetworkFaultsReplay(t *testing.T) {
 	udpWorld(t, dir, []string{"-n", "200"}, map[string]any{
 		"partition_per_sec": 2, "partition_for": []string{"50ms", "200ms"},
 		"partition_topologies": []string{"half", "one"},
-		"clog_per_sec": 2, "clog_for": []string{"50ms", "200ms"},
+		"clog_per_sec":         2, "clog_for": []string{"50ms", "200ms"},
 		"reset_per_sec": 1, "slow_per_sec": 1, "slow_for": []string{"50ms", "300ms"},
 		"pause_per_sec": 1, "pause_for": []string{"50ms", "200ms"}, "swizzle_per_sec": 0.5,
 	})
