@@ -129,3 +129,25 @@ func TestConnectionAddresses(t *testing.T) {
 		t.Errorf("the dialer's addresses are wrong\n%s", r)
 	}
 }
+
+// TestHttpkvExample: the unmodified net/http example finds its bug with
+// partitions over the net_overlay, and its fixed variant passes.
+func TestHttpkvExample(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	for _, f := range []string{"seedfall.json", "seedfall.fixed.json"} {
+		copyWorld(t, filepath.Join(tools.root, "examples", "httpkv", f), filepath.Join(dir, f))
+	}
+	bug := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-50")
+	bug.wantExit(t, 1)
+	if !strings.Contains(bug.stdout, "acknowledged write lost after failover") {
+		t.Errorf("the bug was not found in 50 seeds\n%s", bug)
+	}
+	seeds := "1-200"
+	if testing.Short() {
+		seeds = "1-40"
+	}
+	fixed := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", seeds)
+	fixed.wantExit(t, 0)
+}

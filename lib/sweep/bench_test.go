@@ -14,8 +14,18 @@ import (
 // workers and reports seeds per second, scheduler steps per seed, real time
 // per step and how much faster than real time the simulation runs.
 func BenchmarkKvlogSweep(b *testing.B) {
-	for _, world := range []string{"seedfall.json", "seedfall.fixed.json"} {
-		p, err := Prepare("../../examples/kvlog/"+world, config.LoadOptions{}, io.Discard)
+	benchSweep(b, "kvlog", "seedfall.json", "seedfall.fixed.json")
+}
+
+// BenchmarkHttpkvSweep is the same for httpkv: net/http over the
+// net_overlay, with partitions, which shows what the network costs.
+func BenchmarkHttpkvSweep(b *testing.B) {
+	benchSweep(b, "httpkv", "seedfall.json", "seedfall.fixed.json")
+}
+
+func benchSweep(b *testing.B, example string, worlds ...string) {
+	for _, world := range worlds {
+		p, err := Prepare("../../examples/"+example+"/"+world, config.LoadOptions{}, io.Discard)
 		if err != nil {
 			b.Fatal(err)
 		}
