@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/tetratelabs/wazero"
-	"github.com/tetratelabs/wazero/api"
 )
 
 // GuestMemoryLimitPages caps each guest's linear memory: 16384 pages of 64
@@ -180,5 +179,3 @@ func checkGuest(path string, m wazero.CompiledModule) error {
 	}
 	return nil
 }
-
-var _ api.Module // keep the api import stable across edits

@@ -1,0 +1,44 @@
+package engine
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestNoHostNondeterminism enforces the rule that nothing reaching a
+// simulated run reads the host's clock or random source. The engine and
+// the packages it drives may not import math/rand at all; the host clock is
+// allowed only where it measures real time for the report and the
+// watchdog, which never feeds back into a run.
+func TestNoHostNondeterminism(t *testing.T) {
+	allowedClock := map[string]bool{
+		"engine/run.go": true, // real_ns of a run, and the watchdog
+	}
+	clock := regexp.MustCompile(`\btime\.(Now|Since|Until)\(`)
+	mathRand := regexp.MustCompile(`"math/rand(/v2)?"`)
+	for _, pkg := range []string{"engine", "disk", "simnet", "rng", "catalog", "config"} {
+		files, err := filepath.Glob(filepath.Join("..", pkg, "*.go"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range files {
+			if strings.HasSuffix(f, "_test.go") {
+				continue
+			}
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rel := pkg + "/" + filepath.Base(f)
+			if mathRand.Match(src) {
+				t.Errorf("%s imports math/rand: use lib/rng streams", rel)
+			}
+			if clock.Match(src) && !allowedClock[rel] {
+				t.Errorf("%s reads the host clock", rel)
+			}
+		}
+	}
+}
