@@ -870,20 +870,23 @@ func fmtTime(ns int64) string {
 
 // instance is one incarnation of a node: one wasm module instance.
 type instance struct {
-	run       *run
-	node      *node
-	num       int
-	name      string
-	hashID    uint64
-	mod       api.Module
-	resume    chan cmd
-	random    *rng.Stream
-	fds       []*fdEntry
-	started   bool
-	parked    bool
-	deadline  int64
-	waits     []waitSub
-	stepStart time.Time
+	run      *run
+	node     *node
+	num      int
+	name     string
+	hashID   uint64
+	mod      api.Module
+	resume   chan cmd
+	random   *rng.Stream
+	fds      []*fdEntry
+	started  bool
+	parked   bool
+	deadline int64
+	waits    []waitSub
+	// slowFor is the timer deadline a slowdown last stretched, and
+	// slowUntil what it was stretched to.
+	slowFor, slowUntil int64
+	stepStart          time.Time
 
 	killed, exited, abandoned, failed, oom bool
 	crashed                                bool // crashed inside one of its own disk operations

@@ -1105,13 +1105,18 @@ func (in *instance) pollOneoff(ctx context.Context, m api.Module, inPtr, outPtr,
 					d = timeout - 1
 				}
 			} else {
-				if f := in.node.slow; f > 1 {
-					// A slowed node waits f times as long for its timers.
-					timeout = int64(float64(timeout) * f)
-				}
 				d = r.now + timeout
 				if d < r.now || timeout < 0 { // overflow: wait forever
 					d = math.MaxInt64
+				} else if f := in.node.slow; f > 1 {
+					// A slowed node waits f times as long for its timers. Go
+					// asks again with the time left after every early wake,
+					// so the stretched deadline is kept per timer deadline
+					// rather than stretching the remainder each time.
+					if in.slowFor != d {
+						in.slowFor, in.slowUntil = d, r.now+int64(float64(timeout)*f)
+					}
+					d = in.slowUntil
 				}
 			}
 			deadline = min(deadline, d)
