@@ -106,6 +106,10 @@ func ParseSchedule(file string, data []byte, nodes []string) (*Schedule, error) 
 			return nil, fmt.Errorf("%s: faults[%d]: a clog of one link needs two different nodes of the world in from and to", file, i)
 		case f.Kind == KindClog && f.Mode != "stop" && f.Mode != "slow" && f.Mode != "jam":
 			return nil, fmt.Errorf("%s: faults[%d].mode: %q is not one of stop, slow, jam", file, i, f.Mode)
+		case f.Kind == KindClog && f.Node != "" && (f.From != "" || f.To != ""):
+			return nil, fmt.Errorf("%s: faults[%d]: a clog names a node with dir, or a link with from and to, not both", file, i)
+		case f.Kind == KindClog && (f.Delay < 0 || (f.Delay != 0 && f.Mode != "slow")):
+			return nil, fmt.Errorf("%s: faults[%d].delay: only a slow clog has a delay, and it is not negative", file, i)
 		case f.Kind == KindClog && f.Node != "" && f.Dir != "in" && f.Dir != "out" && f.Dir != "both":
 			return nil, fmt.Errorf("%s: faults[%d].dir: %q is not one of in, out, both", file, i, f.Dir)
 		case f.Kind == KindSlow && f.Factor < 1:

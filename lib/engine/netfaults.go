@@ -97,17 +97,14 @@ func (r *run) drawNetFaults() []Fault {
 			out = append(out, drawSwizzle(t, nodes, nf.ClogForNs, s)...)
 		})
 	}
-	for _, name := range nodes {
-		key := rng.Key(name)
+	for _, n := range r.nodes {
+		if !n.spec.Faults {
+			continue // resets, slowdowns and pauses are per-node faults
+		}
+		name, key := n.spec.Name, rng.Key(n.spec.Name)
 		times(KindNetReset, key, nf.ResetPerSec, func(t int64, s *rng.Stream) {
 			out = append(out, Fault{At: Dur(t), Kind: KindNetReset, Node: name, Until: Dur(t)})
 		})
-	}
-	for _, n := range r.nodes {
-		if !n.spec.Faults {
-			continue
-		}
-		name, key := n.spec.Name, rng.Key(n.spec.Name)
 		times(KindSlow, key, nf.SlowPerSec, func(t int64, s *rng.Stream) {
 			d := s.Between(nf.SlowForNs[0], nf.SlowForNs[1])
 			factor := 1 + s.Float64()*(max(nf.SlowFactor, 1)-1)
@@ -295,7 +292,11 @@ func (r *run) applyNet(f Fault) bool {
 	case KindNetReset:
 		n := r.net.ResetNode(f.Node)
 		r.res.Faults = append(r.res.Faults, f)
-		r.tracef("fault reset %d connections of %s", n, f.Node)
+		if n == 1 {
+			r.tracef("fault reset 1 connection of %s", f.Node)
+		} else {
+			r.tracef("fault reset %d connections of %s", n, f.Node)
+		}
 	case KindSlow:
 		n := r.nodeByName(f.Node)
 		if n == nil {
@@ -310,6 +311,9 @@ func (r *run) applyNet(f Fault) bool {
 		r.schedule(int64(f.Until), func() {
 			if n.slowSeq == seq && n.slow > 1 {
 				n.slow = 1
+				if n.cur != nil {
+					n.cur.slowDeadlines = nil
+				}
 				r.net.SetSlow(f.Node, 1)
 				r.tracef("%s is no longer slow", f.Node)
 			}

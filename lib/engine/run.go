@@ -883,10 +883,10 @@ type instance struct {
 	parked   bool
 	deadline int64
 	waits    []waitSub
-	// slowFor is the timer deadline a slowdown last stretched, and
-	// slowUntil what it was stretched to.
-	slowFor, slowUntil int64
-	stepStart          time.Time
+	// slowDeadlines maps the timer deadlines a slowdown stretched to what
+	// they were stretched to.
+	slowDeadlines map[int64]int64
+	stepStart     time.Time
 
 	killed, exited, abandoned, failed, oom bool
 	crashed                                bool // crashed inside one of its own disk operations

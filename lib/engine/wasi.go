@@ -1111,12 +1111,9 @@ func (in *instance) pollOneoff(ctx context.Context, m api.Module, inPtr, outPtr,
 				} else if f := in.node.slow; f > 1 {
 					// A slowed node waits f times as long for its timers. Go
 					// asks again with the time left after every early wake,
-					// so the stretched deadline is kept per timer deadline
-					// rather than stretching the remainder each time.
-					if in.slowFor != d {
-						in.slowFor, in.slowUntil = d, r.now+int64(float64(timeout)*f)
-					}
-					d = in.slowUntil
+					// so each timer deadline is stretched once, from the
+					// first time the node waited for it.
+					d = in.stretch(d, timeout, f)
 				}
 			}
 			deadline = min(deadline, d)
@@ -1170,6 +1167,31 @@ func (in *instance) pollOneoff(ctx context.Context, m api.Module, inPtr, outPtr,
 	}
 	return eSuccess
 }
+
+// stretch returns the slowed deadline of the timer deadline d, which the
+// node now waits timeout for.
+func (in *instance) stretch(d, timeout int64, f float64) int64 {
+	if in.slowDeadlines == nil {
+		in.slowDeadlines = map[int64]int64{}
+	}
+	if s, ok := in.slowDeadlines[d]; ok {
+		return s
+	}
+	if len(in.slowDeadlines) >= slowDeadlinesMax {
+		for k := range in.slowDeadlines {
+			if k < in.run.now {
+				delete(in.slowDeadlines, k) // timers that are due; order does not matter
+			}
+		}
+	}
+	s := in.run.now + int64(float64(timeout)*f)
+	in.slowDeadlines[d] = s
+	return s
+}
+
+// slowDeadlinesMax bounds the stretched deadlines a node keeps before the
+// ones already due are dropped.
+const slowDeadlinesMax = 256
 
 func (in *instance) pollReady(deadline int64) bool {
 	if deadline <= in.run.now {
