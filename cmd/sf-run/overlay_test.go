@@ -127,3 +127,112 @@ func TestNetOverlayManifest(t *testing.T) {
 		t.Errorf("%d generated overlays in .seedfall/build/overlay, want 1", len(entries))
 	}
 }
+
+// udpOverlayWorld writes a world of the unmodified UDP guest (an echo server
+// on net.ListenUDP and a client on net.Dial, net.ListenPacket and
+// net.DialUDP) with net_overlay on and the given faults.
+func udpOverlayWorld(t *testing.T, dir string, clientArgs []string, faults map[string]any) string {
+	t.Helper()
+	pkg := filepath.Join(tools.root, "lib", "engine", "testdata", "overlayguests", "udpecho")
+	path := filepath.Join(dir, "udp.json")
+	client := map[string]any{"name": "client", "pkg": pkg}
+	if clientArgs != nil {
+		client["args"] = clientArgs
+	}
+	w := map[string]any{
+		"net_overlay": true,
+		"nodes":       []map[string]any{{"name": "server", "pkg": pkg, "args": []string{"-serve", ":9000"}}},
+		"workload":    client,
+		"duration":    "60s",
+	}
+	if faults != nil {
+		w["faults"] = faults
+	}
+	writeJSON(t, path, w)
+	return path
+}
+
+var udpOverlayOK = regexp.MustCompile(`client#1: udpecho: ok: \d+ checks passed, (\d+) retries, \d+ stale answers\n`)
+
+// TestNetOverlayUDP: with net_overlay, plain net UDP sockets reach the
+// simulated network: every echo comes back from the server's 10.0.0.1:9000,
+// the server sees the client's 10.0.0.2 and port, a read deadline fires on
+// virtual time, and with udp_loss and udp_dup the client's retries carry it
+// through on every seed, the same on each run.
+func TestNetOverlayUDP(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	udpOverlayWorld(t, dir, nil, nil)
+	r := sfRun(t, dir, "-c", "udp.json", "-seed", "1")
+	r.wantExit(t, 0)
+	noStackTrace(t, r)
+	for _, want := range []string{
+		`server#1: udpecho: listening on 10\.0\.0\.1:9000\n`,
+		`client#1: udpecho: the 300ms read deadline fired after 300ms\n`,
+		`client#1: udpecho: ok: \d+ checks passed, 0 retries, 0 stale answers\n`,
+		`client#1 exited 0\n`,
+	} {
+		if !regexp.MustCompile(want).MatchString(r.stdout) {
+			t.Errorf("the trace has no line like %#q\n%s", want, r)
+		}
+	}
+
+	lossy := t.TempDir()
+	udpOverlayWorld(t, lossy, nil, map[string]any{"udp_loss": 0.2, "udp_dup": 0.1})
+	sweep := sfRun(t, lossy, "-c", "udp.json", "-seeds", "1-5", "-check")
+	sweep.wantExit(t, 0)
+	one := sfRun(t, lossy, "-c", "udp.json", "-seed", "2")
+	one.wantExit(t, 0)
+	m := udpOverlayOK.FindStringSubmatch(one.stdout)
+	if m == nil || m[1] == "0" {
+		t.Errorf("with udp_loss the client should pass after retries\n%s", one)
+	}
+	if !strings.Contains(one.stdout, "fault udp_drop: datagram #") || !strings.Contains(one.stdout, "fault udp_dup: datagram #") {
+		t.Errorf("the trace lacks udp_drop and udp_dup faults\n%s", one)
+	}
+}
+
+// TestNetOverlayUDPReplay: a lost datagram of a plain net socket is a fault
+// of the seed's schedule, and replaying the schedule reproduces the run; a
+// schedule of one udp_drop costs the client exactly one retry.
+func TestNetOverlayUDPReplay(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	udpOverlayWorld(t, dir, []string{"-strict"}, map[string]any{"udp_loss": 0.2})
+	r := sfRun(t, dir, "-c", "udp.json", "-seed", "1")
+	r.wantExit(t, 1)
+	if !strings.Contains(r.stdout, "udpecho: FAIL: no echo of ") {
+		t.Fatalf("the strict client did not report a lost echo\n%s", r)
+	}
+	if !udpFaultRE.MatchString(traceSection(t, r.stdout)) {
+		t.Fatalf("the trace has no udp fault\n%s", r)
+	}
+	sched := filepath.Join(dir, ".seedfall", "seed-1.faults.json")
+	data, err := os.ReadFile(sched)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `"kind": "udp_drop"`) {
+		t.Fatalf("the schedule lacks udp_drop:\n%s", data)
+	}
+	again := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", sched)
+	again.wantExit(t, 1)
+	if traceSection(t, again.stdout) != traceSection(t, r.stdout) {
+		t.Errorf("replaying the schedule changed the trace\nfirst:\n%s\nreplay:\n%s", r.stdout, again.stdout)
+	}
+
+	// The client's second datagram (its first echo after whoami) is lost.
+	udpOverlayWorld(t, dir, nil, map[string]any{"udp_loss": 0.2})
+	one := filepath.Join(dir, "one.json")
+	writeFile(t, one, []byte(`[{"at": "0s", "kind": "udp_drop", "node": "client", "to": "server", "op": 2, "until": "0s"}]`))
+	d := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", one)
+	d.wantExit(t, 0)
+	if !strings.Contains(d.stdout, "fault udp_drop: datagram #2 of client#1 to server") {
+		t.Errorf("the trace lacks the scheduled drop\n%s", d)
+	}
+	if m := udpOverlayOK.FindStringSubmatch(d.stdout); m == nil || m[1] != "1" {
+		t.Errorf("one dropped datagram should cost one retry\n%s", d)
+	}
+}

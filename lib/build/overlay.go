@@ -20,15 +20,18 @@ import (
 
 // The net_overlay build. Go's net package on wasip1 keeps TCP and UDP inside
 // the process (net_fake.go). With net_overlay, guests are built with
-// `go build -overlay` so that its TCP sockets are WASI sockets that the
-// engine opens on the simulated network:
+// `go build -overlay` so that its TCP and UDP sockets are WASI sockets that
+// the engine opens on the simulated network:
 //
 //   - net_fake.go: socket() first asks seedfallSocket, and keeps its own code
-//     for whatever that declines (UDP, Unix sockets);
+//     for whatever that declines (Unix sockets);
 //   - fd_fake.go: (*netFD).accept() gives the connections it accepts their
-//     addresses, through seedfallAccepted;
-//   - net_seedfall_wasip1.go: a new file of our own with those two functions
-//     and the host imports they call.
+//     addresses, through seedfallAccepted, and (*netFD).Read and Write send
+//     a UDP socket's reads and writes to seedfallRead and seedfallWrite;
+//   - net_seedfall_wasip1.go: a new file of our own with those functions,
+//     the methods of *netFD that UDPConn calls (readFrom, writeTo and the
+//     rest, which take the place of fakeNetFD's), and the host imports they
+//     call.
 //
 // Overlay keys must be absolute paths into the GOROOT of the toolchain that
 // builds, so the two patched files are generated from that toolchain's own
@@ -41,7 +44,7 @@ var netOverlayFile []byte
 
 // netOverlayVersion changes whenever the patches change, so that the
 // overlay's directory, and the modules built with it, change too.
-const netOverlayVersion = "1"
+const netOverlayVersion = "2"
 
 // NetOverlayFile is the name of the file net_overlay adds to package net.
 const NetOverlayFile = "net_seedfall_wasip1.go"
@@ -50,6 +53,8 @@ const NetOverlayFile = "net_seedfall_wasip1.go"
 const (
 	socketHook = ` if fd, ok, err := seedfallSocket(ctx, net, family, sotype, laddr, raddr, ctrlCtxFn); ok { return fd, err };`
 	acceptHook = ` defer func() { if err == nil { seedfallAccepted(netfd) } }();`
+	readHook   = ` if seedfallDatagram(fd) { return fd.seedfallRead(p) };`
+	writeHook  = ` if seedfallDatagram(fd) { return fd.seedfallWrite(p) };`
 )
 
 // netOverlay writes the overlay for the toolchain rooted at goroot into
@@ -72,7 +77,7 @@ func netOverlay(store, goroot string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	fdOut, err := patchAccept(fdPath, fdSrc)
+	fdOut, err := patchFD(fdPath, fdSrc)
 	if err != nil {
 		return "", err
 	}
@@ -189,32 +194,66 @@ func patchSocket(path string, src []byte) ([]byte, error) {
 	return insertAfter(src, fset.Position(fn.Body.Lbrace).Offset, socketHook), nil
 }
 
-// patchAccept makes fd_fake.go's (*netFD).accept call seedfallAccepted on
-// the connection it returns, after checking that the method's results are
-// named as the deferred call uses them.
-func patchAccept(path string, src []byte) ([]byte, error) {
+// patchFD patches three methods of *netFD in fd_fake.go: accept calls
+// seedfallAccepted on the connection it returns, and Read and Write hand UDP
+// sockets of the simulated network to seedfallRead and seedfallWrite. It
+// first checks that each method has the parameters and results its hook
+// uses.
+func patchFD(path string, src []byte) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 	if err != nil {
 		return nil, shapeError(path, fmt.Sprintf("does not parse: %v", err))
 	}
-	var fn *ast.FuncDecl
+	methods := map[string]*ast.FuncDecl{}
 	for _, d := range f.Decls {
 		d, ok := d.(*ast.FuncDecl)
-		if !ok || d.Recv == nil || d.Name.Name != "accept" || len(d.Recv.List) != 1 {
+		if !ok || d.Recv == nil || len(d.Recv.List) != 1 || d.Body == nil {
 			continue
 		}
 		if types.ExprString(d.Recv.List[0].Type) == "*netFD" {
-			fn = d
+			methods[d.Name.Name] = d
 		}
 	}
-	if fn == nil || fn.Body == nil {
-		return nil, shapeError(path, "no method accept of *netFD")
+	type patch struct {
+		off  int
+		text string
 	}
-	if err := checkFields(fn.Type.Results, map[string]string{"netfd": "*netFD", "err": "error"}); err != nil {
-		return nil, shapeError(path, "method accept of *netFD: "+err.Error())
+	var patches []patch
+	for _, m := range []struct {
+		name            string
+		params, results map[string]string
+		resultTypes     string
+		hook            string
+	}{
+		{"accept", nil, map[string]string{"netfd": "*netFD", "err": "error"}, "*netFD, error", acceptHook},
+		{"Read", map[string]string{"p": "[]byte"}, nil, "int, error", readHook},
+		{"Write", map[string]string{"p": "[]byte"}, nil, "int, error", writeHook},
+	} {
+		fn := methods[m.name]
+		if fn == nil {
+			return nil, shapeError(path, "no method "+m.name+" of *netFD")
+		}
+		if recv := fn.Recv.List[0].Names; m.name != "accept" && (len(recv) != 1 || recv[0].Name != "fd") {
+			return nil, shapeError(path, "method "+m.name+" of *netFD: the receiver is not named fd")
+		}
+		if err := checkFields(fn.Type.Params, m.params); err != nil {
+			return nil, shapeError(path, "method "+m.name+" of *netFD: "+err.Error())
+		}
+		if err := checkFields(fn.Type.Results, m.results); err != nil {
+			return nil, shapeError(path, "method "+m.name+" of *netFD: "+err.Error())
+		}
+		if got := fieldTypes(fn.Type.Results); got != m.resultTypes {
+			return nil, shapeError(path, fmt.Sprintf("method %s of *netFD returns (%s), want (%s)", m.name, got, m.resultTypes))
+		}
+		patches = append(patches, patch{fset.Position(fn.Body.Lbrace).Offset, m.hook})
 	}
-	return insertAfter(src, fset.Position(fn.Body.Lbrace).Offset, acceptHook), nil
+	// From the end of the file back, so that each offset still holds.
+	slices.SortFunc(patches, func(a, b patch) int { return b.off - a.off })
+	for _, p := range patches {
+		src = insertAfter(src, p.off, p.text)
+	}
+	return src, nil
 }
 
 // checkFields checks that list declares each name of want with its type.

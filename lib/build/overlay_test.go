@@ -38,11 +38,16 @@ func toolchainRoot(t *testing.T) string {
 func TestPatchToolchainFiles(t *testing.T) {
 	netDir := filepath.Join(toolchainRoot(t), "src", "net")
 	for _, tc := range []struct {
-		file, signature, hook string
-		patch                 func(string, []byte) ([]byte, error)
+		file  string
+		hooks map[string]string // the signature line each hook ends
+		patch func(string, []byte) ([]byte, error)
 	}{
-		{"net_fake.go", "func socket(", socketHook, patchSocket},
-		{"fd_fake.go", "func (fd *netFD) accept() (netfd *netFD, err error) {", acceptHook, patchAccept},
+		{"net_fake.go", map[string]string{"func socket(": socketHook}, patchSocket},
+		{"fd_fake.go", map[string]string{
+			"func (fd *netFD) accept() (netfd *netFD, err error) {":  acceptHook,
+			"func (fd *netFD) Read(p []byte) (n int, err error) {":   readHook,
+			"func (fd *netFD) Write(p []byte) (nn int, err error) {": writeHook,
+		}, patchFD},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(netDir, tc.file)
@@ -57,18 +62,25 @@ func TestPatchToolchainFiles(t *testing.T) {
 			if a, b := bytes.Count(src, []byte("\n")), bytes.Count(out, []byte("\n")); a != b {
 				t.Errorf("the patch changed the line count from %d to %d", a, b)
 			}
-			var patched []string
+			hooked := map[string]bool{}
 			srcLines := strings.Split(string(src), "\n")
 			for i, line := range strings.Split(string(out), "\n") {
-				if line != srcLines[i] {
-					patched = append(patched, line)
-					if !strings.HasPrefix(line, tc.signature) || !strings.HasSuffix(line, "{"+tc.hook) {
-						t.Errorf("line %d patched as %q, want the signature line ending in the hook", i+1, line)
+				if line == srcLines[i] {
+					continue
+				}
+				ok := false
+				for sig, hook := range tc.hooks {
+					if strings.HasPrefix(line, sig) && strings.HasSuffix(line, "{"+hook) && !hooked[sig] {
+						hooked[sig], ok = true, true
+						break
 					}
 				}
+				if !ok {
+					t.Errorf("line %d patched as %q, want a signature line ending in its hook", i+1, line)
+				}
 			}
-			if len(patched) != 1 {
-				t.Errorf("%d lines patched, want 1", len(patched))
+			if len(hooked) != len(tc.hooks) {
+				t.Errorf("%d lines patched as expected, want %d", len(hooked), len(tc.hooks))
 			}
 			if _, err := parser.ParseFile(token.NewFileSet(), path, out, 0); err != nil {
 				t.Errorf("the patched file does not parse: %v", err)
@@ -81,6 +93,7 @@ func TestPatchToolchainFiles(t *testing.T) {
 // names the file and what is missing, never a silent half patch.
 func TestPatchShapes(t *testing.T) {
 	const sig = "func socket(ctx context.Context, net string, family, sotype, proto int, ipv6only bool, laddr, raddr sockaddr, ctrlCtxFn func(context.Context, string, string, syscall.RawConn) error)"
+	const readWrite = "func (fd *netFD) Read(p []byte) (n int, err error) { return }\nfunc (fd *netFD) Write(p []byte) (nn int, err error) { return }\n"
 	const unsupported = "; this Go release is not supported by net_overlay (turn it off, or use a Go release it supports)"
 	tests := []struct {
 		name, src, want string
@@ -97,11 +110,19 @@ func TestPatchShapes(t *testing.T) {
 			"net_overlay: net_fake.go: func socket returns (*netFD, bool, error), want (*netFD, error)" + unsupported, patchSocket},
 		{"not Go", "package net\nfunc socket( {\n", "net_overlay: net_fake.go: does not parse: net_fake.go:2:14: expected ')', found '{'" + unsupported, patchSocket},
 
-		{"accept as expected", "package net\nfunc (fd *netFD) accept() (netfd *netFD, err error) { return }\n", "", patchAccept},
-		{"no accept", "package net\nfunc accept() (netfd *netFD, err error) { return }\n", "net_overlay: fd_fake.go: no method accept of *netFD" + unsupported, patchAccept},
-		{"accept on another type", "package net\nfunc (fd *fakeNetFD) accept() (netfd *netFD, err error) { return }\n", "net_overlay: fd_fake.go: no method accept of *netFD" + unsupported, patchAccept},
-		{"accept with unnamed results", "package net\nfunc (fd *netFD) accept() (*netFD, error) { return nil, nil }\n",
-			"net_overlay: fd_fake.go: method accept of *netFD: no err error" + unsupported, patchAccept},
+		{"accept as expected", "package net\nfunc (fd *netFD) accept() (netfd *netFD, err error) { return }\n" + readWrite, "", patchFD},
+		{"no accept", "package net\nfunc accept() (netfd *netFD, err error) { return }\n" + readWrite, "net_overlay: fd_fake.go: no method accept of *netFD" + unsupported, patchFD},
+		{"accept on another type", "package net\nfunc (fd *fakeNetFD) accept() (netfd *netFD, err error) { return }\n" + readWrite, "net_overlay: fd_fake.go: no method accept of *netFD" + unsupported, patchFD},
+		{"accept with unnamed results", "package net\nfunc (fd *netFD) accept() (*netFD, error) { return nil, nil }\n" + readWrite,
+			"net_overlay: fd_fake.go: method accept of *netFD: no err error" + unsupported, patchFD},
+		{"accept but no Write", "package net\nfunc (fd *netFD) accept() (netfd *netFD, err error) { return }\nfunc (fd *netFD) Read(p []byte) (n int, err error) { return }\n",
+			"net_overlay: fd_fake.go: no method Write of *netFD" + unsupported, patchFD},
+		{"accept but Read renames its buffer", "package net\nfunc (fd *netFD) accept() (netfd *netFD, err error) { return }\n" + strings.Replace(readWrite, "Read(p", "Read(b", 1),
+			"net_overlay: fd_fake.go: method Read of *netFD: no p []byte" + unsupported, patchFD},
+		{"accept but Write's receiver is not fd", "package net\nfunc (fd *netFD) accept() (netfd *netFD, err error) { return }\n" + strings.Replace(readWrite, "(fd *netFD) Write", "(c *netFD) Write", 1),
+			"net_overlay: fd_fake.go: method Write of *netFD: the receiver is not named fd" + unsupported, patchFD},
+		{"accept but Read returns more", "package net\nfunc (fd *netFD) accept() (netfd *netFD, err error) { return }\n" + strings.Replace(readWrite, "(n int, err error)", "(n int, ok bool, err error)", 1),
+			"net_overlay: fd_fake.go: method Read of *netFD returns (int, bool, error), want (int, error)" + unsupported, patchFD},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 )
 
 // The host side of net_overlay (lib/build/overlay.go): the functions that
-// Go's net package calls once the overlay has patched it, and the files that
-// let it resolve node names.
+// Go's net package calls once the overlay has patched it (tcp_* for TCP,
+// udp_* for UDP), and the files that let it resolve node names.
 //
 // Every program of the world (nodes, workloads, the finally check) has a
 // fixed IPv4 address, 10.0.0.1 for the first in spec order, 10.0.0.2 for the
@@ -241,6 +241,101 @@ func init() {
 			putU32(buf[12:], dialPort(peer.ID))
 		}
 		if !m.Memory().Write(uint32(s[1]), buf[:]) {
+			s[0] = eFault
+			return
+		}
+		s[0] = eSuccess
+	})
+	// udp_listen(ip, ip_len, port, out) binds a datagram socket on the node.
+	// out receives the fd, the port (a free one for port 0, as the SDK's
+	// sockets get) and the node's address.
+	w("udp_listen", cSimListen, p(i32, i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		a, ok := readOverlayIP(m, uint32(s[0]), uint32(s[1]))
+		port := int(uint32(s[2]))
+		in.hcall(cSimListen, uint64(a.ip[0])<<24|uint64(a.ip[1])<<16|uint64(a.ip[2])<<8|uint64(a.ip[3]), uint64(port)|2<<32)
+		switch {
+		case !ok:
+			s[0] = eFault
+			return
+		case !a.any && !a.loopback && !(a.v4 && ipNode(a.ip, len(in.run.nodes)) == in.node.idx):
+			s[0] = eAddrNotAvail
+			return
+		case port > 65535:
+			s[0] = eInval
+			return
+		}
+		sock, errno := in.run.net.ListenPacket(in.node.spec.Name, in.num, port)
+		if errno != simnet.OK {
+			s[0] = uint64(errno)
+			return
+		}
+		s[0] = in.installOverlaySock(m, uint32(s[3]), sock, uint32(sock.Port))
+	})
+	// udp_send_to(fd, ip, ip_len, port, buf, buf_len) sends a datagram to
+	// the node with that address (this node for a loopback or unspecified
+	// one), subject to udp_loss and udp_dup as the SDK's datagrams are.
+	w("udp_send_to", cSimUDP, p(i32, i32, i32, i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		fd := int32(s[0])
+		a, ok1 := readOverlayIP(m, uint32(s[1]), uint32(s[2]))
+		port := int(uint32(s[3]))
+		buf, ok2 := m.Memory().Read(uint32(s[4]), uint32(s[5]))
+		in.hcall(cSimUDP, uint64(fd), (uint64(a.ip[0])<<24|uint64(a.ip[1])<<16|uint64(a.ip[2])<<8|uint64(a.ip[3]))<<16^uint64(port)<<48^uint64(len(buf)))
+		e := in.fd(fd)
+		switch {
+		case !ok1 || !ok2:
+			s[0] = eFault
+			return
+		case e == nil:
+			s[0] = eBadf
+			return
+		case e.kind != fdSock || !e.sock.Datagram:
+			s[0] = eNotsock
+			return
+		}
+		target := in.node.idx
+		if !a.any && !a.loopback {
+			if target = -1; a.v4 {
+				target = ipNode(a.ip, len(in.run.nodes))
+			}
+			if target < 0 {
+				s[0] = eHostUnreach
+				return
+			}
+		}
+		to := in.run.nodes[target].spec.Name
+		drop, dup := in.datagramFaults(to)
+		s[0] = uint64(in.run.net.SendTo(e.sock, to, port, buf, drop, dup))
+	})
+	// udp_recv_from(fd, buf, buf_len, out) takes the next datagram into buf
+	// (cut to buf_len) and writes 12 bytes at out: its length as copied, the
+	// sender's port and the sender node's address.
+	w("udp_recv_from", cSimUDP, p(i32, i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		fd := int32(s[0])
+		e := in.fd(fd)
+		if e == nil || e.kind != fdSock || !e.sock.Datagram {
+			in.hcall(cSimUDP, uint64(fd), 1<<40)
+			s[0] = eBadf
+			return
+		}
+		buf, ok := m.Memory().Read(uint32(s[1]), uint32(s[2]))
+		if !ok {
+			s[0] = eFault
+			return
+		}
+		n, from, fromPort, _, errno := in.run.net.RecvFrom(e.sock, buf)
+		in.hcall(cSimUDP, uint64(fd), uint64(n)|uint64(errno)<<32|3<<40)
+		if errno != simnet.OK {
+			s[0] = uint64(errno)
+			return
+		}
+		var out [12]byte
+		putU32(out[0:], uint32(n))
+		putU32(out[4:], uint32(fromPort))
+		if sender := in.run.nodeByName(from); sender != nil {
+			ip := nodeIP(sender.idx)
+			copy(out[8:], ip[:])
+		}
+		if !m.Memory().Write(uint32(s[3]), out[:]) {
 			s[0] = eFault
 			return
 		}
