@@ -250,10 +250,8 @@ func init() {
 	})
 	w("fd_close", cFdClose, p(i32), r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
 		fd := int32(s[0])
-		in.hcall(cFdClose, uint64(fd), 0)
-		e := in.fd(fd)
-		if e == nil {
-			s[0] = eBadf
+		e, ok := in.fdCall(s, cFdClose, 0)
+		if !ok {
 			return
 		}
 		if e.sock != nil {
@@ -313,11 +311,8 @@ func init() {
 		s[0] = eSuccess
 	})
 	w("fd_tell", cFdSeek, p(i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		fd := int32(s[0])
-		in.hcall(cFdSeek, uint64(fd), 1<<62)
-		e := in.fd(fd)
-		if e == nil {
-			s[0] = eBadf
+		e, ok := in.fdCall(s, cFdSeek, 1<<62)
+		if !ok {
 			return
 		}
 		if !m.Memory().WriteUint64Le(uint32(s[1]), uint64(e.pos)) {
@@ -327,11 +322,8 @@ func init() {
 		s[0] = eSuccess
 	})
 	w("fd_fdstat_get", cFdFdstatGet, p(i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		fd := int32(s[0])
-		in.hcall(cFdFdstatGet, uint64(fd), 0)
-		e := in.fd(fd)
-		if e == nil {
-			s[0] = eBadf
+		e, ok := in.fdCall(s, cFdFdstatGet, 0)
+		if !ok {
 			return
 		}
 		var buf [24]byte
@@ -350,11 +342,8 @@ func init() {
 		s[0] = eSuccess
 	})
 	w("fd_fdstat_set_flags", cFdFdstatSetFlags, p(i32, i32), r1, func(in *instance, _ context.Context, _ api.Module, s []uint64) {
-		fd := int32(s[0])
-		in.hcall(cFdFdstatSetFlags, uint64(fd), s[1])
-		e := in.fd(fd)
-		if e == nil {
-			s[0] = eBadf
+		e, ok := in.fdCall(s, cFdFdstatSetFlags, s[1])
+		if !ok {
 			return
 		}
 		e.flags = uint16(s[1]) &^ fdflagNonblock
@@ -370,11 +359,8 @@ func init() {
 		s[0] = eSuccess
 	})
 	w("fd_filestat_get", cFdFilestatGet, p(i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		fd := int32(s[0])
-		in.hcall(cFdFilestatGet, uint64(fd), 0)
-		e := in.fd(fd)
-		if e == nil {
-			s[0] = eBadf
+		e, ok := in.fdCall(s, cFdFilestatGet, 0)
+		if !ok {
 			return
 		}
 		var st disk.Stat
@@ -629,6 +615,20 @@ func init() {
 		in.hcall(cUnsupported, 8, s[0])
 		s[0] = eNotsup
 	})
+}
+
+// fdCall starts a host call on the descriptor in s[0]: it enters the call
+// into the determinism hash with the descriptor and b, and answers EBADF for
+// a descriptor that is not open.
+func (in *instance) fdCall(s []uint64, id callID, b uint64) (*fdEntry, bool) {
+	fd := int32(s[0])
+	in.hcall(id, uint64(fd), b)
+	e := in.fd(fd)
+	if e == nil {
+		s[0] = eBadf
+		return nil, false
+	}
+	return e, true
 }
 
 func (in *instance) inoOpen(ino disk.Ino) bool {
