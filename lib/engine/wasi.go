@@ -504,34 +504,9 @@ func init() {
 	w("path_create_directory", cPathCreateDirectory, p(i32, i32, i32), r1, pathCall(cPathCreateDirectory, (*disk.FS).Mkdir))
 	w("path_remove_directory", cPathRemoveDirectory, p(i32, i32, i32), r1, pathCall(cPathRemoveDirectory, (*disk.FS).Rmdir))
 	w("path_unlink_file", cPathUnlinkFile, p(i32, i32, i32), r1, pathCall(cPathUnlinkFile, (*disk.FS).Unlink))
-	w("path_rename", cPathRename, p(i32, i32, i32, i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		od, op, e1 := in.dirPath(m, int32(s[0]), uint32(s[1]), uint32(s[2]))
-		nd, np, e2 := in.dirPath(m, int32(s[3]), uint32(s[4]), uint32(s[5]))
-		in.hcall(cPathRename, hashString(op), hashString(np))
-		if e1 != eSuccess {
-			s[0] = e1
-			return
-		}
-		if e2 != eSuccess {
-			s[0] = e2
-			return
-		}
-		s[0] = errnoOf(in.node.fs.Rename(od, op, nd, np))
-	})
-	w("path_link", cPathLink, p(i32, i32, i32, i32, i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
-		od, op, e1 := in.dirPath(m, int32(s[0]), uint32(s[2]), uint32(s[3]))
-		nd, np, e2 := in.dirPath(m, int32(s[4]), uint32(s[5]), uint32(s[6]))
-		in.hcall(cPathLink, hashString(op), hashString(np))
-		if e1 != eSuccess {
-			s[0] = e1
-			return
-		}
-		if e2 != eSuccess {
-			s[0] = e2
-			return
-		}
-		s[0] = errnoOf(in.node.fs.Link(od, op, nd, np))
-	})
+	w("path_rename", cPathRename, p(i32, i32, i32, i32, i32, i32), r1, twoPathCall(cPathRename, [6]int{0, 1, 2, 3, 4, 5}, (*disk.FS).Rename))
+	// path_link's second argument is its lookup flags, which a hard link ignores.
+	w("path_link", cPathLink, p(i32, i32, i32, i32, i32, i32, i32), r1, twoPathCall(cPathLink, [6]int{0, 2, 3, 4, 5, 6}, (*disk.FS).Link))
 	w("path_symlink", cPathSymlink, p(i32, i32, i32, i32, i32), r1, func(in *instance, _ context.Context, m api.Module, s []uint64) {
 		target, ok := readString(m, uint32(s[0]), uint32(s[1]))
 		dir, path, errno := in.dirPath(m, int32(s[2]), uint32(s[3]), uint32(s[4]))
@@ -651,6 +626,25 @@ func pathCall(id callID, op func(*disk.FS, disk.Ino, string) error) func(*instan
 			return
 		}
 		s[0] = errnoOf(op(in.node.fs, dir, path))
+	}
+}
+
+// twoPathCall is a host function that applies a directory operation naming
+// two paths (rename, link); at holds the stack positions of the first
+// directory descriptor, path and length, then the second's.
+func twoPathCall(id callID, at [6]int, op func(*disk.FS, disk.Ino, string, disk.Ino, string) error) func(*instance, context.Context, api.Module, []uint64) {
+	return func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		od, oldPath, e1 := in.dirPath(m, int32(s[at[0]]), uint32(s[at[1]]), uint32(s[at[2]]))
+		nd, newPath, e2 := in.dirPath(m, int32(s[at[3]]), uint32(s[at[4]]), uint32(s[at[5]]))
+		in.hcall(id, hashString(oldPath), hashString(newPath))
+		switch {
+		case e1 != eSuccess:
+			s[0] = e1
+		case e2 != eSuccess:
+			s[0] = e2
+		default:
+			s[0] = errnoOf(op(in.node.fs, od, oldPath, nd, newPath))
+		}
 	}
 }
 
