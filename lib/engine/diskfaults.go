@@ -21,24 +21,7 @@ type DiskFaults struct {
 	LatencyNs [2]int64
 }
 
-// Disk fault kinds. All but bitrot fire at a numbered disk operation or
-// read of a node; bitrot is planned in time.
-const (
-	KindCrashIO     = "crash_io"
-	KindFsyncEIO    = "fsync_eio"
-	KindWriteEIO    = "write_eio"
-	KindWriteENOSPC = "write_enospc"
-	KindReadEIO     = "read_eio"
-	KindReadCorrupt = "read_corrupt"
-	KindLostWrite   = "lost_write"
-	KindMisdirected = "misdirected_write"
-	KindBitrot      = "bitrot"
-)
-
 func init() {
-	for _, k := range []string{KindCrashIO, KindFsyncEIO, KindWriteEIO, KindWriteENOSPC, KindReadEIO, KindReadCorrupt, KindLostWrite, KindMisdirected} {
-		countedKinds[k] = true
-	}
 	swarmTypes = append(swarmTypes, KindCrashIO, KindFsyncEIO, KindWriteEIO, KindWriteENOSPC, KindReadEIO,
 		KindReadCorrupt, KindLostWrite, KindMisdirected, KindBitrot)
 }

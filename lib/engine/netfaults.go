@@ -1,13 +1,11 @@
 package engine
 
 import (
-	"fmt"
 	"math"
 	"sort"
-	"strings"
-	"time"
 
 	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
@@ -31,19 +29,7 @@ type NetFaults struct {
 	UDPLoss, UDPDup     float64
 }
 
-// Network fault kinds.
-const (
-	KindPartition = "partition"
-	KindClog      = "clog"
-	KindNetReset  = "net_reset"
-	KindSlow      = "slow"
-	KindPause     = "pause"
-)
-
 func init() {
-	for _, k := range []string{KindPartition, KindClog, KindNetReset, KindSlow, KindPause} {
-		knownKinds[k] = true
-	}
 	swarmTypes = append(swarmTypes, KindPartition, KindClog, "swizzle", KindNetReset, KindSlow, KindPause)
 }
 
@@ -268,7 +254,7 @@ func (r *run) applyNet(f Fault) bool {
 		r.partitionSeq++
 		seq := r.partitionSeq
 		r.res.Faults = append(r.res.Faults, f)
-		r.tracef("fault partition %s until %s", groupsText(f.Groups), fmtTime(int64(f.Until)))
+		r.tracef("fault partition %s until %s", schedule.GroupsText(f.Groups), fmtTime(int64(f.Until)))
 		r.schedule(int64(f.Until), func() {
 			if r.partitionSeq == seq { // a newer partition replaced it already
 				r.net.Heal()
@@ -283,10 +269,10 @@ func (r *run) applyNet(f Fault) bool {
 			return true
 		}
 		r.res.Faults = append(r.res.Faults, f)
-		r.tracef("fault clog %s until %s", clogText(f), fmtTime(int64(f.Until)))
+		r.tracef("fault clog %s until %s", schedule.ClogText(f), fmtTime(int64(f.Until)))
 		r.schedule(int64(f.Until), func() {
 			if r.net.Unclog(id) {
-				r.tracef("clog %s lifted", clogText(f))
+				r.tracef("clog %s lifted", schedule.ClogText(f))
 			}
 		})
 	case KindNetReset:
@@ -353,32 +339,4 @@ func (r *run) healNetwork() {
 		}
 		n.pausedUntil = 0
 	}
-}
-
-func groupsText(groups [][]string) string {
-	parts := make([]string, len(groups))
-	for i, g := range groups {
-		parts[i] = "[" + strings.Join(g, " ") + "]"
-	}
-	return strings.Join(parts, " | ")
-}
-
-func clogText(f Fault) string {
-	what := fmt.Sprintf("%s -> %s", f.From, f.To)
-	if f.Node != "" {
-		what = fmt.Sprintf("%s %s", f.Node, f.Dir)
-	}
-	what += " " + f.Mode
-	if f.Mode == simnet.ClogSlow {
-		what += fmt.Sprintf(" +%s", time.Duration(f.Delay))
-	}
-	return what
-}
-
-func isNetKind(k string) bool {
-	switch k {
-	case KindPartition, KindClog, KindNetReset, KindSlow, KindPause:
-		return true
-	}
-	return false
 }

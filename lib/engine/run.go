@@ -19,6 +19,7 @@ import (
 	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
@@ -59,6 +60,16 @@ type Options struct {
 	// DivergeAtCall, when not 0, perturbs virtual time by 1ns at that host
 	// call. Tests use it to prove the determinism check can fail.
 	DivergeAtCall uint64
+	// StopAtNs, when above 0, ends the run once virtual time would pass it:
+	// a replay of a shrunk schedule runs as long as the failure it
+	// reproduces took. A run that ends there without failing has status
+	// horizon and Result.CutShort set.
+	StopAtNs int64
+	// Budget, when above 0, caps what sim.Budget returns in every node.
+	Budget int
+	// Branches re-key the seed's random streams at the first scheduler
+	// step at or after each one's time.
+	Branches []schedule.Branch
 }
 
 // Property is what one run saw of one property.
@@ -97,6 +108,11 @@ type Result struct {
 	Check       *check.Report // the history check, when a history was recorded
 	Tail        []string      // last lines of the failing node's stderr
 	Disks       []NodeDisk    // each node's disk at the end, with Options.Inspect
+	// BudgetAsked is the largest n any node passed to sim.Budget; 0 when
+	// none called it.
+	BudgetAsked int
+	// CutShort says the run reached Options.StopAtNs without failing.
+	CutShort bool
 }
 
 type cmd uint8
@@ -257,12 +273,15 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 			case n == nil:
 			case f.Kind == KindBuggify:
 				r.scheduledHits[siteKey{n.idx, f.Site, f.Op}] = true
-			case countedKinds[f.Kind]:
+			case schedule.Positional(f.Kind):
 				r.scheduledOps[opKey{f.Kind, n.idx, f.Op}] = true
 			}
 		}
 		for _, f := range opts.Faults {
-			if !countedKinds[f.Kind] {
+			if f.Kind == KindPartition && len(f.Side) > 0 {
+				f.Groups, f.Side = f.PartitionGroups(names), nil
+			}
+			if !schedule.Positional(f.Kind) {
 				r.planned = append(r.planned, f)
 			}
 		}
@@ -605,7 +624,7 @@ func (r *run) apply(f Fault) {
 	if r.recovering {
 		return // the fault period is over
 	}
-	if knownKinds[f.Kind] && isNetKind(f.Kind) {
+	if schedule.IsNet(f.Kind) {
 		if r.quiet() {
 			r.tracef("quiet: %s suppressed", f.Describe())
 			return

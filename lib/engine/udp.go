@@ -14,21 +14,10 @@ import (
 // the SDK's sim.ListenPacket talks to these host functions directly and
 // waits for readiness through Go's netpoller on the socket's fd.
 
-// Datagram fault kinds: drawn per datagram a node sends, numbered per
-// sender across restarts.
-const (
-	KindUDPDrop = "udp_drop"
-	KindUDPDup  = "udp_dup"
-)
-
 // WASI file type of a datagram socket.
 const ftSocketDgram = 5
 
 func init() {
-	countedKinds[KindUDPDrop] = true
-	countedKinds[KindUDPDup] = true
-	knownKinds[KindUDPDrop] = true
-	knownKinds[KindUDPDup] = true
 	swarmTypes = append(swarmTypes, KindUDPDrop, KindUDPDup)
 
 	w := func(name string, id callID, params []api.ValueType, results []api.ValueType, fn func(in *instance, ctx context.Context, m api.Module, s []uint64)) {

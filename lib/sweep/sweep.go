@@ -6,7 +6,7 @@
 package sweep
 
 import (
-	"encoding/json"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -21,6 +21,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/catalog"
 	"github.com/sf-dst/sf/lib/check"
@@ -29,6 +30,7 @@ import (
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
@@ -59,6 +61,7 @@ type Options struct {
 	// to 30s.
 	HistoryTimeout time.Duration
 	Tool           string // how the user invoked the tool, for repro lines
+	Stdin          io.Reader
 	Stdout         io.Writer
 	Stderr         io.Writer
 
@@ -288,19 +291,10 @@ func run(o Options) (int, error) {
 	}
 	defer prep.Engine.Close()
 
-	var schedule []engine.Fault
+	var sched *schedule.Schedule
 	if o.Faults != "" {
-		data, err := os.ReadFile(o.Faults)
-		if err != nil {
-			return 0, fmt.Errorf("-faults: %w", err)
-		}
-		s, err := engine.ParseSchedule(o.Faults, data, prep.nodeNames())
-		if err != nil {
+		if sched, err = prep.ReadSchedule(o.Faults, o.Stdin); err != nil {
 			return 0, err
-		}
-		schedule = s.Faults
-		if schedule == nil {
-			schedule = []engine.Fault{}
 		}
 	}
 
@@ -322,7 +316,7 @@ func run(o Options) (int, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] <- runSeed(prep, o, o.Seeds[i], schedule)
+				results[i] <- runSeed(prep, o, o.Seeds[i], sched)
 			}
 		}()
 	}
@@ -426,8 +420,9 @@ type outcome struct {
 	err error
 }
 
-func runSeed(p *Prepared, o Options, seed uint64, schedule []engine.Fault) *outcome {
-	opts := engine.Options{Faults: schedule, Inspect: o.Inspect}
+func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule) *outcome {
+	opts := p.RunOptions(sched)
+	opts.Inspect = o.Inspect
 	a, err := p.Engine.Run(p.Spec, seed, opts)
 	if err != nil || !o.Check {
 		return &outcome{a, err}
@@ -515,10 +510,7 @@ func seedRecord(o Options, r *engine.Result) record.Seed {
 // writeArtifacts writes a failing seed's trace and fault schedule next to
 // the world file.
 func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
-	dir := build.Dir(p.World)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
+	dir := ArtifactDir(p.World)
 	arts := &record.Artifacts{}
 	if len(r.History) > 0 {
 		path := filepath.Join(dir, fmt.Sprintf("seed-%d.history.jsonl", r.Seed))
@@ -526,22 +518,18 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 		if err := history.WriteEvents(&b, r.History); err != nil {
 			return nil, err
 		}
-		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		if err := atomicfile.WriteFile(path, []byte(b.String()), 0o644); err != nil {
 			return nil, err
 		}
 		arts.History = relPath(path)
 		if r.Check != nil && r.Check.HasTimeline() {
 			tl := filepath.Join(dir, fmt.Sprintf("seed-%d.history.html", r.Seed))
-			f, err := os.Create(tl)
-			if err != nil {
+			var page bytes.Buffer
+			if err := r.Check.WriteTimeline(&page); err != nil {
 				return nil, err
 			}
-			werr := r.Check.WriteTimeline(f)
-			if cerr := f.Close(); werr == nil {
-				werr = cerr
-			}
-			if werr != nil {
-				return nil, werr
+			if err := atomicfile.WriteFile(tl, page.Bytes(), 0o644); err != nil {
+				return nil, err
 			}
 			arts.Timeline = relPath(tl)
 		}
@@ -558,15 +546,11 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	if err := os.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+	if err := atomicfile.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
-	sched := engine.Schedule{Seed: r.Seed, Config: o.Config, Duration: engine.Dur(r.AtNs), Faults: r.Faults}
-	if sched.Faults == nil {
-		sched.Faults = []engine.Fault{}
-	}
-	data, _ := json.MarshalIndent(sched, "", "  ")
-	if err := os.WriteFile(faults, append(data, '\n'), 0o644); err != nil {
+	sched := &schedule.Schedule{Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: engine.Dur(r.AtNs), Faults: r.Faults}
+	if err := sched.WriteFile(faults); err != nil {
 		return nil, err
 	}
 	arts.Trace, arts.Faults = relPath(trace), relPath(faults)

@@ -1,0 +1,435 @@
+// Package schedule is the one reader and writer of fault schedules, the
+// files that make a run replay exactly: the faults that fired (or should
+// fire), the budget cap, the branches and where the schedule came from.
+// sf-run, sf-shrink and sf-faults all go through it, so a schedule is read
+// as strictly, and checked against its world in the same way, everywhere.
+package schedule
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/atomicfile"
+)
+
+// MaxBytes is the largest schedule file read. A schedule holds one entry per
+// fault that fired, so even a long run with every fault on stays far below.
+const MaxBytes = 64 << 20
+
+// Fault is one entry of a schedule. at and until are virtual times written
+// as Go duration strings.
+type Fault struct {
+	At    Dur    `json:"at"`
+	Kind  string `json:"kind"`
+	Node  string `json:"node,omitempty"`
+	Site  string `json:"site,omitempty"`
+	Until Dur    `json:"until"`
+	Op    int64  `json:"op,omitempty"`
+	// Path and Offset say where a disk fault struck; Target is where a
+	// misdirected write landed. The run fills them in for people to read;
+	// a replay ignores them.
+	Path   string `json:"path,omitempty"`
+	Offset int64  `json:"offset,omitempty"`
+	Target int64  `json:"target,omitempty"`
+	// Delta is how far a clock_jump moves the node's wall clock.
+	Delta Dur `json:"delta,omitempty"`
+	// Network faults: a partition's groups (or its side, one group against
+	// every other node), a clog's link (From, To) or node and direction, its
+	// mode and, when slow, its delay; a slowdown's factor.
+	Groups [][]string `json:"groups,omitempty"`
+	Side   []string   `json:"side,omitempty"`
+	From   string     `json:"from,omitempty"`
+	To     string     `json:"to,omitempty"`
+	Dir    string     `json:"dir,omitempty"`
+	Mode   string     `json:"mode,omitempty"`
+	Delay  Dur        `json:"delay,omitempty"`
+	Factor float64    `json:"factor,omitempty"`
+}
+
+// Branch re-keys the seed's random streams at the first scheduler step at
+// or after At: every stream when Stream is empty, else only that one.
+type Branch struct {
+	At     Dur    `json:"at"`
+	Key    uint64 `json:"key"`
+	Stream string `json:"stream,omitempty"`
+}
+
+// BranchStreams are the streams a branch may name.
+var BranchStreams = []string{"sched", "net", "disk", "io", "udp", "disklatency", "mutant", "random"}
+
+// Schedule is a seed's faults in file form.
+type Schedule struct {
+	Seed    uint64   `json:"seed"`
+	Config  string   `json:"config,omitempty"`
+	Profile string   `json:"profile,omitempty"`
+	Set     []string `json:"set,omitempty"`
+	// Duration is how long a replay runs: for a failing run, when it
+	// failed. 0 means the world's duration.
+	Duration Dur `json:"duration,omitempty"`
+	// Budget, when above 0, caps what sim.Budget returns.
+	Budget   int      `json:"budget,omitempty"`
+	Branches []Branch `json:"branches,omitempty"`
+	// ShrunkFrom and ShrinkRuns say that sf-shrink made this schedule: from
+	// how many faults, in how many replays.
+	ShrunkFrom int     `json:"shrunk_from,omitempty"`
+	ShrinkRuns int     `json:"shrink_runs,omitempty"`
+	Faults     []Fault `json:"faults"`
+}
+
+// Dur is virtual time in nanoseconds that reads and writes as a Go duration
+// string ("1.204s").
+type Dur int64
+
+// MarshalJSON writes d as a duration string.
+func (d Dur) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
+
+// UnmarshalJSON reads a duration string.
+func (d *Dur) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return errors.New("expected a duration string like \"1.5s\"")
+	}
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("invalid duration %q", s)
+	}
+	*d = Dur(v)
+	return nil
+}
+
+// ReadFile reads and parses the schedule at path; "-" reads stdin. It does
+// not check the schedule against a world: see Check.
+func ReadFile(path string, stdin io.Reader) (*Schedule, error) {
+	data, err := ReadInput(path, stdin, MaxBytes)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(displayName(path), data)
+}
+
+func displayName(path string) string {
+	if path == "-" {
+		return "<stdin>"
+	}
+	return path
+}
+
+// ReadInput reads the file at path, or stdin for "-", and refuses more than
+// limit bytes with an error that names the file and the limit.
+func ReadInput(path string, stdin io.Reader, limit int64) ([]byte, error) {
+	var r io.Reader
+	if path == "-" {
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		r = stdin
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Close()
+		r = f
+	}
+	data, err := io.ReadAll(io.LimitReader(r, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", displayName(path), err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: larger than the limit of %d bytes for this input", displayName(path), limit)
+	}
+	return data, nil
+}
+
+// Parse decodes a schedule: the object form, or a bare list of faults.
+// Unknown fields, in the schedule or in any entry, are errors that name the
+// entry, as they are in world files.
+func Parse(file string, data []byte) (*Schedule, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
+		return nil, fmt.Errorf("%s: empty: a schedule is a JSON object with a faults list, or a list of faults", file)
+	}
+	var raw []json.RawMessage
+	s := &Schedule{}
+	if trimmed[0] == '[' {
+		if err := json.Unmarshal(trimmed, &raw); err != nil {
+			return nil, fmt.Errorf("%s: %s", file, jsonError(trimmed, err))
+		}
+	} else {
+		// Decode everything but the faults strictly, then each fault on its
+		// own, so that an error names its entry.
+		var top map[string]json.RawMessage
+		if err := json.Unmarshal(trimmed, &top); err != nil {
+			return nil, fmt.Errorf("%s: %s", file, jsonError(trimmed, err))
+		}
+		fs, ok := top["faults"]
+		if !ok {
+			return nil, fmt.Errorf("%s: faults: missing (an empty schedule is \"faults\": [])", file)
+		}
+		delete(top, "faults")
+		if err := json.Unmarshal(fs, &raw); err != nil {
+			return nil, fmt.Errorf("%s: faults: expected a list of faults", file)
+		}
+		rest, _ := json.Marshal(top)
+		if err := strictDecode(rest, s); err != nil {
+			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+	}
+	s.Faults = make([]Fault, 0, len(raw))
+	for i, r := range raw {
+		var f Fault
+		if err := strictDecode(r, &f); err != nil {
+			return nil, fmt.Errorf("%s: faults[%d]%v", file, i, pathed(err))
+		}
+		s.Faults = append(s.Faults, f)
+	}
+	return s, nil
+}
+
+// pathed turns a decoding error into ".field: problem" or ": problem".
+func pathed(err error) string {
+	msg := err.Error()
+	if f, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(f, " ") {
+		return "." + f + ": " + rest
+	}
+	return ": " + msg
+}
+
+// strictDecode decodes one JSON object into v, refusing unknown fields and
+// naming the field a wrong value is in.
+func strictDecode(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(v)
+	if err == nil {
+		return nil
+	}
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &te) && te.Field != "":
+		return fmt.Errorf("%s: expected %s, got %s", te.Field, te.Type, te.Value)
+	case errors.As(err, &te):
+		return fmt.Errorf("expected an object, got %s", te.Value)
+	case strings.HasPrefix(err.Error(), "json: unknown field "):
+		name := strings.TrimPrefix(err.Error(), "json: unknown field ")
+		return fmt.Errorf("%s: unknown field", strings.Trim(name, `"`))
+	}
+	msg := err.Error()
+	// Errors from Dur say which value was wrong but not where: find it.
+	if strings.HasPrefix(msg, "expected a duration") || strings.HasPrefix(msg, "invalid duration") {
+		var m map[string]json.RawMessage
+		if json.Unmarshal(data, &m) == nil {
+			for _, k := range []string{"at", "until", "delta", "delay", "duration"} {
+				var d Dur
+				if v, ok := m[k]; ok && d.UnmarshalJSON(v) != nil {
+					return fmt.Errorf("%s: %s", k, msg)
+				}
+			}
+		}
+	}
+	return errors.New(strings.TrimPrefix(msg, "json: "))
+}
+
+func jsonError(data []byte, err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		line, col := 1, 1
+		for _, c := range data[:max(0, min(int(se.Offset)-1, len(data)))] {
+			if c == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		return fmt.Sprintf("line %d, column %d: %v", line, col, se)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("expected a JSON object or a list of faults, got %s", te.Value)
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// Marshal returns the schedule as indented JSON, ending in a newline.
+func (s *Schedule) Marshal() []byte {
+	c := *s
+	if c.Faults == nil {
+		c.Faults = []Fault{}
+	}
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		panic(fmt.Sprintf("schedule: encoding a schedule: %v", err)) // every field encodes
+	}
+	return append(data, '\n')
+}
+
+// WriteFile writes the schedule to path atomically.
+func (s *Schedule) WriteFile(path string) error {
+	return atomicfile.WriteFile(path, s.Marshal(), 0o644)
+}
+
+// Sort orders the faults by at, keeping the order of faults at one time.
+func (s *Schedule) Sort() {
+	sort.SliceStable(s.Faults, func(i, j int) bool { return s.Faults[i].At < s.Faults[j].At })
+}
+
+// World is what a schedule is checked against.
+type World struct {
+	File       string   // the world file, for messages
+	Nodes      []string // every node, workload and finally check, in world order
+	DurationNs int64    // the world's duration
+	PreemptPCT bool     // preempt.strategy is pct
+}
+
+// Check checks the schedule against the world, with every check of a
+// schedule edit: it returns the first problem, naming the entry and field
+// (faults[3].node: "sever" is not a node of this world (server, client)).
+func (s *Schedule) Check(w World) error {
+	known := map[string]bool{}
+	for _, n := range w.Nodes {
+		known[n] = true
+	}
+	end := int64(s.Duration)
+	if end == 0 {
+		end = w.DurationNs
+	}
+	nodeErr := func(i int, field, name string) error {
+		return fmt.Errorf("faults[%d].%s: %q is not a node of this world (%s)", i, field, name, strings.Join(w.Nodes, ", "))
+	}
+	checkNodes := func(i int, field string, names []string) error {
+		for _, n := range names {
+			if !known[n] {
+				return nodeErr(i, field, n)
+			}
+		}
+		return nil
+	}
+	if s.Duration < 0 {
+		return errors.New("duration: negative")
+	}
+	if s.Budget < 0 {
+		return errors.New("budget: negative")
+	}
+	var last Dur
+	for i, b := range s.Branches {
+		switch {
+		case b.At < 0:
+			return fmt.Errorf("branches[%d].at: negative", i)
+		case b.At < last:
+			return fmt.Errorf("branches[%d].at: %s is before the branch above it (%s): branches are in order of at", i, time.Duration(b.At), time.Duration(last))
+		case b.Stream != "" && !contains(BranchStreams, b.Stream):
+			return fmt.Errorf("branches[%d].stream: %q is not one of %s", i, b.Stream, strings.Join(BranchStreams, ", "))
+		}
+		last = b.At
+	}
+	for i, f := range s.Faults {
+		k, ok := kinds[f.Kind]
+		if !ok {
+			return fmt.Errorf("faults[%d].kind: %q is not a fault kind (%s)", i, f.Kind, strings.Join(Kinds(), ", "))
+		}
+		if k.Name == KindPreempt && !w.PreemptPCT {
+			return fmt.Errorf("faults[%d].kind: a preempt fault needs preempt.strategy pct in the world", i)
+		}
+		if k.Unsupported != "" {
+			return fmt.Errorf("faults[%d].kind: %s: %s", i, f.Kind, k.Unsupported)
+		}
+		if f.Node != "" && !known[f.Node] {
+			return nodeErr(i, "node", f.Node)
+		}
+		if err := checkNodes(i, "side", f.Side); err != nil {
+			return err
+		}
+		for j, g := range f.Groups {
+			if err := checkNodes(i, fmt.Sprintf("groups[%d]", j), g); err != nil {
+				return err
+			}
+		}
+		for _, fld := range []struct{ name, v string }{{"from", f.From}, {"to", f.To}} {
+			if fld.v != "" && !known[fld.v] {
+				return nodeErr(i, fld.name, fld.v)
+			}
+		}
+		switch {
+		case f.At < 0:
+			return fmt.Errorf("faults[%d].at: negative", i)
+		case !k.Positional() && int64(f.At) > end:
+			return fmt.Errorf("faults[%d].at: %s is after the end of the run (%s)", i, time.Duration(f.At), time.Duration(end))
+		case k.Span && f.Until < f.At:
+			return fmt.Errorf("faults[%d].until: %s is before at (%s)", i, time.Duration(f.Until), time.Duration(f.At))
+		}
+		switch f.Kind {
+		case KindPartition:
+			switch {
+			case len(f.Side) > 0 && len(f.Groups) > 0:
+				return fmt.Errorf("faults[%d]: a partition has side or groups, not both", i)
+			case len(f.Side) == 0 && len(f.Groups) == 0:
+				return fmt.Errorf("faults[%d]: a partition needs side (one group against the rest) or groups", i)
+			case f.Node != "":
+				return fmt.Errorf("faults[%d].node: a partition names its nodes in side or groups", i)
+			}
+		case KindClog:
+			switch {
+			case f.Mode != "stop" && f.Mode != "slow" && f.Mode != "jam":
+				return fmt.Errorf("faults[%d].mode: %q is not one of stop, slow, jam", i, f.Mode)
+			case f.Node != "" && (f.From != "" || f.To != ""):
+				return fmt.Errorf("faults[%d]: a clog names a node with dir, or a link with from and to, not both", i)
+			case f.Node != "" && f.Dir != "in" && f.Dir != "out" && f.Dir != "both":
+				return fmt.Errorf("faults[%d].dir: %q is not one of in, out, both", i, f.Dir)
+			case f.Node == "" && f.Dir != "":
+				return fmt.Errorf("faults[%d].dir: a clog of one link (from, to) has no dir", i)
+			case f.Node == "" && (f.From == "" || f.To == "" || f.From == f.To):
+				return fmt.Errorf("faults[%d]: a clog of one link needs two different nodes in from and to", i)
+			case f.Delay < 0 || (f.Delay != 0 && f.Mode != "slow"):
+				return fmt.Errorf("faults[%d].delay: only a slow clog has a delay, and it is not negative", i)
+			}
+		default:
+			if f.Node == "" {
+				return fmt.Errorf("faults[%d].node: missing: a %s fault names its node", i, f.Kind)
+			}
+			if len(f.Side) > 0 || len(f.Groups) > 0 {
+				return fmt.Errorf("faults[%d]: only a partition has side or groups", i)
+			}
+		}
+		switch {
+		case f.Kind == KindSlow && f.Factor < 1:
+			return fmt.Errorf("faults[%d].factor: %g is below 1", i, f.Factor)
+		case k.Positional() && f.Op < 1:
+			return fmt.Errorf("faults[%d].op: a %s fault fires at a numbered %s, from 1", i, f.Kind, k.Counter)
+		case f.Kind == KindBuggify && f.Site == "":
+			return fmt.Errorf("faults[%d].site: missing: a buggify fault names its site", i)
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// PartitionGroups returns the groups of a partition: Groups, or Side
+// against every other node of the world.
+func (f Fault) PartitionGroups(nodes []string) [][]string {
+	if len(f.Side) == 0 {
+		return f.Groups
+	}
+	var rest []string
+	for _, n := range nodes {
+		if !contains(f.Side, n) {
+			rest = append(rest, n)
+		}
+	}
+	return [][]string{f.Side, rest}
+}
