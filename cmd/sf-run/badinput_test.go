@@ -102,7 +102,7 @@ func TestBadInput(t *testing.T) {
 				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "crash", "node": "nosuch", "until": "2s"}]}`,
 			},
 			args: []string{"-seed", "1", "-faults", "faults.json"},
-			want: []string{"faults.json: faults[0].node: no node named \"nosuch\""},
+			want: []string{"faults.json: faults[0].node: \"nosuch\" is not a node of this world (server, client)"},
 		},
 		{
 			name: "faults file missing",

@@ -249,8 +249,8 @@ func replayExactly(t *testing.T, dir, world string) diskSchedule {
 	t.Helper()
 	removeArtifacts(t, dir)
 	seed, _ := firstFailure(t, dir, world)
-	sweepLog := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".trace.log"))
-	schedText := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".faults.json"))
+	sweepLog := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
+	schedText := readFile(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 	sched := filepath.Join(t.TempDir(), "seed.faults.json")
 	writeFile(t, sched, []byte(schedText))
 	var s diskSchedule
@@ -266,7 +266,7 @@ func replayExactly(t *testing.T, dir, world string) diskSchedule {
 		t.Errorf("with -faults the trace of seed %s differs from the sweep's:\n%s", seed, firstDiff(got, want))
 	}
 	// The replay wrote the schedule again: the same faults, field by field.
-	again := readDiskSchedule(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".faults.json"))
+	again := readDiskSchedule(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 	if got, want := fmt.Sprint(again.Faults), fmt.Sprint(s.Faults); got != want {
 		t.Errorf("the replay's schedule differs from the one it replayed:\nreplay: %s\nsweep:  %s", got, want)
 	}
@@ -300,7 +300,7 @@ func TestRemovingADiskFaultMovesNoOther(t *testing.T) {
 	var orig diskSchedule
 	var drop int
 	for _, s := range failedSeeds(r.stdout) {
-		sched := readDiskSchedule(t, filepath.Join(dir, ".seedfall", "seed-"+s+".faults.json"))
+		sched := readDiskSchedule(t, artifact(t, dir, "seed-"+s+".faults.json"))
 		for i, f := range sched.Faults {
 			if (f.Kind == "lost_write" || f.Kind == "misdirected_write") && i < len(sched.Faults)-2 {
 				seed, orig, drop = s, sched, i
@@ -322,14 +322,14 @@ func TestRemovingADiskFaultMovesNoOther(t *testing.T) {
 		t.Fatalf("seed %s: no read_corrupt in %+v", seed, orig.Faults)
 	}
 
-	origLog := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".trace.log"))
+	origLog := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
 	edited := orig
 	edited.Faults = append(append([]diskFault{}, orig.Faults[:drop]...), orig.Faults[drop+1:]...)
 	path := filepath.Join(t.TempDir(), "edited.faults.json")
 	writeJSON(t, path, edited)
 	again := sfRun(t, dir, "-c", file, "-seed", seed, "-faults", path)
 	again.wantExit(t, 1)
-	got := readDiskSchedule(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".faults.json"))
+	got := readDiskSchedule(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 	if len(got.Faults) != len(edited.Faults) {
 		t.Fatalf("seed %s without fault %d (%+v): %d faults fired, want %d\nwant %+v\ngot  %+v",
 			seed, drop+1, orig.Faults[drop], len(got.Faults), len(edited.Faults), edited.Faults, got.Faults)

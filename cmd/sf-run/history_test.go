@@ -180,7 +180,7 @@ func exists(path string) bool {
 
 // seedArtifacts lists the seed-* files of dir's .seedfall.
 func seedArtifacts(dir string) []string {
-	files, _ := filepath.Glob(filepath.Join(dir, ".seedfall", "seed-*"))
+	files, _ := filepath.Glob(filepath.Join(dir, ".seedfall", "*", "seed-*"))
 	for i, f := range files {
 		files[i] = filepath.Base(f)
 	}
@@ -246,12 +246,12 @@ func TestHistoryModels(t *testing.T) {
 				if !strings.HasPrefix(r.stdout, "ok  seed 2 passed at t=") {
 					t.Errorf("the replay did not pass\n%s", r)
 				}
-				hist := filepath.Join(dir, ".seedfall", "seed-2.history.jsonl")
+				hist := artifact(t, dir, "seed-2.history.jsonl")
 				if !exists(hist) {
 					t.Fatalf("a passing replay wrote no %s; .seedfall holds %v\n%s", hist, seedArtifacts(dir), r)
 				}
 				for _, name := range []string{"seed-2.history.html", "seed-2.trace.log"} {
-					if exists(filepath.Join(dir, ".seedfall", name)) {
+					if exists(artifact(t, dir, name)) {
 						t.Errorf("a passing replay wrote %s", name)
 					}
 				}
@@ -280,22 +280,22 @@ func TestHistoryModels(t *testing.T) {
 						continue
 					}
 					arts, _ := rec["artifacts"].(map[string]any)
-					hist := filepath.Join(dir, ".seedfall", "seed-"+seed+".history.jsonl")
-					html := filepath.Join(dir, ".seedfall", "seed-"+seed+".history.html")
-					if arts["history"] != ".seedfall/seed-"+seed+".history.jsonl" || !exists(hist) {
-						t.Errorf("seed %s: artifacts %v; want the history .seedfall/seed-%s.history.jsonl, written", seed, arts, seed)
+					hist := artifact(t, dir, "seed-"+seed+".history.jsonl")
+					html := artifact(t, dir, "seed-"+seed+".history.html")
+					if arts["history"] != ".seedfall/bug/seed-"+seed+".history.jsonl" || !exists(hist) {
+						t.Errorf("seed %s: artifacts %v; want the history .seedfall/bug/seed-%s.history.jsonl, written", seed, arts, seed)
 						continue
 					}
 					if tc.timeline {
-						if arts["timeline"] != ".seedfall/seed-"+seed+".history.html" || !exists(html) {
-							t.Errorf("seed %s: artifacts %v; want the timeline .seedfall/seed-%s.history.html, written", seed, arts, seed)
+						if arts["timeline"] != ".seedfall/bug/seed-"+seed+".history.html" || !exists(html) {
+							t.Errorf("seed %s: artifacts %v; want the timeline .seedfall/bug/seed-%s.history.html, written", seed, arts, seed)
 						} else if page := readFile(t, html); !strings.Contains(page, "<html") {
 							t.Errorf("%s is not an HTML page", html)
 						}
 					} else if arts["timeline"] != nil || exists(html) {
 						t.Errorf("seed %s: an isolation failure wrote a timeline: %v", seed, arts)
 					}
-					trace := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".trace.log"))
+					trace := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
 					if !strings.Contains(trace, "  "+tc.anomaly) {
 						t.Errorf("seed %s: the trace lacks a line starting %q\n%s", seed, tc.anomaly, tail(trace, 10))
 					}
@@ -330,10 +330,10 @@ func TestHistoryModels(t *testing.T) {
 				if !strings.Contains(r.stdout, "  "+tc.anomaly) || !strings.Contains(failureMessage(t, r.stdout), tc.summary) {
 					t.Errorf("the replay does not show the anomaly %q and the failure %q\n%s", tc.anomaly, tc.summary, r)
 				}
-				if !exists(filepath.Join(dir, ".seedfall", "seed-1.history.jsonl")) {
+				if !exists(artifact(t, dir, "seed-1.history.jsonl")) {
 					t.Errorf("the failing replay wrote no history; .seedfall holds %v", seedArtifacts(dir))
 				}
-				if got := exists(filepath.Join(dir, ".seedfall", "seed-1.history.html")); got != tc.timeline {
+				if got := exists(artifact(t, dir, "seed-1.history.html")); got != tc.timeline {
 					t.Errorf("the failing replay wrote a timeline: %v, want %v", got, tc.timeline)
 				}
 			})
@@ -366,7 +366,7 @@ func TestHistoryOperationNotInModel(t *testing.T) {
 	}
 
 	// The history is written either way (a failure, or a passing replay).
-	hist := filepath.Join(dir, ".seedfall", "seed-1.history.jsonl")
+	hist := artifact(t, dir, "seed-1.history.jsonl")
 	if !exists(hist) {
 		t.Fatalf("no %s; .seedfall holds %v", hist, seedArtifacts(dir))
 	}
@@ -427,7 +427,7 @@ func TestHistoryCrashInFlight(t *testing.T) {
 		removeArtifacts(t, dir)
 		r = sfRun(t, dir, "-c", "crash.json", "-seed", s)
 		r.wantExit(t, 0)
-		h = readHistoryFile(t, filepath.Join(dir, ".seedfall", "seed-"+s+".history.jsonl"))
+		h = readHistoryFile(t, artifact(t, dir, "seed-"+s+".history.jsonl"))
 		puts := 0
 		for _, e := range h.open {
 			if e.F == "put" {
@@ -473,7 +473,7 @@ func TestHistoryCrashInFlight(t *testing.T) {
 
 	// Round trip: sf-check, which treats the open operations the same way,
 	// passes the history too.
-	c, v := sfCheck(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".history.jsonl"), "kv")
+	c, v := sfCheck(t, artifact(t, dir, "seed-"+seed+".history.jsonl"), "kv")
 	c.wantExit(t, 0)
 	if v.Verdict != "ok" || v.Operations != h.ops {
 		t.Errorf("sf-check: verdict %q over %d operations, want ok over %d\n%s", v.Verdict, v.Operations, h.ops, c)

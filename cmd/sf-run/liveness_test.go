@@ -8,7 +8,6 @@ package main
 
 import (
 	"fmt"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -435,7 +434,7 @@ func TestClockSkew(t *testing.T) {
 	seen := map[int64]bool{}
 	var seed2 [2]int64
 	for s := 1; s <= 6; s++ {
-		a, b := skews(readFile(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.trace.log", s))))
+		a, b := skews(readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s))))
 		if a == b {
 			t.Errorf("seed %d: a and b have the same skew %s", s, time.Duration(a))
 		}
@@ -476,7 +475,7 @@ func TestClockJumps(t *testing.T) {
 	r.wantExit(t, 1)
 	total := 0
 	for s := 1; s <= 3; s++ {
-		sched := readFaultSchedule(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.faults.json", s)))
+		sched := readFaultSchedule(t, artifact(t, dir, fmt.Sprintf("seed-%d.faults.json", s)))
 		type jump struct{ at, delta time.Duration }
 		var jumps []jump
 		for i, f := range sched.Faults {
@@ -492,7 +491,7 @@ func TestClockJumps(t *testing.T) {
 			jumps = append(jumps, jump{at, delta})
 		}
 		total += len(jumps)
-		trace := readFile(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.trace.log", s)))
+		trace := readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
 		if got := jumpTraceRE.FindAllStringSubmatch(trace, -1); len(got) != len(jumps) {
 			t.Errorf("seed %d: %d clock jumps in the trace, %d in the schedule", s, len(got), len(jumps))
 		}
@@ -567,7 +566,7 @@ func TestSwarm(t *testing.T) {
 	lines := map[string]bool{}
 	swarmLine := map[int]string{}
 	for s := 1; s <= seeds; s++ {
-		trace := readFile(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.trace.log", s)))
+		trace := readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
 		m := swarmRE.FindStringSubmatch(trace)
 		if m == nil {
 			t.Fatalf("seed %d: no line like `0.000s  swarm: crash x1.17, clock_jump off, buggify x0.80`\n%s", s, tail(trace, 20))
@@ -576,7 +575,7 @@ func TestSwarm(t *testing.T) {
 		lines[m[0]] = true
 		set := swarmTypes(t, m[1])
 		kinds := map[string]int{}
-		for _, f := range readFaultSchedule(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.faults.json", s))).Faults {
+		for _, f := range readFaultSchedule(t, artifact(t, dir, fmt.Sprintf("seed-%d.faults.json", s))).Faults {
 			kinds[f["kind"].(string)]++
 		}
 		for _, typ := range types {

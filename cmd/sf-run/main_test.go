@@ -266,7 +266,7 @@ func kvlogDir(t *testing.T) string {
 // builds.
 func removeArtifacts(t *testing.T, dir string) {
 	t.Helper()
-	files, _ := filepath.Glob(filepath.Join(dir, ".seedfall", "seed-*"))
+	files, _ := filepath.Glob(artifact(t, dir, "seed-*"))
 	for _, f := range files {
 		if err := os.Remove(f); err != nil {
 			t.Fatal(err)
@@ -344,12 +344,12 @@ func TestKvlogBugIsFound(t *testing.T) {
 		t.Errorf("no summary line `FAIL n of 20 seeds failed (...)`\n%s", r)
 	}
 	for _, s := range failedSeeds(r.stdout) {
-		trace := filepath.Join(dir, ".seedfall", "seed-"+s+".trace.log")
+		trace := artifact(t, dir, "seed-"+s+".trace.log")
 		text := readFile(t, trace)
 		if !strings.Contains(text, "FAIL seed "+s+" at t=") || !strings.Contains(text, "\ntrace:\n") {
 			t.Errorf("%s is not a failure report with a trace:\n%s", trace, tail(text, 20))
 		}
-		faults := filepath.Join(dir, ".seedfall", "seed-"+s+".faults.json")
+		faults := artifact(t, dir, "seed-"+s+".faults.json")
 		var sched struct {
 			Seed   uint64 `json:"seed"`
 			Faults []struct {
@@ -396,7 +396,7 @@ func TestKvlogReplayIsIdenticalToSweep(t *testing.T) {
 	}
 	for _, s := range seeds[:2] {
 		// Read the sweep's artifact first: a replay rewrites it.
-		logText := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+s+".trace.log"))
+		logText := readFile(t, artifact(t, dir, "seed-"+s+".trace.log"))
 		r := sfRun(t, dir, "-c", "seedfall.json", "-seed", s)
 		r.wantExit(t, 1)
 		if got, want := traceSection(t, r.stdout), traceSection(t, logText); got != want {
@@ -430,9 +430,9 @@ func TestKvlogReplayWithFaults(t *testing.T) {
 		t.Fatalf("no failing seed in 1-3\n%s", sweep)
 	}
 	s := seeds[0]
-	schedPath := filepath.Join(dir, ".seedfall", "seed-"+s+".faults.json")
+	schedPath := artifact(t, dir, "seed-"+s+".faults.json")
 	schedText := readFile(t, schedPath)
-	sweepLog := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+s+".trace.log"))
+	sweepLog := readFile(t, artifact(t, dir, "seed-"+s+".trace.log"))
 	schedCopy := filepath.Join(t.TempDir(), "seed.faults.json")
 	writeFile(t, schedCopy, []byte(schedText))
 
@@ -715,4 +715,20 @@ func TestSfBuildCache(t *testing.T) {
 			t.Errorf("module of %s: %v", m.Node, err)
 		}
 	}
+}
+
+// artifact is the path of a seed artifact that sf-run wrote in dir: sweeps
+// write them under .seedfall/<world>/, so it looks in every world's folder
+// and takes the newest match. When there is none it returns a path that
+// does not exist.
+func artifact(t *testing.T, dir, name string) string {
+	t.Helper()
+	matches, _ := filepath.Glob(filepath.Join(dir, ".seedfall", "*", name))
+	best, bestTime := filepath.Join(dir, ".seedfall", "no-world", name), time.Time{}
+	for _, m := range matches {
+		if fi, err := os.Stat(m); err == nil && fi.ModTime().After(bestTime) {
+			best, bestTime = m, fi.ModTime()
+		}
+	}
+	return best
 }

@@ -51,7 +51,7 @@ func TestUDPLossAndDuplication(t *testing.T) {
 	if drops == 0 || dups == 0 {
 		t.Fatalf("want both drops and duplicates in the trace, got %d and %d\n%s", drops, dups, r)
 	}
-	sched := filepath.Join(dir, ".seedfall", "seed-1.faults.json")
+	sched := artifact(t, dir, "seed-1.faults.json")
 	data, err := os.ReadFile(sched)
 	if err != nil {
 		t.Fatal(err)

@@ -552,7 +552,7 @@ func TestNetworkFaultsReplayPerKind(t *testing.T) {
 				t.Fatalf("no seed of 1-30 fails with %s faults\n%s", name, sweep)
 			}
 			seed := fmt.Sprint(failed[0])
-			sched := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".faults.json"))
+			sched := readFile(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 			if !strings.Contains(sched, `"kind": "`+k.kind+`"`) {
 				t.Fatalf("seed %s failed, but its schedule holds no %s fault:\n%s", seed, k.kind, sched)
 			}
@@ -569,7 +569,7 @@ func TestNetworkFaultsReplayPerKind(t *testing.T) {
 				}
 			}
 			// Read the sweep's artifacts first: a replay rewrites them.
-			logText := readFile(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".trace.log"))
+			logText := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
 			schedCopy := filepath.Join(dir, fmt.Sprintf("seed-%s-%d.faults.json", seed, i))
 			writeFile(t, schedCopy, []byte(sched))
 			replay := sfRun(t, dir, "-c", "world.json", "-seed", seed, "-faults", schedCopy)

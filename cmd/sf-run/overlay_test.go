@@ -209,7 +209,7 @@ func TestNetOverlayUDPReplay(t *testing.T) {
 	if !udpFaultRE.MatchString(traceSection(t, r.stdout)) {
 		t.Fatalf("the trace has no udp fault\n%s", r)
 	}
-	sched := filepath.Join(dir, ".seedfall", "seed-1.faults.json")
+	sched := artifact(t, dir, "seed-1.faults.json")
 	data, err := os.ReadFile(sched)
 	if err != nil {
 		t.Fatal(err)

@@ -658,7 +658,7 @@ func TestBuggifyKeyedStreams(t *testing.T) {
 		r.wantExit(t, 1)
 		out := map[uint64][]bugFiring{}
 		for s := uint64(1); s <= seeds; s++ {
-			out[s] = readFaultSchedule(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.faults.json", s))).buggifyFirings(t)
+			out[s] = readFaultSchedule(t, artifact(t, dir, fmt.Sprintf("seed-%d.faults.json", s))).buggifyFirings(t)
 		}
 		return out
 	}
@@ -705,12 +705,12 @@ func TestBuggifyScheduleReplay(t *testing.T) {
 	var pick uint64
 	var picked []bugFiring
 	for s := uint64(1); s <= 20; s++ {
-		sched := readFaultSchedule(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.faults.json", s)))
+		sched := readFaultSchedule(t, artifact(t, dir, fmt.Sprintf("seed-%d.faults.json", s)))
 		if sched.Seed != s {
 			t.Errorf("seed-%d.faults.json says seed %d", s, sched.Seed)
 		}
 		fromSched := sched.buggifyFirings(t)
-		trace := readFile(t, filepath.Join(dir, ".seedfall", fmt.Sprintf("seed-%d.trace.log", s)))
+		trace := readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
 		fromTrace, fromGuest := firingsIn(traceFiringRE, trace), firingsIn(guestFiringRE, trace)
 		if fmt.Sprint(fromSched) != fmt.Sprint(fromTrace) || fmt.Sprint(fromSched) != fmt.Sprint(fromGuest) {
 			t.Errorf("seed %d: firings in the faultSchedule %v, in the trace %v, seen by the guest %v; want the same", s, fromSched, fromTrace, fromGuest)
@@ -723,7 +723,7 @@ func TestBuggifyScheduleReplay(t *testing.T) {
 		t.Fatalf("no seed in 1-20 fired twice or more\n%s", r.result)
 	}
 	seed := strconv.FormatUint(pick, 10)
-	orig := readFaultSchedule(t, filepath.Join(dir, ".seedfall", "seed-"+seed+".faults.json"))
+	orig := readFaultSchedule(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 
 	replay := func(name string, sched faultSchedule, extra ...string) []bugFiring {
 		t.Helper()

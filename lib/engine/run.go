@@ -32,6 +32,9 @@ const (
 	StatusFail             Status = "fail"
 	StatusHorizon          Status = "horizon"
 	StatusNondeterministic Status = "nondeterministic"
+	// StatusInterrupted is a run that Options.Interrupt stopped: it has no
+	// verdict.
+	StatusInterrupted Status = "interrupted"
 )
 
 // Failure classes.
@@ -70,6 +73,9 @@ type Options struct {
 	// Branches re-key the seed's random streams at the first scheduler
 	// step at or after each one's time.
 	Branches []schedule.Branch
+	// Interrupt, when it becomes true, ends the run at its next scheduler
+	// step with StatusInterrupted: a sweep that was asked to stop.
+	Interrupt *atomic.Bool
 }
 
 // Property is what one run saw of one property.
@@ -487,6 +493,11 @@ func (r *run) loop() {
 	watchdog.Stop()
 	defer watchdog.Stop()
 	for !r.ended {
+		if r.opts.Interrupt != nil && r.opts.Interrupt.Load() {
+			r.res.Status = StatusInterrupted
+			r.tracef("interrupted")
+			return
+		}
 		ready = ready[:0]
 		for _, n := range r.nodes {
 			if in := n.cur; in != nil && in.runnable() {

@@ -24,4 +24,3 @@ func TestFmtTime(t *testing.T) {
 		}
 	}
 }
-

@@ -31,10 +31,14 @@ type Start struct {
 	Version string `json:"version"`
 	Schema  int    `json:"schema"`
 	Config  string `json:"config"`
-	Seeds   string `json:"seeds"`
-	Count   int    `json:"count"`
-	Jobs    int    `json:"jobs"`
-	Check   bool   `json:"check,omitempty"`
+	// Profile and Set are the -profile and -set the world was loaded with,
+	// so that a downstream tool loads the same world.
+	Profile string   `json:"profile,omitempty"`
+	Set     []string `json:"set,omitempty"`
+	Seeds   string   `json:"seeds"`
+	Count   int      `json:"count"`
+	Jobs    int      `json:"jobs"`
+	Check   bool     `json:"check,omitempty"`
 }
 
 // Artifacts names the files written for one seed.
@@ -47,9 +51,13 @@ type Artifacts struct {
 
 // Seed is the outcome of one seed.
 type Seed struct {
-	Kind            string `json:"kind"`
-	Seed            uint64 `json:"seed"`
-	Config          string `json:"config"`
+	Kind    string   `json:"kind"`
+	Seed    uint64   `json:"seed"`
+	Config  string   `json:"config"`
+	Profile string   `json:"profile,omitempty"`
+	Set     []string `json:"set,omitempty"`
+	// Faults file replayed instead of drawing faults (-faults), if any.
+	FaultsFile      string `json:"faults_file,omitempty"`
 	Status          string `json:"status"`
 	Class           string `json:"class,omitempty"`
 	Message         string `json:"message,omitempty"`
@@ -111,6 +119,9 @@ type Summary struct {
 	BuggifySites     []BuggifySite `json:"buggify_sites,omitempty"`
 	RealNs           int64         `json:"real_ns"`
 	Status           string        `json:"status"` // pass or fail
+	// Interrupted says the sweep was stopped (SIGINT or SIGTERM) before
+	// every seed ran: the counts cover the seeds that finished.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Writer writes records as whole lines and flushes after each, so a

@@ -23,7 +23,7 @@ func sample() []any {
 			Repro: "sf-run -c seedfall.json -seed 2", HistoryCheck: "ok"},
 		Summary{Kind: KindSummary, Config: "seedfall.json", Seeds: 2, Passed: 1, Failed: 1, FailedSeeds: []uint64{2},
 			Properties: []Property{{Kind: "always", Message: "no write is lost", SeedsReached: 2, SeedsTrue: 1, Margin: &m}},
-			RealNs: 50_000_000, Status: "fail"},
+			RealNs:     50_000_000, Status: "fail"},
 	}
 }
 

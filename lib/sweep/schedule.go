@@ -65,3 +65,30 @@ func (p *Prepared) RunOptions(sched *schedule.Schedule) engine.Options {
 	}
 	return engine.Options{Faults: faults, StopAtNs: int64(sched.Duration), Budget: sched.Budget, Branches: sched.Branches}
 }
+
+// ShellJoin joins args into a command line a POSIX shell reads back as the
+// same words, quoting only the words that need it.
+func ShellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,+@%", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -12,6 +12,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -19,6 +20,8 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
@@ -42,6 +45,9 @@ const (
 	ExitPass    = 0
 	ExitProblem = 1
 	ExitUsage   = 2
+	// ExitInterrupted is the status of a sweep stopped by SIGINT or
+	// SIGTERM, as a shell reports a command killed by SIGINT.
+	ExitInterrupted = 130
 )
 
 // Options describe one invocation of sf-run.
@@ -57,6 +63,9 @@ type Options struct {
 	Profile   string   // a profile of the world file to apply
 	Inspect   bool     // with Replay: list each node's disk after the run
 	Set       []string // path=value overrides of the world file, applied last
+	// Interrupt, when set, stops the sweep as SIGINT does once it becomes
+	// true. Defaults to a flag only the signals set.
+	Interrupt *atomic.Bool
 	// HistoryTimeout is the real-time limit of each history check. Defaults
 	// to 30s.
 	HistoryTimeout time.Duration
@@ -64,6 +73,11 @@ type Options struct {
 	Stdin          io.Reader
 	Stdout         io.Writer
 	Stderr         io.Writer
+
+	// budget and branches are those of the schedule replayed with -faults,
+	// kept in the schedule a failing replay writes.
+	budget   int
+	branches []schedule.Branch
 
 	// DivergeSecondRunAtCall makes the second run of each -check pair
 	// perturb virtual time at that host call. Tests use it to prove the
@@ -296,14 +310,34 @@ func run(o Options) (int, error) {
 		if sched, err = prep.ReadSchedule(o.Faults, o.Stdin); err != nil {
 			return 0, err
 		}
+		o.budget, o.branches = sched.Budget, sched.Branches
 	}
 
 	var jw *record.Writer
 	if o.JSON {
 		jw = record.NewWriter(o.Stdout)
 		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-run", Version: Version, Schema: record.Schema,
-			Config: o.Config, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check})
+			Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check})
 	}
+
+	// SIGINT or SIGTERM stops the sweep: no seed starts after it, running
+	// seeds end at their next step, and what finished is reported.
+	interrupt := o.Interrupt
+	if interrupt == nil {
+		interrupt = new(atomic.Bool)
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-sigs:
+			interrupt.Store(true)
+		case <-stopWatch:
+		}
+	}()
 
 	results := make([]chan *outcome, len(o.Seeds))
 	for i := range results {
@@ -316,7 +350,11 @@ func run(o Options) (int, error) {
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				results[i] <- runSeed(prep, o, o.Seeds[i], sched)
+				if interrupt.Load() {
+					results[i] <- &outcome{interrupted: true}
+					continue
+				}
+				results[i] <- runSeed(prep, o, o.Seeds[i], sched, interrupt)
 			}
 		}()
 	}
@@ -336,6 +374,10 @@ func run(o Options) (int, error) {
 		if out.err != nil {
 			wg.Wait()
 			return 0, out.err
+		}
+		if out.interrupted || out.res.Status == engine.StatusInterrupted {
+			sum.Interrupted = true
+			continue
 		}
 		res := out.res
 		sum.Seeds++
@@ -370,7 +412,7 @@ func run(o Options) (int, error) {
 			jw.Write(rec)
 		}
 		if o.Replay {
-			printReplay(human, o, res)
+			printReplay(human, o, res, rec.Artifacts)
 		} else if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 			switch {
 			case firstFailure:
@@ -401,10 +443,13 @@ func run(o Options) (int, error) {
 	if jw != nil {
 		jw.Write(sum)
 	}
-	if !o.Replay {
+	if !o.Replay || sum.Interrupted {
 		printSummary(human, sum, time.Since(start))
 	}
-	if sum.Status == "fail" {
+	switch {
+	case sum.Interrupted:
+		return ExitInterrupted, nil
+	case sum.Status == "fail":
 		return ExitProblem, nil
 	}
 	return ExitPass, nil
@@ -416,32 +461,37 @@ func run(o Options) (int, error) {
 const failureLinesMax = 10
 
 type outcome struct {
-	res *engine.Result
-	err error
+	res         *engine.Result
+	err         error
+	interrupted bool // never ran, or stopped before it ended
 }
 
-func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule) *outcome {
+func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule, interrupt *atomic.Bool) *outcome {
 	opts := p.RunOptions(sched)
 	opts.Inspect = o.Inspect
+	opts.Interrupt = interrupt
 	a, err := p.Engine.Run(p.Spec, seed, opts)
 	if err != nil || !o.Check {
-		return &outcome{a, err}
+		return &outcome{res: a, err: err}
 	}
 	opts2 := opts
 	opts2.DivergeAtCall = o.DivergeSecondRunAtCall
 	b, err := p.Engine.Run(p.Spec, seed, opts2)
 	if err != nil {
-		return &outcome{nil, err}
+		return &outcome{err: err}
+	}
+	if a.Status == engine.StatusInterrupted || b.Status == engine.StatusInterrupted {
+		return &outcome{interrupted: true}
 	}
 	if a.Hash == b.Hash && a.HostCalls == b.HostCalls && equalLines(a.Trace, b.Trace) {
-		return &outcome{a, nil}
+		return &outcome{res: a}
 	}
 	a.Status = engine.StatusNondeterministic
 	a.Class = engine.ClassNondet
 	a.Message = "nondeterministic: " + diagnose(p, seed, opts, opts2, a, b)
 	a.Node = ""
 	a.Trace = append(a.Trace, fmt.Sprintf("%10s  FAIL  %s", "", a.Message))
-	return &outcome{a, nil}
+	return &outcome{res: a}
 }
 
 // diagnose names the first host call where two runs of one seed differ: it
@@ -494,13 +544,26 @@ func historyVerdict(r *engine.Result) string {
 	return string(r.Check.Verdict)
 }
 
+// repro is the command that runs seed again exactly: the same world,
+// profile, overrides and schedule.
 func repro(o Options, seed uint64) string {
-	return fmt.Sprintf("%s -c %s -seed %d", o.Tool, o.Config, seed)
+	args := []string{o.Tool, "-c", o.Config, "-seed", strconv.FormatUint(seed, 10)}
+	if o.Profile != "" {
+		args = append(args, "-profile", o.Profile)
+	}
+	for _, s := range o.Set {
+		args = append(args, "-set", s)
+	}
+	if o.Faults != "" && o.Faults != "-" {
+		args = append(args, "-faults", o.Faults)
+	}
+	return ShellJoin(args)
 }
 
 func seedRecord(o Options, r *engine.Result) record.Seed {
 	return record.Seed{
-		Kind: record.KindSeed, Seed: r.Seed, Config: o.Config, Status: string(r.Status), Class: r.Class,
+		Kind: record.KindSeed, Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, FaultsFile: o.Faults,
+		Status: string(r.Status), Class: r.Class,
 		Message: r.Message, Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls,
 		RealNs: r.RealNs, DeterminismHash: fmt.Sprintf("%016x", r.Hash), Faults: len(r.Faults),
 		Repro: repro(o, r.Seed), HistoryCheck: historyVerdict(r),
@@ -549,11 +612,18 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	if err := atomicfile.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
 		return nil, err
 	}
-	sched := &schedule.Schedule{Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: engine.Dur(r.AtNs), Faults: r.Faults}
+	arts.Trace = relPath(trace)
+	if o.Faults != "" && o.Faults != "-" && sameFile(o.Faults, faults) {
+		// A replay never overwrites the schedule it read.
+		arts.Faults = relPath(faults)
+		return arts, nil
+	}
+	sched := &schedule.Schedule{Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: engine.Dur(r.AtNs),
+		Budget: o.budget, Branches: o.branches, Faults: r.Faults}
 	if err := sched.WriteFile(faults); err != nil {
 		return nil, err
 	}
-	arts.Trace, arts.Faults = relPath(trace), relPath(faults)
+	arts.Faults = relPath(faults)
 	return arts, nil
 }
 
@@ -609,7 +679,13 @@ func printFailure(w io.Writer, o Options, r *engine.Result) {
 	fmt.Fprintln(w)
 }
 
-func printReplay(w io.Writer, o Options, r *engine.Result) {
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifacts) {
 	if r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic {
 		printFailure(w, o, r)
 	} else {
@@ -630,7 +706,19 @@ func printReplay(w io.Writer, o Options, r *engine.Result) {
 		fmt.Fprintln(w)
 		printDisks(w, r.Disks)
 	}
+	if r.CutShort {
+		fmt.Fprintf(w, "\nnote: this replay passed, but only ran for the schedule's duration (%s), when the run it was shrunk\n"+
+			"from failed. A pass within it shows that a fault it needs is missing, not that the bug is fixed; run\n"+
+			"without -faults to test a fix.\n", schedule.RoundedDuration(r.AtNs))
+	}
 	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
+	if arts != nil {
+		for _, a := range []struct{ what, path string }{{"trace", arts.Trace}, {"schedule", arts.Faults}, {"history", arts.History}, {"history timeline", arts.Timeline}} {
+			if a.path != "" {
+				fmt.Fprintf(w, "wrote %s %s\n", a.what, a.path)
+			}
+		}
+	}
 }
 
 // printDisks is the -inspect view: each node's files with what is durable,
@@ -710,6 +798,9 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 		fmt.Fprintln(w)
 	}
 	d := roundDuration(took)
+	if s.Interrupted {
+		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
+	}
 	switch {
 	case s.Failed > 0:
 		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed, %d hit the time horizon", s.Failed, s.Seeds, s.Passed, s.Horizon)
