@@ -199,6 +199,12 @@ type run struct {
 	props      map[string]*Property
 	traceLines []string
 	wallEpoch  int64
+
+	// streamSeeds is, per group of streams, the seed they are keyed by;
+	// branches change it (branch.go). nextBranch is the next of
+	// Options.Branches to apply.
+	streamSeeds [numBranchStreams]uint64
+	nextBranch  int
 }
 
 const wallEpochNs = 1_700_000_000 * int64(time.Second)
@@ -228,6 +234,9 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		hash:      14695981039346656037,
 		wallEpoch: wallEpochNs,
 		res:       &Result{Seed: seed},
+	}
+	for g := range r.streamSeeds {
+		r.streamSeeds[g] = seed
 	}
 	names := make([]string, len(spec.Nodes))
 	for i := range spec.Nodes {
@@ -460,7 +469,7 @@ func (r *run) start(n *node) {
 		name:     fmt.Sprintf("%s#%d", n.spec.Name, n.count),
 		resume:   make(chan cmd),
 		deadline: math.MaxInt64,
-		random:   rng.New(r.seed, "random", rng.Key(n.spec.Name), uint64(n.count)),
+		random:   rng.New(r.seedOf(bsRandom), "random", rng.Key(n.spec.Name), uint64(n.count)),
 		hashID:   uint64(n.idx)<<32 | uint64(n.count),
 	}
 	in.initFDs()
@@ -487,6 +496,7 @@ func (r *run) loop() {
 	watchdog.Stop()
 	defer watchdog.Stop()
 	for !r.ended {
+		r.branchDue()
 		ready = ready[:0]
 		for _, n := range r.nodes {
 			if in := n.cur; in != nil && in.runnable() {
@@ -508,6 +518,7 @@ func (r *run) loop() {
 		}
 		if next >= r.horizon {
 			r.now = max(r.now, r.horizon)
+			r.branchDue()
 			r.net.Advance(r.now)
 			if r.reachHorizon() {
 				return
@@ -516,6 +527,7 @@ func (r *run) loop() {
 		}
 		if next > r.now {
 			r.now = next
+			r.branchDue()
 		}
 		r.net.Advance(r.now)
 		r.fireEnds()
@@ -815,7 +827,7 @@ func (r *run) exited(in *instance) {
 	default:
 		class, what := classifyExit(in)
 		if r.spec.Supervise && !n.spec.Workload && class == ClassExit {
-			down := rng.New(r.seed, "restart", rng.Key(n.spec.Name), uint64(in.num)).Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
+			down := rng.New(r.seedOf(bsSched), "restart", rng.Key(n.spec.Name), uint64(in.num)).Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
 			n.restartAt = r.now + down
 			r.tracef("%s exited with status %d; supervised restart at %s", in.name, code, fmtTime(n.restartAt))
 			return

@@ -243,6 +243,225 @@ func unitStopAt(t *testing.T, e *engine.Engine, wasm string) {
 	})
 }
 
+// unitOpLine is one line an ops node printed: when, who, which operation
+// and the number its random stream gave it.
+type unitOpLine struct {
+	at, node, op, value string
+}
+
+// unitOps returns the op lines of a trace in trace order.
+func unitOps(trace []string) []unitOpLine {
+	var out []unitOpLine
+	for _, l := range trace {
+		f := strings.Fields(l)
+		if len(f) == 7 && f[2] == "op" {
+			out = append(out, unitOpLine{f[0], f[1], f[3], f[6]})
+		}
+	}
+	return out
+}
+
+// unitBefore returns the trace lines stamped before at ("0.500s").
+func unitBefore(trace []string, at string) []string {
+	var out []string
+	for _, l := range trace {
+		if strings.Fields(l)[0] < at { // same width: "0.xxxs"
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
 func unitBranches(t *testing.T, e *engine.Engine, wasm string) {
-	_ = schedule.Branch{}
+	// Three nodes wake at the same instants every 10ms for 0.8s, so the
+	// sched stream orders them at each instant, and each prints a number
+	// from its random stream.
+	args := []string{"-ops", "80", "-every", "10ms"}
+	spec := unitOpsSpec(wasm, int64(10*time.Second), map[string][]string{"a": args, "b": args, "c": args})
+	at := schedule.Dur(500 * time.Millisecond)
+	plain := unitRun(t, e, spec, 4, engine.Options{})
+	if plain.Status != engine.StatusPass {
+		t.Fatalf("status %s (%s)", plain.Status, plain.Message)
+	}
+	branchLine := func(res *engine.Result) []string {
+		var out []string
+		for _, l := range res.Trace {
+			if strings.Contains(l, "branch:") {
+				out = append(out, strings.TrimSpace(l))
+			}
+		}
+		return out
+	}
+
+	t.Run("every stream", func(t *testing.T) {
+		opts := engine.Options{Branches: []schedule.Branch{{At: at, Key: 9}}}
+		res := unitRun(t, e, spec, 4, opts)
+		again := unitRun(t, e, spec, 4, opts)
+		if res.Hash != again.Hash || !reflect.DeepEqual(res.Trace, again.Trace) {
+			t.Fatalf("same seed, same branch: hashes %#x and %#x", res.Hash, again.Hash)
+		}
+		if res.Hash == plain.Hash {
+			t.Errorf("the branch changed nothing: hash %#x", res.Hash)
+		}
+		if got, want := branchLine(res), []string{"0.500s  branch: re-keyed every stream at 500ms (key 9)"}; !reflect.DeepEqual(got, want) {
+			t.Errorf("branch lines %q, want %q", got, want)
+		}
+		if before, plainBefore := unitBefore(res.Trace, "0.500s"), unitBefore(plain.Trace, "0.500s"); !reflect.DeepEqual(before, plainBefore) || len(before) < 3*49 {
+			t.Errorf("the trace before the branch differs from the unbranched run's (%d and %d lines)", len(before), len(plainBefore))
+		}
+		ops, plainOps := unitOps(res.Trace), unitOps(plain.Trace)
+		if len(ops) != 240 || len(plainOps) != 240 {
+			t.Fatalf("%d and %d op lines, want 240", len(ops), len(plainOps))
+		}
+		changed := 0
+		for i := 3 * 49; i < 240; i++ {
+			if ops[i].value != plainOps[i].value {
+				changed++
+			}
+		}
+		if changed < 80 {
+			t.Errorf("only %d of the 93 operations after the branch drew other numbers", changed)
+		}
+		other := unitRun(t, e, spec, 4, engine.Options{Branches: []schedule.Branch{{At: at, Key: 10}}})
+		if other.Hash == res.Hash {
+			t.Errorf("keys 9 and 10 give the same run")
+		}
+	})
+
+	t.Run("random only", func(t *testing.T) {
+		res := unitRun(t, e, spec, 4, engine.Options{Branches: []schedule.Branch{{At: at, Key: 9, Stream: "random"}}})
+		ops, plainOps := unitOps(res.Trace), unitOps(plain.Trace)
+		if len(ops) != len(plainOps) {
+			t.Fatalf("%d op lines, want %d", len(ops), len(plainOps))
+		}
+		for i := range ops {
+			if ops[i].at != plainOps[i].at || ops[i].node != plainOps[i].node {
+				t.Fatalf("op line %d: %s %s, unbranched %s %s: re-keying random moved the schedule", i, ops[i].at, ops[i].node, plainOps[i].at, plainOps[i].node)
+			}
+			if after := ops[i].at >= "0.500s"; after == (ops[i].value == plainOps[i].value) {
+				t.Errorf("op line %d at %s: value %s, unbranched %s", i, ops[i].at, ops[i].value, plainOps[i].value)
+			}
+		}
+	})
+
+	t.Run("sched only", func(t *testing.T) {
+		res := unitRun(t, e, spec, 4, engine.Options{Branches: []schedule.Branch{{At: at, Key: 9, Stream: "sched"}}})
+		perNode := func(ops []unitOpLine) map[string][]string {
+			m := map[string][]string{}
+			for _, o := range ops {
+				m[o.node] = append(m[o.node], o.at+" "+o.op+" "+o.value)
+			}
+			return m
+		}
+		ops, plainOps := unitOps(res.Trace), unitOps(plain.Trace)
+		if !reflect.DeepEqual(perNode(ops), perNode(plainOps)) {
+			t.Errorf("re-keying sched changed what some node drew from its random stream")
+		}
+		order := func(ops []unitOpLine) string {
+			var b strings.Builder
+			for _, o := range ops {
+				b.WriteString(o.node)
+			}
+			return b.String()
+		}
+		if order(ops[:3*49]) != order(plainOps[:3*49]) {
+			t.Errorf("the order before the branch changed")
+		}
+		if order(ops[3*49:]) == order(plainOps[3*49:]) {
+			t.Errorf("the order after the branch is the unbranched one: sched was not re-keyed")
+		}
+	})
+
+	t.Run("a stream this world never draws from", func(t *testing.T) {
+		for _, stream := range []string{"net", "disk", "io", "udp", "disklatency", "mutant"} {
+			res := unitRun(t, e, spec, 4, engine.Options{Branches: []schedule.Branch{{At: at, Key: 9, Stream: stream}}})
+			if res.Hash != plain.Hash || !reflect.DeepEqual(unitOps(res.Trace), unitOps(plain.Trace)) {
+				t.Errorf("re-keying %s changed a world without network, disk or faults", stream)
+			}
+			if got := branchLine(res); len(got) != 1 || !strings.Contains(got[0], "re-keyed "+stream+" at 500ms") {
+				t.Errorf("branch lines %q", got)
+			}
+		}
+	})
+
+	t.Run("after the end", func(t *testing.T) {
+		res := unitRun(t, e, spec, 4, engine.Options{Branches: []schedule.Branch{{At: schedule.Dur(5 * time.Second), Key: 9}}})
+		if res.Hash != plain.Hash || !reflect.DeepEqual(res.Trace, plain.Trace) {
+			t.Errorf("a branch after the run ended changed it")
+		}
+	})
+
+	t.Run("two branches compose in order", func(t *testing.T) {
+		two := []schedule.Branch{{At: schedule.Dur(300 * time.Millisecond), Key: 1}, {At: at, Key: 2, Stream: "random"}}
+		res := unitRun(t, e, spec, 4, engine.Options{Branches: two})
+		first := unitRun(t, e, spec, 4, engine.Options{Branches: two[:1]})
+		if got := branchLine(res); len(got) != 2 || !strings.HasPrefix(got[0], "0.300s") || !strings.HasPrefix(got[1], "0.500s") {
+			t.Errorf("branch lines %q", got)
+		}
+		if !reflect.DeepEqual(unitBefore(res.Trace, "0.500s"), unitBefore(first.Trace, "0.500s")) {
+			t.Errorf("the second branch changed the run before its time")
+		}
+		// random_get is hashed by its length only, so the numbers show the
+		// second branch where the hash cannot.
+		if reflect.DeepEqual(unitOps(res.Trace), unitOps(first.Trace)) {
+			t.Errorf("the second branch changed nothing")
+		}
+	})
+}
+
+// TestBranchBuggify: a branch re-keys when buggify sites fire, never which
+// sites are enabled.
+func TestBranchBuggify(t *testing.T) {
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go toolchain on PATH to build the guest")
+	}
+	dir := t.TempDir()
+	wasm := filepath.Join(dir, "bugsites.wasm")
+	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=false", "-o", wasm, "./testdata/propguests/bugsites")
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build of the bugsites guest: %v\n%s", err, out)
+	}
+	e, err := engine.New(filepath.Join(dir, "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	spec := &engine.Spec{
+		Nodes:      []engine.NodeSpec{{Name: "bugs", Wasm: wasm, Workload: true, Faults: true, Args: []string{"-hits", "60", "-after", "100ms"}}},
+		DurationNs: int64(10 * time.Second), LatencyNs: [2]int64{1e6, 5e6}, WatchdogNs: int64(10 * time.Second),
+		Buggify: true,
+	}
+	enabled := func(res *engine.Result) (on []string, fired int) {
+		for _, s := range res.Buggify {
+			if s.Enabled {
+				on = append(on, s.Site)
+			}
+			fired += s.Fired
+		}
+		return on, fired
+	}
+	branch := engine.Options{Branches: []schedule.Branch{{At: schedule.Dur(50 * time.Millisecond), Key: 9}}}
+	tried := 0
+	for seed := uint64(1); seed <= 200; seed++ {
+		plain := unitRun(t, e, spec, seed, engine.Options{})
+		on, fired := enabled(plain)
+		res := unitRun(t, e, spec, seed, branch)
+		onB, firedB := enabled(res)
+		if !reflect.DeepEqual(on, onB) {
+			t.Fatalf("seed %d: enabled sites %q, with a branch %q", seed, on, onB)
+		}
+		if fired == 0 && firedB == 0 {
+			continue
+		}
+		tried++
+		if reflect.DeepEqual(plain.Faults, res.Faults) {
+			t.Errorf("seed %d: the branch left every firing where it was (%d firings)", seed, fired)
+		}
+		if tried == 3 {
+			return
+		}
+	}
+	t.Fatalf("only %d of 200 seeds enabled a site that fired", tried)
 }
