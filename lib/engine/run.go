@@ -63,12 +63,14 @@ type Options struct {
 	// StopAtNs, when above 0, ends the run once virtual time would pass it:
 	// a replay of a shrunk schedule runs as long as the failure it
 	// reproduces took. A run that ends there without failing has status
-	// horizon and Result.CutShort set.
+	// horizon and Result.CutShort set. Defaults to 0, no stop.
 	StopAtNs int64
-	// Budget, when above 0, caps what sim.Budget returns in every node.
+	// Budget, when above 0, caps what sim.Budget returns in every node,
+	// and the trace says so. Defaults to 0, no cap.
 	Budget int
-	// Branches re-key the seed's random streams at the first scheduler
-	// step at or after each one's time.
+	// Branches re-key the seed's random streams, in order, from the first
+	// scheduler step at or after each one's time (branch.go says which
+	// streams each name covers). Defaults to none.
 	Branches []schedule.Branch
 }
 
