@@ -117,9 +117,11 @@ func Event(name string, details any) {
 }
 
 // Budget returns how many operations a workload should perform, given that it
-// wants n. It returns n unless a shrunk fault schedule caps the run's
-// operations, in which case it returns the cap. Outside the simulator it
-// returns n.
+// wants n. In an ordinary simulated run, and outside the simulator, it
+// returns n unchanged. In a replay whose fault schedule sets budget (as a
+// shrunk schedule may), it returns the smaller of n and that budget, and the
+// run's trace records the cap. Use the returned count everywhere the number
+// of operations matters, including in messages and final checks.
 func Budget(n int) int {
 	if !hosted() || n <= 0 {
 		return n

@@ -59,7 +59,7 @@ func (in *instance) buggify(site string, prob float64) bool {
 	} else {
 		s := st.fire[idx]
 		if s == nil {
-			s = rng.New(r.seed, "buggify", rng.Key(site), rng.Key(in.node.spec.Name))
+			s = rng.New(r.seedOf(bsBuggify), "buggify", rng.Key(site), rng.Key(in.node.spec.Name))
 			st.fire[idx] = s
 		}
 		draw := s.Float64() // one draw per hit, so hit k always gets the k-th draw

@@ -48,14 +48,14 @@ func (r *run) diskFault(n *node, kind string, op int64, p float64) bool {
 		return false
 	}
 	var s rng.Stream
-	s.Reset(r.seed, kind, rng.Key(n.spec.Name), uint64(op))
+	s.Reset(r.seedOf(bsIO), kind, rng.Key(n.spec.Name), uint64(op))
 	return s.Chance(p)
 }
 
 // faultStream is the stream that decides what a fault does (which page,
 // which bit), keyed like the decision itself.
 func (r *run) faultStream(kind string, n *node, op int64) *rng.Stream {
-	return rng.New(r.seed, kind+"/what", rng.Key(n.spec.Name), uint64(op))
+	return rng.New(r.seedOf(bsDisk), kind+"/what", rng.Key(n.spec.Name), uint64(op))
 }
 
 func (r *run) recordDiskFault(in *instance, kind string, op int64, path string, offset int64) {
@@ -106,7 +106,7 @@ func (in *instance) beforeWrite(e *fdEntry, write bool) (op int64, errno uint64,
 // decide what of it survives, and the guest stops inside this host call.
 func (in *instance) crashInside(ctx context.Context, op int64, path string, syncing disk.Ino) {
 	r, n := in.run, in.node
-	down := rng.New(r.seed, KindCrashIO+"/restart", rng.Key(n.spec.Name), uint64(op)).Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
+	down := rng.New(r.seedOf(bsDisk), KindCrashIO+"/restart", rng.Key(n.spec.Name), uint64(op)).Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
 	until := r.now + down
 	r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.now), Kind: KindCrashIO, Node: n.spec.Name, Op: op, Path: path, Until: Dur(until)})
 	r.tracef("fault crash %s during disk op #%d (%s), restart at %s", in.name, op, path, fmtTime(until))
@@ -129,7 +129,7 @@ func (r *run) crashDisk(n *node, syncing disk.Ino) {
 		return
 	}
 	rules := disk.CrashRules{Torn: d.Torn, Reorder: d.Reorder, Model: d.Model, CorruptOnCrash: d.CorruptOnCrash, Syncing: syncing}
-	rep := n.fs.CrashWith(rules, rng.New(r.seed, "crashdisk", rng.Key(n.spec.Name), uint64(n.crashes)))
+	rep := n.fs.CrashWith(rules, rng.New(r.seedOf(bsDisk), "crashdisk", rng.Key(n.spec.Name), uint64(n.crashes)))
 	if rep.Kept+rep.Dropped+rep.Torn > 0 || len(rep.Corrupted) > 0 {
 		r.tracef("disk of %s after the crash: %d pending writes kept, %d dropped, %d torn", n.spec.Name, rep.Kept, rep.Dropped, rep.Torn)
 	}
@@ -144,7 +144,7 @@ func (in *instance) fsync(ctx context.Context, e *fdEntry) uint64 {
 	op := n.nextOp()
 	if d.LatencyNs[1] > 0 {
 		var s rng.Stream
-		s.Reset(r.seed, "disklatency", rng.Key(n.spec.Name), uint64(op))
+		s.Reset(r.seedOf(bsDiskLatency), "disklatency", rng.Key(n.spec.Name), uint64(op))
 		if lat := s.Between(d.LatencyNs[0], d.LatencyNs[1]); lat > 0 {
 			// The whole node waits: a wasip1 guest runs every goroutine on
 			// one thread.
@@ -210,7 +210,7 @@ func (in *instance) afterRead(e *fdEntry, op int64, p []byte, fileOff int64) {
 
 // bitrot flips one bit of a node's durable data (a planned fault).
 func (r *run) bitrot(n *node, f Fault) {
-	dmg, ok := n.fs.BitRot(rng.New(r.seed, KindBitrot, rng.Key(n.spec.Name), uint64(f.At)))
+	dmg, ok := n.fs.BitRot(rng.New(r.seedOf(bsDisk), KindBitrot, rng.Key(n.spec.Name), uint64(f.At)))
 	if !ok {
 		return
 	}

@@ -66,12 +66,14 @@ type Options struct {
 	// StopAtNs, when above 0, ends the run once virtual time would pass it:
 	// a replay of a shrunk schedule runs as long as the failure it
 	// reproduces took. A run that ends there without failing has status
-	// horizon and Result.CutShort set.
+	// horizon and Result.CutShort set. Defaults to 0, no stop.
 	StopAtNs int64
-	// Budget, when above 0, caps what sim.Budget returns in every node.
+	// Budget, when above 0, caps what sim.Budget returns in every node,
+	// and the trace says so. Defaults to 0, no cap.
 	Budget int
-	// Branches re-key the seed's random streams at the first scheduler
-	// step at or after each one's time.
+	// Branches re-key the seed's random streams, in order, from the first
+	// scheduler step at or after each one's time (branch.go says which
+	// streams each name covers). Defaults to none.
 	Branches []schedule.Branch
 	// Interrupt, when it becomes true, ends the run at its next scheduler
 	// step with StatusInterrupted: a sweep that was asked to stop.
@@ -205,6 +207,12 @@ type run struct {
 	props      map[string]*Property
 	traceLines []string
 	wallEpoch  int64
+
+	// streamSeeds is, per group of streams, the seed they are keyed by;
+	// branches change it (branch.go). nextBranch is the next of
+	// Options.Branches to apply.
+	streamSeeds [numBranchStreams]uint64
+	nextBranch  int
 }
 
 const wallEpochNs = 1_700_000_000 * int64(time.Second)
@@ -234,6 +242,9 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		hash:      14695981039346656037,
 		wallEpoch: wallEpochNs,
 		res:       &Result{Seed: seed},
+	}
+	for g := range r.streamSeeds {
+		r.streamSeeds[g] = seed
 	}
 	names := make([]string, len(spec.Nodes))
 	for i := range spec.Nodes {
@@ -466,7 +477,7 @@ func (r *run) start(n *node) {
 		name:     fmt.Sprintf("%s#%d", n.spec.Name, n.count),
 		resume:   make(chan cmd),
 		deadline: math.MaxInt64,
-		random:   rng.New(r.seed, "random", rng.Key(n.spec.Name), uint64(n.count)),
+		random:   rng.New(r.seedOf(bsRandom), "random", rng.Key(n.spec.Name), uint64(n.count)),
 		hashID:   uint64(n.idx)<<32 | uint64(n.count),
 	}
 	in.initFDs()
@@ -498,6 +509,7 @@ func (r *run) loop() {
 			r.tracef("interrupted")
 			return
 		}
+		r.branchDue()
 		ready = ready[:0]
 		for _, n := range r.nodes {
 			if in := n.cur; in != nil && in.runnable() {
@@ -513,8 +525,13 @@ func (r *run) loop() {
 			continue
 		}
 		next := r.nextEventAt()
+		if stop := r.opts.StopAtNs; stop > 0 && next > stop {
+			r.stopAt(stop)
+			return
+		}
 		if next >= r.horizon {
 			r.now = max(r.now, r.horizon)
+			r.branchDue()
 			r.net.Advance(r.now)
 			if r.reachHorizon() {
 				return
@@ -523,6 +540,7 @@ func (r *run) loop() {
 		}
 		if next > r.now {
 			r.now = next
+			r.branchDue()
 		}
 		r.net.Advance(r.now)
 		r.fireEnds()
@@ -550,6 +568,20 @@ func (r *run) reachHorizon() bool {
 	r.res.Status = StatusHorizon
 	r.tracef("hit the time horizon")
 	return true
+}
+
+// stopAt ends a run that reached Options.StopAtNs: nothing is left to do at
+// or before that time, and the next event lies beyond it. It is a hard stop
+// and nothing more: it neither starts the recovery phase nor fails a
+// liveness bound, and the history is checked as at the time horizon, since a
+// replay that gets this far without failing has run as long as it was asked
+// to.
+func (r *run) stopAt(stop int64) {
+	r.now = max(r.now, stop)
+	r.net.Advance(r.now)
+	r.res.Status = StatusHorizon
+	r.res.CutShort = true
+	r.tracef("stop: reached the schedule's duration of %s; the run ends here", time.Duration(stop))
 }
 
 // unfinished names the first workload (or the finally check) still running.
@@ -808,7 +840,7 @@ func (r *run) exited(in *instance) {
 	default:
 		class, what := classifyExit(in)
 		if r.spec.Supervise && !n.spec.Workload && class == ClassExit {
-			down := rng.New(r.seed, "restart", rng.Key(n.spec.Name), uint64(in.num)).Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
+			down := rng.New(r.seedOf(bsSched), "restart", rng.Key(n.spec.Name), uint64(in.num)).Between(r.spec.RestartAfter[0], r.spec.RestartAfter[1])
 			n.restartAt = r.now + down
 			r.tracef("%s exited with status %d; supervised restart at %s", in.name, code, fmtTime(n.restartAt))
 			return

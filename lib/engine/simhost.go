@@ -31,6 +31,20 @@ const (
 
 func sortStrings(s []string) { sort.Strings(s) }
 
+// budget answers sim.Budget(n): n, or Options.Budget when that is set and
+// smaller. It also remembers the largest n asked for, which tells shrinking
+// whether a cap is worth trying.
+func (r *run) budget(in *instance, n int64) int64 {
+	if n > int64(r.res.BudgetAsked) {
+		r.res.BudgetAsked = int(n)
+	}
+	if limit := int64(r.opts.Budget); limit > 0 && n > limit {
+		r.tracef("%s: sim.Budget capped at %d of %d operations", in.name, limit, n)
+		return limit
+	}
+	return n
+}
+
 func init() {
 	w := func(name string, id callID, params []api.ValueType, results []api.ValueType, fn func(in *instance, ctx context.Context, m api.Module, s []uint64)) {
 		hostModules["seedfall"] = append(hostModules["seedfall"], hostFunc{name, id, params, results, fn})
@@ -99,9 +113,9 @@ func init() {
 		}
 	})
 	w("budget", cSimBudget, p(i64), p(i64), func(in *instance, _ context.Context, _ api.Module, s []uint64) {
-		in.hcall(cSimBudget, s[0], 0)
-		// No schedule caps operations yet (shrinking does that), so the
-		// workload gets what it asked for.
+		got := in.run.budget(in, int64(s[0]))
+		in.hcall(cSimBudget, s[0], uint64(got))
+		s[0] = uint64(got)
 	})
 	w("sock_listen", cSimListen, p(i32, i32, i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
 		addr, ok := readString(m, uint32(s[0]), uint32(s[1]))

@@ -163,7 +163,7 @@ func (in *instance) datagramFaults(to string) (drop, dup bool) {
 		dup = r.scheduledOps[opKey{KindUDPDup, n.idx, op}]
 	} else {
 		var s rng.Stream
-		s.Reset(r.seed, "udp", rng.Key(n.spec.Name), uint64(op))
+		s.Reset(r.seedOf(bsUDP), "udp", rng.Key(n.spec.Name), uint64(op))
 		drop = s.Chance(r.rate(KindUDPDrop, r.spec.Net.UDPLoss))
 		dup = !drop && s.Chance(r.rate(KindUDPDup, r.spec.Net.UDPDup))
 	}

@@ -551,3 +551,22 @@ func splitKey(key string) (string, int) {
 	}
 	return key, 0
 }
+
+// Rekey changes the seed that the network's latency streams are keyed by, as
+// a branch of the net stream does. Sockets made from now on key their
+// streams by the new seed and their id, and every socket that already has a
+// stream restarts it the same way, so that latencies drawn after the branch
+// follow from the new seed alone. Each socket's stream is reset on its own,
+// so the order the sockets are visited in does not matter.
+func (n *Net) Rekey(seed uint64) {
+	n.seed = seed
+	for _, s := range n.conns {
+		if s.stream != nil {
+			s.stream.Reset(seed, "net", s.ID)
+		}
+	}
+	for _, s := range n.bound {
+		s.stream.Reset(seed, "net", s.ID)
+		s.dupStream.Reset(seed, "net", s.ID, 1)
+	}
+}
