@@ -22,6 +22,7 @@ const (
 	KindStart   = "start"
 	KindSeed    = "seed"
 	KindSummary = "summary"
+	KindShrink  = "shrink"
 )
 
 // Start opens a stream.
@@ -122,6 +123,48 @@ type Summary struct {
 	// Interrupted says the sweep was stopped (SIGINT or SIGTERM) before
 	// every seed ran: the counts cover the seeds that finished.
 	Interrupted bool `json:"interrupted,omitempty"`
+}
+
+// Shrink is what sf-shrink made of one failing seed.
+type Shrink struct {
+	Kind    string   `json:"kind"`
+	Seed    uint64   `json:"seed"`
+	Config  string   `json:"config"`
+	Profile string   `json:"profile,omitempty"`
+	Set     []string `json:"set,omitempty"`
+	// Class and Message are how the seed fails, before and after
+	// shrinking; Node is the failing instance of the shrunk run.
+	Class        string `json:"class"`
+	Message      string `json:"message"`
+	Node         string `json:"node,omitempty"`
+	FaultsBefore int    `json:"faults_before"`
+	FaultsAfter  int    `json:"faults_after"`
+	ShrinkRuns   int    `json:"shrink_runs"`
+	// Duration is when the shrunk run fails, as a Go duration string;
+	// DurationNs is the same in nanoseconds.
+	Duration   string `json:"duration"`
+	DurationNs int64  `json:"duration_ns"`
+	// Budget is the sim.Budget cap the shrunk schedule sets; 0 when none.
+	Budget   int    `json:"budget,omitempty"`
+	Schedule string `json:"schedule"`
+	Repro    string `json:"repro"`
+	// Error, when set, says why the seed could not be shrunk; the other
+	// counts are then 0.
+	Error string `json:"error,omitempty"`
+}
+
+// ShrinkSummary closes an sf-shrink stream.
+type ShrinkSummary struct {
+	Kind   string `json:"kind"`
+	Tool   string `json:"tool"`
+	Shrunk int    `json:"shrunk"`
+	// Errors counts the seeds that could not be shrunk.
+	Errors int `json:"errors"`
+	// Skipped counts failing seeds of the input past -max, or that were
+	// not failures sf-shrink can replay (nondeterministic).
+	Skipped int    `json:"skipped"`
+	RealNs  int64  `json:"real_ns"`
+	Status  string `json:"status"` // shrunk, nothing, or error
 }
 
 // Writer writes records as whole lines and flushes after each, so a

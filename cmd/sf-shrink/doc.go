@@ -1,0 +1,37 @@
+// Sf-shrink cuts a failing seed down to the few faults that make it fail.
+//
+// Usage:
+//
+//	sf-shrink -c seedfall.json -seed N [-faults FILE] [-profile NAME] [-set path=value ...] [-j N] [-json]
+//	sf-run -c seedfall.json -seeds 1-500 -json | sf-shrink [-max 10] [-j N] [-json]
+//	sf-shrink [-max 10] [-json] records.jsonl ...
+//
+// Given one seed, it runs the seed (or replays -faults FILE), notes how it
+// fails, and replays it with ever smaller subsets of its faults (delta
+// debugging), keeping a subset only when the run fails the same way: the
+// same class and the same message (the text before its first ": ", with
+// the failing instance left out), and for a liveness failure the same
+// node. Every kind of fault takes part, those planned in time and those
+// recorded at a disk operation, read, buggify hit or datagram.
+//
+// Then, if a node called sim.Budget, it bisects the budget cap down to the
+// fewest operations that still fail the same way, and finally it records
+// when the shrunk run fails as the schedule's duration. The shrunk schedule
+// is written to .seedfall/<world>/seed-N.faults.json next to the world file,
+// with shrunk_from and shrink_runs, and sf-shrink prints it numbered with a
+// line that replays it with sf-run. A replay of that schedule that passes
+// within its duration means a fault it needs was removed, not that the bug
+// is fixed; sf-run says so.
+//
+// Reading records (from stdin, or the files named), it shrinks each failing
+// seed once, at most -max of them, taking the world file, profile and -set
+// overrides from the records. Nondeterministic seeds are skipped.
+//
+// -j runs that many replays at once; the shrunk schedule and the replay
+// count do not depend on it. -json writes a start record, one shrink
+// record per seed and a summary on stdout (docs/records.md); the report
+// always goes to stderr.
+//
+// Exit status: 0 when there was nothing to shrink, 1 when failing seeds were
+// shrunk, 2 on usage or input errors or when a seed could not be shrunk.
+package main

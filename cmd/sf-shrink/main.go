@@ -1,0 +1,97 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sf-dst/sf/lib/manual"
+	"github.com/sf-dst/sf/lib/shrink"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+//go:embed doc.go
+var docSource string
+
+func main() {
+	app := &cli.App{
+		Name:                      "sf-shrink",
+		Usage:                     "cut a failing seed down to the faults that make it fail",
+		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] | sf-run ... -json | sf-shrink [-max 10]",
+		HideHelpCommand:           true,
+		DisableSliceFlagSeparator: true,
+		ExitErrHandler:            func(*cli.Context, error) {},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "c", Usage: "the world file (with -seed)"},
+			&cli.StringFlag{Name: "seed", Usage: "the failing seed to shrink"},
+			&cli.StringFlag{Name: "faults", Usage: "with -seed: shrink this schedule instead of the seed's own faults"},
+			&cli.StringFlag{Name: "profile", Usage: "with -seed: apply this named profile of the world file"},
+			&cli.StringSliceFlag{Name: "set", Usage: "with -seed: override a world-file field, path=value (repeatable)"},
+			&cli.IntFlag{Name: "max", Value: shrink.DefaultMax, Usage: "reading records: shrink at most this many failing seeds"},
+			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "replays run at once"},
+			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout"},
+		},
+		Action: func(c *cli.Context) error {
+			cmd := shrink.Command{Config: c.String("c"), Profile: c.String("profile"), Set: c.StringSlice("set"),
+				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), RunTool: runTool()}
+			switch {
+			case c.Int("j") < 1:
+				return usage("-j must be at least 1")
+			case c.Int("max") < 1:
+				return usage("-max must be at least 1")
+			case c.IsSet("seed"):
+				s, err := strconv.ParseUint(c.String("seed"), 10, 64)
+				if err != nil {
+					return usage("-seed: %q is not a seed (a whole number)", c.String("seed"))
+				}
+				if c.NArg() > 0 {
+					return usage("give -seed or record files, not both")
+				}
+				cmd.Seed, cmd.HasSeed = s, true
+				if cmd.Config == "" {
+					cmd.Config = "seedfall.json"
+				}
+			default:
+				for _, f := range []string{"c", "faults", "profile", "set"} {
+					if c.IsSet(f) {
+						return usage("-%s needs -seed N; reading records, the world comes from them", f)
+					}
+				}
+				cmd.Inputs = c.Args().Slice()
+			}
+			if code := shrink.Main(cmd); code != 0 {
+				return cli.Exit("", code)
+			}
+			return nil
+		},
+	}
+	manual.Install(app, docSource)
+	if err := app.Run(os.Args); err != nil {
+		if ec, ok := err.(cli.ExitCoder); ok {
+			if ec.Error() != "" {
+				fmt.Fprintln(os.Stderr, "sf-shrink:", ec.Error())
+			}
+			os.Exit(ec.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "sf-shrink:", err)
+		os.Exit(sweep.ExitUsage)
+	}
+}
+
+func usage(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...)+" (see sf-shrink -h)", sweep.ExitUsage)
+}
+
+// runTool is the sf-run that replay lines name: the one next to this
+// binary when it was run by a path, else sf-run from PATH.
+func runTool() string {
+	if len(os.Args) > 0 && filepath.Base(os.Args[0]) != os.Args[0] {
+		return filepath.Join(filepath.Dir(os.Args[0]), "sf-run")
+	}
+	return "sf-run"
+}

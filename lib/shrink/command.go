@@ -1,0 +1,294 @@
+package shrink
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+// MaxStreamBytes bounds a record stream sf-shrink reads: a sweep of a
+// million seeds writes about 500 MB of records.
+const MaxStreamBytes = 1 << 30
+
+// DefaultMax is how many failing seeds of a stream sf-shrink takes.
+const DefaultMax = 10
+
+// Command is one invocation of sf-shrink.
+type Command struct {
+	// One seed: Config and Seed (HasSeed), with Profile, Set and Faults.
+	Config  string
+	Seed    uint64
+	HasSeed bool
+	Profile string
+	Set     []string
+	Faults  string
+	// A record stream: the files to read ("-" for stdin) when no seed is
+	// given.
+	Inputs []string
+	// Max is how many failing seeds of a stream to shrink. Defaults to
+	// DefaultMax.
+	Max  int
+	Jobs int
+	JSON bool
+	// RunTool is how the replay lines call sf-run. Defaults to "sf-run".
+	RunTool string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// job is one seed to shrink.
+type job struct {
+	world   worldKey
+	seed    uint64
+	faults  string // a schedule to start from, if the seed ran with -faults
+	message string
+}
+
+type worldKey struct {
+	config, profile, set string
+}
+
+func (k worldKey) setList() []string {
+	if k.set == "" {
+		return nil
+	}
+	return strings.Split(k.set, "\x00")
+}
+
+// Main runs the command and returns the exit status: 0 when there was
+// nothing to shrink, 1 when failing seeds were shrunk (the failures are
+// real), 2 on usage or input errors or when a seed could not be shrunk.
+func Main(c Command) int {
+	if c.Stdin == nil {
+		c.Stdin = os.Stdin
+	}
+	if c.Stdout == nil {
+		c.Stdout = os.Stdout
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
+	}
+	if c.Max <= 0 {
+		c.Max = DefaultMax
+	}
+	if c.RunTool == "" {
+		c.RunTool = "sf-run"
+	}
+	start := time.Now()
+	var jobs []job
+	skipped := 0
+	if c.HasSeed {
+		jobs = []job{{world: worldKey{c.Config, c.Profile, strings.Join(c.Set, "\x00")}, seed: c.Seed, faults: c.Faults}}
+	} else {
+		var err error
+		jobs, skipped, err = c.readStreams()
+		if err != nil {
+			fmt.Fprintf(c.Stderr, "sf-shrink: %v\n", err)
+			return sweep.ExitUsage
+		}
+	}
+	var jw *record.Writer
+	if c.JSON {
+		jw = record.NewWriter(c.Stdout)
+		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-shrink", Version: sweep.Version, Schema: record.Schema,
+			Config: c.Config, Profile: c.Profile, Set: c.Set, Count: len(jobs), Jobs: c.Jobs})
+	}
+	sum := record.ShrinkSummary{Kind: record.KindSummary, Tool: "sf-shrink", Skipped: skipped}
+	prepared := map[worldKey]*sweep.Prepared{}
+	defer func() {
+		for _, p := range prepared {
+			p.Engine.Close()
+		}
+	}()
+	for _, j := range jobs {
+		rec, err := c.shrinkOne(j, prepared)
+		if err != nil {
+			sum.Errors++
+			fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
+			if jw != nil {
+				jw.Write(record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
+					Set: j.world.setList(), Error: err.Error()})
+			}
+			continue
+		}
+		sum.Shrunk++
+		if jw != nil {
+			jw.Write(rec)
+		}
+	}
+	if len(jobs) == 0 {
+		fmt.Fprintln(c.Stderr, "sf-shrink: no failing seeds to shrink")
+	}
+	if skipped > 0 {
+		fmt.Fprintf(c.Stderr, "sf-shrink: %d failing seeds not shrunk (past -max %d, or nondeterministic)\n", skipped, c.Max)
+	}
+	sum.RealNs = time.Since(start).Nanoseconds()
+	switch {
+	case sum.Errors > 0:
+		sum.Status = "error"
+	case sum.Shrunk > 0:
+		sum.Status = "shrunk"
+	default:
+		sum.Status = "nothing"
+	}
+	if jw != nil {
+		jw.Write(sum)
+	}
+	switch sum.Status {
+	case "error":
+		return sweep.ExitUsage
+	case "shrunk":
+		return sweep.ExitProblem
+	}
+	return sweep.ExitPass
+}
+
+// readStreams collects the failing seeds of the record streams, each once,
+// at most c.Max of them.
+func (c *Command) readStreams() ([]job, int, error) {
+	inputs := c.Inputs
+	if len(inputs) == 0 {
+		inputs = []string{"-"}
+	}
+	seen := map[string]bool{}
+	var jobs []job
+	skipped := 0
+	for _, in := range inputs {
+		var r io.Reader
+		name := in
+		if in == "-" {
+			r, name = c.Stdin, "<stdin>"
+		} else {
+			f, err := os.Open(in)
+			if err != nil {
+				return nil, 0, err
+			}
+			defer f.Close()
+			r = f
+		}
+		rd := record.NewReader(io.LimitReader(r, MaxStreamBytes+1), name)
+		records := 0
+		for {
+			a, err := rd.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, 0, err
+			}
+			records++
+			if a.Seed == nil {
+				continue
+			}
+			s := a.Seed
+			if s.Status == "nondeterministic" {
+				skipped++
+				continue
+			}
+			if s.Status != "fail" {
+				continue
+			}
+			if s.Config == "" {
+				return nil, 0, fmt.Errorf("%s: the seed record of seed %d has no config", name, s.Seed)
+			}
+			w := worldKey{s.Config, s.Profile, strings.Join(s.Set, "\x00")}
+			key := fmt.Sprintf("%v/%d", w, s.Seed)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			if len(jobs) >= c.Max {
+				skipped++
+				continue
+			}
+			faults := s.FaultsFile
+			if faults == "-" {
+				faults = ""
+			}
+			jobs = append(jobs, job{world: w, seed: s.Seed, faults: faults, message: s.Message})
+		}
+		if records == 0 {
+			return nil, 0, fmt.Errorf("%s: no records: pipe sf-run -json into sf-shrink, or give -c and -seed", name)
+		}
+	}
+	return jobs, skipped, nil
+}
+
+func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared) (record.Shrink, error) {
+	p := prepared[j.world]
+	if p == nil {
+		var err error
+		p, err = sweep.Prepare(j.world.config, config.LoadOptions{Profile: j.world.profile, Set: j.world.setList()}, c.Stderr)
+		if err != nil {
+			return record.Shrink{}, err
+		}
+		prepared[j.world] = p
+	}
+	var start *schedule.Schedule
+	if j.faults != "" {
+		var err error
+		if start, err = p.ReadSchedule(j.faults, c.Stdin); err != nil {
+			return record.Shrink{}, err
+		}
+	}
+	out, err := Seed(p, j.seed, Options{Jobs: c.Jobs, Start: start})
+	if err != nil {
+		if errors.Is(err, ErrPasses) {
+			return record.Shrink{}, fmt.Errorf("%v: nothing to shrink", err)
+		}
+		return record.Shrink{}, err
+	}
+	sched := out.Schedule
+	sched.Config, sched.Profile, sched.Set = j.world.config, j.world.profile, j.world.setList()
+	path := filepath.Join(sweep.ArtifactDir(p.World), fmt.Sprintf("seed-%d.faults.json", j.seed))
+	if err := sched.WriteFile(path); err != nil {
+		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
+	}
+	shown := relPath(path)
+	args := []string{c.RunTool, "-c", j.world.config, "-seed", strconv.FormatUint(j.seed, 10)}
+	if j.world.profile != "" {
+		args = append(args, "-profile", j.world.profile)
+	}
+	for _, s := range j.world.setList() {
+		args = append(args, "-set", s)
+	}
+	args = append(args, "-faults", shown)
+	repro := sweep.ShellJoin(args)
+
+	w := c.Stderr
+	fmt.Fprintf(w, "seed %d: %d faults -> %d in %d replays (%s)\n", j.seed, out.Before, len(sched.Faults), out.Runs, out.Failure)
+	for _, l := range schedule.Lines(sched.Faults) {
+		fmt.Fprintln(w, l)
+	}
+	if out.BudgetLine != "" {
+		fmt.Fprintf(w, "  %s\n", out.BudgetLine)
+	}
+	fmt.Fprintf(w, "duration %s, wrote %s\n", schedule.RoundedDuration(int64(sched.Duration)), shown)
+	fmt.Fprintf(w, "replay: %s\n\n", repro)
+
+	return record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
+		Set: j.world.setList(), Class: out.Final.Class, Message: out.Final.Message, Node: out.Final.Node,
+		FaultsBefore: out.Before, FaultsAfter: len(sched.Faults), ShrinkRuns: out.Runs,
+		Duration: time.Duration(sched.Duration).String(), DurationNs: int64(sched.Duration), Budget: sched.Budget,
+		Schedule: shown, Repro: repro}, nil
+}
+
+func relPath(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}

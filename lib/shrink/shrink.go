@@ -1,0 +1,304 @@
+// Package shrink turns a failing seed into the few faults that matter: it
+// replays the seed's schedule with subsets of its faults (delta debugging),
+// keeps the smallest subset that still fails the same way, then lowers the
+// sim.Budget cap as far as the failure allows, and records when the shrunk
+// run fails as the schedule's duration.
+package shrink
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"sync"
+
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+// Failure is what "fails the same way" compares: the class, the head of the
+// message and, for liveness, the node.
+type Failure struct {
+	Class string
+	Head  string
+	Node  string
+}
+
+func (f Failure) String() string {
+	if f.Class == engine.ClassLiveness {
+		return "liveness · " + f.Node
+	}
+	return f.Class + ": " + f.Head
+}
+
+var (
+	instancePrefix = regexp.MustCompile(`^[A-Za-z0-9_.-]+#[0-9]+: `)
+	instanceNum    = regexp.MustCompile(`#[0-9]+\b`)
+)
+
+// FailureOf is how r failed. The message head is the message without the
+// failing instance in front and without the details after its first ": ",
+// so that "client#1: acknowledged write lost: k138=v138" and "client#2:
+// acknowledged write lost: k63=v63" are the same failure, as a property
+// with the same message is the same property.
+func FailureOf(r *engine.Result) Failure {
+	msg := instancePrefix.ReplaceAllString(r.Message, "")
+	head, _, _ := strings.Cut(msg, ": ")
+	f := Failure{Class: r.Class, Head: instanceNum.ReplaceAllString(head, "")}
+	if r.Class == engine.ClassLiveness {
+		f.Node = instanceNum.ReplaceAllString(r.Node, "")
+	}
+	return f
+}
+
+// Same reports whether r fails the way f describes.
+func (f Failure) Same(r *engine.Result) bool {
+	return r.Status == engine.StatusFail && FailureOf(r) == f
+}
+
+// Outcome is a shrunk seed.
+type Outcome struct {
+	Seed     uint64
+	Failure  Failure
+	Before   int               // faults in the starting schedule
+	Schedule schedule.Schedule // the shrunk schedule, ready to write
+	Runs     int               // replays that shrinking counts
+	// Final is the replay of the shrunk schedule, which fails the same
+	// way at Schedule.Duration.
+	Final *engine.Result
+	// BudgetLine is the trace line that says how the budget was capped,
+	// without its time; empty when the budget was not capped.
+	BudgetLine string
+}
+
+// Options tune one shrink.
+type Options struct {
+	// Jobs is how many replays run at once. The result does not depend on
+	// it. Defaults to 1.
+	Jobs int
+	// Start, when set, is the schedule to shrink; otherwise the faults the
+	// seed draws on its own.
+	Start *schedule.Schedule
+}
+
+// ErrPasses is returned when the seed does not fail, so there is nothing
+// to shrink.
+var ErrPasses = errors.New("the seed does not fail")
+
+// Seed shrinks one seed of a prepared world.
+func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
+	if o.Jobs < 1 {
+		o.Jobs = 1
+	}
+	s := &shrinker{p: p, seed: seed, jobs: o.Jobs}
+	if o.Start != nil {
+		s.branches = o.Start.Branches
+	}
+	var start []engine.Fault
+	var budget int
+	if o.Start != nil {
+		start, budget = o.Start.Faults, o.Start.Budget
+		first, err := s.run(start, budget)
+		if err != nil {
+			return nil, err
+		}
+		if first.Status != engine.StatusFail {
+			return nil, fmt.Errorf("%w with this schedule (%s)", ErrPasses, first.Status)
+		}
+		s.target = FailureOf(first)
+	} else {
+		first, err := p.Engine.Run(p.Spec, seed, engine.Options{})
+		if err != nil {
+			return nil, err
+		}
+		if first.Status != engine.StatusFail {
+			return nil, fmt.Errorf("%w (%s)", ErrPasses, first.Status)
+		}
+		s.target = FailureOf(first)
+		start = first.Faults
+		// The faults it recorded must reproduce the failure when replayed:
+		// every later replay relies on that.
+		again, err := s.run(start, 0)
+		if err != nil {
+			return nil, err
+		}
+		if !s.target.Same(again) {
+			return nil, fmt.Errorf("replaying the %d faults the seed recorded does not fail the same way (%s, then %s: %s): an engine bug, please report it",
+				len(start), s.target, again.Status, again.Message)
+		}
+	}
+
+	kept := s.faults(start, budget)
+	budget = s.budget(kept, budget)
+	final, err := s.run(kept, budget)
+	if err != nil {
+		return nil, err
+	}
+	if !s.target.Same(final) {
+		return nil, fmt.Errorf("the shrunk schedule does not fail the same way when replayed (%s: %s): an engine bug, please report it", final.Status, final.Message)
+	}
+	out := &Outcome{Seed: seed, Failure: s.target, Before: len(start), Runs: s.runs, Final: final}
+	out.Schedule = schedule.Schedule{Seed: seed, Duration: schedule.Dur(final.AtNs), Budget: budget,
+		Branches: s.branches, ShrunkFrom: len(start), ShrinkRuns: s.runs, Faults: append([]engine.Fault{}, kept...)}
+	for _, l := range final.Trace {
+		if strings.Contains(l, "sim.Budget capped at") {
+			_, rest, _ := strings.Cut(strings.TrimSpace(l), "  ")
+			out.BudgetLine = strings.TrimSpace(rest)
+		}
+	}
+	return out, nil
+}
+
+type shrinker struct {
+	p        *sweep.Prepared
+	seed     uint64
+	jobs     int
+	target   Failure
+	branches []schedule.Branch
+	runs     int
+}
+
+// run replays the seed with exactly these faults and budget cap.
+func (s *shrinker) run(faults []engine.Fault, budget int) (*engine.Result, error) {
+	s.runs++
+	if faults == nil {
+		faults = []engine.Fault{}
+	}
+	return s.p.Engine.Run(s.p.Spec, s.seed, engine.Options{Faults: faults, Budget: budget, Branches: s.branches})
+}
+
+// firstFailing replays the candidates, up to jobs at a time, and returns
+// the index of the first, in order, that fails the same way, or -1. It
+// counts the replays as if they ran one after another, stopping at that
+// candidate, so the count does not depend on jobs either.
+func (s *shrinker) firstFailing(cands [][]engine.Fault, budget int) int {
+	for from := 0; from < len(cands); from += s.jobs {
+		batch := cands[from:min(from+s.jobs, len(cands))]
+		same := make([]bool, len(batch))
+		var wg sync.WaitGroup
+		for i, c := range batch {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if c == nil {
+					c = []engine.Fault{}
+				}
+				r, err := s.p.Engine.Run(s.p.Spec, s.seed, engine.Options{Faults: c, Budget: budget, Branches: s.branches})
+				same[i] = err == nil && s.target.Same(r)
+			}()
+		}
+		wg.Wait()
+		for i, ok := range same {
+			if ok {
+				s.runs += i + 1
+				return from + i
+			}
+		}
+		s.runs += len(batch)
+	}
+	return -1
+}
+
+// faults is delta debugging (ddmin) over the schedule's faults: it tries
+// no faults at all, then ever finer subsets and their complements, and
+// keeps the first that fails the same way.
+func (s *shrinker) faults(start []engine.Fault, budget int) []engine.Fault {
+	pick := func(idx []int) []engine.Fault {
+		out := make([]engine.Fault, len(idx))
+		for i, j := range idx {
+			out[i] = start[j]
+		}
+		return out
+	}
+	if len(start) == 0 {
+		return nil
+	}
+	if s.firstFailing([][]engine.Fault{{}}, budget) == 0 {
+		return nil
+	}
+	items := make([]int, len(start))
+	for i := range items {
+		items[i] = i
+	}
+	n := 2
+	for len(items) >= 2 {
+		chunks := split(items, n)
+		var cands [][]int
+		cands = append(cands, chunks...)
+		if n > 2 {
+			for i := range chunks {
+				cands = append(cands, without(items, chunks[i]))
+			}
+		}
+		sets := make([][]engine.Fault, len(cands))
+		for i, c := range cands {
+			sets[i] = pick(c)
+		}
+		i := s.firstFailing(sets, budget)
+		switch {
+		case i >= 0 && i < len(chunks):
+			items, n = chunks[i], 2
+		case i >= len(chunks):
+			items, n = cands[i], max(n-1, 2)
+		case n >= len(items):
+			return pick(items)
+		default:
+			n = min(2*n, len(items))
+		}
+	}
+	return pick(items)
+}
+
+// split cuts items into n chunks of nearly equal size, in order.
+func split(items []int, n int) [][]int {
+	out := make([][]int, 0, n)
+	for i := range n {
+		lo, hi := i*len(items)/n, (i+1)*len(items)/n
+		if hi > lo {
+			out = append(out, items[lo:hi])
+		}
+	}
+	return out
+}
+
+func without(items, drop []int) []int {
+	gone := map[int]bool{}
+	for _, d := range drop {
+		gone[d] = true
+	}
+	out := make([]int, 0, len(items)-len(drop))
+	for _, it := range items {
+		if !gone[it] {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// budget bisects the sim.Budget cap down to the smallest that still fails
+// the same way. It returns 0 (no cap) when no node called sim.Budget or no
+// cap below what the nodes asked for keeps the failure.
+func (s *shrinker) budget(faults []engine.Fault, start int) int {
+	r, err := s.run(faults, start)
+	if err != nil || !s.target.Same(r) || r.BudgetAsked <= 1 {
+		return start
+	}
+	hi := r.BudgetAsked // known to fail: a cap at what was asked caps nothing
+	if start > 0 && start < hi {
+		hi = start
+	}
+	lo := 1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if s.firstFailing([][]engine.Fault{faults}, mid) == 0 {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	if hi >= r.BudgetAsked {
+		return start
+	}
+	return hi
+}
