@@ -13,6 +13,10 @@
 // printed on stdout; progress lines go to stderr. sf-run builds what it needs
 // by itself, so sf-build is for Makefiles, caches and CI steps.
 //
+// -c - reads the world file from standard input (at most 16 MiB, like a
+// file): its relative paths and .seedfall are then those of the current
+// directory, and its errors name <stdin>.
+//
 // Exit status: 0 built, 2 bad usage or input (a broken world file, a
 // missing package, a compile error, no Go toolchain).
 package main

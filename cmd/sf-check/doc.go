@@ -3,14 +3,22 @@
 //
 // Usage:
 //
-//	sf-check -history FILE [-model M] [-format auto|jsonl|edn] [-timeline FILE] [-json] [-timeout 30s]
+//	sf-check -history FILE [-model M] [-format auto|jsonl|edn] [-timeline FILE] [-json] [-timeout 30s] [-max-bytes N]
 //
 // The history is sf's JSON Lines file (.seedfall/seed-N.history.jsonl), one
-// invoke or completion event per line, or a Jepsen history.edn. -history -
-// (or no -history) reads standard input. -format says which it is; by
+// invoke or completion event per line, or a Jepsen history.edn, named by
+// -history or as the only argument. - reads standard input, as does giving no
+// file when standard input is not a terminal; errors then name <stdin>.
+// -format says which format the history is in; by
 // default sf-check tells them apart by their first line. In a Jepsen history
 // a completion belongs to its process's open invocation, and the keys of a
 // jepsen.independent test come from its [key value] tuples.
+//
+// Every input is bounded: sf-check refuses a history larger than -max-bytes
+// (default 1 GiB) or with a line longer than 64 MiB, with an error that names
+// the input, the line and the limit, and stops reading there. So a file
+// without newlines, such as /dev/zero, is refused after 64 MiB, not read until
+// memory runs out.
 //
 // Models (-model, default kv), each key checked on its own:
 //
@@ -47,5 +55,5 @@
 // Exit status: 0 the history passed; 1 it failed, or the check gave up; 2 bad
 // usage or input (a malformed line, a completion with no invocation, a
 // duplicate id, an operation or value the model does not have, unreadable
-// EDN), each reported as file:line and what is wrong.
+// EDN, an input over a limit), each reported as file:line and what is wrong.
 package main

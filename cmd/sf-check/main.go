@@ -8,6 +8,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/manual"
 )
 
@@ -26,6 +27,7 @@ func main() {
 			&cli.StringFlag{Name: "timeline", Usage: "where to write the timeline of a violation (default: next to the history)"},
 			&cli.BoolFlag{Name: "json", Usage: "print a JSON verdict record"},
 			&cli.DurationFlag{Name: "timeout", Value: check.TimeoutDefault, Usage: "give up checking linearizability after this much real time"},
+			&cli.Int64Flag{Name: "max-bytes", Value: history.InputBytesMax, Usage: "refuse a history larger than this many bytes (each line is limited to 64 MiB)"},
 		},
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return cli.Exit("sf-check: "+err.Error()+" (see sf-check -h)", check.ExitUsage)
@@ -42,6 +44,9 @@ func main() {
 			case hist == "":
 				hist = "-"
 			}
+			if c.Int64("max-bytes") < 1 {
+				return cli.Exit("sf-check: -max-bytes must be at least 1 (see sf-check -h)", check.ExitUsage)
+			}
 			code := check.Command(check.CommandOptions{
 				History:  hist,
 				Model:    c.String("model"),
@@ -49,6 +54,7 @@ func main() {
 				Timeline: c.String("timeline"),
 				JSON:     c.Bool("json"),
 				Timeout:  c.Duration("timeout"),
+				MaxBytes: c.Int64("max-bytes"),
 			})
 			if code != 0 {
 				return cli.Exit("", code)

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 var (
@@ -204,5 +205,65 @@ func TestStdinAndJSON(t *testing.T) {
 	stdout, _, code = run(t, "{\"type\":\"ok\"}\n", "-json")
 	if code != 2 || !strings.Contains(stdout, `"error":"<stdin>:1: event has no \"process\" field"`) {
 		t.Errorf("exit status %d, stdout %s", code, stdout)
+	}
+}
+
+// kvHistory is a small kv history that passes: a put, then a get that sees it.
+const kvHistory = `{"type":"invoke","process":1,"f":"put","key":"x","value":"1","time":8,"id":0}
+{"type":"ok","process":1,"f":"put","key":"x","value":null,"time":100,"id":0}
+{"type":"invoke","process":2,"f":"get","key":"x","value":null,"time":200,"id":1}
+{"type":"ok","process":2,"f":"get","key":"x","value":"1","time":300,"id":1}
+`
+
+// TestStdinAndLimits: - reads the history from standard input, as -history or
+// as the argument, and every input is bounded: an endless stream or a file
+// over -max-bytes is an input error (exit status 2) that names the input and
+// the limit, reached quickly and without a stack trace.
+func TestStdinAndLimits(t *testing.T) {
+	tests := []struct {
+		name   string
+		stdin  string
+		args   []string
+		code   int
+		stdout string // a fragment that must appear
+		stderr string // exact
+	}{
+		{"-history -", kvHistory, []string{"-history", "-", "-model", "kv"}, 0,
+			"ok    history of 2 operations is linearizable (model kv)\n", ""},
+		{"- as the argument", kvHistory, []string{"-model", "kv", "-"}, 0,
+			"ok    history of 2 operations is linearizable (model kv)\n", ""},
+		{"stdin error names <stdin>", "{\"type\":\"ok\"}\n", []string{"-history", "-"}, 2,
+			"", "sf-check: <stdin>:1: event has no \"process\" field\n"},
+		{"/dev/zero", "", []string{"-history", "/dev/zero"}, 2,
+			"", "sf-check: /dev/zero:1: line is longer than the limit of 64 MiB (a history holds one event per line)\n"},
+		{"over -max-bytes", "", []string{"-history", "queue-ok.jsonl", "-max-bytes", "100"}, 2,
+			"", "sf-check: queue-ok.jsonl: history is larger than the limit of 100 bytes (raise it with -max-bytes)\n"},
+		{"stdin within -max-bytes", kvHistory, []string{"-max-bytes", "1024", "-"}, 0,
+			"ok    history of 2 operations", ""},
+		{"-max-bytes takes a number of bytes", kvHistory, []string{"-max-bytes", "1k", "-"}, 2,
+			"", "sf-check: invalid value \"1k\" for flag -max-bytes: parse error (see sf-check -h)\n"},
+		{"-max-bytes 0", "", []string{"-history", "queue-ok.jsonl", "-max-bytes", "0"}, 2,
+			"", "sf-check: -max-bytes must be at least 1 (see sf-check -h)\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			stdout, stderr, code := run(t, tt.stdin, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
+			}
+			if !strings.Contains(stdout, tt.stdout) {
+				t.Errorf("stdout does not contain %q:\n%s", tt.stdout, stdout)
+			}
+			if stderr != tt.stderr {
+				t.Errorf("stderr\n %q\nwant\n %q", stderr, tt.stderr)
+			}
+			if strings.Contains(stdout+stderr, "goroutine ") {
+				t.Errorf("output has a Go stack trace")
+			}
+			if d := time.Since(start); d > 20*time.Second {
+				t.Errorf("took %v", d)
+			}
+		})
 	}
 }

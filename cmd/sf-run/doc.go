@@ -24,6 +24,13 @@
 // stderr. -j sets the number of parallel workers; the records do not depend
 // on it.
 //
+// -c - reads the world file from standard input, within the same 16 MiB
+// limit as a file. Its relative paths (pkg, files, extends) and its .seedfall
+// directory are then those of the current directory, its errors name
+// <stdin>, and its artifacts go to .seedfall/stdin/. The replay commands it
+// prints read standard input too: pipe the same world into them. -faults -
+// also reads standard input, so -c - and -faults - cannot be given together.
+//
 // -profile applies a named profile of the world file and -set path=value
 // overrides one field (repeatable), after everything else. When the
 // workload records a history (sim.Put, sim.Get, sim.Invoke, sim.Txn), the

@@ -77,6 +77,9 @@ func main() {
 			if o.Faults != "" && !o.Replay {
 				return usage("-faults needs -seed N: a schedule belongs to one seed")
 			}
+			if o.Config == "-" && o.Faults == "-" {
+				return usage("-c - and -faults - cannot both read stdin")
+			}
 			if o.Jobs < 1 {
 				return usage("-j must be at least 1")
 			}

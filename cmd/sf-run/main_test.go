@@ -94,6 +94,7 @@ type runOpts struct {
 	env     []string      // extra environment, KEY=VALUE
 	path    string        // when set, PATH is replaced by this
 	timeout time.Duration // defaults to cmdTimeout
+	stdin   string        // standard input; none when empty
 }
 
 // run runs one of the built tools (argv[0] is its short name, so the replay
@@ -110,6 +111,9 @@ func run(t *testing.T, o runOpts, bin string, args ...string) result {
 	cmd := exec.CommandContext(ctx, bin, args...)
 	cmd.Args[0] = filepath.Base(bin)
 	cmd.Dir = o.dir
+	if o.stdin != "" {
+		cmd.Stdin = strings.NewReader(o.stdin)
+	}
 	cmd.WaitDelay = 5 * time.Second
 	env := os.Environ()
 	if o.path != "" {

@@ -41,6 +41,9 @@ type CommandOptions struct {
 	JSON bool
 	// Timeout limits the linearizability check. Defaults to TimeoutDefault.
 	Timeout time.Duration
+	// MaxBytes bounds the size of the history in bytes. Defaults to
+	// history.InputBytesMax.
+	MaxBytes int64
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -129,11 +132,20 @@ func Command(o CommandOptions) (code int) {
 	name := o.History
 	if o.History == "-" || o.History == "" {
 		name = "<stdin>"
-		data, err = io.ReadAll(o.Stdin)
-	} else {
-		data, err = os.ReadFile(o.History)
 	}
-	if err != nil {
+	read := history.ReadOptions{File: name, InputBytesMax: o.MaxBytes}
+	if name == "<stdin>" {
+		data, err = history.ReadAll(o.Stdin, read)
+	} else {
+		data, err = history.ReadFileBytes(o.History, read)
+	}
+	var he *history.Error
+	switch {
+	case errors.Is(err, history.ErrTooLarge):
+		return fail(fmt.Errorf("%w (raise it with -max-bytes)", err))
+	case errors.As(err, &he):
+		return fail(err)
+	case err != nil:
 		return fail(fmt.Errorf("reading history: %w", err))
 	}
 	if format == history.FormatAuto {

@@ -24,15 +24,43 @@ type LoadOptions struct {
 	// Implemented says which entries of World.Set the caller can run; loading fails for the first one it
 	// cannot, with an error that wraps ErrNotSupported. Defaults to the Implemented map.
 	Implemented func(path string) bool
+	// Stdin is what the path "-" reads. Defaults to os.Stdin.
+	Stdin io.Reader
 }
 
-// LoadWith reads the world file at path and validates it like ParseWith.
+// LoadWith reads the world file at path and validates it like ParseWith. The path "-" reads opts.Stdin,
+// with the same size limit as a file; see ParseWith for how such a world is named and where its relative
+// paths point.
 func LoadWith(path string, opts LoadOptions) (*World, error) {
-	data, err := readWorldFile(path)
+	var data []byte
+	var err error
+	if path == "-" {
+		stdin := opts.Stdin
+		if stdin == nil {
+			stdin = os.Stdin
+		}
+		data, err = readWorld(stdin)
+	} else {
+		data, err = readWorldFile(path)
+	}
 	if err != nil {
-		return nil, fileError(path, err)
+		return nil, fileError(displayName(path), err)
 	}
 	return ParseWith(path, data, opts)
+}
+
+// stdinName is how messages name a world read from standard input.
+const stdinName = "<stdin>"
+
+// displayName is how messages name the world file at path.
+func displayName(path string) string {
+	switch path {
+	case "":
+		return "<input>"
+	case "-":
+		return stdinName
+	}
+	return path
 }
 
 // errTooLarge is the error of a world file over the size limit.
@@ -45,7 +73,12 @@ func readWorldFile(path string) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxFileBytes+1))
+	return readWorld(f)
+}
+
+// readWorld reads a world of at most maxFileBytes from r.
+func readWorld(r io.Reader) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxFileBytes+1))
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +94,9 @@ func fileError(path string, err error) error {
 }
 
 // ParseWith decodes and validates a world file from data. file names the source: errors start with it,
-// and relative paths in the file are resolved against its directory. The world is built in layers: the
+// and relative paths in the file are resolved against its directory. The file "-" is standard input:
+// errors name it <stdin>, and its relative paths (extends among them) and its .seedfall directory are
+// those of the current directory; World.File stays "-". The world is built in layers: the
 // files it extends, the file, the profile opts.Profile, then each override of opts.Set; objects merge
 // field by field and anything else replaces. Every profile of the file is checked, selected or not.
 //
@@ -70,10 +105,7 @@ func fileError(path string, err error) error {
 // nodes[1].pkg, or the line and column of malformed JSON. Last, fields that opts.Implemented does not
 // accept are errors, not ignored.
 func ParseWith(file string, data []byte, opts LoadOptions) (*World, error) {
-	name := file
-	if name == "" {
-		name = "<input>"
-	}
+	name := displayName(file)
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -76,6 +76,12 @@ type ReadOptions struct {
 	File string
 	// Format is the input's format. Defaults to FormatAuto.
 	Format Format
+	// InputBytesMax bounds the input's size in bytes when reading it.
+	// Defaults to InputBytesMax.
+	InputBytesMax int64
+	// LineBytesMax bounds the size of one line in bytes when reading the
+	// input. Defaults to LineBytesMax.
+	LineBytesMax int64
 }
 
 // ReadHistory reads a history in either format and pairs its events into
@@ -85,25 +91,28 @@ func ReadHistory(r io.Reader) ([]HistoryOp, error) {
 	return Read(r, ReadOptions{})
 }
 
-// Read is ReadHistory with options.
+// Read is ReadHistory with options. It reads within the limits of opts (see
+// ReadAll).
 func Read(r io.Reader, opts ReadOptions) ([]HistoryOp, error) {
-	data, err := io.ReadAll(r)
+	data, err := ReadAll(r, opts)
 	if err != nil {
-		return nil, &Error{File: opts.File, Msg: "reading history: " + err.Error(), Err: err}
+		return nil, err
 	}
 	return Parse(data, opts)
 }
 
-// ReadFile reads the history file at path; "-" reads standard input.
+// ReadFile reads the history file at path, within InputBytesMax and
+// LineBytesMax; "-" reads standard input.
 func ReadFile(path string, format Format) ([]HistoryOp, error) {
 	if path == "-" {
 		return Read(os.Stdin, ReadOptions{File: "<stdin>", Format: format})
 	}
-	data, err := os.ReadFile(path)
+	opts := ReadOptions{File: path, Format: format}
+	data, err := ReadFileBytes(path, opts)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(data, ReadOptions{File: path, Format: format})
+	return Parse(data, opts)
 }
 
 // Parse is Read on a history already in memory. The operations' Value and

@@ -8,6 +8,7 @@ package record
 import (
 	"bufio"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -199,18 +200,34 @@ type Any struct {
 	Raw     json.RawMessage
 }
 
-// Reader reads a stream of records, skipping kinds it does not know.
+// LineBytesMax bounds one record's line, its newline not counted: 16 MiB.
+// A seed record is a few hundred bytes and a summary grows with the number of
+// properties and failed seeds, to some kilobytes; the bound only keeps a
+// stream that is not records (or has no newlines) from exhausting memory.
+const LineBytesMax = 16 << 20
+
+// Reader reads a stream of records, skipping kinds it does not know. It holds
+// one line at a time, so a stream of any length takes bounded memory.
 type Reader struct {
 	s    *bufio.Scanner
 	name string
 	line int
+	max  int
 }
 
-// NewReader reads records from r; name is used in errors.
+// NewReader reads records from r; name is used in errors. A line longer than
+// LineBytesMax is an error that names it.
 func NewReader(r io.Reader, name string) *Reader {
+	return newReader(r, name, LineBytesMax)
+}
+
+// newReader is NewReader with a line limit of max bytes.
+func newReader(r io.Reader, name string, max int) *Reader {
 	s := bufio.NewScanner(r)
-	s.Buffer(make([]byte, 64<<10), 16<<20)
-	return &Reader{s: s, name: name}
+	// The scanner's buffer holds the line ending too ("\r\n"); Next checks
+	// the line itself.
+	s.Buffer(make([]byte, min(64<<10, max+2)), max+2)
+	return &Reader{s: s, name: name, max: max}
 }
 
 // Next returns the next record, or io.EOF at the end of the stream.
@@ -218,6 +235,9 @@ func (r *Reader) Next() (*Any, error) {
 	for r.s.Scan() {
 		r.line++
 		line := r.s.Bytes()
+		if len(line) > r.max {
+			return nil, r.tooLong()
+		}
 		if len(line) == 0 {
 			continue
 		}
@@ -245,8 +265,16 @@ func (r *Reader) Next() (*Any, error) {
 		}
 		return a, nil
 	}
-	if err := r.s.Err(); err != nil {
+	if err := r.s.Err(); errors.Is(err, bufio.ErrTooLong) {
+		r.line++
+		return nil, r.tooLong()
+	} else if err != nil {
 		return nil, fmt.Errorf("%s: %w", r.name, err)
 	}
 	return nil, io.EOF
+}
+
+// tooLong is the error of the current line being over the limit.
+func (r *Reader) tooLong() error {
+	return fmt.Errorf("%s:%d: record is longer than the limit of %d bytes", r.name, r.line, r.max)
 }

@@ -89,3 +89,45 @@ func TestReaderSkipsUnknown(t *testing.T) {
 		t.Errorf("error %v, want one naming bad.jsonl:2", err)
 	}
 }
+
+// TestReaderLineLimit: a line over the limit is an error that names its line
+// and the limit, whether or not it ends with a newline; a line at the limit
+// is read.
+func TestReaderLineLimit(t *testing.T) {
+	const max = 32
+	seed := `{"kind":"seed","seed":12345678}` // 31 bytes
+	tests := []struct{ name, in, want string }{
+		{"at the limit", seed + " \n", ""},
+		{"over, then a newline", seed + "\n" + seed + "  \n", "in.jsonl:2: record is longer than the limit of 32 bytes"},
+		{"over at the end", seed + "\n\n" + seed + "  ", "in.jsonl:3: record is longer than the limit of 32 bytes"},
+		{"far over", seed + "\n" + strings.Repeat(" ", 1000) + "\n", "in.jsonl:2: record is longer than the limit of 32 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := newReader(strings.NewReader(tt.in), "in.jsonl", max)
+			var err error
+			for err == nil {
+				_, err = r.Next()
+			}
+			if tt.want == "" {
+				if err != io.EOF {
+					t.Errorf("got %v, want io.EOF", err)
+				}
+				return
+			}
+			if err.Error() != tt.want {
+				t.Errorf("got %v\nwant %s", err, tt.want)
+			}
+		})
+	}
+	// The default limit is LineBytesMax: a longer line is an error, not a
+	// silent end of the stream.
+	big := seed + "\n" + `{"kind":"seed","message":"` + strings.Repeat("x", LineBytesMax) + `"}` + "\n"
+	r := NewReader(strings.NewReader(big), "big.jsonl")
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err == nil || err.Error() != "big.jsonl:2: record is longer than the limit of 16777216 bytes" {
+		t.Errorf("got %v", err)
+	}
+}

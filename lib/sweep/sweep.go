@@ -296,7 +296,7 @@ func run(o Options) (int, error) {
 		human = o.Stderr
 	}
 	start := time.Now()
-	prep, err := Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, o.Stderr)
+	prep, err := Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
 	if err == nil && o.HistoryTimeout != 0 {
 		prep.Spec.HistoryTimeoutNs = int64(o.HistoryTimeout)
 	}
