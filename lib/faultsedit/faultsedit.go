@@ -139,21 +139,15 @@ func run(o Options) error {
 		return errors.New("-faults -: the schedule came from stdin, so there is no file to write the edit back to: give -out FILE (or -json to print it)")
 	}
 
-	prep, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, o.Stderr)
-	if err != nil {
-		return err
-	}
-	defer prep.Engine.Close()
-
-	artifact := filepath.Join(sweep.ArtifactDir(prep.World), fmt.Sprintf("seed-%d.faults.json", o.Seed))
 	var (
 		sched *schedule.Schedule
 		from  source
 		name  string // the input, as the header shows it
 		note  string // what the header says of a run
 	)
-	switch {
-	case o.Faults != "":
+	// A schedule file is read before the world is built, so that a
+	// mistake in it or in an edit is reported at once.
+	if o.Faults != "" {
 		from, name = fromFile, o.Faults
 		if o.Faults == "-" {
 			from, name = fromStdin, "<stdin>"
@@ -161,6 +155,20 @@ func run(o Options) error {
 		if sched, err = schedule.ReadFile(o.Faults, o.Stdin); err != nil {
 			return fmt.Errorf("-faults: %w", err)
 		}
+		if _, err := applyEdits(sched, ed, o); err != nil {
+			return err
+		}
+	}
+
+	prep, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, o.Stderr)
+	if err != nil {
+		return err
+	}
+	defer prep.Engine.Close()
+
+	artifact := filepath.Join(sweep.ArtifactDir(prep.World), fmt.Sprintf("seed-%d.faults.json", o.Seed))
+	switch {
+	case sched != nil:
 	case exists(artifact):
 		from, name = fromArtifact, displayPath(artifact)
 		if sched, err = schedule.ReadFile(artifact, nil); err != nil {
@@ -186,30 +194,11 @@ func run(o Options) error {
 		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for seed %d; the replay below runs seed %d\n", name, sched.Seed, o.Seed)
 	}
 
-	edited := sched
-	var did []string
-	if ed.any() {
-		e := schedule.NewEditor(sched)
-		for _, p := range ed.remove {
-			if err := e.Remove(p); err != nil {
-				return fmt.Errorf("-remove %d: %w", p, err)
-			}
-		}
-		for _, s := range ed.shift {
-			if err := e.Shift(s.pos, s.amount); err != nil {
-				return fmt.Errorf("-shift %s: %w", s.arg, err)
-			}
-		}
-		for i, a := range ed.add {
-			if err := e.Add(a); err != nil {
-				return fmt.Errorf("-add %s: %w", o.Add[i], err)
-			}
-		}
-		edited = e.Result()
-		did = editSummary(len(ed.remove), len(ed.shift), len(ed.add))
-	} else {
-		edited.Sort()
+	edited, err := applyEdits(sched, ed, o)
+	if err != nil {
+		return err
 	}
+	did := editSummary(len(ed.remove), len(ed.shift), len(ed.add))
 	if err := edited.Check(prep.ScheduleWorld()); err != nil {
 		if ed.any() {
 			return fmt.Errorf("the edited schedule: %w", err)
@@ -271,6 +260,34 @@ func run(o Options) error {
 	}
 	fmt.Fprintf(human, "replay: %s\n", replayLine(o, displayPath(replayFaults)))
 	return nil
+}
+
+// applyEdits returns the edited schedule, sorted; it does not check it
+// against the world.
+func applyEdits(sched *schedule.Schedule, ed edits, o Options) (*schedule.Schedule, error) {
+	if !ed.any() {
+		s := *sched
+		s.Faults = append([]schedule.Fault(nil), sched.Faults...)
+		s.Sort()
+		return &s, nil
+	}
+	e := schedule.NewEditor(sched)
+	for _, p := range ed.remove {
+		if err := e.Remove(p); err != nil {
+			return nil, fmt.Errorf("-remove %d: %w", p, err)
+		}
+	}
+	for _, s := range ed.shift {
+		if err := e.Shift(s.pos, s.amount); err != nil {
+			return nil, fmt.Errorf("-shift %s: %w", s.arg, err)
+		}
+	}
+	for i, a := range ed.add {
+		if err := e.Add(a); err != nil {
+			return nil, fmt.Errorf("-add %s: %w", o.Add[i], err)
+		}
+	}
+	return e.Result(), nil
 }
 
 func editSummary(removed, shifted, added int) []string {
