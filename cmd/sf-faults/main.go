@@ -1,0 +1,90 @@
+package main
+
+import (
+	_ "embed"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sf-dst/sf/lib/faultsedit"
+	"github.com/sf-dst/sf/lib/manual"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+//go:embed doc.go
+var docSource string
+
+func main() {
+	app := &cli.App{
+		Name:            "sf-faults",
+		Usage:           "list, edit and check one seed's fault schedule",
+		UsageText:       "sf-faults -c seedfall.json -seed N [-faults FILE] [-remove N] [-shift N=AMOUNT] [-add JSON] [-out FILE] [-json]",
+		Description:     "Removes, shifts or adds faults of a seed's schedule, checks the result against the world, writes it and prints the sf-run command that replays it. Exit status: 0 done, 2 usage or input error.",
+		HideHelpCommand: true,
+		// -add values are JSON and -set values may be: never split them at
+		// commas.
+		DisableSliceFlagSeparator: true,
+		// Errors are printed below, prefixed with the tool's name.
+		ExitErrHandler: func(*cli.Context, error) {},
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
+			&cli.StringFlag{Name: "seed", Usage: "the seed whose schedule to edit (required)"},
+			&cli.StringFlag{Name: "faults", Usage: "the schedule to start from (- for stdin); default the seed's .seedfall/<world>/seed-N.faults.json, else the faults the seed draws"},
+			&cli.StringSliceFlag{Name: "remove", Usage: "remove fault N, counting from 1 as listed (repeatable)"},
+			&cli.StringSliceFlag{Name: "shift", Usage: "move fault N: N=-50ms for a fault in time, N=+2 for one at a numbered disk op, read, hit or datagram (repeatable)"},
+			&cli.StringSliceFlag{Name: "add", Usage: `add one fault, as JSON: {"at":"1s","kind":"pause","node":"server","until":"1.5s"} (repeatable)`},
+			&cli.StringFlag{Name: "out", Usage: "write the result here; default the file it came from"},
+			&cli.BoolFlag{Name: "json", Usage: "write the resulting schedule on stdout and the listing on stderr"},
+			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usage("unexpected argument %q", c.Args().First())
+			}
+			if !c.IsSet("seed") {
+				return usage("-seed N is required: a schedule belongs to one seed")
+			}
+			seed, err := strconv.ParseUint(c.String("seed"), 10, 64)
+			if err != nil {
+				return usage("-seed: %q is not a seed (a whole number)", c.String("seed"))
+			}
+			o := faultsedit.Options{Config: c.String("c"), Seed: seed, Faults: c.String("faults"),
+				Profile: c.String("profile"), Set: c.StringSlice("set"), Remove: c.StringSlice("remove"),
+				Shift: c.StringSlice("shift"), Add: c.StringSlice("add"), Out: c.String("out"), JSON: c.Bool("json"),
+				RunTool: runTool()}
+			if code := faultsedit.Main(o); code != 0 {
+				return cli.Exit("", code)
+			}
+			return nil
+		},
+	}
+	manual.Install(app, docSource)
+	if err := app.Run(os.Args); err != nil {
+		if ec, ok := err.(cli.ExitCoder); ok {
+			if ec.Error() != "" {
+				fmt.Fprintln(os.Stderr, "sf-faults:", ec.Error())
+			}
+			os.Exit(ec.ExitCode())
+		}
+		fmt.Fprintln(os.Stderr, "sf-faults:", err)
+		os.Exit(sweep.ExitUsage)
+	}
+}
+
+func usage(format string, args ...any) error {
+	return cli.Exit(fmt.Sprintf(format, args...)+" (see sf-faults -h)", sweep.ExitUsage)
+}
+
+// runTool is how the replay line calls sf-run: next to this sf-faults when
+// the user called it by a path (bin/sf-faults gives bin/sf-run), else by
+// name.
+func runTool() string {
+	if len(os.Args) == 0 || !strings.Contains(os.Args[0], "/") {
+		return "sf-run"
+	}
+	return os.Args[0][:strings.LastIndex(os.Args[0], "/")+1] + "sf-run"
+}

@@ -1,0 +1,358 @@
+// Package faultsedit is sf-faults: it loads one seed's fault schedule,
+// removes, shifts or adds faults, checks the result against the world and
+// writes it, so that a changed schedule can be replayed with sf-run to test
+// an explanation of a failure.
+package faultsedit
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+// Options describe one invocation of sf-faults.
+type Options struct {
+	Config  string   // the world file as the user named it
+	Seed    uint64   // the seed the schedule belongs to
+	Faults  string   // the schedule to start from, "-" for stdin; empty for the seed's own
+	Profile string   // a profile of the world file to apply
+	Set     []string // path=value overrides of the world file, applied last
+	Remove  []string // -remove values: positions, counting from 1
+	Shift   []string // -shift values: N=AMOUNT
+	Add     []string // -add values: one fault each, as JSON
+	Out     string   // where to write the result; empty for where it came from
+	// JSON writes the resulting schedule on stdout and the report on
+	// stderr, so the result can go down a pipe.
+	JSON bool
+	// RunTool is how the printed replay line calls sf-run. Defaults to
+	// "sf-run".
+	RunTool string
+	Stdin   io.Reader
+	Stdout  io.Writer
+	Stderr  io.Writer
+}
+
+// Main runs sf-faults and returns the exit status: 0 when the schedule is
+// listed (and written), 2 for any error of usage or input.
+func Main(o Options) int {
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.RunTool == "" {
+		o.RunTool = "sf-run"
+	}
+	if err := run(o); err != nil {
+		fmt.Fprintf(o.Stderr, "sf-faults: %v\n", err)
+		return sweep.ExitUsage
+	}
+	return sweep.ExitPass
+}
+
+// shift is one parsed -shift.
+type shift struct {
+	arg    string
+	pos    int
+	amount string
+}
+
+// edits are the parsed edit flags.
+type edits struct {
+	remove []int
+	shift  []shift
+	add    [][]byte
+}
+
+func (e edits) any() bool { return len(e.remove)+len(e.shift)+len(e.add) > 0 }
+
+// parseEdits checks the syntax of every edit flag, before anything is built
+// or run.
+func parseEdits(o Options) (edits, error) {
+	var e edits
+	for _, a := range o.Remove {
+		n, err := position(a)
+		if err != nil {
+			return e, fmt.Errorf("-remove %s: %v", a, err)
+		}
+		e.remove = append(e.remove, n)
+	}
+	for _, a := range o.Shift {
+		p, amount, ok := strings.Cut(a, "=")
+		if !ok || strings.TrimSpace(amount) == "" {
+			return e, fmt.Errorf("-shift %s: expected N=AMOUNT, such as 2=-50ms for a fault in time or 1=+2 for one at a disk op", a)
+		}
+		n, err := position(p)
+		if err != nil {
+			return e, fmt.Errorf("-shift %s: %v", a, err)
+		}
+		e.shift = append(e.shift, shift{arg: a, pos: n, amount: strings.TrimSpace(amount)})
+	}
+	for _, a := range o.Add {
+		if _, err := schedule.ParseFault([]byte(a)); err != nil {
+			return e, fmt.Errorf("-add %s: %v", a, err)
+		}
+		e.add = append(e.add, []byte(a))
+	}
+	return e, nil
+}
+
+func position(s string) (int, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(s))
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("%q is not a position: faults are numbered from 1 as listed", s)
+	}
+	return n, nil
+}
+
+// source is where the schedule came from.
+type source int
+
+const (
+	fromFile     source = iota // -faults FILE
+	fromStdin                  // -faults -
+	fromArtifact               // the seed's .seedfall/<world>/seed-N.faults.json
+	fromRun                    // the faults the seed draws on its own
+)
+
+func run(o Options) error {
+	ed, err := parseEdits(o)
+	if err != nil {
+		return err
+	}
+	if o.Faults == "-" && ed.any() && o.Out == "" && !o.JSON {
+		return errors.New("-faults -: the schedule came from stdin, so there is no file to write the edit back to: give -out FILE (or -json to print it)")
+	}
+
+	var (
+		sched *schedule.Schedule
+		from  source
+		name  string // the input, as the header shows it
+		note  string // what the header says of a run
+	)
+	// A schedule file is read before the world is built, so that a
+	// mistake in it or in an edit is reported at once.
+	if o.Faults != "" {
+		from, name = fromFile, o.Faults
+		if o.Faults == "-" {
+			from, name = fromStdin, "<stdin>"
+		}
+		if sched, err = schedule.ReadFile(o.Faults, o.Stdin); err != nil {
+			return fmt.Errorf("-faults: %w", err)
+		}
+		if _, err := applyEdits(sched, ed, o); err != nil {
+			return err
+		}
+	}
+
+	prep, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, o.Stderr)
+	if err != nil {
+		return err
+	}
+	defer prep.Engine.Close()
+
+	artifact := filepath.Join(sweep.ArtifactDir(prep.World), fmt.Sprintf("seed-%d.faults.json", o.Seed))
+	switch {
+	case sched != nil:
+	case exists(artifact):
+		from, name = fromArtifact, displayPath(artifact)
+		if sched, err = schedule.ReadFile(artifact, nil); err != nil {
+			return err
+		}
+	default:
+		from, name = fromRun, "a run of the seed"
+		res, err := prep.Engine.Run(prep.Spec, o.Seed, engine.Options{})
+		if err != nil {
+			return fmt.Errorf("seed %d: %w", o.Seed, err)
+		}
+		sched = &schedule.Schedule{Seed: o.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Faults: res.Faults}
+		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+			sched.Duration = schedule.Dur(res.AtNs)
+			note = fmt.Sprintf(" (it fails at %s)", time.Duration(res.AtNs))
+		} else {
+			note = " (it passes)"
+		}
+	}
+	if sched.Seed == 0 {
+		sched.Seed = o.Seed
+	} else if sched.Seed != o.Seed {
+		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for seed %d; the replay below runs seed %d\n", name, sched.Seed, o.Seed)
+	}
+
+	edited, err := applyEdits(sched, ed, o)
+	if err != nil {
+		return err
+	}
+	did := editSummary(len(ed.remove), len(ed.shift), len(ed.add))
+	if err := edited.Check(prep.ScheduleWorld()); err != nil {
+		if ed.any() {
+			return fmt.Errorf("the edited schedule: %w", err)
+		}
+		return fmt.Errorf("%s: %w", name, err)
+	}
+
+	// Where the result goes: -out; else back where it came from when it
+	// was edited; else, unedited, only the seed's own faults are written,
+	// to the artifact path, so that there is a file to edit next.
+	target := o.Out
+	switch {
+	case target != "":
+	case ed.any() && (from == fromFile || from == fromArtifact):
+		target = o.Faults
+		if from == fromArtifact {
+			target = artifact
+		}
+	case from == fromRun:
+		target = artifact
+	}
+	if target != "" {
+		if err := edited.WriteFile(target); err != nil {
+			return fmt.Errorf("writing the schedule: %w", err)
+		}
+	}
+
+	human := o.Stdout
+	if o.JSON {
+		human = o.Stderr
+		if _, err := o.Stdout.Write(edited.Marshal()); err != nil {
+			return err
+		}
+	}
+	header := fmt.Sprintf("seed %d, %s from %s%s", o.Seed, count(len(edited.Faults), "fault"), name, note)
+	if len(did) > 0 {
+		header += " (" + strings.Join(did, ", ") + ")"
+	}
+	if target != "" {
+		header += ", wrote " + displayPath(target)
+	} else {
+		header += ", not written"
+	}
+	fmt.Fprintln(human, header)
+	for _, l := range schedule.Lines(edited.Faults) {
+		fmt.Fprintln(human, l)
+	}
+	if edited.Duration > 0 {
+		fmt.Fprintf(human, "duration %s\n", schedule.RoundedDuration(int64(edited.Duration)))
+	} else {
+		fmt.Fprintf(human, "duration %s (the world's)\n", schedule.RoundedDuration(prep.Spec.DurationNs))
+	}
+	replayFaults := target
+	if replayFaults == "" {
+		replayFaults = o.Faults
+		if from == fromArtifact {
+			replayFaults = artifact
+		}
+	}
+	fmt.Fprintf(human, "replay: %s\n", replayLine(o, displayPath(replayFaults)))
+	return nil
+}
+
+// applyEdits returns the edited schedule, sorted; it does not check it
+// against the world.
+func applyEdits(sched *schedule.Schedule, ed edits, o Options) (*schedule.Schedule, error) {
+	if !ed.any() {
+		s := *sched
+		s.Faults = append([]schedule.Fault(nil), sched.Faults...)
+		s.Sort()
+		return &s, nil
+	}
+	e := schedule.NewEditor(sched)
+	for _, p := range ed.remove {
+		if err := e.Remove(p); err != nil {
+			return nil, fmt.Errorf("-remove %d: %w", p, err)
+		}
+	}
+	for _, s := range ed.shift {
+		if err := e.Shift(s.pos, s.amount); err != nil {
+			return nil, fmt.Errorf("-shift %s: %w", s.arg, err)
+		}
+	}
+	for i, a := range ed.add {
+		if err := e.Add(a); err != nil {
+			return nil, fmt.Errorf("-add %s: %w", o.Add[i], err)
+		}
+	}
+	return e.Result(), nil
+}
+
+func editSummary(removed, shifted, added int) []string {
+	var out []string
+	if removed > 0 {
+		out = append(out, fmt.Sprintf("removed %d", removed))
+	}
+	if shifted > 0 {
+		out = append(out, fmt.Sprintf("shifted %d", shifted))
+	}
+	if added > 0 {
+		out = append(out, fmt.Sprintf("added %d", added))
+	}
+	return out
+}
+
+func count(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+func exists(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// displayPath shows a path relative to the working directory when it lies
+// under it, as the user would type it.
+func displayPath(p string) string {
+	if p == "-" || !filepath.IsAbs(p) {
+		return p
+	}
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+			return r
+		}
+	}
+	return p
+}
+
+// replayLine is the sf-run command that replays the schedule at faults,
+// with the world, profile and overrides this run used.
+func replayLine(o Options, faults string) string {
+	args := []string{o.RunTool, "-c", o.Config, "-seed", strconv.FormatUint(o.Seed, 10)}
+	if o.Profile != "" {
+		args = append(args, "-profile", o.Profile)
+	}
+	for _, s := range o.Set {
+		args = append(args, "-set", s)
+	}
+	args = append(args, "-faults", faults)
+	for i, a := range args {
+		args[i] = shellQuote(a)
+	}
+	return strings.Join(args, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
