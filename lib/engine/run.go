@@ -116,6 +116,9 @@ type Result struct {
 	Check       *check.Report // the history check, when a history was recorded
 	Tail        []string      // last lines of the failing node's stderr
 	Disks       []NodeDisk    // each node's disk at the end, with Options.Inspect
+	// Property is the message of the property whose failure ended the run,
+	// without its details; empty when something else failed it.
+	Property string
 	// BudgetAsked is the largest n any node passed to sim.Budget; 0 when
 	// none called it.
 	BudgetAsked int

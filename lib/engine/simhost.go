@@ -218,6 +218,10 @@ func (in *instance) property(ctx context.Context, kind uint32, cond bool, msg, d
 	if details != "" {
 		text += " " + details
 	}
+	failing := !cond && (kind == kindEventuallyABI || kind == 1 || kind == 2 || kind == kindAssertABI) || kind == kindUnreachableABI
+	if failing && !in.run.ended {
+		in.run.res.Property = msg
+	}
 	switch {
 	case kind == kindEventuallyABI && !cond:
 		in.failRun(ctx, ClassLiveness, msg+": "+unquote(details))

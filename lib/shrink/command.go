@@ -271,8 +271,8 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared) (recor
 	for _, l := range schedule.Lines(sched.Faults) {
 		fmt.Fprintln(w, l)
 	}
-	if out.BudgetLine != "" {
-		fmt.Fprintf(w, "  %s\n", out.BudgetLine)
+	for _, l := range out.BudgetLines {
+		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintf(w, "duration %s, wrote %s\n", schedule.RoundedDuration(int64(sched.Duration)), shown)
 	fmt.Fprintf(w, "replay: %s\n\n", repro)

@@ -35,17 +35,24 @@ func (f Failure) String() string {
 var (
 	instancePrefix = regexp.MustCompile(`^[A-Za-z0-9_.-]+#[0-9]+: `)
 	instanceNum    = regexp.MustCompile(`#[0-9]+\b`)
+	number         = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
 )
 
-// FailureOf is how r failed. The message head is the message without the
-// failing instance in front and without the details after its first ": ",
-// so that "client#1: acknowledged write lost: k138=v138" and "client#2:
-// acknowledged write lost: k63=v63" are the same failure, as a property
-// with the same message is the same property.
+// FailureOf is how r failed. The message head is the failing property's
+// message, or else the failure's message without the failing instance in
+// front, without the details after its first ": " and
+// with every number masked, so that "client#1: acknowledged write lost:
+// k138=v138" and "client#2: acknowledged write lost: k63=v63" are the same
+// failure, and so are "counter is 136 after 100 increments" and "counter is
+// 101 after 100 increments": a message that only counts differently is the
+// same property failing.
 func FailureOf(r *engine.Result) Failure {
 	msg := instancePrefix.ReplaceAllString(r.Message, "")
+	if r.Property != "" {
+		msg = r.Property
+	}
 	head, _, _ := strings.Cut(msg, ": ")
-	f := Failure{Class: r.Class, Head: instanceNum.ReplaceAllString(head, "")}
+	f := Failure{Class: r.Class, Head: number.ReplaceAllString(instanceNum.ReplaceAllString(head, ""), "N")}
 	if r.Class == engine.ClassLiveness {
 		f.Node = instanceNum.ReplaceAllString(r.Node, "")
 	}
@@ -67,9 +74,9 @@ type Outcome struct {
 	// Final is the replay of the shrunk schedule, which fails the same
 	// way at Schedule.Duration.
 	Final *engine.Result
-	// BudgetLine is the trace line that says how the budget was capped,
-	// without its time; empty when the budget was not capped.
-	BudgetLine string
+	// BudgetLines are the trace lines that say how the budget was capped,
+	// without their time; none when the budget was not capped.
+	BudgetLines []string
 }
 
 // Options tune one shrink.
@@ -144,7 +151,7 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 	for _, l := range final.Trace {
 		if strings.Contains(l, "sim.Budget capped at") {
 			_, rest, _ := strings.Cut(strings.TrimSpace(l), "  ")
-			out.BudgetLine = strings.TrimSpace(rest)
+			out.BudgetLines = append(out.BudgetLines, strings.TrimSpace(rest))
 		}
 	}
 	return out, nil

@@ -690,7 +690,10 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 		printFailure(w, o, r)
 	} else {
 		what := "passed"
-		if r.Status == engine.StatusHorizon {
+		switch {
+		case r.CutShort:
+			what = "passed within the schedule's duration"
+		case r.Status == engine.StatusHorizon:
 			what = "passed (hit the time horizon)"
 		}
 		fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
@@ -707,7 +710,7 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 		printDisks(w, r.Disks)
 	}
 	if r.CutShort {
-		fmt.Fprintf(w, "\nnote: this replay passed, but only ran for the schedule's duration (%s), when the run it was shrunk\n"+
+		fmt.Fprintf(w, "\nnote: this replay passed, but only ran for the schedule's duration (%s), when the run it was made\n"+
 			"from failed. A pass within it shows that a fault it needs is missing, not that the bug is fixed; run\n"+
 			"without -faults to test a fix.\n", schedule.RoundedDuration(r.AtNs))
 	}
