@@ -98,9 +98,12 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
-	s := &shrinker{p: p, seed: seed, jobs: o.Jobs}
+	s := &shrinker{jobs: o.Jobs}
 	if o.Start != nil {
 		s.branches = o.Start.Branches
+	}
+	s.replay = func(faults []engine.Fault, budget int) (*engine.Result, error) {
+		return p.Engine.Run(p.Spec, seed, engine.Options{Faults: faults, Budget: budget, Branches: s.branches})
 	}
 	var start []engine.Fault
 	var budget int
@@ -158,8 +161,9 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 }
 
 type shrinker struct {
-	p        *sweep.Prepared
-	seed     uint64
+	// replay runs the seed with exactly these faults (never nil) and
+	// budget cap. It is safe to call from several goroutines.
+	replay   func(faults []engine.Fault, budget int) (*engine.Result, error)
 	jobs     int
 	target   Failure
 	branches []schedule.Branch
@@ -172,7 +176,7 @@ func (s *shrinker) run(faults []engine.Fault, budget int) (*engine.Result, error
 	if faults == nil {
 		faults = []engine.Fault{}
 	}
-	return s.p.Engine.Run(s.p.Spec, s.seed, engine.Options{Faults: faults, Budget: budget, Branches: s.branches})
+	return s.replay(faults, budget)
 }
 
 // firstFailing replays the candidates, up to jobs at a time, and returns
@@ -191,7 +195,7 @@ func (s *shrinker) firstFailing(cands [][]engine.Fault, budget int) int {
 				if c == nil {
 					c = []engine.Fault{}
 				}
-				r, err := s.p.Engine.Run(s.p.Spec, s.seed, engine.Options{Faults: c, Budget: budget, Branches: s.branches})
+				r, err := s.replay(c, budget)
 				same[i] = err == nil && s.target.Same(r)
 			}()
 		}
