@@ -28,9 +28,16 @@ test-long: build
 	$(GO) test -count=1 -timeout 60m ./... ./sim/... ./examples/...
 
 demo: build
-	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seeds 1-100    # the planted bug: acks before fsync'
+	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seeds 1-100    # find the planted bug: acks before fsync'
 	@bin/sf-run -c examples/kvlog/seedfall.json -seeds 1-100; \
 	  status=$$?; [ "$$status" = 1 ] || { echo "expected the buggy world to fail (exit 1), got $$status"; exit 1; }
+	@echo
+	@echo '$$ bin/sf-shrink -c examples/kvlog/seedfall.json -seed 1    # cut seed 1 down to the faults that matter'
+	@bin/sf-shrink -c examples/kvlog/seedfall.json -seed 1 2>&1 | grep -v '^built'; \
+	  status=$${PIPESTATUS[0]}; [ "$$status" = 1 ] || { echo "expected sf-shrink to shrink a failure (exit 1), got $$status"; exit 1; }
+	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.faults.json    # replay it'
+	@bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.faults.json; \
+	  status=$$?; [ "$$status" = 1 ] || { echo "expected the shrunk schedule to fail (exit 1), got $$status"; exit 1; }
 	@echo
 	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200    # the fix: fsync before ack'
 	@bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200

@@ -267,7 +267,11 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared) (recor
 	repro := sweep.ShellJoin(args)
 
 	w := c.Stderr
-	fmt.Fprintf(w, "seed %d: %d faults -> %d in %d replays (%s)\n", j.seed, out.Before, len(sched.Faults), out.Runs, out.Failure)
+	faults := "faults"
+	if out.Before == 1 {
+		faults = "fault"
+	}
+	fmt.Fprintf(w, "seed %d: %d %s -> %d in %d replays (%s)\n", j.seed, out.Before, faults, len(sched.Faults), out.Runs, out.Failure)
 	for _, l := range schedule.Lines(sched.Faults) {
 		fmt.Fprintln(w, l)
 	}

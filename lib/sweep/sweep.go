@@ -667,7 +667,7 @@ func writeFaults(w io.Writer, r *engine.Result) {
 			fmt.Fprintf(w, "  ... and %d more: see .seedfall/seed-%d.faults.json and the trace\n", len(r.Faults)-faultLinesMax, r.Seed)
 			break
 		}
-		fmt.Fprintf(w, "  %14s  %s\n", time.Duration(f.At).String(), f.Describe())
+		fmt.Fprintf(w, "  %14s  %s\n", schedule.Time(int64(f.At)), f.Describe())
 	}
 }
 
@@ -717,7 +717,7 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
 	if arts != nil {
 		for _, a := range []struct{ what, path string }{{"trace", arts.Trace}, {"schedule", arts.Faults}, {"history", arts.History}, {"history timeline", arts.Timeline}} {
-			if a.path != "" {
+			if a.path != "" && !(a.what == "schedule" && o.Faults != "" && o.Faults != "-" && sameFile(o.Faults, a.path)) {
 				fmt.Fprintf(w, "wrote %s %s\n", a.what, a.path)
 			}
 		}
