@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/config"
 )
 
@@ -169,7 +170,7 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), time.Since(start).Round(time.Millisecond))
 	}
 	data, _ := json.MarshalIndent(man, "", "  ")
-	if err := os.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
+	if err := atomicfile.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("write manifest: %w", err)
 	}
 	return man, nil

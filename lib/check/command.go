@@ -1,6 +1,7 @@
 package check
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/history"
 )
 
@@ -228,15 +230,11 @@ func Command(o CommandOptions) (code int) {
 }
 
 func writeTimeline(r *Report, path string) error {
-	f, err := os.Create(path)
-	if err != nil {
+	var page bytes.Buffer
+	if err := r.WriteTimeline(&page); err != nil {
 		return err
 	}
-	if err := r.WriteTimeline(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return atomicfile.WriteFile(path, page.Bytes(), 0o644)
 }
 
 func writeRecord(w io.Writer, rec *Record) {
