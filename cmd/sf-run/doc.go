@@ -10,13 +10,26 @@
 // seed with its own faults, and prints the first failure in full (what
 // failed, the faults before it, and a command that replays it), one line for
 // each later failure, the property table, and a summary line. A failing seed
-// writes .seedfall/seed-N.trace.log and .seedfall/seed-N.faults.json next to
-// the world file.
+// writes seed-N.trace.log and seed-N.faults.json (and its history, when it
+// recorded one) under .seedfall/<world>/ next to the world file, where
+// <world> is the world file's name without .json, plus .<profile> with
+// -profile, so sibling worlds never overwrite each other. Every file is
+// written whole or not at all. The replay line it prints keeps -profile,
+// -set and -faults.
 //
 // -seed N replays one seed and prints its whole trace: every fault, every
 // line each node printed (with virtual time and instance, such as server#2)
 // and the failure, identical to that seed's run in a sweep. With -faults FILE
-// the run applies that schedule instead of drawing faults.
+// the run applies that schedule instead of drawing faults: unknown fields or
+// faults that do not fit the world are errors, budget caps sim.Budget,
+// branches re-key the random streams, and the run stops at the schedule's
+// duration. A replay that passes within that duration prints a note: a fault
+// it needs is missing, which is not a fix. A replay never overwrites the
+// schedule it read.
+//
+// SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
+// end, the summary covers the seeds that finished and says so (the JSONL
+// summary has "interrupted": true), and sf-run exits 130.
 //
 // -check runs every seed twice and fails a seed whose two runs differ, naming
 // the first host call where they part. -json writes JSONL records (start,
@@ -41,5 +54,6 @@
 // fault corrupted, and how full the disk is.
 //
 // Exit status: 0 every seed passed, 1 a seed failed or a property was never
-// true, 2 bad usage or input (a broken world file, a failed build).
+// true, 2 bad usage or input (a broken world file, a failed build), 130 the
+// sweep was interrupted.
 package main

@@ -103,9 +103,12 @@ type BuggifySite struct {
 	Location     string `json:"location,omitempty"`
 }
 
-// Summary closes a stream.
+// Summary closes an sf-run stream.
 type Summary struct {
-	Kind             string `json:"kind"`
+	Kind string `json:"kind"`
+	// Tool is the tool that wrote the stream: sf-run. An sf-shrink stream
+	// ends with a ShrinkSummary instead.
+	Tool             string `json:"tool,omitempty"`
 	Config           string `json:"config"`
 	Seeds            int    `json:"seeds"`
 	Passed           int    `json:"passed"`
@@ -133,8 +136,8 @@ type Shrink struct {
 	Config  string   `json:"config"`
 	Profile string   `json:"profile,omitempty"`
 	Set     []string `json:"set,omitempty"`
-	// Class and Message are how the seed fails, before and after
-	// shrinking; Node is the failing instance of the shrunk run.
+	// Class, Message and Node are how the shrunk run fails: the same way
+	// as the seed, though details in the message may differ.
 	Class        string `json:"class"`
 	Message      string `json:"message"`
 	Node         string `json:"node,omitempty"`
@@ -196,8 +199,12 @@ type Any struct {
 	Kind    string
 	Start   *Start
 	Seed    *Seed
-	Summary *Summary
-	Raw     json.RawMessage
+	Summary *Summary // an sf-run summary
+	Shrink  *Shrink
+	// ShrinkSummary is set instead of Summary for a summary whose tool is
+	// sf-shrink.
+	ShrinkSummary *ShrinkSummary
+	Raw           json.RawMessage
 }
 
 // LineBytesMax bounds one record's line, its newline not counted: 16 MiB.
@@ -257,8 +264,19 @@ func (r *Reader) Next() (*Any, error) {
 			a.Seed = &Seed{}
 			err = json.Unmarshal(line, a.Seed)
 		case KindSummary:
-			a.Summary = &Summary{}
-			err = json.Unmarshal(line, a.Summary)
+			var tool struct {
+				Tool string `json:"tool"`
+			}
+			if err = json.Unmarshal(line, &tool); err == nil && tool.Tool == "sf-shrink" {
+				a.ShrinkSummary = &ShrinkSummary{}
+				err = json.Unmarshal(line, a.ShrinkSummary)
+			} else if err == nil {
+				a.Summary = &Summary{}
+				err = json.Unmarshal(line, a.Summary)
+			}
+		case KindShrink:
+			a.Shrink = &Shrink{}
+			err = json.Unmarshal(line, a.Shrink)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: bad %s record: %v", r.name, r.line, head.Kind, err)

@@ -14,16 +14,23 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 func sample() []any {
 	m := 0.0
 	return []any{
-		Start{Kind: KindStart, Tool: "sf-run", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "1-2", Count: 2, Jobs: 2},
-		Seed{Kind: KindSeed, Seed: 1, Config: "seedfall.json", Status: "pass", AtNs: 1_500_000_000, Steps: 10, HostCalls: 120,
-			RealNs: 5_000_000, DeterminismHash: "00000000deadbeef", Repro: "sf-run -c seedfall.json -seed 1"},
-		Seed{Kind: KindSeed, Seed: 2, Config: "seedfall.json", Status: "fail", Class: "assert", Message: "client#1: lost",
+		Start{Kind: KindStart, Tool: "sf-run", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Profile: "nightly",
+			Set: []string{"duration=8s"}, Seeds: "1-2", Count: 2, Jobs: 2},
+		Seed{Kind: KindSeed, Seed: 1, Config: "seedfall.json", Profile: "nightly", Set: []string{"duration=8s"}, Status: "pass",
+			AtNs: 1_500_000_000, Steps: 10, HostCalls: 120, RealNs: 5_000_000, DeterminismHash: "00000000deadbeef",
+			Repro: "sf-run -c seedfall.json -seed 1 -profile nightly -set duration=8s"},
+		Seed{Kind: KindSeed, Seed: 2, Config: "seedfall.json", FaultsFile: "f.json", Status: "fail", Class: "assert", Message: "client#1: lost",
 			Node: "client#1", AtNs: 3_121_302_000, Steps: 867, HostCalls: 9126, RealNs: 38_000_000, DeterminismHash: "4c9ab008f72df649",
-			Faults: 1, Artifacts: &Artifacts{Trace: ".seedfall/seed-2.trace.log", Faults: ".seedfall/seed-2.faults.json"},
-			Repro: "sf-run -c seedfall.json -seed 2", HistoryCheck: "ok"},
-		Summary{Kind: KindSummary, Config: "seedfall.json", Seeds: 2, Passed: 1, Failed: 1, FailedSeeds: []uint64{2},
+			Faults: 1, Artifacts: &Artifacts{Trace: ".seedfall/seedfall/seed-2.trace.log", Faults: ".seedfall/seedfall/seed-2.faults.json"},
+			Repro: "sf-run -c seedfall.json -seed 2 -faults f.json", HistoryCheck: "ok"},
+		Summary{Kind: KindSummary, Tool: "sf-run", Config: "seedfall.json", Seeds: 2, Passed: 1, Failed: 1, FailedSeeds: []uint64{2},
 			Properties: []Property{{Kind: "always", Message: "no write is lost", SeedsReached: 2, SeedsTrue: 1, Margin: &m}},
-			RealNs:     50_000_000, Status: "fail"},
+			RealNs:     50_000_000, Status: "fail", Interrupted: true},
+		Start{Kind: KindStart, Tool: "sf-shrink", Version: "0.1.0", Schema: Schema, Count: 1, Jobs: 2},
+		Shrink{Kind: KindShrink, Seed: 2, Config: "seedfall.json", Class: "assert", Message: "client#1: lost", Node: "client#1",
+			FaultsBefore: 14, FaultsAfter: 2, ShrinkRuns: 23, Duration: "1.9s", DurationNs: 1_900_000_000, Budget: 63,
+			Schedule: ".seedfall/seedfall/seed-2.faults.json", Repro: "sf-run -c seedfall.json -seed 2 -faults .seedfall/seedfall/seed-2.faults.json"},
+		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Shrunk: 1, RealNs: 2_000_000_000, Status: "shrunk"},
 	}
 }
 
@@ -72,6 +79,9 @@ func TestReaderSkipsUnknown(t *testing.T) {
 			t.Fatal(err)
 		}
 		kinds = append(kinds, a.Kind)
+		if a.Kind == KindShrink && a.Shrink.Seed != 4 {
+			t.Errorf("shrink record decoded as %+v", a.Shrink)
+		}
 		if a.Kind == KindSeed && a.Seed.Seed != 7 {
 			t.Errorf("seed record decoded as %+v", a.Seed)
 		}
@@ -129,5 +139,42 @@ func TestReaderLineLimit(t *testing.T) {
 	}
 	if _, err := r.Next(); err == nil || err.Error() != "big.jsonl:2: record is longer than the limit of 16777216 bytes" {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestReaderDecodesGolden: every record of the golden stream decodes into
+// its own type, and sf-shrink's summary is told apart from sf-run's.
+func TestReaderDecodesGolden(t *testing.T) {
+	f, err := os.Open("testdata/golden.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := NewReader(f, "golden.jsonl")
+	var got []string
+	for {
+		a, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case a.Start != nil:
+			got = append(got, "start/"+a.Start.Tool)
+		case a.Seed != nil:
+			got = append(got, "seed")
+		case a.Summary != nil:
+			got = append(got, "summary/"+a.Summary.Tool)
+		case a.Shrink != nil:
+			got = append(got, "shrink")
+		case a.ShrinkSummary != nil:
+			got = append(got, "shrink-summary")
+		}
+	}
+	want := "start/sf-run,seed,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary"
+	if strings.Join(got, ",") != want {
+		t.Fatalf("decoded %v, want %s", got, want)
 	}
 }

@@ -101,8 +101,12 @@ func Main(c Command) int {
 	var jw *record.Writer
 	if c.JSON {
 		jw = record.NewWriter(c.Stdout)
-		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-shrink", Version: sweep.Version, Schema: record.Schema,
-			Config: c.Config, Profile: c.Profile, Set: c.Set, Count: len(jobs), Jobs: c.Jobs})
+		st := record.Start{Kind: record.KindStart, Tool: "sf-shrink", Version: sweep.Version, Schema: record.Schema,
+			Count: len(jobs), Jobs: c.Jobs}
+		if c.HasSeed {
+			st.Config, st.Profile, st.Set, st.Seeds = c.Config, c.Profile, c.Set, strconv.FormatUint(c.Seed, 10)
+		}
+		jw.Write(st)
 	}
 	sum := record.ShrinkSummary{Kind: record.KindSummary, Tool: "sf-shrink", Skipped: skipped}
 	prepared := map[worldKey]*sweep.Prepared{}
@@ -177,7 +181,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 			defer f.Close()
 			r = f
 		}
-		rd := record.NewReader(io.LimitReader(r, MaxStreamBytes+1), name)
+		rd := record.NewReader(&capped{r: r, left: MaxStreamBytes}, name)
 		records := 0
 		for {
 			a, err := rd.Next()
@@ -295,4 +299,32 @@ func relPath(p string) string {
 		}
 	}
 	return p
+}
+
+// capped reads at most left bytes and then fails with an error that names
+// the input and the limit, rather than ending as if the input ended.
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		for {
+			n, err := c.r.Read(one[:])
+			if n > 0 {
+				return 0, fmt.Errorf("larger than the limit of %d bytes for a record stream", int64(MaxStreamBytes))
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
 }

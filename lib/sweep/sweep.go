@@ -367,7 +367,7 @@ func run(o Options) (int, error) {
 
 	agg := newAggregate()
 	agg.catalog(prep.Catalog)
-	sum := record.Summary{Kind: record.KindSummary, Config: o.Config, FailedSeeds: []uint64{}}
+	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, FailedSeeds: []uint64{}}
 	firstFailure := true
 	for i, seed := range o.Seeds {
 		out := <-results[i]
@@ -664,7 +664,7 @@ const faultLinesMax = 20
 func writeFaults(w io.Writer, r *engine.Result) {
 	for i, f := range r.Faults {
 		if i == faultLinesMax {
-			fmt.Fprintf(w, "  ... and %d more: see .seedfall/seed-%d.faults.json and the trace\n", len(r.Faults)-faultLinesMax, r.Seed)
+			fmt.Fprintf(w, "  ... and %d more: the seed's faults.json and trace.log hold them all\n", len(r.Faults)-faultLinesMax)
 			break
 		}
 		fmt.Fprintf(w, "  %14s  %s\n", schedule.Time(int64(f.At)), f.Describe())
