@@ -21,11 +21,6 @@ type DiskFaults struct {
 	LatencyNs [2]int64
 }
 
-func init() {
-	swarmTypes = append(swarmTypes, KindCrashIO, KindFsyncEIO, KindWriteEIO, KindWriteENOSPC, KindReadEIO,
-		KindReadCorrupt, KindLostWrite, KindMisdirected, KindBitrot)
-}
-
 type opKey struct {
 	kind string
 	node int

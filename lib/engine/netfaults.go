@@ -29,10 +29,6 @@ type NetFaults struct {
 	UDPLoss, UDPDup     float64
 }
 
-func init() {
-	swarmTypes = append(swarmTypes, KindPartition, KindClog, "swizzle", KindNetReset, KindSlow, KindPause)
-}
-
 // netNodes are the programs network faults may cut: those whose network
 // faults are on, in world order.
 func (r *run) netNodes() []string {

@@ -358,8 +358,9 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	return res, nil
 }
 
-// swarmTypes are the fault types swarm testing turns on and off.
-var swarmTypes = []string{KindCrash, KindClockJump, KindBuggify}
+// swarmTypes are the fault types swarm testing turns on and off, from the
+// registry of fault kinds.
+var swarmTypes = schedule.SwarmTypes()
 
 // drawSwarm decides, with swarm testing, which fault types this seed uses
 // and how it rescales their rates: each type is on with probability one

@@ -18,8 +18,6 @@ import (
 const ftSocketDgram = 5
 
 func init() {
-	swarmTypes = append(swarmTypes, KindUDPDrop, KindUDPDup)
-
 	w := func(name string, id callID, params []api.ValueType, results []api.ValueType, fn func(in *instance, ctx context.Context, m api.Module, s []uint64)) {
 		hostModules["seedfall"] = append(hostModules["seedfall"], hostFunc{name, id, params, results, fn})
 	}

@@ -46,6 +46,13 @@ type Kind struct {
 	LinkOrGroups bool
 	// Unsupported, when set, says why this version refuses the kind.
 	Unsupported string
+	// Fields are the world file's faults.* fields that make a seed draw
+	// faults of this kind: its rate or probability first, then the ranges
+	// and choices that shape each fault.
+	Fields []string
+	// Swarm says swarm testing turns the kind on and off per seed and
+	// rescales its rate.
+	Swarm bool
 }
 
 // Positional reports whether faults of the kind fire at a numbered event of
@@ -55,31 +62,55 @@ func (k Kind) Positional() bool { return k.Counter != "" }
 var kinds = map[string]Kind{}
 
 func init() {
-	for _, k := range []Kind{
-		{Name: KindCrash, Span: true},
-		{Name: KindCrashIO, Counter: "disk op", Span: true},
-		{Name: KindBuggify, Counter: "buggify hit"},
-		{Name: KindClockJump},
-		{Name: KindBitrot},
-		{Name: KindFsyncEIO, Counter: "disk op"},
-		{Name: KindWriteEIO, Counter: "disk op"},
-		{Name: KindWriteENOSPC, Counter: "disk op"},
-		{Name: KindReadEIO, Counter: "disk read"},
-		{Name: KindReadCorrupt, Counter: "disk read"},
-		{Name: KindLostWrite, Counter: "disk op"},
-		{Name: KindMisdirected, Counter: "disk op"},
-		{Name: KindPartition, Span: true, LinkOrGroups: true},
-		{Name: KindClog, Span: true, LinkOrGroups: true},
-		{Name: KindNetReset},
-		{Name: KindSlow, Span: true},
-		{Name: KindPause, Span: true},
-		{Name: KindUDPDrop, Counter: "datagram"},
-		{Name: KindUDPDup, Counter: "datagram"},
-		{Name: KindPreempt, Counter: "counted call", Unsupported: "goroutine preemption (preempt.strategy) is not supported by this version"},
-		{Name: KindMmapWB, Counter: "disk op", Unsupported: "shared mappings (compat_overlay) are not supported by this version"},
-	} {
+	for _, k := range registry {
 		kinds[k.Name] = k
 	}
+}
+
+// registry is every fault kind, in the order swarm testing draws them.
+var registry = []Kind{
+	{Name: KindCrash, Span: true, Swarm: true, Fields: []string{"crash_per_sec", "restart_after"}},
+	{Name: KindClockJump, Swarm: true, Fields: []string{"clock_jump_per_sec", "clock_jump_max"}},
+	{Name: KindBuggify, Counter: "buggify hit", Swarm: true, Fields: []string{"buggify"}},
+	{Name: KindCrashIO, Counter: "disk op", Span: true, Swarm: true, Fields: []string{"crash_on_io", "restart_after"}},
+	{Name: KindFsyncEIO, Counter: "disk op", Swarm: true, Fields: []string{"fsync_eio"}},
+	{Name: KindWriteEIO, Counter: "disk op", Swarm: true, Fields: []string{"write_eio"}},
+	{Name: KindWriteENOSPC, Counter: "disk op", Swarm: true, Fields: []string{"write_enospc"}},
+	{Name: KindReadEIO, Counter: "disk read", Swarm: true, Fields: []string{"read_eio"}},
+	{Name: KindReadCorrupt, Counter: "disk read", Swarm: true, Fields: []string{"read_corrupt"}},
+	{Name: KindLostWrite, Counter: "disk op", Swarm: true, Fields: []string{"lost_write"}},
+	{Name: KindMisdirected, Counter: "disk op", Swarm: true, Fields: []string{"misdirected_write"}},
+	{Name: KindBitrot, Swarm: true, Fields: []string{"bitrot_per_sec"}},
+	{Name: KindPartition, Span: true, LinkOrGroups: true, Swarm: true, Fields: []string{"partition_per_sec", "partition_for", "partition_topologies"}},
+	{Name: KindClog, Span: true, LinkOrGroups: true, Swarm: true, Fields: []string{"clog_per_sec", "clog_for", "clog_modes", "clog_delay", "swizzle_per_sec"}},
+	{Name: KindNetReset, Swarm: true, Fields: []string{"reset_per_sec"}},
+	{Name: KindSlow, Span: true, Swarm: true, Fields: []string{"slow_per_sec", "slow_for", "slow_factor"}},
+	{Name: KindPause, Span: true, Swarm: true, Fields: []string{"pause_per_sec", "pause_for"}},
+	{Name: KindUDPDrop, Counter: "datagram", Swarm: true, Fields: []string{"udp_loss"}},
+	{Name: KindUDPDup, Counter: "datagram", Swarm: true, Fields: []string{"udp_dup"}},
+	{Name: KindPreempt, Counter: "counted call", Unsupported: "goroutine preemption (preempt.strategy) is not supported by this version"},
+	{Name: KindMmapWB, Counter: "disk op", Unsupported: "shared mappings (compat_overlay) are not supported by this version",
+		Fields: []string{"mmap_early_writeback"}},
+}
+
+// Swizzle is the swarm type of swizzle-clogging: it makes clog faults, so
+// it is no kind of its own, but swarm testing turns it on and off apart
+// from plain clogs.
+const Swizzle = "swizzle"
+
+// SwarmTypes are the fault types swarm testing turns on and off, in the
+// order it draws them: every kind with Swarm, and swizzle after clog.
+func SwarmTypes() []string {
+	var out []string
+	for _, k := range registry {
+		if k.Swarm {
+			out = append(out, k.Name)
+			if k.Name == KindClog {
+				out = append(out, Swizzle)
+			}
+		}
+	}
+	return out
 }
 
 // Lookup returns the kind named name.

@@ -34,7 +34,6 @@ import (
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
-	"github.com/sf-dst/sf/lib/simnet"
 )
 
 // Version is the version the tools report.
@@ -131,51 +130,12 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	if err != nil {
 		return nil, err
 	}
+	spec, err := EngineSpec(w)
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
 	f := w.Faults
-	spec := &engine.Spec{
-		DurationNs:       int64(w.Duration),
-		LatencyNs:        [2]int64{int64(w.Latency[0]), int64(w.Latency[1])},
-		WatchdogNs:       int64(w.Watchdog),
-		Supervise:        w.Supervise,
-		CrashPerSec:      f.CrashPerSec,
-		RestartAfter:     [2]int64{int64(f.RestartAfter[0]), int64(f.RestartAfter[1])},
-		LivenessWithinNs: int64(w.Liveness.Within),
-		ClockSkewNs:      int64(f.ClockSkew),
-		ClockJumpPerSec:  f.ClockJumpPerSec,
-		ClockJumpMaxNs:   int64(f.ClockJumpMax),
-		Swarm:            f.Swarm,
-		Buggify:          f.Buggify,
-		FaultsAfterSetup: w.FaultsAfterSetup,
-		CheckerModel:     w.Checker.Model,
-		NetOverlay:       w.NetOverlay,
-		Net: engine.NetFaults{
-			PartitionPerSec: f.PartitionPerSec, PartitionForNs: rangeNs(f.PartitionFor),
-			PartitionTopologies: f.PartitionTopologies,
-			ClogPerSec:          f.ClogPerSec, ClogForNs: rangeNs(f.ClogFor), ClogModes: f.ClogModes,
-			ClogDelayNs:   rangeNs(f.ClogDelay),
-			SwizzlePerSec: f.SwizzlePerSec, ResetPerSec: f.ResetPerSec,
-			SlowPerSec: f.SlowPerSec, SlowForNs: rangeNs(f.SlowFor), SlowFactor: f.SlowFactor,
-			PausePerSec: f.PausePerSec, PauseForNs: rangeNs(f.PauseFor),
-			UDPLoss: f.UDPLoss, UDPDup: f.UDPDup,
-		},
-		Disk: engine.DiskFaults{
-			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
-			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
-			ReadEIO: f.ReadEIO, ReadCorrupt: f.ReadCorrupt, LostWrite: f.LostWrite, Misdirected: f.MisdirectedWrite,
-			BitrotPerSec: f.BitrotPerSec, CapacityBytes: f.DiskBytes,
-			LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
-		},
-	}
-	for _, l := range w.Links {
-		spec.Net.Links = append(spec.Net.Links, simnet.Link{From: l.From, To: l.To, LatencyNs: rangeNs(l.Latency)})
-	}
-	if f.FSModel != "" {
-		m, err := disk.ParseFSModel(f.FSModel)
-		if err != nil {
-			return nil, fmt.Errorf("%s: faults.fs_model: %w", w.File, err)
-		}
-		spec.Disk.Model = m
-	}
 	workloads := w.Workloads()
 	for _, n := range w.AllNodes() {
 		nodeFaults, netFaults := w.FaultsFor(n)
@@ -227,7 +187,6 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	return p, nil
 }
 
-func rangeNs(r config.Range) [2]int64 { return [2]int64{int64(r[0]), int64(r[1])} }
 
 // seedFiles reads the host directory and files a node's disk starts with,
 // once per sweep, so each seed copies them from memory.

@@ -1,0 +1,64 @@
+package sweep
+
+import (
+	"fmt"
+
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/simnet"
+)
+
+// EngineSpec turns a world's settings and fault rates into the engine's
+// spec, without its nodes: every field of the world file that changes a run
+// goes through here, and a test checks that each one reaches the spec.
+func EngineSpec(w *config.World) (*engine.Spec, error) {
+	f := w.Faults
+	spec := &engine.Spec{
+		DurationNs:       int64(w.Duration),
+		LatencyNs:        [2]int64{int64(w.Latency[0]), int64(w.Latency[1])},
+		WatchdogNs:       int64(w.Watchdog),
+		Supervise:        w.Supervise,
+		CrashPerSec:      f.CrashPerSec,
+		RestartAfter:     [2]int64{int64(f.RestartAfter[0]), int64(f.RestartAfter[1])},
+		LivenessWithinNs: int64(w.Liveness.Within),
+		ClockSkewNs:      int64(f.ClockSkew),
+		ClockJumpPerSec:  f.ClockJumpPerSec,
+		ClockJumpMaxNs:   int64(f.ClockJumpMax),
+		Swarm:            f.Swarm,
+		Buggify:          f.Buggify,
+		FaultsAfterSetup: w.FaultsAfterSetup,
+		CheckerModel:     w.Checker.Model,
+		NetOverlay:       w.NetOverlay,
+		Net: engine.NetFaults{
+			PartitionPerSec: f.PartitionPerSec, PartitionForNs: rangeNs(f.PartitionFor),
+			PartitionTopologies: f.PartitionTopologies,
+			ClogPerSec:          f.ClogPerSec, ClogForNs: rangeNs(f.ClogFor), ClogModes: f.ClogModes,
+			ClogDelayNs:   rangeNs(f.ClogDelay),
+			SwizzlePerSec: f.SwizzlePerSec, ResetPerSec: f.ResetPerSec,
+			SlowPerSec: f.SlowPerSec, SlowForNs: rangeNs(f.SlowFor), SlowFactor: f.SlowFactor,
+			PausePerSec: f.PausePerSec, PauseForNs: rangeNs(f.PauseFor),
+			UDPLoss: f.UDPLoss, UDPDup: f.UDPDup,
+		},
+		Disk: engine.DiskFaults{
+			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
+			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
+			ReadEIO: f.ReadEIO, ReadCorrupt: f.ReadCorrupt, LostWrite: f.LostWrite, Misdirected: f.MisdirectedWrite,
+			BitrotPerSec: f.BitrotPerSec, CapacityBytes: f.DiskBytes,
+			LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
+		},
+	}
+	for _, l := range w.Links {
+		spec.Net.Links = append(spec.Net.Links, simnet.Link{From: l.From, To: l.To, LatencyNs: rangeNs(l.Latency)})
+	}
+	if f.FSModel != "" {
+		m, err := disk.ParseFSModel(f.FSModel)
+		if err != nil {
+			return nil, fmt.Errorf("%s: faults.fs_model: %w", w.File, err)
+		}
+		spec.Disk.Model = m
+	}
+	return spec, nil
+}
+
+func rangeNs(r config.Range) [2]int64 { return [2]int64{int64(r[0]), int64(r[1])} }
