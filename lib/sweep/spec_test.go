@@ -15,10 +15,10 @@ import (
 var elsewhere = map[string]string{
 	"nodes": "node specs (Prepare)", "workload": "node specs", "workloads": "node specs", "finally": "node specs",
 	"compat_overlay": "refused by config: not supported", "preempt": "refused by config: not supported",
-	"faults.preset": "expanded into the other fields by config",
-	"faults.include_workload": "per-node fault flags (World.FaultsFor in Prepare)",
+	"faults.preset":               "expanded into the other fields by config",
+	"faults.include_workload":     "per-node fault flags (World.FaultsFor in Prepare)",
 	"faults.mmap_early_writeback": "refused by config: needs compat_overlay",
-	"links": "checked below with a link of its own",
+	"links":                       "checked below with a link of its own",
 }
 
 // TestEveryWorldFieldReachesTheEngine changes each field of the world file

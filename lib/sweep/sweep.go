@@ -187,7 +187,6 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	return p, nil
 }
 
-
 // seedFiles reads the host directory and files a node's disk starts with,
 // once per sweep, so each seed copies them from memory.
 func seedFiles(n *config.Node) ([]engine.SeedFile, error) {
