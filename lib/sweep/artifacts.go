@@ -1,0 +1,107 @@
+package sweep
+
+// This file writes a seed's artifacts (trace, schedule, history) under the
+// world's folder in .seedfall, each file whole or not at all.
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sf-dst/sf/lib/atomicfile"
+	"github.com/sf-dst/sf/lib/build"
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
+)
+
+// writeArtifacts writes a failing seed's trace and fault schedule next to
+// the world file.
+func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
+	dir := ArtifactDir(p.World)
+	arts := &record.Artifacts{}
+	if len(r.History) > 0 {
+		path := filepath.Join(dir, fmt.Sprintf("seed-%d.history.jsonl", r.Seed))
+		var b strings.Builder
+		if err := history.WriteEvents(&b, r.History); err != nil {
+			return nil, err
+		}
+		if err := atomicfile.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			return nil, err
+		}
+		arts.History = relPath(path)
+		if r.Check != nil && r.Check.HasTimeline() {
+			tl := filepath.Join(dir, fmt.Sprintf("seed-%d.history.html", r.Seed))
+			var page bytes.Buffer
+			if err := r.Check.WriteTimeline(&page); err != nil {
+				return nil, err
+			}
+			if err := atomicfile.WriteFile(tl, page.Bytes(), 0o644); err != nil {
+				return nil, err
+			}
+			arts.Timeline = relPath(tl)
+		}
+	}
+	if r.Status != engine.StatusFail && r.Status != engine.StatusNondeterministic {
+		return arts, nil // a passing replay keeps only its history
+	}
+	trace := filepath.Join(dir, fmt.Sprintf("seed-%d.trace.log", r.Seed))
+	faults := filepath.Join(dir, fmt.Sprintf("seed-%d.faults.json", r.Seed))
+	var b strings.Builder
+	b.WriteString(failureBlock(o, r))
+	b.WriteString("\ntrace:\n")
+	for _, l := range r.Trace {
+		b.WriteString(l)
+		b.WriteByte('\n')
+	}
+	if err := atomicfile.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+		return nil, err
+	}
+	arts.Trace = relPath(trace)
+	if o.Faults != "" && o.Faults != "-" && sameFile(o.Faults, faults) {
+		// A replay never overwrites the schedule it read.
+		arts.Faults = relPath(faults)
+		return arts, nil
+	}
+	sched := &schedule.Schedule{Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: engine.Dur(r.AtNs),
+		Budget: o.budget, Branches: o.branches, Faults: r.Faults}
+	if err := sched.WriteFile(faults); err != nil {
+		return nil, err
+	}
+	arts.Faults = relPath(faults)
+	return arts, nil
+}
+
+func relPath(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}
+
+func sameFile(a, b string) bool {
+	sa, err1 := os.Stat(a)
+	sb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
+}
+
+// ArtifactDir is where the artifacts of a world's seeds go: a folder under
+// .seedfall next to the world file, named by the world file and profile
+// (.seedfall/seedfall.fixed/, .seedfall/seedfall.nightly/ for profile
+// nightly), so sweeps of sibling worlds never overwrite each other.
+func ArtifactDir(w *config.World) string {
+	name := strings.TrimSuffix(filepath.Base(w.File), filepath.Ext(w.File))
+	if w.File == "-" || name == "" {
+		name = "stdin"
+	}
+	if w.Profile != "" {
+		name += "." + w.Profile
+	}
+	return filepath.Join(build.Dir(w), name)
+}

@@ -1,0 +1,147 @@
+package sweep
+
+// This file loads a world, builds its packages and compiles them: what a
+// sweep, a shrink or a schedule edit needs before its first run.
+
+import (
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+
+	"github.com/sf-dst/sf/lib/build"
+	"github.com/sf-dst/sf/lib/catalog"
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/engine"
+)
+
+// Prepared is a world ready to run: loaded, built and compiled.
+type Prepared struct {
+	Catalog  *catalog.Catalog // properties and buggify sites found in the source; nil if the scan failed
+	World    *config.World
+	Manifest *build.Manifest
+	Spec     *engine.Spec
+	Engine   *engine.Engine
+}
+
+// Prepare loads, builds and compiles the world at path. Build progress goes
+// to log.
+func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, error) {
+	w, err := config.LoadWith(path, load)
+	if err != nil {
+		return nil, err
+	}
+	man, err := build.Build(w, build.Options{Log: log, NetOverlay: w.NetOverlay})
+	if err != nil {
+		return nil, err
+	}
+	eng, err := engine.New(filepath.Join(build.Dir(w), "cache"))
+	if err != nil {
+		return nil, err
+	}
+	spec, err := EngineSpec(w)
+	if err != nil {
+		eng.Close()
+		return nil, err
+	}
+	f := w.Faults
+	workloads := w.Workloads()
+	for _, n := range w.AllNodes() {
+		nodeFaults, netFaults := w.FaultsFor(n)
+		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env,
+			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults, NetFaults: netFaults,
+			UpgradeWasm: man.UpgradeWasm(n.Name)}
+		if ns.Seed, err = seedFiles(n); err != nil {
+			eng.Close()
+			return nil, fmt.Errorf("%s: node %s: %w", w.File, n.Name, err)
+		}
+		if limit := f.DiskBytes; limit > 0 {
+			var total int64
+			for _, sf := range ns.Seed {
+				total += int64(len(sf.Data))
+			}
+			if total > limit {
+				eng.Close()
+				return nil, fmt.Errorf("%s: node %s: its seeded disk holds %d bytes, more than faults.disk_bytes (%d)", w.File, n.Name, total, limit)
+			}
+		}
+		if ns.UpgradeWasm != "" {
+			if _, err := eng.Compile(ns.UpgradeWasm); err != nil {
+				eng.Close()
+				return nil, fmt.Errorf("node %s (upgrade_to %s): %w", n.Name, n.UpgradeTo, err)
+			}
+		}
+		if _, err := eng.Compile(ns.Wasm); err != nil {
+			eng.Close()
+			where := n.Wasm
+			if where == "" {
+				where = n.Pkg
+			}
+			return nil, fmt.Errorf("node %s (%s): %w", n.Name, where, err)
+		}
+		spec.Nodes = append(spec.Nodes, ns)
+	}
+	p := &Prepared{World: w, Manifest: man, Spec: spec, Engine: eng}
+	var pkgs []string
+	for _, n := range w.AllNodes() {
+		if n.Pkg != "" {
+			pkgs = append(pkgs, n.Pkg)
+		}
+	}
+	if cat, err := catalog.ScanFrom(w.Dir, pkgs); err == nil {
+		p.Catalog = cat
+	} else {
+		fmt.Fprintf(log, "sf-run: could not catalog properties (never-reached ones will not be reported): %v\n", err)
+	}
+	return p, nil
+}
+
+// seedFiles reads the host directory and files a node's disk starts with,
+// once per sweep, so each seed copies them from memory.
+func seedFiles(n *config.Node) ([]engine.SeedFile, error) {
+	var out []engine.SeedFile
+	if n.Disk != "" {
+		err := filepath.WalkDir(n.Disk, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if !d.Type().IsRegular() {
+				return nil
+			}
+			data, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(n.Disk, path)
+			out = append(out, engine.SeedFile{Path: filepath.ToSlash(rel), Data: data})
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("disk: %w", err)
+		}
+	}
+	keys := make([]string, 0, len(n.Files))
+	for k := range n.Files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		data, err := os.ReadFile(n.Files[k])
+		if err != nil {
+			return nil, fmt.Errorf("files.%s: %w", k, err)
+		}
+		out = append(out, engine.SeedFile{Path: k, Data: data})
+	}
+	return out, nil
+}
+
+func (p *Prepared) nodeNames() []string {
+	var out []string
+	for _, n := range p.Spec.Nodes {
+		out = append(out, n.Name)
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package sweep
+
+// This file turns results into what people read: failure blocks, replays,
+// disk listings, the summary table, and the records' repro lines.
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
+)
+
+func historyVerdict(r *engine.Result) string {
+	if r.Check == nil {
+		return ""
+	}
+	return string(r.Check.Verdict)
+}
+
+// repro is the command that runs seed again exactly: the same world,
+// profile, overrides and schedule.
+func repro(o Options, seed uint64) string {
+	args := []string{o.Tool, "-c", o.Config, "-seed", strconv.FormatUint(seed, 10)}
+	if o.Profile != "" {
+		args = append(args, "-profile", o.Profile)
+	}
+	for _, s := range o.Set {
+		args = append(args, "-set", s)
+	}
+	if o.Faults != "" && o.Faults != "-" {
+		args = append(args, "-faults", o.Faults)
+	}
+	return ShellJoin(args)
+}
+
+func seedRecord(o Options, r *engine.Result) record.Seed {
+	return record.Seed{
+		Kind: record.KindSeed, Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, FaultsFile: o.Faults,
+		Status: string(r.Status), Class: r.Class,
+		Message: r.Message, Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls,
+		RealNs: r.RealNs, DeterminismHash: fmt.Sprintf("%016x", r.Hash), Faults: len(r.Faults),
+		Repro: repro(o, r.Seed), HistoryCheck: historyVerdict(r),
+	}
+}
+
+// failureBlock is the report of one failing seed: the header, what failed,
+// the faults before it and how to replay it. It holds no real time, so a
+// replay writes the same block.
+func failureBlock(o Options, r *engine.Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "FAIL seed %d at t=%s (%d scheduler steps)\n", r.Seed, time.Duration(r.AtNs), r.Steps)
+	fmt.Fprintf(&b, "  %s\n", r.Message)
+	if r.Class == engine.ClassPanic || r.Class == engine.ClassExit || r.Class == engine.ClassOOM || r.Class == engine.ClassDeadlock {
+		if len(r.Tail) > 0 {
+			fmt.Fprintf(&b, "\nlast lines of %s's stderr:\n", r.Node)
+			for _, l := range r.Tail {
+				fmt.Fprintf(&b, "    %s\n", l)
+			}
+		}
+	}
+	fmt.Fprintf(&b, "\nfaults before the failure (%d):\n", len(r.Faults))
+	writeFaults(&b, r)
+	fmt.Fprintf(&b, "\nreplay: %s\n", repro(o, r.Seed))
+	return b.String()
+}
+
+// faultLinesMax is how many faults a report lists; the seed's schedule file
+// and its trace hold them all.
+const faultLinesMax = 20
+
+func writeFaults(w io.Writer, r *engine.Result) {
+	for i, f := range r.Faults {
+		if i == faultLinesMax {
+			fmt.Fprintf(w, "  ... and %d more: the seed's faults.json and trace.log hold them all\n", len(r.Faults)-faultLinesMax)
+			break
+		}
+		fmt.Fprintf(w, "  %14s  %s\n", schedule.Time(int64(f.At)), f.Describe())
+	}
+}
+
+func printFailure(w io.Writer, o Options, r *engine.Result) {
+	block := failureBlock(o, r)
+	// The header on screen also says how long the run took in real time.
+	block = strings.Replace(block, " scheduler steps)", fmt.Sprintf(" scheduler steps, %dms real)", r.RealNs/1e6), 1)
+	fmt.Fprint(w, block)
+	fmt.Fprintln(w)
+}
+
+func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifacts) {
+	if r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic {
+		printFailure(w, o, r)
+	} else {
+		what := "passed"
+		switch {
+		case r.CutShort:
+			what = "passed within the schedule's duration"
+		case r.Status == engine.StatusHorizon:
+			what = "passed (hit the time horizon)"
+		}
+		fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
+		fmt.Fprintf(w, "faults (%d):\n", len(r.Faults))
+		writeFaults(w, r)
+		fmt.Fprintln(w)
+	}
+	fmt.Fprintln(w, "trace:")
+	for _, l := range r.Trace {
+		fmt.Fprintln(w, l)
+	}
+	if len(r.Disks) > 0 {
+		fmt.Fprintln(w)
+		printDisks(w, r.Disks)
+	}
+	if r.CutShort {
+		fmt.Fprintf(w, "\nnote: this replay passed, but only ran for the schedule's duration (%s), when the run it was made\n"+
+			"from failed. A pass within it shows that a fault it needs is missing, not that the bug is fixed; run\n"+
+			"without -faults to test a fix.\n", schedule.RoundedDuration(r.AtNs))
+	}
+	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
+	if arts != nil {
+		for _, a := range []struct{ what, path string }{{"trace", arts.Trace}, {"schedule", arts.Faults}, {"history", arts.History}, {"history timeline", arts.Timeline}} {
+			if a.path != "" && !(a.what == "schedule" && o.Faults != "" && o.Faults != "-" && sameFile(o.Faults, a.path)) {
+				fmt.Fprintf(w, "wrote %s %s\n", a.what, a.path)
+			}
+		}
+	}
+}
+
+// printDisks is the -inspect view: each node's files with what is durable,
+// what is pending and what is damaged, and how full the disk is.
+func printDisks(w io.Writer, disks []engine.NodeDisk) {
+	fmt.Fprintln(w, "disks at the end of the run:")
+	for _, d := range disks {
+		if d.CapacityBytes > 0 {
+			fmt.Fprintf(w, "  %s: %d of %d bytes used (%.1f%%)\n", d.Node, d.UsageBytes, d.CapacityBytes, 100*float64(d.UsageBytes)/float64(d.CapacityBytes))
+		} else {
+			fmt.Fprintf(w, "  %s: %d bytes used\n", d.Node, d.UsageBytes)
+		}
+		if len(d.Files) == 0 {
+			fmt.Fprintln(w, "    (empty)")
+		}
+		for _, f := range d.Files {
+			switch f.Type {
+			case disk.TypeDir:
+				fmt.Fprintf(w, "    %s/\n", f.Path)
+				continue
+			case disk.TypeSymlink:
+				fmt.Fprintf(w, "    %s (symlink)\n", f.Path)
+				continue
+			}
+			fmt.Fprintf(w, "    %-32s %8d bytes  durable %8d  pending %d bytes in %d writes", f.Path, f.Size, f.DurableSize, f.PendingBytes, f.PendingOps)
+			if len(f.Corrupted) > 0 {
+				fmt.Fprint(w, "  corrupted ranges:")
+				for _, c := range f.Corrupted {
+					fmt.Fprintf(w, " [%d,%d)", c[0], c[1])
+				}
+			}
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+func printSummary(w io.Writer, s record.Summary, took time.Duration) {
+	if more := s.Failed - 1 - failureLinesMax; more > 0 {
+		fmt.Fprintf(w, "... and %d more failing seeds: %s\n", more, seedList(s.FailedSeeds[1+failureLinesMax:], 20))
+	}
+	if s.Failed > 1 {
+		fmt.Fprintln(w)
+	}
+	if len(s.Properties) > 0 {
+		fmt.Fprintln(w, "property               seeds reached  seeds true")
+		for _, p := range s.Properties {
+			line := fmt.Sprintf("  %-20s %12d %11d  %s", p.Kind, p.SeedsReached, p.SeedsTrue, p.Message)
+			if p.Margin != nil {
+				which := "smallest"
+				if p.Kind == "sometimes" {
+					which = "largest"
+				}
+				line += fmt.Sprintf("  (%s margin %s)", which, strconv.FormatFloat(*p.Margin, 'f', -1, 64))
+			}
+			if p.Verdict != "" {
+				line += "  <- " + p.Verdict
+				if p.Location != "" {
+					line += " (" + p.Location + ")"
+				}
+			}
+			fmt.Fprintln(w, line)
+		}
+		fmt.Fprintln(w)
+	}
+	if len(s.BuggifySites) > 0 {
+		fmt.Fprintln(w, "buggify  seeds reached  seeds enabled  seeds fired  fired")
+		for _, b := range s.BuggifySites {
+			line := fmt.Sprintf("         %13d  %13d  %11d  %5d  %s", b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, b.Site)
+			if b.Verdict != "" {
+				line += "  <- " + b.Verdict
+				if b.Location != "" {
+					line += " (" + b.Location + ")"
+				}
+			}
+			fmt.Fprintln(w, line)
+		}
+		fmt.Fprintln(w)
+	}
+	d := roundDuration(took)
+	if s.Interrupted {
+		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
+	}
+	switch {
+	case s.Failed > 0:
+		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed, %d hit the time horizon", s.Failed, s.Seeds, s.Passed, s.Horizon)
+		if s.Nondeterministic > 0 {
+			fmt.Fprintf(w, ", %d nondeterministic", s.Nondeterministic)
+		}
+		fmt.Fprintf(w, ") in %s\n", d)
+		if s.PropertyFailures > 0 {
+			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+		}
+	case s.PropertyFailures > 0:
+		fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+	default:
+		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
+	}
+}
+
+func seedList(seeds []uint64, max int) string {
+	var b strings.Builder
+	for i, s := range seeds {
+		if i == max {
+			fmt.Fprintf(&b, " ... (%d in all; -json lists every seed)", len(seeds))
+			break
+		}
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		fmt.Fprintf(&b, "%d", s)
+	}
+	return b.String()
+}
+
+func roundDuration(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Minute:
+		return d.Round(time.Second)
+	case d >= time.Second:
+		return d.Round(100 * time.Millisecond)
+	}
+	return d.Round(time.Millisecond)
+}
+
+// ShellJoin joins args into a command line a POSIX shell reads back as the
+// same words, quoting only the words that need it.
+func ShellJoin(args []string) string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = shellQuote(a)
+	}
+	return strings.Join(out, " ")
+}
+
+func shellQuote(s string) string {
+	if s == "" {
+		return "''"
+	}
+	safe := true
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./=:,+@%", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
