@@ -78,6 +78,9 @@ type Options struct {
 	// kept in the schedule a failing replay writes.
 	budget   int
 	branches []schedule.Branch
+	// stopAtNs is that schedule's duration: a replay that passes before it
+	// (its workloads finished under the budget) passed within it too.
+	stopAtNs int64
 
 	// DivergeSecondRunAtCall makes the second run of each -check pair
 	// perturb virtual time at that host call. Tests use it to prove the
@@ -310,7 +313,7 @@ func run(o Options) (int, error) {
 		if sched, err = prep.ReadSchedule(o.Faults, o.Stdin); err != nil {
 			return 0, err
 		}
-		o.budget, o.branches = sched.Budget, sched.Branches
+		o.budget, o.branches, o.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
 	}
 
 	var jw *record.Writer
@@ -686,12 +689,16 @@ func sameFile(a, b string) bool {
 }
 
 func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifacts) {
+	// A schedule's duration is when the run it was made from failed, so a
+	// pass that ends before it (the workloads finished under the schedule's
+	// budget) is as much a pass within it as one that the stop cut short.
+	within := r.CutShort || (o.stopAtNs > 0 && r.Status == engine.StatusPass)
 	if r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic {
 		printFailure(w, o, r)
 	} else {
 		what := "passed"
 		switch {
-		case r.CutShort:
+		case within:
 			what = "passed within the schedule's duration"
 		case r.Status == engine.StatusHorizon:
 			what = "passed (hit the time horizon)"
@@ -709,10 +716,14 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 		fmt.Fprintln(w)
 		printDisks(w, r.Disks)
 	}
-	if r.CutShort {
-		fmt.Fprintf(w, "\nnote: this replay passed, but only ran for the schedule's duration (%s), when the run it was made\n"+
+	if within {
+		ran := fmt.Sprintf("only ran for the schedule's duration (%s)", schedule.RoundedDuration(r.AtNs))
+		if !r.CutShort {
+			ran = fmt.Sprintf("ended within the schedule's duration (%s)", schedule.RoundedDuration(o.stopAtNs))
+		}
+		fmt.Fprintf(w, "\nnote: this replay passed, but %s, when the run it was made\n"+
 			"from failed. A pass within it shows that a fault it needs is missing, not that the bug is fixed; run\n"+
-			"without -faults to test a fix.\n", schedule.RoundedDuration(r.AtNs))
+			"without -faults to test a fix.\n", ran)
 	}
 	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
 	if arts != nil {
