@@ -529,7 +529,10 @@ func (r *run) loop() {
 			continue
 		}
 		next := r.nextEventAt()
-		if stop := r.opts.StopAtNs; stop > 0 && next > stop {
+		// A stop at or past the horizon leaves the horizon to end the run:
+		// a liveness failure happens at the end of the recovery phase, and
+		// a schedule made from it has that time as its duration.
+		if stop := r.opts.StopAtNs; stop > 0 && next > stop && stop < r.horizon {
 			r.stopAt(stop)
 			return
 		}

@@ -93,12 +93,16 @@ func printFailure(w io.Writer, o Options, r *engine.Result) {
 }
 
 func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifacts) {
+	// A schedule's duration is when the run it was made from failed, so a
+	// pass that ends before it (the workloads finished under the schedule's
+	// budget) is as much a pass within it as one that the stop cut short.
+	within := r.CutShort || (o.stopAtNs > 0 && r.Status == engine.StatusPass)
 	if r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic {
 		printFailure(w, o, r)
 	} else {
 		what := "passed"
 		switch {
-		case r.CutShort:
+		case within:
 			what = "passed within the schedule's duration"
 		case r.Status == engine.StatusHorizon:
 			what = "passed (hit the time horizon)"
@@ -116,10 +120,14 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 		fmt.Fprintln(w)
 		printDisks(w, r.Disks)
 	}
-	if r.CutShort {
-		fmt.Fprintf(w, "\nnote: this replay passed, but only ran for the schedule's duration (%s), when the run it was made\n"+
+	if within {
+		ran := fmt.Sprintf("only ran for the schedule's duration (%s)", schedule.RoundedDuration(r.AtNs))
+		if !r.CutShort {
+			ran = fmt.Sprintf("ended within the schedule's duration (%s)", schedule.RoundedDuration(o.stopAtNs))
+		}
+		fmt.Fprintf(w, "\nnote: this replay passed, but %s, when the run it was made\n"+
 			"from failed. A pass within it shows that a fault it needs is missing, not that the bug is fixed; run\n"+
-			"without -faults to test a fix.\n", schedule.RoundedDuration(r.AtNs))
+			"without -faults to test a fix.\n", ran)
 	}
 	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
 	if arts != nil {

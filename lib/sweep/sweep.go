@@ -65,6 +65,9 @@ type Options struct {
 	// kept in the schedule a failing replay writes.
 	budget   int
 	branches []schedule.Branch
+	// stopAtNs is that schedule's duration: a replay that passes before it
+	// (its workloads finished under the budget) passed within it too.
+	stopAtNs int64
 
 	// DivergeSecondRunAtCall makes the second run of each -check pair
 	// perturb virtual time at that host call. Tests use it to prove the
@@ -129,7 +132,7 @@ func run(o Options) (int, error) {
 		if sched, err = prep.ReadSchedule(o.Faults, o.Stdin); err != nil {
 			return 0, err
 		}
-		o.budget, o.branches = sched.Budget, sched.Branches
+		o.budget, o.branches, o.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
 	}
 
 	var jw *record.Writer
