@@ -279,3 +279,63 @@ func TestFillIsLittleEndianDraws(t *testing.T) {
 		t.Errorf("pinned Fill prefix = %#x", got)
 	}
 }
+
+// TestLogIsPortable pins Log's bits for a few inputs, so a change to it (or a
+// compiler that fuses its operations) shows here, and checks that it agrees
+// with math.Log to within two units in the last place over many inputs.
+func TestLogIsPortable(t *testing.T) {
+	pins := []struct {
+		x    float64
+		bits uint64
+	}{
+		{0.5, 0}, {1e-300, 0}, {0.999999, 0}, {0.123456789, 0}, {1 - 1.0/(1<<53), 0}, {7.5, 0},
+	}
+	for i := range pins {
+		pins[i].bits = math.Float64bits(Log(pins[i].x))
+	}
+	want := map[float64]uint64{}
+	for _, p := range pinnedLog {
+		want[p.x] = p.bits
+	}
+	for _, p := range pins {
+		w, ok := want[p.x]
+		if !ok {
+			t.Errorf("no pinned value for Log(%v): add {%v, %#x}", p.x, p.x, p.bits)
+			continue
+		}
+		if p.bits != w {
+			t.Errorf("Log(%v) bits = %#x, want %#x", p.x, p.bits, w)
+		}
+	}
+	if Log(1) != 0 || !math.IsInf(Log(0), -1) || !math.IsNaN(Log(-1)) {
+		t.Errorf("Log(1), Log(0), Log(-1) = %v, %v, %v", Log(1), Log(0), Log(-1))
+	}
+	s := New(7, "log-test")
+	for range 200000 {
+		x := s.Float64()
+		if x == 0 {
+			continue
+		}
+		got, ref := Log(x), math.Log(x)
+		if d := math.Abs(got - ref); d > 2*ulp(ref) {
+			t.Fatalf("Log(%v) = %v, math.Log = %v: off by %g ulp", x, got, ref, d/ulp(ref))
+		}
+	}
+}
+
+func ulp(x float64) float64 {
+	x = math.Abs(x)
+	return math.Nextafter(x, math.Inf(1)) - x
+}
+
+var pinnedLog = []struct {
+	x    float64
+	bits uint64
+}{
+	{0.5, 0xbfe62e42fefa39ef},
+	{1e-300, 0xc085963447f87fb5},
+	{0.999999, 0xbeb0c6f82d74d230},
+	{0.123456789, 0xc000bc233add5d72},
+	{0.9999999999999999, 0xbca0000000000000},
+	{7.5, 0x40001e85798eb9a3},
+}

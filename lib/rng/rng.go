@@ -117,7 +117,7 @@ func (s *Stream) ExpNs(ratePerSec float64) int64 {
 		return math.MaxInt64
 	}
 	u := s.Float64()
-	secs := -math.Log(1-u) / ratePerSec
+	secs := -Log(1-u) / ratePerSec
 	ns := secs * 1e9
 	if ns >= math.MaxInt64/2 {
 		return math.MaxInt64 / 2
@@ -139,4 +139,58 @@ func (s *Stream) Fill(p []byte) {
 			p[i] = byte(v >> (8 * i))
 		}
 	}
+}
+
+// ln2hi + ln2lo is the natural logarithm of 2: ln2hi has few enough bits
+// that e*ln2hi is exact for every binary exponent e of a float64.
+const (
+	ln2hi = 6.93147180369123816490e-01
+	ln2lo = 1.90821492927058770002e-10
+)
+
+// Log returns the natural logarithm of x, for x > 0, with the same bits on
+// every architecture. math.Log is assembly on some (amd64, s390x) and pure
+// Go on others, and the two can differ in the last bit, which would move a
+// fault by a nanosecond and so change a seed's whole run. Log uses only
+// float64 additions, multiplications and divisions, each rounded on its own:
+// the explicit conversions stop the compiler from fusing a multiply and an
+// add, which Go allows and arm64, ppc64 and s390x do. It is within two units
+// in the last place of the exact logarithm.
+//
+// x = m * 2^e with m in [sqrt(1/2), sqrt(2)); ln(m) = 2 atanh(s) with
+// s = (m-1)/(m+1), |s| < 0.172, the series s + s^3/3 + s^5/5 + ... summed
+// from its smallest term up.
+func Log(x float64) float64 {
+	switch {
+	case x != x || x < 0:
+		return math.NaN()
+	case x == 0:
+		return math.Inf(-1)
+	case math.IsInf(x, 1):
+		return x
+	}
+	m, e := math.Frexp(x) // exact: m in [0.5, 1)
+	if m < math.Sqrt2/2 {
+		m *= 2 // exact
+		e--
+	}
+	f := m - 1 // exact (Sterbenz)
+	s := float64(f / float64(2+f))
+	s2 := float64(s * s)
+	// Past 27 terms, s^(2k+1)/(2k+1) is below 2^-110 of s: nothing left to add.
+	const terms = 27
+	var t [terms]float64
+	t[0] = s
+	for k := 1; k < terms; k++ {
+		t[k] = float64(t[k-1] * s2)
+	}
+	var tail float64 // every term after the first, smallest first
+	for k := terms - 1; k >= 1; k-- {
+		tail = float64(tail + float64(t[k]/float64(2*k+1)))
+	}
+	// ln(m) = 2s + 2*tail = f - s*f + 2*tail, since 2s = f - s*f exactly in
+	// real numbers; the form on the right keeps f's exact bits in front.
+	lnm := float64(f - float64(float64(s*f)-float64(2*tail)))
+	fe := float64(e)
+	return float64(float64(fe*ln2hi) + float64(lnm+float64(fe*ln2lo)))
 }
