@@ -41,7 +41,7 @@ func sfCheck(t *testing.T) string {
 	return binPath
 }
 
-func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+func runBin(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(sfCheck(t), args...)
 	cmd.Dir = "testdata"
@@ -122,7 +122,7 @@ func TestScenarios(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := run(t, "", tt.args...)
+			stdout, stderr, code := runBin(t, "", tt.args...)
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
@@ -151,7 +151,7 @@ func TestTimelineNextToHistory(t *testing.T) {
 	if err := os.WriteFile(hist, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, code := run(t, "", "-history", hist, "-model", "queue")
+	stdout, _, code := runBin(t, "", "-history", hist, "-model", "queue")
 	if code != 1 {
 		t.Fatalf("exit status %d", code)
 	}
@@ -173,7 +173,7 @@ func TestStdinAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := run(t, string(data), "-history", "-", "-model", "list-append", "-json")
+	stdout, stderr, code := runBin(t, string(data), "-history", "-", "-model", "list-append", "-json")
 	if code != 1 || stderr != "" {
 		t.Fatalf("exit status %d, stderr %q", code, stderr)
 	}
@@ -202,7 +202,7 @@ func TestStdinAndJSON(t *testing.T) {
 	}
 
 	// A bad input gives an error record and exit status 2.
-	stdout, _, code = run(t, "{\"type\":\"ok\"}\n", "-json")
+	stdout, _, code = runBin(t, "{\"type\":\"ok\"}\n", "-json")
 	if code != 2 || !strings.Contains(stdout, `"error":"<stdin>:1: event has no \"process\" field"`) {
 		t.Errorf("exit status %d, stdout %s", code, stdout)
 	}
@@ -248,7 +248,7 @@ func TestStdinAndLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			stdout, stderr, code := run(t, tt.stdin, tt.args...)
+			stdout, stderr, code := runBin(t, tt.stdin, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}

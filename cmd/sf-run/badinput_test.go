@@ -132,7 +132,7 @@ func TestBadInput(t *testing.T) {
 			if len(tc.args) == 0 {
 				args = append(args, "-seeds", "1")
 			}
-			r := run(t, runOpts{dir: dir, path: tc.path}, tools.sfRun, args...)
+			r := runBin(t, runOpts{dir: dir, path: tc.path}, tools.sfRun, args...)
 			check := func(r result) {
 				t.Helper()
 				r.wantExit(t, 2)
@@ -145,7 +145,7 @@ func TestBadInput(t *testing.T) {
 			}
 			check(r)
 			if tc.build {
-				check(run(t, runOpts{dir: dir, path: tc.path}, tools.sfBuild, "-c", "world.json"))
+				check(runBin(t, runOpts{dir: dir, path: tc.path}, tools.sfBuild, "-c", "world.json"))
 			}
 		})
 	}
@@ -165,11 +165,11 @@ func TestPrebuiltWasmNeedsNoToolchain(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	writeFile(t, filepath.Join(dir, "world.json"), []byte(`{"workload": {"name": "client", "wasm": "sleeper.wasm", "args": ["-for", "1s"]}}`))
-	r := run(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfRun, "-c", "world.json", "-seeds", "1-2")
+	r := runBin(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfRun, "-c", "world.json", "-seeds", "1-2")
 	r.wantExit(t, 0)
 	if !strings.Contains(r.stdout, "ok  2 seeds passed") {
 		t.Errorf("want `ok  2 seeds passed`\n%s", r)
 	}
-	b := run(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfBuild, "-c", "world.json")
+	b := runBin(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfBuild, "-c", "world.json")
 	b.wantExit(t, 0)
 }

@@ -97,10 +97,10 @@ type runOpts struct {
 	stdin   string        // standard input; none when empty
 }
 
-// run runs one of the built tools (argv[0] is its short name, so the replay
+// runBin runs one of the built tools (argv[0] is its short name, so the replay
 // lines it prints read as a user's would) and returns what it did. A command
 // that does not finish in time fails the test.
-func run(t *testing.T, o runOpts, bin string, args ...string) result {
+func runBin(t *testing.T, o runOpts, bin string, args ...string) result {
 	t.Helper()
 	timeout := o.timeout
 	if timeout == 0 {
@@ -144,7 +144,7 @@ func run(t *testing.T, o runOpts, bin string, args ...string) result {
 // sfRun runs sf-run in dir.
 func sfRun(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	return run(t, runOpts{dir: dir}, tools.sfRun, args...)
+	return runBin(t, runOpts{dir: dir}, tools.sfRun, args...)
 }
 
 func (r result) String() string {
@@ -682,7 +682,7 @@ func TestErrorsNameTheTool(t *testing.T) {
 		{tools.sfBuild, []string{"-c", "nosuch.json"}},
 		{tools.sfBuild, []string{"-c", "seedfall.json", "extra"}},
 	} {
-		r := run(t, runOpts{dir: dir}, tc.bin, tc.args...)
+		r := runBin(t, runOpts{dir: dir}, tc.bin, tc.args...)
 		r.wantExit(t, 2)
 		name := filepath.Base(tc.bin) + ": "
 		if !strings.HasPrefix(r.stderr, name) {
@@ -705,7 +705,7 @@ func TestSfBuildCache(t *testing.T) {
 	}
 	var mans [2]manifest
 	for i := range mans {
-		r := run(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
+		r := runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
 		r.wantExit(t, 0)
 		if err := json.Unmarshal([]byte(r.stdout), &mans[i]); err != nil {
 			t.Fatalf("stdout is not the manifest: %v\n%s", err, r)
