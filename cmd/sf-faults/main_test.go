@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sf-dst/sf/lib/clitest"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
@@ -128,6 +129,15 @@ func runBin(t *testing.T, dir, stdin string, argv ...string) result {
 func sfFaults(t *testing.T, dir string, args ...string) result {
 	t.Helper()
 	return runBin(t, dir, "", append([]string{tools.sfFaults, "-c", "seedfall.json"}, args...)...)
+}
+
+// inProcess runs sf-faults's run in dir, in this process, as sfFaults runs
+// the binary.
+func inProcess(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	t.Chdir(dir)
+	r := clitest.Run(t, run, "", append([]string{"sf-faults"}, args...)...)
+	return result{code: r.Code, stdout: r.Stdout, stderr: r.Stderr, cmdline: r.Cmdline}
 }
 
 var kvlogOnce struct {
@@ -505,10 +515,12 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "bad.json"), tt.input)
 			os.Remove(filepath.Join(dir, "bad.out.json"))
-			args := append([]string{"-seed", "10", "-faults", "bad.json", "-out", "bad.out.json"}, tt.args...)
-			r := sfFaults(t, dir, args...)
+			args := append([]string{"-c", "seedfall.json", "-seed", "10", "-faults", "bad.json", "-out", "bad.out.json"}, tt.args...)
+			r := inProcess(t, dir, args...)
 			r.wantExit(t, 2)
-			if !strings.HasPrefix(r.stderr, "sf-faults: "+tt.want) {
+			// The first test in a fresh directory also builds the world.
+			stderr := regexp.MustCompile(`(?m)^built .*\n`).ReplaceAllString(r.stderr, "")
+			if !strings.HasPrefix(stderr, "sf-faults: "+tt.want) {
 				t.Fatalf("stderr\n  %s\nwant\n  sf-faults: %s", r.stderr, tt.want)
 			}
 			if r.stdout != "" {
@@ -531,12 +543,12 @@ func TestUsageErrors(t *testing.T) {
 		{"no seed", nil, "sf-faults: -seed N is required: a schedule belongs to one seed (see sf-faults -h)\n"},
 		{"bad seed", []string{"-seed", "ten"}, "sf-faults: -seed: \"ten\" is not a seed (a whole number) (see sf-faults -h)\n"},
 		{"stray argument", []string{"-seed", "1", "extra"}, "sf-faults: unexpected argument \"extra\" (see sf-faults -h)\n"},
-		{"unknown flag", []string{"-seed", "1", "-drop", "1"}, "sf-faults: flag provided but not defined: -drop\n"},
+		{"unknown flag", []string{"-seed", "1", "-drop", "1"}, "sf-faults: flag provided but not defined: -drop (see sf-faults -h)\n"},
 		{"missing world", []string{"-c", "nowhere.json", "-seed", "1"}, "sf-faults: nowhere.json: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := runBin(t, dir, "", append([]string{tools.sfFaults}, tt.args...)...)
+			r := inProcess(t, dir, tt.args...)
 			r.wantExit(t, 2)
 			if !strings.HasPrefix(r.stderr, tt.want) && !strings.Contains(r.stderr, tt.want) {
 				t.Fatalf("stderr\n%s\nwant\n%s", r.stderr, tt.want)
@@ -549,7 +561,7 @@ func TestHelp(t *testing.T) {
 	if tools.skip != "" {
 		t.Skip(tools.skip)
 	}
-	r := runBin(t, tools.dir, "", tools.sfFaults, "-h")
+	r := inProcess(t, tools.dir, "-h")
 	r.wantExit(t, 0)
 	for _, s := range []string{"Sf-faults lists, edits and checks", "-shift value", "-add value", "-remove value", "-faults value", "-out value"} {
 		if !strings.Contains(r.stdout, s) {

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // tools holds what TestMain prepared for every test.
@@ -635,8 +637,9 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("one output has %d lines, the other %d", len(la), len(lb))
 }
 
-// TestUsageErrors: bad flags exit 2 with a clear message on stderr and no
-// stack trace, before any world is loaded.
+// TestUsageErrors: bad flags exit 2 with a clear message on stderr, nothing
+// on stdout and no stack trace, before any world is loaded. It calls run
+// in-process.
 func TestUsageErrors(t *testing.T) {
 	dir := kvlogDir(t)
 	for _, tc := range []struct {
@@ -652,18 +655,27 @@ func TestUsageErrors(t *testing.T) {
 		{"stray argument", []string{"-seeds", "1", "extra"}, `unexpected argument "extra"`},
 		{"unknown flag", []string{"-sedes", "1"}, "flag provided but not defined: -sedes"},
 		{"missing world file", []string{"-c", "nosuch.json", "-seeds", "1"}, "nosuch.json: no such file or directory"},
+		{"empty seeds", []string{"-seeds", ""}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
+		{"blank seeds", []string{"-seeds", " "}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
+		{"negative history timeout", []string{"-seeds", "1", "-history-timeout", "-1s"},
+			"sf-run: -history-timeout -1s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
+		{"zero history timeout", []string{"-seeds", "1", "-history-timeout", "0s"},
+			"sf-run: -history-timeout 0s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
+		{"unknown flag, exactly", []string{"-sedes", "1"}, "sf-run: flag provided but not defined: -sedes (see sf-run -h)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"-c", "seedfall.json"}, tc.args...)
-			r := sfRun(t, dir, args...)
-			r.wantExit(t, 2)
-			if !strings.Contains(r.stderr, tc.want) {
-				t.Errorf("stderr lacks %q\n%s", tc.want, r)
+			t.Chdir(dir)
+			args := append([]string{"sf-run", "-c", "seedfall.json"}, tc.args...)
+			r := clitest.Run(t, run, "", args...)
+			if strings.HasSuffix(tc.want, "\n") {
+				r.Want(t, 2, tc.want)
+			} else if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) {
+				t.Errorf("want exit status 2 and %q on stderr\n%s", tc.want, r)
 			}
-			if strings.Contains(r.stdout, "FAIL") || strings.Contains(r.stdout, "ok  ") {
-				t.Errorf("a usage error ran seeds\n%s", r)
+			if r.Stdout != "" {
+				t.Errorf("a usage error wrote on stdout\n%s", r)
 			}
-			noStackTrace(t, r)
+			r.NoStackTrace(t)
 		})
 	}
 }
