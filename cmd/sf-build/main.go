@@ -9,58 +9,55 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sf-dst/sf/lib/manual"
-
 	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/manual"
 )
 
 //go:embed doc.go
 var docSource string
 
 func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is sf-build on the given arguments (args[0] is its name) and streams;
+// it returns the exit status. Tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-build",
 		Usage:           "build a world's Go packages for wasip1 and print the manifest",
 		UsageText:       "sf-build [-c seedfall.json] [-q]",
 		HideHelpCommand: true,
-		// Errors are printed below, prefixed with the tool's name; urfave/cli
-		// would otherwise print them bare and exit on its own.
-		ExitErrHandler: func(*cli.Context, error) {},
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
 			&cli.BoolFlag{Name: "q", Usage: "no progress lines on stderr"},
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return cli.Exit(fmt.Sprintf("unexpected argument %q (see sf-build -h)", c.Args().First()), 2)
+				return manual.Usage("sf-build", "unexpected argument %q", c.Args().First())
 			}
-			w, err := config.Load(c.String("c"))
+			w, err := config.LoadWith(c.String("c"), config.LoadOptions{Stdin: stdin})
 			if err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(err.Error(), exitcode.Usage)
 			}
-			var log io.Writer = os.Stderr
+			log := stderr
 			if c.Bool("q") {
 				log = nil
 			}
 			man, err := build.Build(w, build.Options{Log: log, LogCached: true, NetOverlay: w.NetOverlay})
 			if err != nil {
-				return cli.Exit(err.Error(), 2)
+				return cli.Exit(err.Error(), exitcode.Usage)
 			}
 			data, _ := json.MarshalIndent(man, "", "  ")
-			fmt.Println(string(data))
+			fmt.Fprintln(stdout, string(data))
 			return nil
 		},
 	}
 	manual.Install(app, docSource)
-	if err := app.Run(os.Args); err != nil {
-		if ec, ok := err.(cli.ExitCoder); ok {
-			if ec.Error() != "" {
-				fmt.Fprintln(os.Stderr, "sf-build:", ec.Error())
-			}
-			os.Exit(ec.ExitCode())
-		}
-		fmt.Fprintln(os.Stderr, "sf-build:", err)
-		os.Exit(2)
-	}
+	return manual.Run(app, args)
 }

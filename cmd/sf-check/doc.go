@@ -7,8 +7,9 @@
 //
 // The history is sf's JSON Lines file (.seedfall/seed-N.history.jsonl), one
 // invoke or completion event per line, or a Jepsen history.edn, named by
-// -history or as the only argument. - reads standard input, as does giving no
-// file when standard input is not a terminal; errors then name <stdin>.
+// -history or as the only argument; flags may come before or after it. -
+// reads standard input, as does giving no file when standard input is not a
+// terminal; errors then name <stdin>.
 // -format says which format the history is in; by
 // default sf-check tells them apart by their first line. In a Jepsen history
 // a completion belongs to its process's open invocation, and the keys of a
@@ -46,6 +47,8 @@
 // Linearizability checking is NP-complete: after -timeout of real time
 // (default 30s) sf-check gives up, says "gave up checking N operations for
 // linearizability", and exits 1, because a check that gave up proves nothing.
+// -timeout must be more than 0: there is no "no limit", since nothing else
+// bounds how long a check may take. A timeout of 0 or below is a usage error.
 //
 // -json prints one JSON record on standard output instead of text: tool,
 // schema, history, format, model, verdict (ok, illegal or unknown), passed,

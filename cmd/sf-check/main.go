@@ -2,7 +2,7 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
+	"io"
 	"os"
 
 	"github.com/urfave/cli/v2"
@@ -16,36 +16,45 @@ import (
 var docSource string
 
 func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is sf-check on the given arguments (args[0] is its name) and streams;
+// it returns the exit status. Tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-check",
 		Usage:           "check a recorded history for linearizability or serializability",
 		HideHelpCommand: true,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "history", Usage: "the history file, - for standard input"},
-			&cli.StringFlag{Name: "model", Value: check.ModelDefault, Usage: "kv, cas, append, queue, set, counter or list-append"},
+			&cli.StringFlag{Name: "model", Value: check.ModelDefault, Usage: check.ModelList()},
 			&cli.StringFlag{Name: "format", Value: "auto", Usage: "auto, jsonl or edn"},
 			&cli.StringFlag{Name: "timeline", Usage: "where to write the timeline of a violation (default: next to the history)"},
 			&cli.BoolFlag{Name: "json", Usage: "print a JSON verdict record"},
-			&cli.DurationFlag{Name: "timeout", Value: check.TimeoutDefault, Usage: "give up checking linearizability after this much real time"},
+			&cli.DurationFlag{Name: "timeout", Value: check.TimeoutDefault, Usage: "give up checking linearizability after this much real time (more than 0)"},
 			&cli.Int64Flag{Name: "max-bytes", Value: history.InputBytesMax, Usage: "refuse a history larger than this many bytes (each line is limited to 64 MiB)"},
-		},
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return cli.Exit("sf-check: "+err.Error()+" (see sf-check -h)", check.ExitUsage)
 		},
 		Action: func(c *cli.Context) error {
 			hist := c.String("history")
 			switch {
 			case c.NArg() > 1 || (c.NArg() == 1 && hist != ""):
-				return cli.Exit("sf-check: unexpected argument "+c.Args().Get(c.NArg()-1)+" (see sf-check -h)", check.ExitUsage)
+				return manual.Usage("sf-check", "unexpected argument %s", c.Args().Get(c.NArg()-1))
 			case c.NArg() == 1:
 				hist = c.Args().First()
-			case hist == "" && isTerminal(os.Stdin):
-				return cli.Exit("sf-check: no history: give -history FILE, or - to read standard input (see sf-check -h)", check.ExitUsage)
+			case hist == "" && isTerminal(stdin):
+				return manual.Usage("sf-check", "no history: give -history FILE, or - to read standard input")
 			case hist == "":
 				hist = "-"
 			}
 			if c.Int64("max-bytes") < 1 {
-				return cli.Exit("sf-check: -max-bytes must be at least 1 (see sf-check -h)", check.ExitUsage)
+				return manual.Usage("sf-check", "-max-bytes must be at least 1")
+			}
+			if d := c.Duration("timeout"); d <= 0 {
+				return manual.Usage("sf-check", "-timeout %v: must be more than 0, since checking linearizability may take exponential time", d)
 			}
 			code := check.Command(check.CommandOptions{
 				History:  hist,
@@ -55,6 +64,9 @@ func main() {
 				JSON:     c.Bool("json"),
 				Timeout:  c.Duration("timeout"),
 				MaxBytes: c.Int64("max-bytes"),
+				Stdin:    stdin,
+				Stdout:   stdout,
+				Stderr:   stderr,
 			})
 			if code != 0 {
 				return cli.Exit("", code)
@@ -65,19 +77,16 @@ func main() {
 	// -h prints the manual, which is this command's package documentation,
 	// and the flags with their defaults.
 	manual.Install(app, docSource)
-	if err := app.Run(os.Args); err != nil {
-		if ec, ok := err.(cli.ExitCoder); ok {
-			if msg := ec.Error(); msg != "" {
-				fmt.Fprintln(os.Stderr, msg)
-			}
-			os.Exit(ec.ExitCode())
-		}
-		fmt.Fprintln(os.Stderr, "sf-check:", err, "(see sf-check -h)")
-		os.Exit(check.ExitUsage)
-	}
+	return manual.Run(app, args)
 }
 
-func isTerminal(f *os.File) bool {
+// isTerminal reports whether r is a terminal, where sf-check will not wait
+// for a history to be typed in.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeCharDevice != 0
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 var (
@@ -41,7 +43,7 @@ func sfCheck(t *testing.T) string {
 	return binPath
 }
 
-func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+func runBin(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(sfCheck(t), args...)
 	cmd.Dir = "testdata"
@@ -59,6 +61,16 @@ func run(t *testing.T, stdin string, args ...string) (stdout, stderr string, cod
 		t.Fatal(err)
 	}
 	return o.String(), e.String(), code
+}
+
+// inProcess runs sf-check's run in testdata, as runBin runs the binary
+// there. The fast tests use it; the binary is kept for the tests of a real
+// process's standard input and files.
+func inProcess(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	t.Chdir("testdata")
+	r := clitest.Run(t, run, stdin, append([]string{"sf-check"}, args...)...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 func TestScenarios(t *testing.T) {
@@ -111,18 +123,34 @@ func TestScenarios(t *testing.T) {
 			[]string{"GAVE UP  gave up checking 81 operations for linearizability after 50ms: the history neither passed nor failed"}, ""},
 		{"unknown model", []string{"-history", "queue-ok.jsonl", "-model", "stack"}, 2,
 			nil, "sf-check: unknown model \"stack\": want one of append, cas, counter, kv, list-append, queue, set\n"},
+		{"manual again, in the same process", []string{"-h"}, 0,
+			[]string{"Sf-check checks a recorded history", "kv, cas, append, queue, set, counter or list-append (default kv)"}, ""},
 		{"unknown format", []string{"-history", "queue-ok.jsonl", "-format", "csv"}, 2,
 			nil, "sf-check: unknown history format \"csv\": want auto, jsonl or edn\n"},
 		{"unknown flag", []string{"-histroy", "queue-ok.jsonl"}, 2,
 			nil, "sf-check: flag provided but not defined: -histroy (see sf-check -h)\n"},
 		{"missing file", []string{"-history", "nope.jsonl"}, 2,
 			nil, "sf-check: reading history: open nope.jsonl: no such file or directory\n"},
+		{"flags after the file", []string{"queue-ok.jsonl", "-model", "queue"}, 0,
+			[]string{"ok    history of 5 operations is linearizable (model queue)\n"}, ""},
+		{"flags on both sides of the file", []string{"-model", "queue", "queue-ok.jsonl", "-format", "jsonl"}, 0,
+			[]string{"ok    history of 5 operations is linearizable (model queue)\n"}, ""},
+		{"two files", []string{"queue-ok.jsonl", "-model", "queue", "kv-hard.jsonl"}, 2,
+			nil, "sf-check: unexpected argument kv-hard.jsonl (see sf-check -h)\n"},
+		{"a file after --", []string{"-model", "queue", "--", "queue-ok.jsonl"}, 0,
+			[]string{"ok    history of 5 operations is linearizable (model queue)\n"}, ""},
+		{"negative timeout", []string{"queue-ok.jsonl", "-timeout", "-1s"}, 2,
+			nil, "sf-check: -timeout -1s: must be more than 0, since checking linearizability may take exponential time (see sf-check -h)\n"},
+		{"zero timeout", []string{"queue-ok.jsonl", "-timeout", "0s"}, 2,
+			nil, "sf-check: -timeout 0s: must be more than 0, since checking linearizability may take exponential time (see sf-check -h)\n"},
+		{"bad timeout", []string{"queue-ok.jsonl", "-timeout", "soon"}, 2,
+			nil, "sf-check: invalid value \"soon\" for flag -timeout: parse error (see sf-check -h)\n"},
 		{"manual", []string{"-h"}, 0,
 			[]string{"Sf-check checks a recorded history", "Exit status: 0 the history passed", "  -timeout value"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			stdout, stderr, code := run(t, "", tt.args...)
+			stdout, stderr, code := inProcess(t, "", tt.args...)
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}
@@ -151,7 +179,7 @@ func TestTimelineNextToHistory(t *testing.T) {
 	if err := os.WriteFile(hist, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	stdout, _, code := run(t, "", "-history", hist, "-model", "queue")
+	stdout, _, code := runBin(t, "", "-history", hist, "-model", "queue")
 	if code != 1 {
 		t.Fatalf("exit status %d", code)
 	}
@@ -173,7 +201,7 @@ func TestStdinAndJSON(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr, code := run(t, string(data), "-history", "-", "-model", "list-append", "-json")
+	stdout, stderr, code := runBin(t, string(data), "-history", "-", "-model", "list-append", "-json")
 	if code != 1 || stderr != "" {
 		t.Fatalf("exit status %d, stderr %q", code, stderr)
 	}
@@ -202,7 +230,7 @@ func TestStdinAndJSON(t *testing.T) {
 	}
 
 	// A bad input gives an error record and exit status 2.
-	stdout, _, code = run(t, "{\"type\":\"ok\"}\n", "-json")
+	stdout, _, code = runBin(t, "{\"type\":\"ok\"}\n", "-json")
 	if code != 2 || !strings.Contains(stdout, `"error":"<stdin>:1: event has no \"process\" field"`) {
 		t.Errorf("exit status %d, stdout %s", code, stdout)
 	}
@@ -248,7 +276,7 @@ func TestStdinAndLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			start := time.Now()
-			stdout, stderr, code := run(t, tt.stdin, tt.args...)
+			stdout, stderr, code := inProcess(t, tt.stdin, tt.args...)
 			if code != tt.code {
 				t.Errorf("exit status %d, want %d\nstdout:\n%s\nstderr:\n%s", code, tt.code, stdout, stderr)
 			}

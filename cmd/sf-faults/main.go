@@ -2,7 +2,7 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -11,13 +11,18 @@ import (
 
 	"github.com/sf-dst/sf/lib/faultsedit"
 	"github.com/sf-dst/sf/lib/manual"
-	"github.com/sf-dst/sf/lib/sweep"
 )
 
 //go:embed doc.go
 var docSource string
 
 func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is sf-faults on the given arguments (args[0] is its name) and streams;
+// it returns the exit status. Tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-faults",
 		Usage:           "list, edit and check one seed's fault schedule",
@@ -27,8 +32,9 @@ func main() {
 		// -add values are JSON and -set values may be: never split them at
 		// commas.
 		DisableSliceFlagSeparator: true,
-		// Errors are printed below, prefixed with the tool's name.
-		ExitErrHandler: func(*cli.Context, error) {},
+		Reader:                    stdin,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
 			&cli.StringFlag{Name: "seed", Usage: "the seed whose schedule to edit (required)"},
@@ -55,7 +61,7 @@ func main() {
 			o := faultsedit.Options{Config: c.String("c"), Seed: seed, Faults: c.String("faults"),
 				Profile: c.String("profile"), Set: c.StringSlice("set"), Remove: c.StringSlice("remove"),
 				Shift: c.StringSlice("shift"), Add: c.StringSlice("add"), Out: c.String("out"), JSON: c.Bool("json"),
-				RunTool: runTool()}
+				RunTool: runTool(args), Stdin: stdin, Stdout: stdout, Stderr: stderr}
 			if code := faultsedit.Main(o); code != 0 {
 				return cli.Exit("", code)
 			}
@@ -63,28 +69,19 @@ func main() {
 		},
 	}
 	manual.Install(app, docSource)
-	if err := app.Run(os.Args); err != nil {
-		if ec, ok := err.(cli.ExitCoder); ok {
-			if ec.Error() != "" {
-				fmt.Fprintln(os.Stderr, "sf-faults:", ec.Error())
-			}
-			os.Exit(ec.ExitCode())
-		}
-		fmt.Fprintln(os.Stderr, "sf-faults:", err)
-		os.Exit(sweep.ExitUsage)
-	}
+	return manual.Run(app, args)
 }
 
 func usage(format string, args ...any) error {
-	return cli.Exit(fmt.Sprintf(format, args...)+" (see sf-faults -h)", sweep.ExitUsage)
+	return manual.Usage("sf-faults", format, args...)
 }
 
 // runTool is how the replay line calls sf-run: next to this sf-faults when
 // the user called it by a path (bin/sf-faults gives bin/sf-run), else by
 // name.
-func runTool() string {
-	if len(os.Args) == 0 || !strings.Contains(os.Args[0], "/") {
+func runTool(args []string) string {
+	if len(args) == 0 || !strings.Contains(args[0], "/") {
 		return "sf-run"
 	}
-	return os.Args[0][:strings.LastIndex(os.Args[0], "/")+1] + "sf-run"
+	return args[0][:strings.LastIndex(args[0], "/")+1] + "sf-run"
 }

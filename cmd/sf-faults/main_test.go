@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sf-dst/sf/lib/clitest"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
@@ -94,9 +95,9 @@ func (r result) wantExit(t *testing.T, code int) {
 	}
 }
 
-// run runs argv in dir with stdin, argv[0] by its short name so that the
+// runBin runs argv in dir with stdin, argv[0] by its short name so that the
 // lines it prints read as a user's would, and the tools first on PATH.
-func run(t *testing.T, dir, stdin string, argv ...string) result {
+func runBin(t *testing.T, dir, stdin string, argv ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
@@ -127,7 +128,16 @@ func run(t *testing.T, dir, stdin string, argv ...string) result {
 // sfFaults runs sf-faults on the kvlog world in dir.
 func sfFaults(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	return run(t, dir, "", append([]string{tools.sfFaults, "-c", "seedfall.json"}, args...)...)
+	return runBin(t, dir, "", append([]string{tools.sfFaults, "-c", "seedfall.json"}, args...)...)
+}
+
+// inProcess runs sf-faults's run in dir, in this process, as sfFaults runs
+// the binary.
+func inProcess(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	t.Chdir(dir)
+	r := clitest.Run(t, run, "", append([]string{"sf-faults"}, args...)...)
+	return result{code: r.Code, stdout: r.Stdout, stderr: r.Stderr, cmdline: r.Cmdline}
 }
 
 var kvlogOnce struct {
@@ -224,7 +234,7 @@ func replay(t *testing.T, dir string, r result) result {
 	if m == nil {
 		t.Fatalf("no replay line:\n%s", r)
 	}
-	return run(t, dir, "", "sh", "-c", m[1])
+	return runBin(t, dir, "", "sh", "-c", m[1])
 }
 
 func TestOwnFaults(t *testing.T) {
@@ -394,7 +404,7 @@ func TestWriteBack(t *testing.T) {
 func TestStdin(t *testing.T) {
 	dir := kvlogDir(t)
 	os.Remove(filepath.Join(dir, "from-stdin.json"))
-	r := run(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3", "-out", "from-stdin.json")
+	r := runBin(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3", "-out", "from-stdin.json")
 	r.wantExit(t, 0)
 	if !strings.HasPrefix(r.stdout, "seed 10, 2 faults from <stdin> (removed 1), wrote from-stdin.json\n") {
 		t.Fatalf("header:\n%s", r)
@@ -404,7 +414,7 @@ func TestStdin(t *testing.T) {
 	}
 
 	// An edit of stdin has nowhere to go back to.
-	r = run(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3")
+	r = runBin(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3")
 	r.wantExit(t, 2)
 	if want := "sf-faults: -faults -: the schedule came from stdin, so there is no file to write the edit back to: give -out FILE (or -json to print it)\n"; r.stderr != want {
 		t.Fatalf("stderr\n%s\nwant\n%s", r.stderr, want)
@@ -412,7 +422,7 @@ func TestStdin(t *testing.T) {
 
 	// With -json the result goes to stdout, the listing to stderr, and the
 	// result pipes into sf-run.
-	r = run(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "1", "-remove", "2", "-remove", "3", "-json")
+	r = runBin(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "1", "-remove", "2", "-remove", "3", "-json")
 	r.wantExit(t, 0)
 	s, err := schedule.Parse("stdout", []byte(r.stdout))
 	if err != nil || len(s.Faults) != 0 || s.Duration != 1647623410 {
@@ -422,7 +432,7 @@ func TestStdin(t *testing.T) {
 		!strings.HasSuffix(r.stderr, "replay: sf-run -c seedfall.json -seed 10 -faults -\n") {
 		t.Fatalf("stderr:\n%s", r.stderr)
 	}
-	run(t, dir, r.stdout, tools.sfRun, "-c", "seedfall.json", "-seed", "10", "-faults", "-").wantExit(t, 0)
+	runBin(t, dir, r.stdout, tools.sfRun, "-c", "seedfall.json", "-seed", "10", "-faults", "-").wantExit(t, 0)
 }
 
 // TestReplayLineKeepsProfileAndSet runs the printed replay line, which
@@ -440,7 +450,7 @@ func TestReplayLineKeepsProfileAndSet(t *testing.T) {
 	// The override sets the world's own latency, so the replay ends as a
 	// plain replay of the same schedule does.
 	rr := replay(t, dir, r)
-	plain := run(t, dir, "", tools.sfRun, "-c", "seedfall.json", "-seed", "10", "-faults", "set.out.json")
+	plain := runBin(t, dir, "", tools.sfRun, "-c", "seedfall.json", "-seed", "10", "-faults", "set.out.json")
 	if (rr.code != 0 && rr.code != 1) || rr.code != plain.code || strings.Contains(rr.stderr, "sf-run:") {
 		t.Fatalf("the replay line did not replay:\n%s\nwithout -set:\n%s", rr, plain)
 	}
@@ -505,10 +515,12 @@ func TestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			writeFile(t, filepath.Join(dir, "bad.json"), tt.input)
 			os.Remove(filepath.Join(dir, "bad.out.json"))
-			args := append([]string{"-seed", "10", "-faults", "bad.json", "-out", "bad.out.json"}, tt.args...)
-			r := sfFaults(t, dir, args...)
+			args := append([]string{"-c", "seedfall.json", "-seed", "10", "-faults", "bad.json", "-out", "bad.out.json"}, tt.args...)
+			r := inProcess(t, dir, args...)
 			r.wantExit(t, 2)
-			if !strings.HasPrefix(r.stderr, "sf-faults: "+tt.want) {
+			// The first test in a fresh directory also builds the world.
+			stderr := regexp.MustCompile(`(?m)^built .*\n`).ReplaceAllString(r.stderr, "")
+			if !strings.HasPrefix(stderr, "sf-faults: "+tt.want) {
 				t.Fatalf("stderr\n  %s\nwant\n  sf-faults: %s", r.stderr, tt.want)
 			}
 			if r.stdout != "" {
@@ -531,12 +543,12 @@ func TestUsageErrors(t *testing.T) {
 		{"no seed", nil, "sf-faults: -seed N is required: a schedule belongs to one seed (see sf-faults -h)\n"},
 		{"bad seed", []string{"-seed", "ten"}, "sf-faults: -seed: \"ten\" is not a seed (a whole number) (see sf-faults -h)\n"},
 		{"stray argument", []string{"-seed", "1", "extra"}, "sf-faults: unexpected argument \"extra\" (see sf-faults -h)\n"},
-		{"unknown flag", []string{"-seed", "1", "-drop", "1"}, "sf-faults: flag provided but not defined: -drop\n"},
+		{"unknown flag", []string{"-seed", "1", "-drop", "1"}, "sf-faults: flag provided but not defined: -drop (see sf-faults -h)\n"},
 		{"missing world", []string{"-c", "nowhere.json", "-seed", "1"}, "sf-faults: nowhere.json: "},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := run(t, dir, "", append([]string{tools.sfFaults}, tt.args...)...)
+			r := inProcess(t, dir, tt.args...)
 			r.wantExit(t, 2)
 			if !strings.HasPrefix(r.stderr, tt.want) && !strings.Contains(r.stderr, tt.want) {
 				t.Fatalf("stderr\n%s\nwant\n%s", r.stderr, tt.want)
@@ -549,7 +561,7 @@ func TestHelp(t *testing.T) {
 	if tools.skip != "" {
 		t.Skip(tools.skip)
 	}
-	r := run(t, tools.dir, "", tools.sfFaults, "-h")
+	r := inProcess(t, tools.dir, "-h")
 	r.wantExit(t, 0)
 	for _, s := range []string{"Sf-faults lists, edits and checks", "-shift value", "-add value", "-remove value", "-faults value", "-out value"} {
 		if !strings.Contains(r.stdout, s) {

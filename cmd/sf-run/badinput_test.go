@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestBadInput: every broken input exits 2 with a message that names the
@@ -85,7 +88,8 @@ func TestBadInput(t *testing.T) {
 				"world.json": `{"workload": {"name": "client", "wasm": "torn.wasm"}}`,
 				"torn.wasm":  "\x00asm\x01\x00\x00\x00\x01\xff\xff\xff",
 			},
-			want: []string{"client", "torn.wasm", "not a WebAssembly module"},
+			build: true,
+			want:  []string{"client", "torn.wasm", "not a WebAssembly module"},
 		},
 		{
 			name: "wasm that is not a wasip1 command",
@@ -93,7 +97,8 @@ func TestBadInput(t *testing.T) {
 				"world.json": `{"workload": {"name": "client", "wasm": "empty.wasm"}}`,
 				"empty.wasm": "\x00asm\x01\x00\x00\x00",
 			},
-			want: []string{"node client", "empty.wasm", "not a wasip1 command", "no _start"},
+			build: true,
+			want:  []string{": workload (client): /", "/empty.wasm is not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)\n"},
 		},
 		{
 			name: "faults naming an unknown node",
@@ -132,7 +137,7 @@ func TestBadInput(t *testing.T) {
 			if len(tc.args) == 0 {
 				args = append(args, "-seeds", "1")
 			}
-			r := run(t, runOpts{dir: dir, path: tc.path}, tools.sfRun, args...)
+			r := runBin(t, runOpts{dir: dir, path: tc.path}, tools.sfRun, args...)
 			check := func(r result) {
 				t.Helper()
 				r.wantExit(t, 2)
@@ -145,7 +150,7 @@ func TestBadInput(t *testing.T) {
 			}
 			check(r)
 			if tc.build {
-				check(run(t, runOpts{dir: dir, path: tc.path}, tools.sfBuild, "-c", "world.json"))
+				check(runBin(t, runOpts{dir: dir, path: tc.path}, tools.sfBuild, "-c", "world.json"))
 			}
 		})
 	}
@@ -165,11 +170,40 @@ func TestPrebuiltWasmNeedsNoToolchain(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	writeFile(t, filepath.Join(dir, "world.json"), []byte(`{"workload": {"name": "client", "wasm": "sleeper.wasm", "args": ["-for", "1s"]}}`))
-	r := run(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfRun, "-c", "world.json", "-seeds", "1-2")
+	r := runBin(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfRun, "-c", "world.json", "-seeds", "1-2")
 	r.wantExit(t, 0)
 	if !strings.Contains(r.stdout, "ok  2 seeds passed") {
 		t.Errorf("want `ok  2 seeds passed`\n%s", r)
 	}
-	b := run(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfBuild, "-c", "world.json")
+	b := runBin(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfBuild, "-c", "world.json")
 	b.wantExit(t, 0)
+}
+
+// TestWorldLimitsInProcess: what the world file may and may not hold, through
+// run in-process: a byte order mark is skipped, and a world of more nodes
+// than the limit is refused with the count and the limit.
+func TestWorldLimitsInProcess(t *testing.T) {
+	needTools(t)
+	sleeper := filepath.Join(tools.root, "lib", "engine", "testdata", "guests", "sleeper")
+	t.Run("byte order mark", func(t *testing.T) {
+		dir := t.TempDir()
+		writeFile(t, filepath.Join(dir, "world.json"), []byte("\xef\xbb\xbf"+`{"workload": {"name": "client", "pkg": "`+sleeper+`", "args": ["-for", "1s"]}}`))
+		t.Chdir(dir)
+		r := clitest.Run(t, run, "", "sf-run", "-c", "world.json", "-seeds", "1")
+		if r.Code != 0 || !strings.Contains(r.Stdout, "ok  1 seeds passed") {
+			t.Errorf("want the world with a byte order mark to run\n%s", r)
+		}
+	})
+	t.Run("too many nodes", func(t *testing.T) {
+		dir := t.TempDir()
+		var nodes []string
+		for i := range 64 {
+			nodes = append(nodes, fmt.Sprintf(`{"name": "n%d", "pkg": "%s"}`, i, sleeper))
+		}
+		world := `{"nodes": [` + strings.Join(nodes, ", ") + `], "workload": {"name": "client", "pkg": "` + sleeper + `"}}`
+		writeFile(t, filepath.Join(dir, "world.json"), []byte(world))
+		t.Chdir(dir)
+		r := clitest.Run(t, run, "", "sf-run", "-c", "world.json", "-seeds", "1")
+		r.Want(t, 2, "sf-run: world.json: nodes: the world has 65 nodes (workloads and finally included), more than the limit of 64\n")
+	})
 }

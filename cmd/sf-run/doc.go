@@ -48,7 +48,7 @@
 // overrides one field (repeatable), after everything else. When the
 // workload records a history (sim.Put, sim.Get, sim.Invoke, sim.Txn), the
 // run checks it against the world's checker model once the workloads are
-// done; -history-timeout bounds that check in real time. -inspect, with
+// done; -history-timeout, more than 0, bounds that check in real time. -inspect, with
 // -seed, lists each node's disk after the run: every file with its size, the
 // bytes that would survive a crash and those still pending, the ranges a
 // fault corrupted, and how full the disk is.

@@ -80,7 +80,7 @@ func runGuestWorld(t *testing.T, name string, w world, o runOpts) guestRun {
 	dir := guestsDir(t)
 	writeJSON(t, filepath.Join(dir, name+".json"), w)
 	o.dir = dir
-	r := run(t, o, tools.sfRun, "-c", name+".json", "-seed", "1", "-json")
+	r := runBin(t, o, tools.sfRun, "-c", name+".json", "-seed", "1", "-json")
 	g := guestRun{result: r, report: r.stderr}
 	if r.code == 2 {
 		t.Fatalf("sf-run could not run the world\n%s", r)
@@ -168,7 +168,7 @@ func TestGuestSpinSweep(t *testing.T) {
 	t.Parallel()
 	dir := guestsDir(t)
 	writeJSON(t, filepath.Join(dir, "spin-sweep.json"), spinWorld())
-	r := run(t, runOpts{dir: dir, timeout: spinTimeout}, tools.sfRun, "-c", "spin-sweep.json", "-seeds", "1-3", "-j", "1", "-json")
+	r := runBin(t, runOpts{dir: dir, timeout: spinTimeout}, tools.sfRun, "-c", "spin-sweep.json", "-seeds", "1-3", "-j", "1", "-json")
 	r.wantExit(t, 1)
 	recs := jsonRecords(t, r)
 	for _, rec := range recs[1 : len(recs)-1] {

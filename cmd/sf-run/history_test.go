@@ -161,7 +161,7 @@ type checkVerdict struct {
 // one sf-run wrote stays as it was.
 func sfCheck(t *testing.T, history, model string) (result, checkVerdict) {
 	t.Helper()
-	r := run(t, runOpts{dir: filepath.Dir(history)}, sfCheckBin(t),
+	r := runBin(t, runOpts{dir: filepath.Dir(history)}, sfCheckBin(t),
 		"-history", history, "-model", model, "-json", "-timeline", filepath.Join(t.TempDir(), "timeline.html"))
 	var v checkVerdict
 	if r.code == 0 || r.code == 1 {

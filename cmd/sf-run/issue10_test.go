@@ -160,7 +160,7 @@ func bash(t *testing.T, dir, line string) result {
 	if err != nil {
 		t.Skip("no bash on PATH")
 	}
-	r := run(t, runOpts{dir: dir, path: filepath.Dir(tools.sfRun) + string(os.PathListSeparator) + os.Getenv("PATH")}, sh, "-c", line)
+	r := runBin(t, runOpts{dir: dir, path: filepath.Dir(tools.sfRun) + string(os.PathListSeparator) + os.Getenv("PATH")}, sh, "-c", line)
 	r.cmdline = line
 	return r
 }
@@ -294,7 +294,7 @@ func TestIssue10StrictSchedules(t *testing.T) {
 	}
 
 	stdin := func(sched string) result {
-		return run(t, runOpts{dir: dir, stdin: sched}, tools.sfRun, "-c", "seedfall.json", "-seed", "1", "-faults", "-")
+		return runBin(t, runOpts{dir: dir, stdin: sched}, tools.sfRun, "-c", "seedfall.json", "-seed", "1", "-faults", "-")
 	}
 	t.Run("partition side from stdin", func(t *testing.T) {
 		r := stdin(`{"faults":[{"at":"1s","kind":"partition","side":["server"],"until":"2s"}]}`)

@@ -2,10 +2,11 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
+	"io"
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -20,6 +21,13 @@ import (
 var docSource string
 
 func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is sf-run on the given arguments (args[0] is its name, as the replay
+// lines it prints spell it) and streams; it returns the exit status. Tests
+// call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-run",
 		Usage:           "run a world over seeds on the deterministic simulator",
@@ -28,9 +36,9 @@ func main() {
 		HideHelpCommand: true,
 		// -set values are JSON and may hold commas: never split them.
 		DisableSliceFlagSeparator: true,
-		// Errors are printed below, prefixed with the tool's name; urfave/cli
-		// would otherwise print them bare and exit on its own.
-		ExitErrHandler: func(*cli.Context, error) {},
+		Reader:                    stdin,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
 			&cli.StringFlag{Name: "seeds", Usage: "seeds to run: 1-100, 7, or 1-5,9 (default 1-100)"},
@@ -49,8 +57,12 @@ func main() {
 				return usage("unexpected argument %q", c.Args().First())
 			}
 			o := sweep.Options{Config: c.String("c"), Jobs: c.Int("j"), Check: c.Bool("check"), JSON: c.Bool("json"),
-				Faults: c.String("faults"), Tool: toolName(), Profile: c.String("profile"), Set: c.StringSlice("set"),
-				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect")}
+				Faults: c.String("faults"), Tool: toolName(args), Profile: c.String("profile"), Set: c.StringSlice("set"),
+				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect"),
+				Stdin: stdin, Stdout: stdout, Stderr: stderr}
+			if o.HistoryTimeout <= 0 {
+				return usage("-history-timeout %v: must be more than 0, since checking a history may take exponential time", o.HistoryTimeout)
+			}
 			switch {
 			case c.IsSet("seed") && c.IsSet("seeds"):
 				return usage("give -seed or -seeds, not both")
@@ -62,7 +74,10 @@ func main() {
 				o.Seeds, o.SeedsText, o.Replay = []uint64{s}, c.String("seed"), true
 			default:
 				text := c.String("seeds")
-				if text == "" {
+				switch {
+				case c.IsSet("seeds") && strings.TrimSpace(text) == "":
+					return usage("-seeds is empty: give seeds such as 1-100, 7 or 1-5,9")
+				case text == "":
 					text = "1-100"
 				}
 				seeds, err := config.ParseSeeds(text)
@@ -90,26 +105,17 @@ func main() {
 		},
 	}
 	manual.Install(app, docSource)
-	if err := app.Run(os.Args); err != nil {
-		if ec, ok := err.(cli.ExitCoder); ok {
-			if ec.Error() != "" {
-				fmt.Fprintln(os.Stderr, "sf-run:", ec.Error())
-			}
-			os.Exit(ec.ExitCode())
-		}
-		fmt.Fprintln(os.Stderr, "sf-run:", err)
-		os.Exit(sweep.ExitUsage)
-	}
+	return manual.Run(app, args)
 }
 
 func usage(format string, args ...any) error {
-	return cli.Exit(fmt.Sprintf(format, args...)+" (see sf-run -h)", sweep.ExitUsage)
+	return manual.Usage("sf-run", format, args...)
 }
 
 // toolName is how the user invoked sf-run, for the replay commands it prints.
-func toolName() string {
-	if len(os.Args) > 0 && os.Args[0] != "" {
-		return os.Args[0]
+func toolName(args []string) string {
+	if len(args) > 0 && args[0] != "" {
+		return args[0]
 	}
 	return "sf-run"
 }

@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // tools holds what TestMain prepared for every test.
@@ -97,10 +99,10 @@ type runOpts struct {
 	stdin   string        // standard input; none when empty
 }
 
-// run runs one of the built tools (argv[0] is its short name, so the replay
+// runBin runs one of the built tools (argv[0] is its short name, so the replay
 // lines it prints read as a user's would) and returns what it did. A command
 // that does not finish in time fails the test.
-func run(t *testing.T, o runOpts, bin string, args ...string) result {
+func runBin(t *testing.T, o runOpts, bin string, args ...string) result {
 	t.Helper()
 	timeout := o.timeout
 	if timeout == 0 {
@@ -144,7 +146,7 @@ func run(t *testing.T, o runOpts, bin string, args ...string) result {
 // sfRun runs sf-run in dir.
 func sfRun(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	return run(t, runOpts{dir: dir}, tools.sfRun, args...)
+	return runBin(t, runOpts{dir: dir}, tools.sfRun, args...)
 }
 
 func (r result) String() string {
@@ -635,8 +637,9 @@ func firstDiff(a, b string) string {
 	return fmt.Sprintf("one output has %d lines, the other %d", len(la), len(lb))
 }
 
-// TestUsageErrors: bad flags exit 2 with a clear message on stderr and no
-// stack trace, before any world is loaded.
+// TestUsageErrors: bad flags exit 2 with a clear message on stderr, nothing
+// on stdout and no stack trace, before any world is loaded. It calls run
+// in-process.
 func TestUsageErrors(t *testing.T) {
 	dir := kvlogDir(t)
 	for _, tc := range []struct {
@@ -652,18 +655,27 @@ func TestUsageErrors(t *testing.T) {
 		{"stray argument", []string{"-seeds", "1", "extra"}, `unexpected argument "extra"`},
 		{"unknown flag", []string{"-sedes", "1"}, "flag provided but not defined: -sedes"},
 		{"missing world file", []string{"-c", "nosuch.json", "-seeds", "1"}, "nosuch.json: no such file or directory"},
+		{"empty seeds", []string{"-seeds", ""}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
+		{"blank seeds", []string{"-seeds", " "}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
+		{"negative history timeout", []string{"-seeds", "1", "-history-timeout", "-1s"},
+			"sf-run: -history-timeout -1s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
+		{"zero history timeout", []string{"-seeds", "1", "-history-timeout", "0s"},
+			"sf-run: -history-timeout 0s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
+		{"unknown flag, exactly", []string{"-sedes", "1"}, "sf-run: flag provided but not defined: -sedes (see sf-run -h)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			args := append([]string{"-c", "seedfall.json"}, tc.args...)
-			r := sfRun(t, dir, args...)
-			r.wantExit(t, 2)
-			if !strings.Contains(r.stderr, tc.want) {
-				t.Errorf("stderr lacks %q\n%s", tc.want, r)
+			t.Chdir(dir)
+			args := append([]string{"sf-run", "-c", "seedfall.json"}, tc.args...)
+			r := clitest.Run(t, run, "", args...)
+			if strings.HasSuffix(tc.want, "\n") {
+				r.Want(t, 2, tc.want)
+			} else if r.Code != 2 || !strings.Contains(r.Stderr, tc.want) {
+				t.Errorf("want exit status 2 and %q on stderr\n%s", tc.want, r)
 			}
-			if strings.Contains(r.stdout, "FAIL") || strings.Contains(r.stdout, "ok  ") {
-				t.Errorf("a usage error ran seeds\n%s", r)
+			if r.Stdout != "" {
+				t.Errorf("a usage error wrote on stdout\n%s", r)
 			}
-			noStackTrace(t, r)
+			r.NoStackTrace(t)
 		})
 	}
 }
@@ -682,7 +694,7 @@ func TestErrorsNameTheTool(t *testing.T) {
 		{tools.sfBuild, []string{"-c", "nosuch.json"}},
 		{tools.sfBuild, []string{"-c", "seedfall.json", "extra"}},
 	} {
-		r := run(t, runOpts{dir: dir}, tc.bin, tc.args...)
+		r := runBin(t, runOpts{dir: dir}, tc.bin, tc.args...)
 		r.wantExit(t, 2)
 		name := filepath.Base(tc.bin) + ": "
 		if !strings.HasPrefix(r.stderr, name) {
@@ -705,7 +717,7 @@ func TestSfBuildCache(t *testing.T) {
 	}
 	var mans [2]manifest
 	for i := range mans {
-		r := run(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
+		r := runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
 		r.wantExit(t, 0)
 		if err := json.Unmarshal([]byte(r.stdout), &mans[i]); err != nil {
 			t.Fatalf("stdout is not the manifest: %v\n%s", err, r)

@@ -103,7 +103,7 @@ func TestNetOverlayOff(t *testing.T) {
 // manifest says so for every module.
 func TestNetOverlayManifest(t *testing.T) {
 	dir := overlayDir(t)
-	r := run(t, runOpts{dir: dir}, tools.sfBuild, "-c", "overlay.json", "-q")
+	r := runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "overlay.json", "-q")
 	r.wantExit(t, 0)
 	var man struct {
 		Modules []struct {

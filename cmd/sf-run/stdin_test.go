@@ -20,7 +20,7 @@ func TestStdinWorld(t *testing.T) {
 		t.Fatal(err)
 	}
 	world := `{"workload": {"name": "client", "pkg": "` + filepath.ToSlash(rel) + `"}}`
-	r := run(t, runOpts{dir: dir, stdin: world}, tools.sfBuild, "-c", "-", "-q")
+	r := runBin(t, runOpts{dir: dir, stdin: world}, tools.sfBuild, "-c", "-", "-q")
 	r.wantExit(t, 0)
 	if !strings.Contains(r.stdout, `"config": "-"`) {
 		t.Errorf("the manifest does not name the world -:\n%s", r)
@@ -32,7 +32,7 @@ func TestStdinWorld(t *testing.T) {
 	// Errors name <stdin>, and a relative path that does not exist is
 	// looked up in the working directory.
 	for _, tool := range []string{tools.sfBuild, tools.sfRun} {
-		r := run(t, runOpts{dir: dir, stdin: `{"workload": {"name": "client", "pkg": "./nope"}}`}, tool, "-c", "-")
+		r := runBin(t, runOpts{dir: dir, stdin: `{"workload": {"name": "client", "pkg": "./nope"}}`}, tool, "-c", "-")
 		r.wantExit(t, 2)
 		if want := "<stdin>: workload.pkg: package directory ./nope does not exist"; !strings.Contains(r.stderr, want) {
 			t.Errorf("stderr does not contain %q\n%s", want, r)
@@ -43,13 +43,13 @@ func TestStdinWorld(t *testing.T) {
 	// The kvlog example's worlds, piped in: sf-build builds both packages,
 	// and the fixed world passes its seeds.
 	kv := kvlogDir(t)
-	r = run(t, runOpts{dir: kv, stdin: readFile(t, filepath.Join(kv, "seedfall.json"))}, tools.sfBuild, "-c", "-", "-q")
+	r = runBin(t, runOpts{dir: kv, stdin: readFile(t, filepath.Join(kv, "seedfall.json"))}, tools.sfBuild, "-c", "-", "-q")
 	r.wantExit(t, 0)
 	if strings.Count(r.stdout, `"wasm":`) != 2 {
 		t.Errorf("the manifest does not list the two modules of kvlog\n%s", r)
 	}
 	fixed := readFile(t, filepath.Join(kv, "seedfall.fixed.json"))
-	r = run(t, runOpts{dir: kv, stdin: fixed}, tools.sfRun, "-c", "-", "-seeds", "1-3")
+	r = runBin(t, runOpts{dir: kv, stdin: fixed}, tools.sfRun, "-c", "-", "-seeds", "1-3")
 	r.wantExit(t, 0)
 	if !strings.Contains(r.stdout, "ok  3 seeds passed") {
 		t.Errorf("stdout does not report 3 passing seeds\n%s", r)
@@ -60,7 +60,7 @@ func TestStdinWorld(t *testing.T) {
 // is a usage error.
 func TestStdinTwice(t *testing.T) {
 	needTools(t)
-	r := run(t, runOpts{dir: t.TempDir(), stdin: "{}"}, tools.sfRun, "-c", "-", "-seed", "1", "-faults", "-")
+	r := runBin(t, runOpts{dir: t.TempDir(), stdin: "{}"}, tools.sfRun, "-c", "-", "-seed", "1", "-faults", "-")
 	r.wantExit(t, 2)
 	if want := "sf-run: -c - and -faults - cannot both read stdin (see sf-run -h)\n"; r.stderr != want {
 		t.Errorf("stderr %q, want %q", r.stderr, want)

@@ -2,7 +2,7 @@ package main
 
 import (
 	_ "embed"
-	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -12,20 +12,27 @@ import (
 
 	"github.com/sf-dst/sf/lib/manual"
 	"github.com/sf-dst/sf/lib/shrink"
-	"github.com/sf-dst/sf/lib/sweep"
 )
 
 //go:embed doc.go
 var docSource string
 
 func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is sf-shrink on the given arguments (args[0] is its name) and streams;
+// it returns the exit status. Tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:                      "sf-shrink",
 		Usage:                     "cut a failing seed down to the faults that make it fail",
 		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] | sf-run ... -json | sf-shrink [-max 10]",
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
-		ExitErrHandler:            func(*cli.Context, error) {},
+		Reader:                    stdin,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "c", Usage: "the world file (with -seed)"},
 			&cli.StringFlag{Name: "seed", Usage: "the failing seed to shrink"},
@@ -38,7 +45,8 @@ func main() {
 		},
 		Action: func(c *cli.Context) error {
 			cmd := shrink.Command{Config: c.String("c"), Profile: c.String("profile"), Set: c.StringSlice("set"),
-				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), RunTool: runTool()}
+				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), RunTool: runTool(args),
+				Stdin: stdin, Stdout: stdout, Stderr: stderr}
 			switch {
 			case c.Int("j") < 1:
 				return usage("-j must be at least 1")
@@ -71,27 +79,18 @@ func main() {
 		},
 	}
 	manual.Install(app, docSource)
-	if err := app.Run(os.Args); err != nil {
-		if ec, ok := err.(cli.ExitCoder); ok {
-			if ec.Error() != "" {
-				fmt.Fprintln(os.Stderr, "sf-shrink:", ec.Error())
-			}
-			os.Exit(ec.ExitCode())
-		}
-		fmt.Fprintln(os.Stderr, "sf-shrink:", err)
-		os.Exit(sweep.ExitUsage)
-	}
+	return manual.Run(app, args)
 }
 
 func usage(format string, args ...any) error {
-	return cli.Exit(fmt.Sprintf(format, args...)+" (see sf-shrink -h)", sweep.ExitUsage)
+	return manual.Usage("sf-shrink", format, args...)
 }
 
 // runTool is the sf-run that replay lines name: the one next to this
 // binary when it was run by a path, else sf-run from PATH.
-func runTool() string {
-	if len(os.Args) > 0 && filepath.Base(os.Args[0]) != os.Args[0] {
-		return filepath.Join(filepath.Dir(os.Args[0]), "sf-run")
+func runTool(args []string) string {
+	if len(args) > 0 && filepath.Base(args[0]) != args[0] {
+		return filepath.Join(filepath.Dir(args[0]), "sf-run")
 	}
 	return "sf-run"
 }

@@ -108,7 +108,7 @@ func (r result) wantExit(t *testing.T, code int) {
 }
 
 // run runs argv in dir with stdin, the tools first on PATH.
-func run(t *testing.T, dir, stdin string, argv ...string) result {
+func runBin(t *testing.T, dir, stdin string, argv ...string) result {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
@@ -138,19 +138,19 @@ func run(t *testing.T, dir, stdin string, argv ...string) result {
 // shell runs a command line with bash, as a user would type it.
 func shell(t *testing.T, dir, line string) result {
 	t.Helper()
-	r := run(t, dir, "", "bash", "-c", line)
+	r := runBin(t, dir, "", "bash", "-c", line)
 	r.cmdline = line
 	return r
 }
 
 func sfShrink(t *testing.T, dir, stdin string, args ...string) result {
 	t.Helper()
-	return run(t, dir, stdin, append([]string{tools.sfShrink}, args...)...)
+	return runBin(t, dir, stdin, append([]string{tools.sfShrink}, args...)...)
 }
 
 func sfRun(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	return run(t, dir, "", append([]string{tools.sfRun}, args...)...)
+	return runBin(t, dir, "", append([]string{tools.sfRun}, args...)...)
 }
 
 // copyWorld copies a world file of the repository to dst with every pkg and
@@ -638,7 +638,7 @@ func TestBudget(t *testing.T) {
 	// With its one fault removed the shrunk schedule passes: the client
 	// finishes its capped writes before the schedule's duration. The replay
 	// says that this shows a missing fault, not a fix.
-	f := run(t, dir, "", tools.sfFaults, "-c", "seedfall.json", "-seed", "2", "-faults", fmt.Sprint(rec["schedule"]), "-remove", "1", "-out", "x.json")
+	f := runBin(t, dir, "", tools.sfFaults, "-c", "seedfall.json", "-seed", "2", "-faults", fmt.Sprint(rec["schedule"]), "-remove", "1", "-out", "x.json")
 	f.wantExit(t, 0)
 	x := readJSON(t, filepath.Join(dir, "x.json"))
 	if faults, _ := x["faults"].([]any); len(faults) != 0 || x["duration"] != sched["duration"] || x["budget"] != sched["budget"] {

@@ -5,6 +5,7 @@ package build
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -16,6 +17,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/tetratelabs/wazero"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/config"
@@ -125,7 +128,7 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 	}
 	for _, j := range jobs {
 		if j.wasm != "" {
-			mod, err := storeFile(store, j.wasm, false)
+			mod, err := storePrebuilt(store, j.wasm)
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
@@ -228,6 +231,44 @@ func compile(goCmd, store, pkg, overlay string) (Module, error) {
 		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))
 	}
 	return storeFile(store, tmp.Name(), true)
+}
+
+// storePrebuilt copies a prebuilt module into the store under its hash,
+// after checking that it is a wasip1 command: a module that would fail on the
+// first seed is refused here, by sf-build as by sf-run, with the node's name.
+// A module already in the store passed the check when it was stored.
+func storePrebuilt(store, path string) (Module, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Module{}, err
+	}
+	if len(data) < 8 || !bytes.Equal(data[:4], []byte("\x00asm")) {
+		return Module{}, fmt.Errorf("%s is not a WebAssembly module", path)
+	}
+	sum := sha256.Sum256(data)
+	if _, err := os.Stat(filepath.Join(store, hex.EncodeToString(sum[:])+".wasm")); err != nil {
+		if err := checkCommand(path, data); err != nil {
+			return Module{}, err
+		}
+	}
+	return storeFile(store, path, false)
+}
+
+// checkCommand reports whether the module is valid WebAssembly that exports
+// _start, as a wasip1 command does. It compiles with wazero's interpreter,
+// which validates the module without generating machine code.
+func checkCommand(path string, data []byte) error {
+	ctx := context.Background()
+	rt := wazero.NewRuntimeWithConfig(ctx, wazero.NewRuntimeConfigInterpreter())
+	defer rt.Close(ctx)
+	m, err := rt.CompileModule(ctx, data)
+	if err != nil {
+		return fmt.Errorf("%s is not a WebAssembly module: %v", path, err)
+	}
+	if _, ok := m.ExportedFunctions()["_start"]; !ok {
+		return fmt.Errorf("%s is not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)", path)
+	}
+	return nil
 }
 
 // storeFile copies (or moves) a module into the store under its hash.

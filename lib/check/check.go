@@ -64,14 +64,59 @@ type Options struct {
 	NoTimeline bool
 }
 
+// ModelInfo names a model a history can be checked against and says in a
+// line what it checks.
+type ModelInfo struct {
+	Name        string
+	Description string
+}
+
+// modelInfos is the one list of models, in the order the manuals list them.
+// Everything else that names models (the world file's checker.model,
+// sf-check -model, the manuals) takes them from here; a test holds
+// linModels, docs/checkers.md and sf-check's manual to it.
+var modelInfos = []ModelInfo{
+	{"kv", "put a string, get the string read (\"\" or null when absent): a register"},
+	{"cas", "kv plus cas with value [old, new] and output true if it swapped"},
+	{"append", "append a string, read the whole list: an append-only log"},
+	{"queue", "enqueue a string, dequeue the item taken (\"\" when empty): a FIFO queue"},
+	{"set", "add a string, read the members in any order: a grow-only set"},
+	{"counter", "add an integer, read the integer: a counter"},
+	{ListAppend, "txn with [f, key, value] micro-ops, f r or append: serializability"},
+}
+
+// ModelInfos returns every model, in the order the manuals list them.
+func ModelInfos() []ModelInfo { return slices.Clone(modelInfos) }
+
 // Models returns the names of the models, sorted.
 func Models() []string {
-	names := []string{ListAppend}
-	for name := range linModels {
-		names = append(names, name)
+	names := make([]string, 0, len(modelInfos))
+	for _, m := range modelInfos {
+		names = append(names, m.Name)
 	}
 	slices.Sort(names)
 	return names
+}
+
+// IsModel reports whether name is the name of a model.
+func IsModel(name string) bool {
+	return slices.ContainsFunc(modelInfos, func(m ModelInfo) bool { return m.Name == name })
+}
+
+// ModelList names the models in the manuals' order, as a phrase: "kv, cas,
+// ... or list-append".
+func ModelList() string {
+	var b strings.Builder
+	for i, m := range modelInfos {
+		switch {
+		case i == len(modelInfos)-1:
+			b.WriteString(" or ")
+		case i > 0:
+			b.WriteString(", ")
+		}
+		b.WriteString(m.Name)
+	}
+	return b.String()
 }
 
 // ListAppend is the name of the transactional model.

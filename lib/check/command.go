@@ -13,14 +13,8 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
+	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/history"
-)
-
-// Exit statuses of sf-check.
-const (
-	ExitPass  = 0 // the history passed
-	ExitFail  = 1 // it failed, or the checker gave up (which is not a pass)
-	ExitUsage = 2 // bad usage, unreadable or ill-typed input, internal error
 )
 
 // JSONSchema is the version of sf-check's -json record. It only ever grows by
@@ -112,10 +106,10 @@ func Command(o CommandOptions) (code int) {
 	fail := func(err error) int {
 		fmt.Fprintln(o.Stderr, "sf-check:", err)
 		if o.JSON {
-			rec.Error, rec.ExitStatus = err.Error(), ExitUsage
+			rec.Error, rec.ExitStatus = err.Error(), exitcode.Usage
 			writeRecord(o.Stdout, &rec)
 		}
-		return ExitUsage
+		return exitcode.Usage
 	}
 	defer func() {
 		if p := recover(); p != nil {
@@ -127,7 +121,7 @@ func Command(o CommandOptions) (code int) {
 	if err != nil {
 		return fail(err)
 	}
-	if _, ok := linModels[o.Model]; !ok && o.Model != ListAppend {
+	if !IsModel(o.Model) {
 		return fail(fmt.Errorf("unknown model %q: want one of %s", o.Model, strings.Join(Models(), ", ")))
 	}
 	var data []byte
@@ -170,9 +164,9 @@ func Command(o CommandOptions) (code int) {
 		return fail(err)
 	}
 
-	code = ExitFail
+	code = exitcode.Problem
 	if r.Passed() {
-		code = ExitPass
+		code = exitcode.Pass
 	}
 	rec.Verdict, rec.Passed, rec.Class = r.Verdict, r.Passed(), r.Class
 	rec.Operations, rec.Checked, rec.Summary = r.Operations, r.Checked, r.Summary

@@ -140,6 +140,4 @@ func (in *interner) id(b []byte) int32 {
 	return id
 }
 
-func (in *interner) name(id int32) string { return in.names[id] }
-
 func (in *interner) quote(id int32) string { return strconv.Quote(in.names[id]) }

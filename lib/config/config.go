@@ -10,6 +10,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/sf-dst/sf/lib/check"
 )
 
 // Limits on a world file. Each is reported by name when it is reached.
@@ -23,6 +25,11 @@ const (
 	// maxExtendsDepth bounds the number of extends in a chain of world files. Real chains are one or two
 	// long; a longer one is almost certainly a mistake, and the bound keeps loading cheap.
 	maxExtendsDepth = 16
+	// maxNodes bounds the nodes of a world, workloads and the finally check included. Each node is
+	// a guest with its own linear memory and disk, about 2.5 MB of host memory, and a goroutine, in
+	// every seed that runs at once; 64 nodes under 16 workers is already some 2.5 GB. Real worlds
+	// have a handful.
+	maxNodes = 64
 	// maxPreemptCalls bounds preempt.calls: the length of the time slice that ends a node's turn under
 	// every strategy, so a longer interval could never be reached.
 	maxPreemptCalls = 4_194_304
@@ -61,8 +68,6 @@ var (
 	ClogModes = []string{"stop", "slow", "jam"}
 	// FSModels are the file system models that reorder_writes can follow.
 	FSModels = []string{"ext4_ordered", "page_independent", "dir_reorder"}
-	// Models are the checker models for recorded histories.
-	Models = []string{"kv", "cas", "append", "queue", "set", "counter", "list-append"}
 	// Strategies are the preemption strategies.
 	Strategies = []string{"none", "random", "pct", "calls"}
 )
@@ -429,6 +434,10 @@ func (w *World) validate(d *decoder, p string) error {
 		return d.errorf(joinPath(p, "workload"), "required (or workloads)")
 	}
 	all, paths := w.AllNodes(), w.nodePaths(p)
+	if len(all) > maxNodes {
+		return d.errorf(joinPath(p, "nodes"), "the world has %d nodes (workloads and finally included), more than the limit of %d",
+			len(all), maxNodes)
+	}
 	seen := make(map[string]bool)
 	for i, n := range all {
 		if seen[n.Name] {
@@ -637,8 +646,12 @@ func (pr *Preempt) validate(d *decoder, p string) error {
 }
 
 func (c *Checker) validate(d *decoder, p string) error {
-	if !slices.Contains(Models, c.Model) {
-		return d.errorf(joinPath(p, "model"), "unknown model %q (valid: %s)", c.Model, strings.Join(Models, ", "))
+	if !check.IsModel(c.Model) {
+		var names []string
+		for _, m := range check.ModelInfos() {
+			names = append(names, m.Name)
+		}
+		return d.errorf(joinPath(p, "model"), "unknown model %q (valid: %s)", c.Model, strings.Join(names, ", "))
 	}
 	return nil
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -190,6 +191,9 @@ type chainLink struct{ name, abs string }
 // loadTree reads the world file named name (at the absolute path abs) from data, and merges it over the
 // file it extends, if any. chain lists the files that extend this one, outermost first.
 func (l *loader) loadTree(name, abs string, data []byte, chain []chainLink) (*jvalue, error) {
+	// Some editors start a UTF-8 file with a byte order mark, which JSON
+	// does not allow; it says nothing, so it is skipped.
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
 	if err := checkSyntax(name, data); err != nil {
 		return nil, err
 	}

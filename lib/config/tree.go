@@ -238,20 +238,3 @@ func presetObject(s *jvalue) *jvalue {
 	p.shorthand = true
 	return &jvalue{kind: '{', src: s.src, members: []member{{key: "preset", value: &p}}}
 }
-
-// describe names the JSON kind of v, for messages.
-func (v *jvalue) describe() string {
-	switch v.kind {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	case 'n':
-		return "null"
-	}
-	return "a number"
-}

@@ -308,12 +308,14 @@ func instrumentBody(out, fn, check []byte) ([]byte, error) {
 				good = u()
 			}
 		case op == 0x11 || op == 0x13:
+			//lint:ignore SA4000 each call of u reads the next operand, so two calls read two
 			good = u() && u()
 		case op == 0x1c:
 			var cnt uint32
 			cnt, n, good = uleb(fn[p:])
 			p += n + int(cnt)
 		case op >= 0x28 && op <= 0x3e:
+			//lint:ignore SA4000 each call of u reads the next operand, so two calls read two
 			good = u() && u()
 		case op == 0x3f || op == 0x40 || op == 0xd0:
 			p++

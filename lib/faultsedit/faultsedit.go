@@ -17,6 +17,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -60,9 +61,9 @@ func Main(o Options) int {
 	}
 	if err := run(o); err != nil {
 		fmt.Fprintf(o.Stderr, "sf-faults: %v\n", err)
-		return sweep.ExitUsage
+		return exitcode.Usage
 	}
-	return sweep.ExitPass
+	return exitcode.Pass
 }
 
 // shift is one parsed -shift.
@@ -160,7 +161,7 @@ func run(o Options) error {
 		}
 	}
 
-	prep, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, o.Stderr)
+	prep, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
 	if err != nil {
 		return err
 	}

@@ -245,9 +245,7 @@ func (r *ednReader) atom(v ednValue, t string) (ednValue, error) {
 }
 
 func isDecimal(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	if s == "" {
 		return false
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
 )
@@ -27,14 +28,13 @@ import (
 // Version is the version the tools report.
 const Version = "0.1.0"
 
-// Exit statuses shared by every tool.
+// Exit statuses, kept as aliases of lib/exitcode so that older callers
+// compile; new code uses lib/exitcode.
 const (
-	ExitPass    = 0
-	ExitProblem = 1
-	ExitUsage   = 2
-	// ExitInterrupted is the status of a sweep stopped by SIGINT or
-	// SIGTERM, as a shell reports a command killed by SIGINT.
-	ExitInterrupted = 130
+	ExitPass        = exitcode.Pass
+	ExitProblem     = exitcode.Problem
+	ExitUsage       = exitcode.Usage
+	ExitInterrupted = exitcode.Interrupted
 )
 
 // Options describe one invocation of sf-run.

@@ -32,6 +32,11 @@ const opening = 100 // each account's opening balance
 
 var accounts = []string{"alice", "bob", "carol", "dave"}
 
+// draw is the SDK's stream of random numbers that Antithesis steers (and sf
+// replays from the seed). random.Source returns it as a math/rand.Source64;
+// only its Uint64 is used, so this package need not import math/rand.
+var draw = random.Source().(interface{ Uint64() uint64 })
+
 func main() {
 	tellers := flag.Int("tellers", 3, "concurrent tellers")
 	transfers := flag.Int("transfers", 20, "transfers per teller")
@@ -44,7 +49,7 @@ func main() {
 
 	// The first draws of the random stream, printed so that a replay can be
 	// compared with the run it replays.
-	fmt.Printf("client: first draws %d %d %d\n", random.GetRandom(), random.GetRandom(), random.GetRandom())
+	fmt.Printf("client: first draws %d %d %d\n", draw.Uint64(), draw.Uint64(), draw.Uint64())
 
 	var wg sync.WaitGroup
 	for t := range *tellers {
@@ -70,7 +75,7 @@ func teller(id int, ledger *bank.Ledger, n int, want int64) {
 		if from == to {
 			continue
 		}
-		amount := int64(1 + random.GetRandom()%60)
+		amount := int64(1 + draw.Uint64()%60)
 		err := ledger.Transfer(from, to, amount)
 		switch {
 		case errors.Is(err, bank.ErrInsufficientFunds):
@@ -82,6 +87,6 @@ func teller(id int, ledger *bank.Ledger, n int, want int64) {
 		}
 		total := ledger.Total()
 		assert.Always(total == want, "the total balance never changes", map[string]any{"total": total, "want": want, "teller": id})
-		time.Sleep(time.Duration(1+random.GetRandom()%5) * time.Millisecond)
+		time.Sleep(time.Duration(1+draw.Uint64()%5) * time.Millisecond)
 	}
 }
