@@ -31,7 +31,7 @@ $(STATICCHECK): tools/go.mod tools/go.sum
 	GOWORK=off $(GO) build -C tools -o $(CURDIR)/$(STATICCHECK) honnef.co/go/tools/cmd/staticcheck
 
 lint: vet $(STATICCHECK)
-	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
+	@out=$$(find . -name '*.go' -not -path '*/.seedfall/*' -not -path './tmp/*' -print0 | xargs -0 gofmt -l); if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) ./... ./sim/... ./examples/...
 
 # -short keeps the long sweeps out; test-long runs them.

@@ -451,21 +451,6 @@ func TestPipelineExamples(t *testing.T) {
 	}
 }
 
-// kvlogSweep runs a sweep of kvlog's buggy world in dir and returns the
-// failing seeds.
-func kvlogSweep(t *testing.T, dir, seeds string) []string {
-	t.Helper()
-	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", seeds, "-json")
-	r.wantExit(t, 1)
-	var failed []string
-	for _, rec := range records(t, r) {
-		if rec["kind"] == "seed" && rec["status"] == "fail" {
-			failed = append(failed, fmt.Sprint(rec["seed"]))
-		}
-	}
-	return failed
-}
-
 // TestSeedMode shrinks one seed given with -c and -seed, and one from a
 // hand-edited schedule with -faults.
 func TestSeedMode(t *testing.T) {
