@@ -32,6 +32,9 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 		if drop {
 			continue
 		}
+		if err := d.checkRange(op, &ins[i]); err != nil {
+			return nil, nil, err
+		}
 		ret := rets[i]
 		if op.Status != history.StatusOK {
 			ret = end

@@ -330,3 +330,45 @@ func TestSameInstantOrder(t *testing.T) {
 		t.Fatalf("verdict %s, want illegal: %s", rep.Verdict, rep.Summary)
 	}
 }
+
+// TestCounterOverflow: an add that could take the counter past int64 is an
+// input error, not a silent wrap; adds that cancel out in range are fine,
+// and a failed add (which did not happen) does not count.
+func TestCounterOverflow(t *testing.T) {
+	tests := []struct {
+		name string
+		ops  []history.HistoryOp
+		want string
+	}{
+		{"too big", number(
+			lop(0, "add", "c", `9223372036854775807`, "ok", "", 0, 10),
+			lop(1, "add", "c", `1`, "ok", "", 20, 30),
+		), `history (model counter): operation "add" (id 1) adds 1: the adds to key "c" could sum to more than 9223372036854775807, which the counter model does not support`},
+		{"too small", number(
+			lop(0, "add", "c", `-9223372036854775808`, "ok", "", 0, 10),
+			lop(1, "add", "c", `-1`, "info", "", 20, 30),
+		), `history (model counter): operation "add" (id 1) adds -1: the adds to key "c" could sum to less than -9223372036854775808, which the counter model does not support`},
+		{"in range", number(
+			lop(0, "add", "c", `9223372036854775807`, "ok", "", 0, 10),
+			lop(1, "add", "c", `-9223372036854775808`, "ok", "", 20, 30),
+			lop(2, "add", "d", `1`, "ok", "", 20, 30),
+			lop(3, "add", "c", `1`, "fail", "", 20, 30),
+		), ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			for i := range tt.ops {
+				tt.ops[i].Line = 7
+			}
+			_, err := Check(tt.ops, Options{Model: "counter"})
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("unexpected error %v", err)
+			case tt.want != "" && err == nil:
+				t.Fatalf("no error, want %q", tt.want)
+			case tt.want != "" && err.Error() != tt.want:
+				t.Errorf("error\n %s\nwant\n %s", err, tt.want)
+			}
+		})
+	}
+}
