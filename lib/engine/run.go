@@ -145,6 +145,23 @@ type msg struct {
 	inst *instance
 }
 
+// Who holds an instance's baton (instance.hold). Only the holder may touch
+// the run's state. The scheduler holds it while the instance is parked or
+// not started; it hands it over as holdHost (the guest resumes inside a
+// host call, or in the engine's startup code) and takes it back when the
+// guest parks or exits. While the guest runs, every host call moves it from
+// holdWasm to holdHost and back. The scheduler's watchdog timer may take the
+// baton from a guest only by swapping holdWasm for holdAbandoned: a guest
+// inside a host call is about to return to wasm or hand the baton back, and
+// the timer waits for either, so the two goroutines never touch the run at
+// once. A guest that finds holdAbandoned stops without touching anything.
+const (
+	holdSched int32 = iota
+	holdHost
+	holdWasm
+	holdAbandoned
+)
+
 // node is one named program of the world across its incarnations.
 type node struct {
 	idx       int
@@ -724,19 +741,50 @@ func (r *run) step(in *instance, watchdog *time.Timer) {
 	in.parked = false
 	in.stepStart = time.Now()
 	watchdog.Reset(time.Duration(r.spec.WatchdogNs + watchdogGraceNs))
+	in.hold.Store(holdHost)
 	in.resume <- cmdRun
 	select {
 	case m := <-r.back:
 		if !watchdog.Stop() {
 			<-watchdog.C
 		}
-		if m.kind == msgExited {
-			r.exited(m.inst)
-		}
+		r.handBack(m)
 	case <-watchdog.C:
+		if m, ok := r.takeBaton(in); ok {
+			r.handBack(m)
+			return
+		}
 		r.stopSpinning(in)
 		r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding and could not be stopped (watchdog); its goroutine is abandoned", in.name, time.Duration(r.spec.WatchdogNs+watchdogGraceNs)))
 		in.node.cur = nil
+	}
+}
+
+func (r *run) handBack(m msg) {
+	if m.kind == msgExited {
+		r.exited(m.inst)
+	}
+}
+
+// batonPollNs is how often the scheduler, once its watchdog timer has
+// fired, tries again to take the baton from a guest that is inside a host
+// call.
+const batonPollNs = int64(time.Millisecond)
+
+// takeBaton takes the baton back from a guest that has held it past the
+// watchdog's grace. It returns the guest's message and true if the guest
+// handed the baton back meanwhile, or false once the guest is marked
+// abandoned while it ran wasm code.
+func (r *run) takeBaton(in *instance) (msg, bool) {
+	for {
+		if in.hold.CompareAndSwap(holdWasm, holdAbandoned) {
+			return msg{}, false
+		}
+		select {
+		case m := <-r.back:
+			return m, true
+		case <-time.After(time.Duration(batonPollNs)):
+		}
 	}
 }
 
@@ -749,8 +797,7 @@ const watchdogGraceNs = int64(5 * time.Second)
 // stopped: its goroutine is abandoned, and its module closed so that a host
 // call, if it ever makes one, ends it.
 func (r *run) stopSpinning(in *instance) {
-	in.killed = true
-	in.abandoned = true
+	in.abandoned = true // the scheduler's own record; the guest reads hold
 	if in.mod != nil {
 		in.mod.CloseWithExitCode(context.Background(), 137)
 	}
@@ -773,7 +820,6 @@ func (r *run) kill(in *instance) {
 	if in.exited || in.abandoned {
 		return
 	}
-	in.killed = true
 	in.resume <- cmdKill
 	for m := range r.back {
 		if m.kind == msgExited && m.inst == in {
@@ -952,11 +998,15 @@ type instance struct {
 	// they were stretched to.
 	slowDeadlines map[int64]int64
 	stepStart     time.Time
+	// hold says who may touch the run's state: the scheduler or this
+	// instance's goroutine (see holdSched). It is the only field both read
+	// without a channel handoff between them.
+	hold atomic.Int32
 
-	killed, exited, abandoned, failed, oom bool
-	crashed                                bool // crashed inside one of its own disk operations
-	exitCode                               uint32
-	trap                                   string
+	exited, abandoned, failed, oom bool
+	crashed                        bool // crashed inside one of its own disk operations
+	exitCode                       uint32
+	trap                           string
 
 	lineBuf    [3][]byte
 	sdkBuf     []byte // a partial line of Antithesis SDK output
@@ -1002,6 +1052,7 @@ func (in *instance) main() {
 	c := <-in.resume
 	in.started = true
 	if c == cmdKill {
+		in.hold.Store(holdSched)
 		r.back <- msg{kind: msgExited, inst: in}
 		return
 	}
@@ -1013,11 +1064,16 @@ func (in *instance) main() {
 	mod, err := r.eng.rt.InstantiateModule(ctx, in.node.compiled, cfg)
 	if err != nil {
 		in.trap = "could not start: " + err.Error()
+		in.hold.Store(holdSched)
 		r.back <- msg{kind: msgExited, inst: in}
 		return
 	}
 	in.mod = mod
+	in.hold.Store(holdWasm)
 	_, err = mod.ExportedFunction("_start").Call(ctx)
+	if in.hold.Swap(holdSched) == holdAbandoned {
+		return // the scheduler gave up on this guest and closed its module
+	}
 	var exit *sys.ExitError
 	switch {
 	case err == nil:
@@ -1034,10 +1090,8 @@ func (in *instance) main() {
 		}
 		in.trap = "wasm trap: " + msgText
 	}
-	if !in.abandoned {
-		mod.Close(context.Background())
-		r.back <- msg{kind: msgExited, inst: in}
-	}
+	mod.Close(context.Background())
+	r.back <- msg{kind: msgExited, inst: in}
 }
 
 // park hands the baton back and waits for the next command. It returns only
@@ -1045,6 +1099,7 @@ func (in *instance) main() {
 // call.
 func (in *instance) park(ctx context.Context) {
 	in.parked = true
+	in.hold.Store(holdSched)
 	in.run.back <- msg{kind: msgParked, inst: in}
 	if c := <-in.resume; c == cmdKill {
 		in.stop(ctx, 137)

@@ -98,13 +98,16 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 			}
 			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
 				in := ctx.Value(ctxKey{}).(*instance)
-				if in.killed {
+				if !in.hold.CompareAndSwap(holdWasm, holdHost) {
+					// Abandoned by the watchdog: the run is no longer
+					// this goroutine's to touch.
 					in.stop(ctx, 137)
 				}
 				for _, i := range narrow {
 					s[i] &= 0xffffffff
 				}
 				f.fn(in, ctx, m, s)
+				in.hold.Store(holdWasm)
 			}), f.params, f.results).Export(f.name)
 		}
 		if _, err := b.Instantiate(ctx); err != nil {
