@@ -49,6 +49,10 @@ const (
 	ClassTrap     = "trap"
 	ClassNondet   = "nondeterministic"
 	ClassLiveness = "liveness"
+	// ClassInternal is a bug in sf itself, not in the guest: an invariant
+	// of the engine broke (a host function panicked, or the scheduler
+	// reached a state it should never reach).
+	ClassInternal = "internal"
 )
 
 // Options tune one run.
@@ -68,6 +72,10 @@ type Options struct {
 	// reproduces took. A run that ends there without failing has status
 	// horizon and Result.CutShort set. Defaults to 0, no stop.
 	StopAtNs int64
+	// panicAtCall and panicAtStep, when not 0, make a host call (by index)
+	// or the scheduler (at a step) panic: tests use them to break an
+	// invariant on purpose.
+	panicAtCall, panicAtStep uint64
 	// Budget, when above 0, caps what sim.Budget returns in every node,
 	// and the trace says so. Defaults to 0, no cap.
 	Budget int
@@ -331,7 +339,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 			r.start(n)
 		}
 	}
-	r.loop()
+	r.guardedLoop()
 	r.shutdown()
 	if r.res.Status == StatusPass || r.res.Status == StatusHorizon {
 		r.checkHistory()
@@ -394,13 +402,31 @@ func (r *run) drawSwarm() {
 			factor = 2 * s.Float64()
 		}
 		r.swarm[t] = factor
+		if !r.configured(t) {
+			continue // the world does not use this type: nothing to say
+		}
 		if factor == 0 {
 			parts = append(parts, t+" off")
 		} else {
 			parts = append(parts, fmt.Sprintf("%s x%.2f", t, factor))
 		}
 	}
-	r.tracef("swarm: %s", strings.Join(parts, ", "))
+	if len(parts) > 0 {
+		r.tracef("swarm: %s", strings.Join(parts, ", "))
+	}
+}
+
+// configured reports whether the world turns a swarm type on at all.
+func (r *run) configured(kind string) bool {
+	switch kind {
+	case KindCrash:
+		return r.spec.CrashPerSec > 0
+	case KindClockJump:
+		return r.spec.ClockJumpPerSec > 0
+	case KindBuggify:
+		return r.spec.Buggify
+	}
+	return false
 }
 
 // rate is a fault type's rate for this seed, after swarm testing.
@@ -568,6 +594,30 @@ func (r *run) loop() {
 	}
 }
 
+// guardedLoop runs the scheduler and turns a panic in it, a broken
+// invariant of the engine, into an internal failure of the run. The
+// scheduler runs only while every guest is parked, so shutdown can still
+// stop them.
+func (r *run) guardedLoop() {
+	defer func() {
+		if p := recover(); p != nil {
+			r.internal(nil, fmt.Sprintf("the scheduler panicked: %v", p))
+		}
+	}()
+	r.loop()
+}
+
+// internal records a failure of sf itself: it replaces any verdict the run
+// had, since that verdict cannot be trusted.
+func (r *run) internal(in *instance, what string) {
+	r.ended = false
+	r.fail(in, ClassInternal, internalMessage(what))
+}
+
+func internalMessage(what string) string {
+	return "internal error in sf: " + what + "; please report it with this seed and world"
+}
+
 // reachHorizon handles the run reaching r.horizon. Without liveness the run
 // passes, as one that hit the time horizon. With liveness, the end of the
 // fault period starts the recovery phase; the end of the recovery phase with
@@ -689,7 +739,11 @@ func (r *run) apply(f Fault) {
 	}
 	if schedule.IsNet(f.Kind) {
 		if r.quiet() {
-			r.tracef("quiet: %s suppressed", f.Describe())
+			what := f.Describe()
+			if f.Kind == KindNetReset {
+				what = "reset the connections of " + r.instanceName(f.Node)
+			}
+			r.tracef("quiet: %s suppressed", what)
 			return
 		}
 		r.applyNet(f)
@@ -713,7 +767,7 @@ func (r *run) apply(f Fault) {
 		}
 		n.jumps += int64(f.Delta)
 		r.res.Faults = append(r.res.Faults, f)
-		r.tracef("fault clock jump %s by %s", f.Node, time.Duration(f.Delta))
+		r.tracef("fault clock jump %s by %s", f.Node, schedule.Time(int64(f.Delta)))
 	case KindCrash:
 		n := r.nodeByName(f.Node)
 		if n == nil || n.cur == nil {
@@ -738,6 +792,9 @@ func (r *run) apply(f Fault) {
 // step hands the baton to in and waits until it parks or exits.
 func (r *run) step(in *instance, watchdog *time.Timer) {
 	r.res.Steps++
+	if r.res.Steps == r.opts.panicAtStep {
+		panic("injected invariant failure")
+	}
 	in.parked = false
 	in.stepStart = time.Now()
 	watchdog.Reset(time.Duration(r.spec.WatchdogNs + watchdogGraceNs))
@@ -859,6 +916,8 @@ func (r *run) exited(in *instance) {
 	}
 	code := in.exitCode
 	switch {
+	case in.hostPanic != "":
+		r.internal(in, fmt.Sprintf("a host call of %s panicked: %s", in.name, in.hostPanic))
 	case in.trap != "":
 		r.fail(in, ClassTrap, fmt.Sprintf("%s: %s", in.name, in.trap))
 	case code == 0 && n.spec.Finally:
@@ -968,6 +1027,15 @@ func (r *run) shutdown() {
 	}
 }
 
+// instanceName is the name of a node's running instance ("server#2"), or
+// the node's name when it has none.
+func (r *run) instanceName(node string) string {
+	if n := r.nodeByName(node); n != nil && n.cur != nil {
+		return n.cur.name
+	}
+	return node
+}
+
 func (r *run) tracef(format string, args ...any) {
 	line := fmt.Sprintf("%10s  ", fmtTime(r.now)) + fmt.Sprintf(format, args...)
 	r.traceLines = append(r.traceLines, line)
@@ -1007,6 +1075,7 @@ type instance struct {
 	crashed                        bool // crashed inside one of its own disk operations
 	exitCode                       uint32
 	trap                           string
+	hostPanic                      string // a host function panicked: a bug in sf
 
 	lineBuf    [3][]byte
 	sdkBuf     []byte // a partial line of Antithesis SDK output
@@ -1084,6 +1153,13 @@ func (in *instance) main() {
 		msgText := err.Error()
 		if i := strings.IndexByte(msgText, '\n'); i > 0 {
 			msgText = msgText[:i]
+		}
+		// wazero reports the guest's own traps as "wasm error: ..."; any
+		// other error is a Go panic in one of our host functions, which
+		// it recovered and marked.
+		if p, ok := strings.CutSuffix(msgText, " (recovered by wazero)"); ok || !strings.HasPrefix(msgText, "wasm error: ") {
+			in.hostPanic = p
+			break
 		}
 		if strings.Contains(msgText, "out of bounds memory") || strings.Contains(msgText, "memory") && in.oom {
 			in.oom = true
