@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"errors"
+	"io"
 	"net"
 	"os"
 	"syscall"
@@ -22,7 +24,7 @@ func Listen(addr string) (net.Listener, error) {
 	}
 	fd, errno := hostListen(addr)
 	if errno != 0 {
-		return nil, &net.OpError{Op: "listen", Net: "tcp", Err: os.NewSyscallError("sock_listen", syscall.Errno(errno))}
+		return nil, &net.OpError{Op: "listen", Net: "tcp", Addr: Addr{"tcp", addr}, Err: os.NewSyscallError("sock_listen", syscall.Errno(errno))}
 	}
 	f := os.NewFile(uintptr(fd), "tcp-listener:"+addr)
 	defer f.Close()
@@ -47,7 +49,7 @@ func (l *listener) Addr() net.Addr { return l.addr }
 func (l *listener) Accept() (net.Conn, error) {
 	c, err := l.Listener.Accept()
 	if err != nil {
-		return nil, err
+		return nil, withOpAddrs(err, nil, l.addr)
 	}
 	return withAddrs(c), nil
 }
@@ -61,6 +63,48 @@ type conn struct {
 
 func (c *conn) LocalAddr() net.Addr  { return c.local }
 func (c *conn) RemoteAddr() net.Addr { return c.remote }
+
+// The methods below name the simulated addresses in their errors, which
+// would otherwise read "read tcp :0->:0: ...".
+
+func (c *conn) Read(b []byte) (int, error) {
+	n, err := c.TCPConn.Read(b)
+	return n, c.fix(err)
+}
+
+func (c *conn) Write(b []byte) (int, error) {
+	n, err := c.TCPConn.Write(b)
+	return n, c.fix(err)
+}
+
+func (c *conn) ReadFrom(r io.Reader) (int64, error) {
+	n, err := c.TCPConn.ReadFrom(r)
+	return n, c.fix(err)
+}
+
+func (c *conn) WriteTo(w io.Writer) (int64, error) {
+	n, err := c.TCPConn.WriteTo(w)
+	return n, c.fix(err)
+}
+
+func (c *conn) Close() error      { return c.fix(c.TCPConn.Close()) }
+func (c *conn) CloseRead() error  { return c.fix(c.TCPConn.CloseRead()) }
+func (c *conn) CloseWrite() error { return c.fix(c.TCPConn.CloseWrite()) }
+
+func (c *conn) fix(err error) error { return withOpAddrs(err, c.local, c.remote) }
+
+// withOpAddrs returns err with the given source and destination addresses
+// if it is a *net.OpError (a copy: the original is left alone); other
+// errors, and nil, come back as they are.
+func withOpAddrs(err error, source, addr net.Addr) error {
+	var op *net.OpError
+	if !errors.As(err, &op) || op != err {
+		return err
+	}
+	fixed := *op
+	fixed.Source, fixed.Addr = source, addr
+	return &fixed
+}
 
 func withAddrs(c net.Conn) net.Conn {
 	tc, ok := c.(*net.TCPConn)
@@ -86,7 +130,7 @@ func Dial(addr string) (net.Conn, error) {
 	}
 	fd, errno := hostDial(addr)
 	if errno != 0 {
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.Errno(errno))}
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: Addr{"tcp", addr}, Err: os.NewSyscallError("connect", syscall.Errno(errno))}
 	}
 	f := os.NewFile(uintptr(fd), "tcp:"+addr)
 	c, err := net.FileConn(f)
@@ -113,7 +157,7 @@ func Dial(addr string) (net.Conn, error) {
 	}
 	if status != 0 {
 		c.Close()
-		return nil, &net.OpError{Op: "dial", Net: "tcp", Err: os.NewSyscallError("connect", syscall.Errno(status))}
+		return nil, &net.OpError{Op: "dial", Net: "tcp", Addr: Addr{"tcp", addr}, Err: os.NewSyscallError("connect", syscall.Errno(status))}
 	}
 	return withAddrs(c), nil
 }

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"io"
+	"net"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -81,5 +84,28 @@ func TestMopJSON(t *testing.T) {
 	b, err := Append("x", "1-0").MarshalJSON()
 	if err != nil || string(b) != `["append","x","1-0"]` {
 		t.Fatalf("got %s, %v", b, err)
+	}
+}
+
+// TestConnErrorsNameNodes: errors of simulated connections name the nodes'
+// addresses, not Go's unknown ones (":0->:0").
+func TestConnErrorsNameNodes(t *testing.T) {
+	local, remote := Addr{"tcp", "client:49152"}, Addr{"tcp", "server:7000"}
+	orig := &net.OpError{Op: "read", Net: "tcp", Source: &net.TCPAddr{}, Addr: &net.TCPAddr{}, Err: syscall.ECONNRESET}
+	got := withOpAddrs(orig, local, remote)
+	if want := "read tcp client:49152->server:7000: " + syscall.ECONNRESET.Error(); got.Error() != want {
+		t.Errorf("error %q, want %q", got, want)
+	}
+	if orig.Source.String() != ":0" {
+		t.Errorf("the original error changed: %v", orig)
+	}
+	if got := withOpAddrs(orig, nil, remote); got.Error() != "read tcp server:7000: "+syscall.ECONNRESET.Error() {
+		t.Errorf("error without a source %q", got)
+	}
+	if got := withOpAddrs(io.EOF, local, remote); got != io.EOF {
+		t.Errorf("a plain error changed: %v", got)
+	}
+	if withOpAddrs(nil, local, remote) != nil {
+		t.Error("nil became an error")
 	}
 }

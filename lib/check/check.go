@@ -58,6 +58,14 @@ type Options struct {
 	// the verdict is Unknown. Defaults to TimeoutDefault; a negative value
 	// means no limit. list-append checking is polynomial and has no limit.
 	Timeout time.Duration
+	// MaxSteps, when above 0, limits a linearizability check by its work
+	// rather than by the clock: the search may apply the model to at most
+	// this many operations per key, and a key that needs more makes the
+	// verdict Unknown (unless another key is Illegal). Keys are then searched
+	// one after the other in sorted order, so the outcome is the same on
+	// every machine. Timeout still bounds the whole check. Defaults to 0, no
+	// limit on steps.
+	MaxSteps int64
 	// NoTimeline skips the second, verbose Porcupine run after a
 	// linearizability violation, which finds the keys that fail (Report.Keys
 	// and the example) and draws the timeline. Defaults to false.

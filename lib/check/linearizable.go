@@ -32,6 +32,9 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 		if drop {
 			continue
 		}
+		if err := d.checkRange(op, &ins[i]); err != nil {
+			return nil, nil, err
+		}
 		ret := rets[i]
 		if op.Status != history.StatusOK {
 			ret = end
@@ -126,7 +129,13 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	if limit < 0 {
 		limit = 0 // Porcupine's "no limit"
 	}
-	switch porcupine.CheckOperationsTimeout(model, pops, limit) {
+	var res porcupine.CheckResult
+	if opts.MaxSteps > 0 {
+		res = d.searchByKey(pops, len(keys), opts.MaxSteps, limit, start)
+	} else {
+		res = porcupine.CheckOperationsTimeout(model, pops, limit)
+	}
+	switch res {
 	case porcupine.Ok:
 		r.Verdict = Ok
 		r.Summary = fmt.Sprintf("history of %s is linearizable (model %s)", plural(len(pops), "operation", "operations"), m.name)
@@ -155,9 +164,15 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	for i := range verbose {
 		verbose[i].Metadata = verbose[i].Input.(*linInput).op
 	}
+	var budget *stepBudget
+	search := model
+	if opts.MaxSteps > 0 {
+		budget = newStepBudget(len(keys), opts.MaxSteps)
+		search = d.budgetedModel(model, budget)
+	}
 	rerunStart := time.Now()
-	res, info := porcupine.CheckOperationsVerbose(model, verbose, remaining)
-	timedOut := limit > 0 && time.Since(rerunStart) >= remaining
+	res, info := porcupine.CheckOperationsVerbose(search, verbose, remaining)
+	timedOut := limit > 0 && time.Since(rerunStart) >= remaining || budget.exhausted()
 	if res == porcupine.Ok {
 		// Cannot happen for a deterministic model; say so rather than guess.
 		r.Summary += "; a verbose rerun found it linearizable, so the model is not deterministic"
@@ -199,6 +214,69 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	p := failing[0]
 	r.Anomalies = []Anomaly{d.explain(groups[p], partials[p], len(failing))}
 	return r, nil
+}
+
+// stepBudget counts the model steps the search takes on each key. Each
+// key's count is only touched by the goroutine Porcupine gives that key.
+type stepBudget struct {
+	max  int64
+	used []int64 // by key rank
+	out  []bool  // the key ran out of steps
+}
+
+func newStepBudget(nkeys int, max int64) *stepBudget {
+	return &stepBudget{max: max, used: make([]int64, nkeys), out: make([]bool, nkeys)}
+}
+
+// exhausted reports whether any key ran out of steps. A nil budget never
+// does.
+func (b *stepBudget) exhausted() bool {
+	return b != nil && slices.Contains(b.out, true)
+}
+
+// budgetedModel wraps model so that a key past its budget fails every
+// step: Porcupine then backtracks out of its search at once, and the
+// caller, seeing the key out of steps, knows its "illegal" means "gave up".
+func (d *decoder) budgetedModel(model porcupine.Model, b *stepBudget) porcupine.Model {
+	step := model.Step
+	model.Step = func(state, input, output any) (bool, any) {
+		k := input.(*linInput).key
+		if b.used[k] >= b.max {
+			b.out[k] = true
+			return false, state
+		}
+		b.used[k]++
+		return step(state, input, output)
+	}
+	return model
+}
+
+// searchByKey checks each key's operations on its own, in key order, with
+// at most maxSteps model steps per key and limit (if above 0) as a bound on
+// the real time since start. Any key that is not linearizable makes the
+// result Illegal; otherwise a key that ran out of steps or time makes it
+// Unknown.
+func (d *decoder) searchByKey(pops []porcupine.Operation, nkeys int, maxSteps int64, limit time.Duration, start time.Time) porcupine.CheckResult {
+	b := newStepBudget(nkeys, maxSteps)
+	model := d.budgetedModel(d.porcupineModel(nkeys), b)
+	model.Partition = nil
+	result := porcupine.Ok
+	for _, group := range partition(pops, nkeys) {
+		var remaining time.Duration
+		if limit > 0 {
+			if remaining = limit - time.Since(start); remaining <= 0 {
+				return porcupine.Unknown
+			}
+		}
+		k := group[0].Input.(*linInput).key
+		switch res := porcupine.CheckOperationsTimeout(model, group, remaining); {
+		case b.out[k] || res == porcupine.Unknown:
+			result = porcupine.Unknown
+		case res == porcupine.Illegal:
+			return porcupine.Illegal
+		}
+	}
+	return result
 }
 
 // explain describes the first key whose operations have no linearization:

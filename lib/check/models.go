@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -89,6 +90,9 @@ type decoder struct {
 	keys   *interner
 	vr     valueReader
 	sorted []int32 // scratch for set reads
+	// sums holds, per key of a counter history, the sum of its positive
+	// adds and the sum of its negative adds so far (see checkRange).
+	sums map[string]*[2]int64
 }
 
 func newDecoder(m *linModel) *decoder {
@@ -105,6 +109,37 @@ func (d *decoder) boxAll() {
 }
 
 func (d *decoder) box(id int32) any { return d.boxes[id] }
+
+// checkRange refuses a counter history whose adds could take a key's value
+// out of int64. Every state the search reaches is a sum of some of the
+// key's adds, so it lies between the sum of the negative adds and the sum
+// of the positive ones; if neither sum overflows, no state does, and the
+// model never wraps.
+func (d *decoder) checkRange(op *history.HistoryOp, in *linInput) error {
+	if d.m.name != "counter" || in.kind != opAdd || in.n == 0 {
+		return nil
+	}
+	if d.sums == nil {
+		d.sums = map[string]*[2]int64{}
+	}
+	s := d.sums[op.Key]
+	if s == nil {
+		s = new([2]int64)
+		d.sums[op.Key] = s
+	}
+	n := in.n
+	switch {
+	case n > 0 && s[0] > math.MaxInt64-n:
+		return d.errorf(op, "operation %q (id %d) adds %d: the adds to key %q could sum to more than %d, which the counter model does not support", op.F, op.ID, n, op.Key, int64(math.MaxInt64))
+	case n < 0 && s[1] < math.MinInt64-n:
+		return d.errorf(op, "operation %q (id %d) adds %d: the adds to key %q could sum to less than %d, which the counter model does not support", op.F, op.ID, n, op.Key, int64(math.MinInt64))
+	case n > 0:
+		s[0] += n
+	default:
+		s[1] += n
+	}
+	return nil
+}
 
 func (d *decoder) errorf(op *history.HistoryOp, format string, args ...any) error {
 	return &InputError{Model: d.m.name, Line: op.Line, ID: op.ID, Msg: fmt.Sprintf(format, args...)}

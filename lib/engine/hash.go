@@ -103,6 +103,9 @@ func (in *instance) hcall(id callID, a, b uint64) {
 	if r.opts.DivergeAtCall != 0 && r.calls == r.opts.DivergeAtCall {
 		r.now++
 	}
+	if r.calls == r.opts.panicAtCall {
+		panic("injected invariant failure")
+	}
 	h := r.hash
 	h = mixHash(h, uint64(id))
 	h = mixHash(h, in.hashID)

@@ -275,9 +275,9 @@ func (r *run) applyNet(f Fault) bool {
 		n := r.net.ResetNode(f.Node)
 		r.res.Faults = append(r.res.Faults, f)
 		if n == 1 {
-			r.tracef("fault reset 1 connection of %s", f.Node)
+			r.tracef("fault reset 1 connection of %s", r.instanceName(f.Node))
 		} else {
-			r.tracef("fault reset %d connections of %s", n, f.Node)
+			r.tracef("fault reset %d connections of %s", n, r.instanceName(f.Node))
 		}
 	case KindSlow:
 		n := r.nodeByName(f.Node)

@@ -49,6 +49,10 @@ const (
 	ClassTrap     = "trap"
 	ClassNondet   = "nondeterministic"
 	ClassLiveness = "liveness"
+	// ClassInternal is a bug in sf itself, not in the guest: an invariant
+	// of the engine broke (a host function panicked, or the scheduler
+	// reached a state it should never reach).
+	ClassInternal = "internal"
 )
 
 // Options tune one run.
@@ -68,6 +72,10 @@ type Options struct {
 	// reproduces took. A run that ends there without failing has status
 	// horizon and Result.CutShort set. Defaults to 0, no stop.
 	StopAtNs int64
+	// panicAtCall and panicAtStep, when not 0, make a host call (by index)
+	// or the scheduler (at a step) panic: tests use them to break an
+	// invariant on purpose.
+	panicAtCall, panicAtStep uint64
 	// Budget, when above 0, caps what sim.Budget returns in every node,
 	// and the trace says so. Defaults to 0, no cap.
 	Budget int
@@ -144,6 +152,23 @@ type msg struct {
 	kind msgKind
 	inst *instance
 }
+
+// Who holds an instance's baton (instance.hold). Only the holder may touch
+// the run's state. The scheduler holds it while the instance is parked or
+// not started; it hands it over as holdHost (the guest resumes inside a
+// host call, or in the engine's startup code) and takes it back when the
+// guest parks or exits. While the guest runs, every host call moves it from
+// holdWasm to holdHost and back. The scheduler's watchdog timer may take the
+// baton from a guest only by swapping holdWasm for holdAbandoned: a guest
+// inside a host call is about to return to wasm or hand the baton back, and
+// the timer waits for either, so the two goroutines never touch the run at
+// once. A guest that finds holdAbandoned stops without touching anything.
+const (
+	holdSched int32 = iota
+	holdHost
+	holdWasm
+	holdAbandoned
+)
 
 // node is one named program of the world across its incarnations.
 type node struct {
@@ -314,7 +339,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 			r.start(n)
 		}
 	}
-	r.loop()
+	r.guardedLoop()
 	r.shutdown()
 	if r.res.Status == StatusPass || r.res.Status == StatusHorizon {
 		r.checkHistory()
@@ -378,13 +403,31 @@ func (r *run) drawSwarm() {
 			factor = 2 * s.Float64()
 		}
 		r.swarm[t] = factor
+		if !r.configured(t) {
+			continue // the world does not use this type: nothing to say
+		}
 		if factor == 0 {
 			parts = append(parts, t+" off")
 		} else {
 			parts = append(parts, fmt.Sprintf("%s x%.2f", t, factor))
 		}
 	}
-	r.tracef("swarm: %s", strings.Join(parts, ", "))
+	if len(parts) > 0 {
+		r.tracef("swarm: %s", strings.Join(parts, ", "))
+	}
+}
+
+// configured reports whether the world turns a swarm type on at all.
+func (r *run) configured(kind string) bool {
+	switch kind {
+	case KindCrash:
+		return r.spec.CrashPerSec > 0
+	case KindClockJump:
+		return r.spec.ClockJumpPerSec > 0
+	case KindBuggify:
+		return r.spec.Buggify
+	}
+	return false
 }
 
 // rate is a fault type's rate for this seed, after swarm testing.
@@ -555,6 +598,30 @@ func (r *run) loop() {
 	}
 }
 
+// guardedLoop runs the scheduler and turns a panic in it, a broken
+// invariant of the engine, into an internal failure of the run. The
+// scheduler runs only while every guest is parked, so shutdown can still
+// stop them.
+func (r *run) guardedLoop() {
+	defer func() {
+		if p := recover(); p != nil {
+			r.internal(nil, fmt.Sprintf("the scheduler panicked: %v", p))
+		}
+	}()
+	r.loop()
+}
+
+// internal records a failure of sf itself: it replaces any verdict the run
+// had, since that verdict cannot be trusted.
+func (r *run) internal(in *instance, what string) {
+	r.ended = false
+	r.fail(in, ClassInternal, internalMessage(what))
+}
+
+func internalMessage(what string) string {
+	return "internal error in sf: " + what + "; please report it with this seed and world"
+}
+
 // reachHorizon handles the run reaching r.horizon. Without liveness the run
 // passes, as one that hit the time horizon. With liveness, the end of the
 // fault period starts the recovery phase; the end of the recovery phase with
@@ -676,7 +743,11 @@ func (r *run) apply(f Fault) {
 	}
 	if schedule.IsNet(f.Kind) {
 		if r.quiet() {
-			r.tracef("quiet: %s suppressed", f.Describe())
+			what := f.Describe()
+			if f.Kind == KindNetReset {
+				what = "reset the connections of " + r.instanceName(f.Node)
+			}
+			r.tracef("quiet: %s suppressed", what)
 			return
 		}
 		r.applyNet(f)
@@ -700,7 +771,7 @@ func (r *run) apply(f Fault) {
 		}
 		n.jumps += int64(f.Delta)
 		r.res.Faults = append(r.res.Faults, f)
-		r.tracef("fault clock jump %s by %s", f.Node, time.Duration(f.Delta))
+		r.tracef("fault clock jump %s by %s", f.Node, schedule.Time(int64(f.Delta)))
 	case KindCrash:
 		n := r.nodeByName(f.Node)
 		if n == nil || n.cur == nil {
@@ -725,22 +796,56 @@ func (r *run) apply(f Fault) {
 // step hands the baton to in and waits until it parks or exits.
 func (r *run) step(in *instance, watchdog *time.Timer) {
 	r.res.Steps++
+	if r.res.Steps == r.opts.panicAtStep {
+		panic("injected invariant failure")
+	}
 	in.parked = false
 	in.stepStart = time.Now()
 	watchdog.Reset(time.Duration(r.spec.WatchdogNs + watchdogGraceNs))
+	in.hold.Store(holdHost)
 	in.resume <- cmdRun
 	select {
 	case m := <-r.back:
 		if !watchdog.Stop() {
 			<-watchdog.C
 		}
-		if m.kind == msgExited {
-			r.exited(m.inst)
-		}
+		r.handBack(m)
 	case <-watchdog.C:
+		if m, ok := r.takeBaton(in); ok {
+			r.handBack(m)
+			return
+		}
 		r.stopSpinning(in)
 		r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding and could not be stopped (watchdog); its goroutine is abandoned", in.name, time.Duration(r.spec.WatchdogNs+watchdogGraceNs)))
 		in.node.cur = nil
+	}
+}
+
+func (r *run) handBack(m msg) {
+	if m.kind == msgExited {
+		r.exited(m.inst)
+	}
+}
+
+// batonPollNs is how often the scheduler, once its watchdog timer has
+// fired, tries again to take the baton from a guest that is inside a host
+// call.
+const batonPollNs = int64(time.Millisecond)
+
+// takeBaton takes the baton back from a guest that has held it past the
+// watchdog's grace. It returns the guest's message and true if the guest
+// handed the baton back meanwhile, or false once the guest is marked
+// abandoned while it ran wasm code.
+func (r *run) takeBaton(in *instance) (msg, bool) {
+	for {
+		if in.hold.CompareAndSwap(holdWasm, holdAbandoned) {
+			return msg{}, false
+		}
+		select {
+		case m := <-r.back:
+			return m, true
+		case <-time.After(time.Duration(batonPollNs)):
+		}
 	}
 }
 
@@ -753,8 +858,7 @@ const watchdogGraceNs = int64(5 * time.Second)
 // stopped: its goroutine is abandoned, and its module closed so that a host
 // call, if it ever makes one, ends it.
 func (r *run) stopSpinning(in *instance) {
-	in.killed = true
-	in.abandoned = true
+	in.abandoned = true // the scheduler's own record; the guest reads hold
 	if in.mod != nil {
 		in.mod.CloseWithExitCode(context.Background(), 137)
 	}
@@ -777,7 +881,6 @@ func (r *run) kill(in *instance) {
 	if in.exited || in.abandoned {
 		return
 	}
-	in.killed = true
 	in.resume <- cmdKill
 	for m := range r.back {
 		if m.kind == msgExited && m.inst == in {
@@ -817,6 +920,8 @@ func (r *run) exited(in *instance) {
 	}
 	code := in.exitCode
 	switch {
+	case in.hostPanic != "":
+		r.internal(in, fmt.Sprintf("a host call of %s panicked: %s", in.name, in.hostPanic))
 	case in.trap != "":
 		r.fail(in, ClassTrap, fmt.Sprintf("%s: %s", in.name, in.trap))
 	case code == 0 && n.spec.Finally:
@@ -926,6 +1031,15 @@ func (r *run) shutdown() {
 	}
 }
 
+// instanceName is the name of a node's running instance ("server#2"), or
+// the node's name when it has none.
+func (r *run) instanceName(node string) string {
+	if n := r.nodeByName(node); n != nil && n.cur != nil {
+		return n.cur.name
+	}
+	return node
+}
+
 func (r *run) tracef(format string, args ...any) {
 	line := fmt.Sprintf("%10s  ", fmtTime(r.now)) + fmt.Sprintf(format, args...)
 	r.traceLines = append(r.traceLines, line)
@@ -956,11 +1070,16 @@ type instance struct {
 	// they were stretched to.
 	slowDeadlines map[int64]int64
 	stepStart     time.Time
+	// hold says who may touch the run's state: the scheduler or this
+	// instance's goroutine (see holdSched). It is the only field both read
+	// without a channel handoff between them.
+	hold atomic.Int32
 
-	killed, exited, abandoned, failed, oom bool
-	crashed                                bool // crashed inside one of its own disk operations
-	exitCode                               uint32
-	trap                                   string
+	exited, abandoned, failed, oom bool
+	crashed                        bool // crashed inside one of its own disk operations
+	exitCode                       uint32
+	trap                           string
+	hostPanic                      string // a host function panicked: a bug in sf
 
 	lineBuf    [3][]byte
 	sdkBuf     []byte // a partial line of Antithesis SDK output
@@ -1006,6 +1125,7 @@ func (in *instance) main() {
 	c := <-in.resume
 	in.started = true
 	if c == cmdKill {
+		in.hold.Store(holdSched)
 		r.back <- msg{kind: msgExited, inst: in}
 		return
 	}
@@ -1017,11 +1137,16 @@ func (in *instance) main() {
 	mod, err := r.eng.rt.InstantiateModule(ctx, in.node.compiled, cfg)
 	if err != nil {
 		in.trap = "could not start: " + err.Error()
+		in.hold.Store(holdSched)
 		r.back <- msg{kind: msgExited, inst: in}
 		return
 	}
 	in.mod = mod
+	in.hold.Store(holdWasm)
 	_, err = mod.ExportedFunction("_start").Call(ctx)
+	if in.hold.Swap(holdSched) == holdAbandoned {
+		return // the scheduler gave up on this guest and closed its module
+	}
 	var exit *sys.ExitError
 	switch {
 	case err == nil:
@@ -1033,15 +1158,20 @@ func (in *instance) main() {
 		if i := strings.IndexByte(msgText, '\n'); i > 0 {
 			msgText = msgText[:i]
 		}
+		// wazero reports the guest's own traps as "wasm error: ..."; any
+		// other error is a Go panic in one of our host functions, which
+		// it recovered and marked.
+		if p, ok := strings.CutSuffix(msgText, " (recovered by wazero)"); ok || !strings.HasPrefix(msgText, "wasm error: ") {
+			in.hostPanic = p
+			break
+		}
 		if strings.Contains(msgText, "out of bounds memory") || strings.Contains(msgText, "memory") && in.oom {
 			in.oom = true
 		}
 		in.trap = "wasm trap: " + msgText
 	}
-	if !in.abandoned {
-		mod.Close(context.Background())
-		r.back <- msg{kind: msgExited, inst: in}
-	}
+	mod.Close(context.Background())
+	r.back <- msg{kind: msgExited, inst: in}
 }
 
 // park hands the baton back and waits for the next command. It returns only
@@ -1049,6 +1179,7 @@ func (in *instance) main() {
 // call.
 func (in *instance) park(ctx context.Context) {
 	in.parked = true
+	in.hold.Store(holdSched)
 	in.run.back <- msg{kind: msgParked, inst: in}
 	if c := <-in.resume; c == cmdKill {
 		in.stop(ctx, 137)

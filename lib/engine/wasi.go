@@ -98,13 +98,16 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 			}
 			b.NewFunctionBuilder().WithGoModuleFunction(api.GoModuleFunc(func(ctx context.Context, m api.Module, s []uint64) {
 				in := ctx.Value(ctxKey{}).(*instance)
-				if in.killed {
+				if !in.hold.CompareAndSwap(holdWasm, holdHost) {
+					// Abandoned by the watchdog: the run is no longer
+					// this goroutine's to touch.
 					in.stop(ctx, 137)
 				}
 				for _, i := range narrow {
 					s[i] &= 0xffffffff
 				}
 				f.fn(in, ctx, m, s)
+				in.hold.Store(holdWasm)
 			}), f.params, f.results).Export(f.name)
 		}
 		if _, err := b.Instantiate(ctx); err != nil {
@@ -929,12 +932,14 @@ func (in *instance) writev(ctx context.Context, m api.Module, fd int32, iovs, io
 	if e == nil {
 		return 0, eBadf
 	}
+	crashing := false // crash_on_io hit this write: no sync follows it
 	if e.kind == fdFile && e.write && !e.antithesis {
 		op, errno, crash := in.beforeWrite(e, true)
 		if errno != eSuccess {
 			return 0, errno
 		}
 		if crash {
+			crashing = true
 			defer in.crashInside(ctx, op, e.path, 0)
 		}
 	}
@@ -1007,9 +1012,12 @@ func (in *instance) writev(ctx context.Context, m api.Module, fd int32, iovs, io
 		}
 		total += n
 	}
-	if e.kind == fdFile && e.flags&(fdflagSync|fdflagDsync) != 0 {
-		if err := in.node.fs.Sync(e.ino); err != nil {
-			return total, errnoOf(err)
+	if e.kind == fdFile && e.flags&(fdflagSync|fdflagDsync) != 0 && !e.antithesis && !crashing {
+		// O_SYNC and O_DSYNC: the write is an fsync too, a disk operation of
+		// its own with every fsync fault (latency, crash_on_io, fsync_eio,
+		// lost_write, misdirected_write). A failed sync fails the write.
+		if errno := in.fsync(ctx, e); errno != eSuccess {
+			return 0, errno
 		}
 	}
 	return total, eSuccess
