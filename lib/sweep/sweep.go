@@ -191,6 +191,7 @@ func run(o Options) (int, error) {
 	agg.catalog(prep.Catalog)
 	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, FailedSeeds: []uint64{}}
 	firstFailure := true
+	internal := 0
 	for i, seed := range o.Seeds {
 		out := <-results[i]
 		if out.err != nil {
@@ -203,6 +204,9 @@ func run(o Options) (int, error) {
 		}
 		res := out.res
 		sum.Seeds++
+		if res.Class == engine.ClassInternal {
+			internal++
+		}
 		agg.add(res.Properties)
 		agg.addSites(res.Buggify)
 		rec := seedRecord(o, res)
@@ -271,6 +275,11 @@ func run(o Options) (int, error) {
 	switch {
 	case sum.Interrupted:
 		return ExitInterrupted, nil
+	case internal > 0:
+		// A bug in sf, not in the program under test: the sweep's verdict
+		// cannot be trusted, so it is an error rather than a finding.
+		fmt.Fprintf(o.Stderr, "sf-run: %d seeds hit an internal error in sf (class internal): please report it\n", internal)
+		return ExitUsage, nil
 	case sum.Status == "fail":
 		return ExitProblem, nil
 	}
