@@ -55,14 +55,24 @@ func markdown(w io.Writer, s *Sweep) {
 	}
 	if len(s.Findings) > 0 {
 		fmt.Fprintf(w, "\n### Findings (%d)\n\n", len(s.Findings))
-		fmt.Fprintln(w, "| # | status | finding | seeds | shrunk | repro |")
-		fmt.Fprintln(w, "|---:|---|---|---|---|---|")
+		tracked := s.Findings[0].Status != ""
+		if tracked {
+			fmt.Fprintln(w, "| # | status | finding | seeds | shrunk | repro |")
+			fmt.Fprintln(w, "|---:|---|---|---|---|---|")
+		} else {
+			fmt.Fprintln(w, "| # | finding | seeds | shrunk | repro |")
+			fmt.Fprintln(w, "|---:|---|---|---|---|")
+		}
 		for i, f := range s.Findings {
 			shrunk := ""
 			if f.Shrunk != nil {
 				shrunk = fmt.Sprintf("%d → %d faults, fails at %s", f.Shrunk.FaultsBefore, f.Shrunk.FaultsAfter, f.Shrunk.Duration)
 			}
-			fmt.Fprintf(w, "| %d | %s | %s | %d: %s | %s | %s |\n", i+1, cell(statusText(f)), cell(f.Title()), len(f.Seeds),
+			status := ""
+			if tracked {
+				status = " " + cell(statusText(f)) + " |"
+			}
+			fmt.Fprintf(w, "| %d |%s %s | %d: %s | %s | %s |\n", i+1, status, cell(f.Title()), len(f.Seeds),
 				cell(SeedList(f.Seeds, seedItemsMax)), cell(shrunk), cell(code(f.Repro())))
 		}
 		for i, f := range s.Findings {
@@ -118,7 +128,7 @@ func markdown(w io.Writer, s *Sweep) {
 		}
 	}
 	if len(s.GaveUpSeeds) > 0 {
-		fmt.Fprintf(w, "\n### History checks that gave up\n\n%d seeds neither passed nor failed on their history: %s\n", len(s.GaveUpSeeds), SeedList(s.GaveUpSeeds, seedItemsMax))
+		fmt.Fprintf(w, "\n### History checks that gave up\n\n%s neither passed nor failed on their history: %s\n", Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
 	}
 }
 

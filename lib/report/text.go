@@ -81,10 +81,11 @@ func (s *Sweep) Title() string {
 // Counts is the sweep's one-line summary.
 func (s *Sweep) Counts() string {
 	if s.ShrinkOnly {
-		return fmt.Sprintf("%d ways of failing among the shrunk seeds", len(s.Findings))
+		return fmt.Sprintf("%s among the shrunk seeds", Plural(len(s.Findings), "way of failing"))
 	}
-	return fmt.Sprintf("%d of %d seeds failed (%d passed, %d hit the time horizon, %d nondeterministic); %d findings; %d properties failed",
-		s.Failed, s.Ran, s.Passed, s.Horizon, s.Nondeterministic, len(s.Findings), s.PropertyFailures)
+	return fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
+		s.Failed, Plural(s.Ran, "seed"), s.Passed, s.Horizon, s.Nondeterministic, Plural(len(s.Findings), "finding"),
+		Plural(s.PropertyFailures, "property"))
 }
 
 // Warnings are what makes the sweep incomplete.
@@ -157,7 +158,7 @@ func text(w io.Writer, s *Sweep) {
 			st = "  [" + st + "]"
 		}
 		fmt.Fprintf(w, "%2d. %s%s\n", i+1, f.Title(), st)
-		fmt.Fprintf(w, "    %d seeds: %s\n", len(f.Seeds), SeedList(f.Seeds, seedItemsMax))
+		fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Seeds), "seed"), SeedList(f.Seeds, seedItemsMax))
 		fmt.Fprintf(w, "    seed %d at t=%s: %s\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
 		if sh := f.Shrunk; sh != nil {
 			fmt.Fprintf(w, "    shrunk: seed %d from %d faults to %d, fails at %s: %s\n", sh.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
@@ -182,7 +183,7 @@ func text(w io.Writer, s *Sweep) {
 	}
 	if len(s.Properties) > 0 {
 		fmt.Fprintln(w, "\nproperties:")
-		fmt.Fprintf(w, "  %-19s %13s %10s %8s  %s\n", "kind", "seeds reached", "seeds true", "margin", "property")
+		fmt.Fprintf(w, "  %-19s  %13s  %10s  %8s  %s\n", "kind", "seeds reached", "seeds true", "margin", "property")
 		for _, p := range s.Properties {
 			line := p.Message
 			if p.Verdict != "" {
@@ -191,12 +192,12 @@ func text(w io.Writer, s *Sweep) {
 			if p.Location != "" {
 				line += " (" + p.Location + ")"
 			}
-			fmt.Fprintf(w, "  %-19s %13d %10d %8s  %s\n", p.Kind, p.SeedsReached, p.SeedsTrue, Margin(p), line)
+			fmt.Fprintf(w, "  %-19s  %13d  %10d  %8s  %s\n", p.Kind, p.SeedsReached, p.SeedsTrue, Margin(p), line)
 		}
 	}
 	if len(s.Buggify) > 0 {
 		fmt.Fprintln(w, "\nbuggify sites:")
-		fmt.Fprintf(w, "  %13s %13s %11s %6s  %s\n", "seeds reached", "seeds enabled", "seeds fired", "fired", "site")
+		fmt.Fprintf(w, "  %13s  %13s  %11s  %6s  %s\n", "seeds reached", "seeds enabled", "seeds fired", "fired", "site")
 		for _, b := range s.Buggify {
 			line := b.Site
 			if b.Verdict != "" {
@@ -205,12 +206,12 @@ func text(w io.Writer, s *Sweep) {
 			if b.Location != "" {
 				line += " (" + b.Location + ")"
 			}
-			fmt.Fprintf(w, "  %13d %13d %11d %6d  %s\n", b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, line)
+			fmt.Fprintf(w, "  %13d  %13d  %11d  %6d  %s\n", b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, line)
 		}
 	}
 	if len(s.GaveUpSeeds) > 0 {
-		fmt.Fprintf(w, "\nhistory checks that gave up (%d seeds; they neither passed nor failed on their history): %s\n",
-			len(s.GaveUpSeeds), SeedList(s.GaveUpSeeds, seedItemsMax))
+		fmt.Fprintf(w, "\nhistory checks that gave up (%s; they neither passed nor failed on their history): %s\n",
+			Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
 	}
 }
 
@@ -225,4 +226,20 @@ func Now(epoch string) string {
 		}
 	}
 	return t.UTC().Format(time.RFC3339)
+}
+
+// Plural is n and the noun, in the plural unless n is 1.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	switch {
+	case strings.HasSuffix(noun, "y"):
+		noun = strings.TrimSuffix(noun, "y") + "ies"
+	case strings.HasPrefix(noun, "way "):
+		noun = "ways" + strings.TrimPrefix(noun, "way")
+	default:
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
 }
