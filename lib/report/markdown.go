@@ -97,10 +97,10 @@ func markdown(w io.Writer, s *Sweep) {
 	}
 	if len(s.Resolved) > 0 {
 		fmt.Fprintf(w, "\n### Resolved (%d)\n\nThese seeds ran again and no longer fail this way.\n\n", len(s.Resolved))
-		fmt.Fprintln(w, "| finding | first seen | last seen | seeds |")
-		fmt.Fprintln(w, "|---|---|---|---|")
+		fmt.Fprintln(w, "| finding | status | first seen | last seen | seeds |")
+		fmt.Fprintln(w, "|---|---|---|---|---|")
 		for _, f := range s.Resolved {
-			fmt.Fprintf(w, "| %s | %s | %s | %s |\n", cell(f.Title()), f.FirstSeen, f.LastSeen, cell(SeedList(f.Seeds, seedItemsMax)))
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", cell(f.Title()), f.Status, f.FirstSeen, f.LastSeen, cell(SeedList(f.Seeds, seedItemsMax)))
 		}
 	}
 	if len(s.Properties) > 0 {
