@@ -8,7 +8,7 @@ GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
 
-.PHONY: all build test test-long demo bench vet clean
+.PHONY: all build deps test test-long demo bench vet clean
 
 all: build
 
@@ -20,11 +20,21 @@ build:
 vet:
 	$(GO) vet ./... ./sim/... ./examples/...
 
+# deps installs what the tests need beyond Go: Chromium, for the browser test of
+# sf-report's HTML page. Quick when it is there; apt-get (Debian, Ubuntu) otherwise.
+deps:
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || [ -n "$$CHROME" ]; then :; \
+	elif command -v apt-get >/dev/null; then \
+	  echo "deps: installing chromium with apt-get"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null || exit 1; \
+	else echo "deps: no Chromium and no apt-get: install Chromium or set CHROME for sf-report's browser test"; fi
+
 # -short keeps the long sweeps out; test-long runs them.
-test: build vet
+test: deps build vet
 	$(GO) test -short -count=1 ./... ./sim/... ./examples/...
 
-test-long: build
+test-long: deps build
 	$(GO) test -count=1 -timeout 60m ./... ./sim/... ./examples/...
 
 demo: build
