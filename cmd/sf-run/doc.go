@@ -41,7 +41,7 @@
 // -json were given, and its human report goes to stderr, so that
 // "sf-run -seeds 1-500 | sf-report -html r.html" works as written. A
 // terminal, a file or /dev/null gets the human report; -json=false keeps it
-// on a pipe too (sf-run -seeds 1-500 -json=false | grep FAIL). A replay
+// on a pipe too (sf-run -seeds 1-500 -json=false | less). A replay
 // (-seed N) prints its trace whatever stdout is.
 //
 // -shard K/N runs only the K-th of N slices of the seeds: the seeds at

@@ -67,9 +67,9 @@ type Seed struct {
 	Status     string `json:"status"`
 	Class      string `json:"class,omitempty"`
 	Message    string `json:"message,omitempty"`
-	// Property is the message of the property whose failure ended the run,
-	// without the failing instance or details; empty when the failure was
-	// not a property's (a panic, an exit, liveness).
+	// Property is the message of the property check that ended the run,
+	// without the failing instance; empty when the failure was not a
+	// property's (a panic, an exit, liveness).
 	Property        string `json:"property,omitempty"`
 	Node            string `json:"node,omitempty"`
 	AtNs            int64  `json:"at_ns"`
