@@ -9,7 +9,7 @@ GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
 
-.PHONY: all build test race test-long demo bench vet lint clean
+.PHONY: all build deps test race test-long demo bench vet lint clean
 
 all: build
 
@@ -20,6 +20,16 @@ build:
 
 vet:
 	$(GO) vet ./... ./sim/... ./examples/...
+
+# deps installs what the tests need beyond Go: Chromium, for the browser test of
+# sf-report's HTML page. Quick when it is there; apt-get (Debian, Ubuntu) otherwise.
+deps:
+	@if command -v chromium >/dev/null || command -v chromium-browser >/dev/null || command -v google-chrome >/dev/null || [ -n "$$CHROME" ]; then :; \
+	elif command -v apt-get >/dev/null; then \
+	  echo "deps: installing chromium with apt-get"; \
+	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null || exit 1; \
+	else echo "deps: no Chromium and no apt-get: install Chromium or set CHROME for sf-report's browser test"; fi
 
 # staticcheck is pinned in tools/go.mod, a module of its own so that its
 # dependencies stay out of sf's go.mod (RATIONALE.md says why); it is built
@@ -35,7 +45,7 @@ lint: vet $(STATICCHECK)
 	$(STATICCHECK) ./... ./sim/... ./examples/...
 
 # -short keeps the long sweeps out; test-long runs them.
-test: build lint race
+test: deps build lint race
 	$(GO) test -short -count=1 ./... ./sim/... ./examples/...
 
 # The race detector over lib/: about 4 minutes on 2 cores, nearly all of it
@@ -43,7 +53,7 @@ test: build lint race
 race:
 	$(GO) test -race -short -count=1 ./lib/...
 
-test-long: build
+test-long: deps build
 	$(GO) test -count=1 -timeout 60m ./... ./sim/... ./examples/...
 
 demo: build

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-j N] [-check] [-json]
+//	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE]] [-j N] [-check] [-json]
 //	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
@@ -36,6 +36,19 @@
 // one seed record per seed, summary) on stdout and the human report on
 // stderr. -j sets the number of parallel workers; the records do not depend
 // on it.
+//
+// A sweep (-seeds) whose standard output is a pipe writes records as if
+// -json were given, and its human report goes to stderr, so that
+// "sf-run -seeds 1-500 | sf-report -html r.html" works as written. A
+// terminal, a file or /dev/null gets the human report; -json=false keeps it
+// on a pipe too (sf-run -seeds 1-500 -json=false | less). A replay
+// (-seed N) prints its trace whatever stdout is.
+//
+// -shard K/N runs only the K-th of N slices of the seeds: the seeds at
+// positions K, K+N, K+2N... of the list. The N shards together run every
+// seed once, each a similar mix; their start records carry "shard":"K/N"
+// and the whole seed set, and sf-report merges their streams into one
+// sweep (docs/ci.md shows a CI matrix and a Kubernetes Indexed Job).
 //
 // -c - reads the world file from standard input, within the same 16 MiB
 // limit as a file. Its relative paths (pkg, files, extends) and its .seedfall

@@ -31,7 +31,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-run",
 		Usage:           "run a world over seeds on the deterministic simulator",
-		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-j N] [-check] [-json]",
+		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-shard K/N] [-j N] [-check] [-json]",
 		Description:     "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
 		HideHelpCommand: true,
 		// -set values are JSON and may hold commas: never split them.
@@ -46,7 +46,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringFlag{Name: "faults", Usage: "with -seed: apply this fault schedule instead of drawing faults"},
 			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "parallel workers"},
 			&cli.BoolFlag{Name: "check", Usage: "run every seed twice and fail seeds whose runs differ"},
-			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr"},
+			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr (a sweep does so on its own when stdout is a pipe; -json=false keeps the report there)"},
+			&cli.StringFlag{Name: "shard", Usage: "run only the K-th of N slices of the seeds, K/N (for instance 2/4)"},
 			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
 			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
@@ -85,6 +86,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					return usage("-seeds: %v", err)
 				}
 				o.Seeds, o.SeedsText = seeds, text
+				if c.IsSet("shard") {
+					k, n, err := sweep.ParseShard(c.String("shard"))
+					if err != nil {
+						return usage("-shard: %v", err)
+					}
+					if n > len(seeds) {
+						return usage("-shard %s: the sweep has only %d seeds, fewer than its %d shards", c.String("shard"), len(seeds), n)
+					}
+					o.Seeds, o.Shard = sweep.ShardSeeds(seeds, k, n), c.String("shard")
+				}
+				// A sweep piped into another tool writes records: that tool
+				// (sf-report, sf-shrink) reads them, and the report still
+				// reaches the terminal on stderr.
+				if !c.IsSet("json") && sweep.IsPipe(os.Stdout) {
+					o.JSON = true
+				}
+			}
+			if c.IsSet("shard") && o.Replay {
+				return usage("-shard slices a sweep (-seeds), not one seed")
 			}
 			if o.Inspect && !o.Replay {
 				return usage("-inspect needs -seed N")

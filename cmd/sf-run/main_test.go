@@ -122,11 +122,22 @@ func runBin(t *testing.T, o runOpts, bin string, args ...string) result {
 		env = append(env, "PATH="+o.path)
 	}
 	cmd.Env = append(env, o.env...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// Standard output is a file, as with "sf-run > out": on a pipe a sweep
+	// writes records instead of its report (pipe_test.go tests that).
+	stdoutFile, ferr := os.CreateTemp(t.TempDir(), "stdout-")
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	defer stdoutFile.Close()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = stdoutFile, &stderr
 	start := time.Now()
 	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), took: time.Since(start),
+	stdout, ferr := os.ReadFile(stdoutFile.Name())
+	if ferr != nil {
+		t.Fatal(ferr)
+	}
+	r := result{stdout: string(stdout), stderr: stderr.String(), took: time.Since(start),
 		cmdline: filepath.Base(bin) + " " + strings.Join(args, " ")}
 	if ctx.Err() != nil {
 		t.Fatalf("%s (in %s) did not finish in %s: it hangs\nstdout (tail):\n%s\nstderr (tail):\n%s",

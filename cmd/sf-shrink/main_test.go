@@ -462,7 +462,7 @@ func TestSeedMode(t *testing.T) {
 		t.Fatalf("want one shrink record of seed 1\n%s", r)
 	}
 	checkShrunk(t, dir, shrunk[0], 1)
-	if want := "seed 1: 1 faults -> 1 in "; !strings.Contains(r.stderr, want) {
+	if want := "seed 1: 1 fault -> 1 in "; !strings.Contains(r.stderr, want) {
 		t.Errorf("stderr lacks %q\n%s", want, r)
 	}
 

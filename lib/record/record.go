@@ -41,6 +41,10 @@ type Start struct {
 	Count   int      `json:"count"`
 	Jobs    int      `json:"jobs"`
 	Check   bool     `json:"check,omitempty"`
+	// Shard is "K/N" when the stream is the K-th of N slices of the seeds
+	// (sf-run -shard K/N): Seeds is then the whole sweep's seed set and
+	// Count the seeds of this slice. Empty for an unsharded sweep.
+	Shard string `json:"shard,omitempty"`
 }
 
 // Artifacts names the files written for one seed.
@@ -59,10 +63,14 @@ type Seed struct {
 	Profile string   `json:"profile,omitempty"`
 	Set     []string `json:"set,omitempty"`
 	// Faults file replayed instead of drawing faults (-faults), if any.
-	FaultsFile      string `json:"faults_file,omitempty"`
-	Status          string `json:"status"`
-	Class           string `json:"class,omitempty"`
-	Message         string `json:"message,omitempty"`
+	FaultsFile string `json:"faults_file,omitempty"`
+	Status     string `json:"status"`
+	Class      string `json:"class,omitempty"`
+	Message    string `json:"message,omitempty"`
+	// Property is the message of the property check that ended the run,
+	// without the failing instance; empty when the failure was not a
+	// property's (a panic, an exit, liveness).
+	Property        string `json:"property,omitempty"`
 	Node            string `json:"node,omitempty"`
 	AtNs            int64  `json:"at_ns"`
 	Steps           uint64 `json:"steps"`

@@ -15,12 +15,12 @@ func sample() []any {
 	m := 0.0
 	return []any{
 		Start{Kind: KindStart, Tool: "sf-run", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Profile: "nightly",
-			Set: []string{"duration=8s"}, Seeds: "1-2", Count: 2, Jobs: 2},
+			Set: []string{"duration=8s"}, Seeds: "1-2", Count: 2, Jobs: 2, Shard: "1/1"},
 		Seed{Kind: KindSeed, Seed: 1, Config: "seedfall.json", Profile: "nightly", Set: []string{"duration=8s"}, Status: "pass",
 			AtNs: 1_500_000_000, Steps: 10, HostCalls: 120, RealNs: 5_000_000, DeterminismHash: "00000000deadbeef",
 			Repro: "sf-run -c seedfall.json -seed 1 -profile nightly -set duration=8s"},
 		Seed{Kind: KindSeed, Seed: 2, Config: "seedfall.json", FaultsFile: "f.json", Status: "fail", Class: "assert", Message: "client#1: lost",
-			Node: "client#1", AtNs: 3_121_302_000, Steps: 867, HostCalls: 9126, RealNs: 38_000_000, DeterminismHash: "4c9ab008f72df649",
+			Property: "lost", Node: "client#1", AtNs: 3_121_302_000, Steps: 867, HostCalls: 9126, RealNs: 38_000_000, DeterminismHash: "4c9ab008f72df649",
 			Faults: 1, Artifacts: &Artifacts{Trace: ".seedfall/seedfall/seed-2.trace.log", Faults: ".seedfall/seedfall/seed-2.faults.json"},
 			Repro: "sf-run -c seedfall.json -seed 2 -faults f.json", HistoryCheck: "ok"},
 		Summary{Kind: KindSummary, Tool: "sf-run", Config: "seedfall.json", Seeds: 2, Passed: 1, Failed: 1, FailedSeeds: []uint64{2},

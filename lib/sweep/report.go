@@ -43,7 +43,7 @@ func seedRecord(o Options, r *engine.Result) record.Seed {
 	return record.Seed{
 		Kind: record.KindSeed, Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, FaultsFile: o.Faults,
 		Status: string(r.Status), Class: r.Class,
-		Message: r.Message, Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls,
+		Message: r.Message, Property: r.Property, Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls,
 		RealNs: r.RealNs, DeterminismHash: fmt.Sprintf("%016x", r.Hash), Faults: len(r.Faults),
 		Repro: repro(o, r.Seed), HistoryCheck: historyVerdict(r),
 	}

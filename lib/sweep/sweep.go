@@ -53,6 +53,9 @@ type Options struct {
 	// Interrupt, when set, stops the sweep as SIGINT does once it becomes
 	// true. Defaults to a flag only the signals set.
 	Interrupt *atomic.Bool
+	// Shard is "K/N" when Seeds is the K-th of N slices of the seeds that
+	// SeedsText names (ShardSeeds); it goes into the start record.
+	Shard string
 	// HistoryTimeout is the real-time limit of each history check. Defaults
 	// to 30s.
 	HistoryTimeout time.Duration
@@ -139,7 +142,8 @@ func run(o Options) (int, error) {
 	if o.JSON {
 		jw = record.NewWriter(o.Stdout)
 		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-run", Version: Version, Schema: record.Schema,
-			Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check})
+			Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check,
+			Shard: o.Shard})
 	}
 
 	// SIGINT or SIGTERM stops the sweep: no seed starts after it, running

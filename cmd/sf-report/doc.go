@@ -1,0 +1,48 @@
+// Sf-report says what sweeps found, as text, Markdown or one HTML page.
+//
+// Usage:
+//
+//	sf-run -c seedfall.json -seeds 1-500 | sf-report [-md FILE] [-html FILE] [-findings FILE]
+//	sf-report [flags] run.jsonl [shrink.jsonl ...]
+//	sf-report [flags] shard-1.jsonl shard-2.jsonl ... shard-N.jsonl
+//
+// It reads record streams (docs/records.md) from stdin or the files named:
+// sf-run's (with -json, or piped: a sweep whose stdout is a pipe writes
+// records), and sf-shrink -json's. The text report goes to stdout; -md and
+// -html write the same report as Markdown (for a CI job summary or a pull
+// request) and as one self-contained HTML page (inline style and script;
+// it fetches nothing). "-" for either writes it to stdout instead of the
+// text.
+//
+// For each sweep the report gives the summary; the failures grouped into
+// findings, each with its seeds, the shortest shrunk schedule of those
+// seeds when sf-shrink records were given, and a line that replays it; the
+// property table with margins; the buggify table; and the seeds whose
+// history check gave up. A finding is a class of failure and the head of
+// its message: the property's message, or the failure's message without
+// the failing instance, cut at the first ": ", with numbers masked
+// ("assert · acknowledged write lost"); a liveness failure is the class and
+// the node ("liveness · server"). Instance numbers never count, so
+// client#1 and client#3 failing the same way are one finding. The HTML page
+// draws each shrunk schedule as a timeline of faults per node and embeds
+// (or, past 2 MiB, links) the history timeline of a failing history check.
+//
+// Streams of sf-run -shard K/N of one sweep (the same seed set and N) are
+// merged into one sweep, whatever order they come in; the report names the
+// shards that are missing. Shards of different worlds are an error. Other
+// streams are separate sweeps, reported one after another. sf-shrink
+// records join the finding of their seed in a sweep of their world.
+//
+// Findings are kept across runs in the -findings file (default
+// .seedfall/findings.json; -findings "" keeps none), written atomically:
+// each finding's fingerprint (world, class, message head, and node for
+// liveness), when it was first and last seen, and its seeds. Every report
+// gives each finding a status: new, ongoing (seen before), regressed
+// (resolved before, seen again), and lists as resolved the findings of the
+// same world whose seeds all ran in this sweep and no longer fail that way.
+// SOURCE_DATE_EPOCH, when set, is the time findings are stamped with.
+//
+// Exit status: 0 when every sweep passed, 1 when a sweep failed or is
+// incomplete (missing shards, an interrupted or killed run), 2 on usage or
+// input errors (a line that is not a JSON record names its file and line).
+package main

@@ -1,0 +1,216 @@
+package main
+
+// CLI scenario tests: they build sf-run and sf-report and run them as a
+// user would, in a shell pipeline, on the kvlog example copied into a
+// temporary directory.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+var tools struct {
+	bin  string // folder of the built sf-run and sf-report
+	root string
+	skip string
+}
+
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+func testMain(m *testing.M) int {
+	root, _ := filepath.Abs(filepath.Join("..", ".."))
+	tools.root = root
+	if _, err := exec.LookPath("go"); err != nil {
+		tools.skip = "no Go toolchain on PATH"
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "sf-report-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	tools.bin = filepath.Join(dir, "bin")
+	for _, pkg := range []string{"./cmd/sf-run", "./cmd/sf-report"} {
+		cmd := exec.Command("go", "build", "-o", filepath.Join(tools.bin, filepath.Base(pkg)), pkg)
+		cmd.Dir = root
+		if out, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
+			return 1
+		}
+	}
+	return m.Run()
+}
+
+// world copies examples/kvlog's world into a new folder, its packages made
+// absolute, and returns the folder.
+func world(t *testing.T) string {
+	t.Helper()
+	if tools.skip != "" {
+		t.Skip(tools.skip)
+	}
+	dir := t.TempDir()
+	data, err := os.ReadFile(filepath.Join(tools.root, "examples", "kvlog", "seedfall.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	abs := filepath.Join(tools.root, "examples", "kvlog")
+	data = bytes.ReplaceAll(data, []byte(`"pkg": "./`), []byte(`"pkg": "`+abs+`/`))
+	if err := os.WriteFile(filepath.Join(dir, "seedfall.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+	line           string
+}
+
+// shell runs a command line with bash in dir, the tools first on PATH.
+func shell(t *testing.T, dir, line string) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", line)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "PATH="+tools.bin+string(os.PathListSeparator)+os.Getenv("PATH"), "SOURCE_DATE_EPOCH=1767225600")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	r := result{stdout: stdout.String(), stderr: stderr.String(), line: line}
+	if ee, ok := err.(*exec.ExitError); ok {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		t.Fatalf("%s: %v", line, err)
+	}
+	return r
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("$ %s\nexit %d\nstdout:\n%s\nstderr:\n%s", r.line, r.code, r.stdout, r.stderr)
+}
+
+// TestPipeline runs the issue's pipeline as written: sf-run's stdout is a
+// pipe, so it writes records, and sf-report reads them.
+func TestPipeline(t *testing.T) {
+	dir := world(t)
+	r := shell(t, dir, "sf-run -seeds 1-6 | sf-report -html r.html -md r.md")
+	// pipefail: sf-run's status 1 (seeds failed) is the pipeline's.
+	if r.code != 1 || !strings.Contains(r.stdout, "findings (1):") || !strings.Contains(r.stdout, "assert · acknowledged write lost  [new]") {
+		t.Fatalf("the pipeline did not report the planted bug:\n%s", r)
+	}
+	// The human report still reached stderr.
+	if !strings.Contains(r.stderr, "FAIL seed 1 at t=") {
+		t.Errorf("sf-run's report did not reach stderr:\n%s", r)
+	}
+	for _, f := range []string{"r.html", "r.md", ".seedfall/findings.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "r.html"))
+	if regexp.MustCompile(`(src|href)="https?:`).Match(page) {
+		t.Errorf("the page links out")
+	}
+	// Run again: the finding is ongoing.
+	r = shell(t, dir, "sf-run -seeds 1-6 | sf-report")
+	if !strings.Contains(r.stdout, "[ongoing, first seen 2026-01-01T00:00:00Z]") {
+		t.Errorf("second run:\n%s", r)
+	}
+	// -json=false keeps the report on a pipe, and sf-report says what it got.
+	r = shell(t, dir, "sf-run -seeds 1-2 -json=false | sf-report -findings ''")
+	if r.code != 2 || !strings.Contains(r.stderr, "sf-report: <stdin>:1: not a JSON record (this is sf-run's report for people") {
+		t.Errorf("human text into sf-report:\n%s", r)
+	}
+}
+
+// TestShards runs the kvlog sweep as 4 shards in parallel and checks that
+// sf-report's merged report equals its report of the whole sweep, real
+// times aside.
+func TestShards(t *testing.T) {
+	dir := world(t)
+	// Build once, so the five runs below do not race to build.
+	if r := shell(t, dir, "sf-run -seeds 1 -json > /dev/null"); r.code != 1 && r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	seeds := "1-40"
+	if testing.Short() {
+		seeds = "1-16"
+	}
+	var wg sync.WaitGroup
+	results := make([]result, 5)
+	for k := 0; k <= 4; k++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if k == 0 {
+				results[0] = shell(t, dir, fmt.Sprintf("sf-run -seeds %s -j 1 -json > whole.jsonl", seeds))
+				return
+			}
+			results[k] = shell(t, dir, fmt.Sprintf("sf-run -seeds %s -shard %d/4 -j 1 -json > shard-%d.jsonl", seeds, k, k))
+		}()
+	}
+	wg.Wait()
+	for _, r := range results {
+		if r.code != 1 {
+			t.Fatalf("want exit 1 (the planted bug):\n%s", r)
+		}
+	}
+	whole := shell(t, dir, "sf-report -findings '' -md whole.md whole.jsonl")
+	merged := shell(t, dir, "sf-report -findings '' -md merged.md shard-3.jsonl shard-1.jsonl shard-4.jsonl shard-2.jsonl")
+	if whole.code != 1 || merged.code != 1 {
+		t.Fatalf("exit statuses %d and %d, want 1\n%s\n%s", whole.code, merged.code, whole, merged)
+	}
+	norm := func(s string) string {
+		s = regexp.MustCompile(`(?m)^real time .*\n`).ReplaceAllString(s, "")
+		s = regexp.MustCompile(` \(real time [^)]*\)`).ReplaceAllString(s, "")
+		return strings.ReplaceAll(s, ", 4 shards", "")
+	}
+	if norm(whole.stdout) != norm(merged.stdout) {
+		t.Errorf("merged report differs from the whole sweep's:\n--- whole\n%s\n--- merged\n%s", whole.stdout, merged.stdout)
+	}
+	wmd, _ := os.ReadFile(filepath.Join(dir, "whole.md"))
+	mmd, _ := os.ReadFile(filepath.Join(dir, "merged.md"))
+	if norm(string(wmd)) != norm(string(mmd)) {
+		t.Errorf("merged Markdown differs:\n--- whole\n%s\n--- merged\n%s", wmd, mmd)
+	}
+	// A missing shard is named, and the report says the sweep is incomplete.
+	part := shell(t, dir, "sf-report -findings '' shard-1.jsonl shard-2.jsonl shard-4.jsonl")
+	if !strings.Contains(part.stdout, "warning: missing shards: 3/4") {
+		t.Errorf("missing shard not named:\n%s", part)
+	}
+	// Shards must be of one world.
+	other := shell(t, dir, `sed 's/"config":"seedfall.json"/"config":"other.json"/' shard-2.jsonl > other-2.jsonl && sf-report -findings '' shard-1.jsonl other-2.jsonl`)
+	if other.code != 2 || !strings.Contains(other.stderr, "shards of one sweep run one world") {
+		t.Errorf("shards of two worlds:\n%s", other)
+	}
+}
+
+// TestUsage pins what sf-report does with bad invocations and inputs.
+func TestUsage(t *testing.T) {
+	dir := world(t)
+	for _, tc := range []struct{ line, stderr string }{
+		{"sf-report < /dev/null", "sf-report: <stdin>: no records: pipe sf-run"},
+		{"echo '{\"kind\":' > bad.jsonl && sf-report bad.jsonl", "sf-report: bad.jsonl:1: not a JSON record"},
+		{"sf-report missing.jsonl", "sf-report: open missing.jsonl: no such file or directory"},
+		{"sf-report -md - -html - x", "sf-report: -md - and -html - cannot both write stdout (see sf-report -h)"},
+		{"sf-run -seeds 1-3 -shard 5/4", "sf-run: -shard: \"5/4\": K must be between 1 and N, and N at least 1 (see sf-run -h)"},
+		{"sf-run -seed 3 -shard 1/4", "sf-run: -shard slices a sweep (-seeds), not one seed (see sf-run -h)"},
+	} {
+		r := shell(t, dir, tc.line)
+		if r.code != 2 || !strings.Contains(r.stderr, tc.stderr) {
+			t.Errorf("want exit 2 and %q:\n%s", tc.stderr, r)
+		}
+	}
+}

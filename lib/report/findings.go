@@ -1,0 +1,161 @@
+package report
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sort"
+
+	"github.com/sf-dst/sf/lib/atomicfile"
+)
+
+// Finding statuses across runs.
+const (
+	StatusNew       = "new"       // not in the findings file before
+	StatusOngoing   = "ongoing"   // seen before, seen again
+	StatusResolved  = "resolved"  // seen before; its seeds ran again and no longer fail that way
+	StatusRegressed = "regressed" // resolved before, seen again
+)
+
+// DefaultFindingsFile is where sf-report keeps findings across runs.
+const DefaultFindingsFile = ".seedfall/findings.json"
+
+// StoreVersion is the version of the findings file's format.
+const StoreVersion = 1
+
+// SeedsKeptMax bounds the seeds kept per finding in the findings file; a
+// finding that fails more seeds keeps the first ones.
+const SeedsKeptMax = 1000
+
+// Store is the findings file: every finding seen, with its status.
+type Store struct {
+	Version  int       `json:"version"`
+	Findings []*Record `json:"findings"`
+
+	path string
+}
+
+// Record is one finding in the findings file. Its fingerprint is the world,
+// class, message head and (for liveness) node.
+type Record struct {
+	Fingerprint string `json:"fingerprint"`
+	World       string `json:"world"`
+	Class       string `json:"class"`
+	Message     string `json:"message,omitempty"`
+	Node        string `json:"node,omitempty"`
+	Status      string `json:"status"`
+	FirstSeen   string `json:"first_seen"`
+	LastSeen    string `json:"last_seen"`
+	// ResolvedAt is when a sweep last found the finding resolved.
+	ResolvedAt string `json:"resolved_at,omitempty"`
+	// Seeds are the seeds that failed this way when it was last seen.
+	Seeds []uint64 `json:"seeds"`
+}
+
+// Fingerprint identifies a finding of a world across runs.
+func Fingerprint(world string, f *Finding) string {
+	h := sha256.Sum256([]byte(world + "\x00" + f.Class + "\x00" + f.Head + "\x00" + f.Node))
+	return hex.EncodeToString(h[:8])
+}
+
+// LoadStore reads the findings file at path; a file that does not exist yet
+// is an empty store.
+func LoadStore(path string) (*Store, error) {
+	s := &Store{Version: StoreVersion, path: path}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("findings file: %w", err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(s); err != nil {
+		return nil, fmt.Errorf("findings file %s: %v (move it away to start afresh)", path, err)
+	}
+	if s.Version != StoreVersion {
+		return nil, fmt.Errorf("findings file %s: version %d, this sf-report reads version %d", path, s.Version, StoreVersion)
+	}
+	return s, nil
+}
+
+// Update records what each sweep found at time now and sets each finding's
+// status, first and last seen. A finding of a sweep's world that the sweep
+// does not show is resolved when every seed it failed on last time ran in
+// the sweep; those go into the sweep's Resolved list.
+func (s *Store) Update(sweeps []*Sweep, now string) {
+	byFP := map[string]*Record{}
+	for _, r := range s.Findings {
+		byFP[r.Fingerprint] = r
+	}
+	for _, sw := range sweeps {
+		world := sw.WorldKey()
+		seen := map[string]bool{}
+		for _, f := range sw.Findings {
+			fp := Fingerprint(world, f)
+			seen[fp] = true
+			r := byFP[fp]
+			switch {
+			case r == nil:
+				r = &Record{Fingerprint: fp, World: world, Class: f.Class, Message: f.Head, Node: f.Node,
+					Status: StatusNew, FirstSeen: now}
+				byFP[fp] = r
+				s.Findings = append(s.Findings, r)
+			case r.Status == StatusResolved:
+				r.Status = StatusRegressed
+			default:
+				r.Status = StatusOngoing
+			}
+			r.LastSeen = now
+			r.Seeds = append([]uint64(nil), f.Seeds[:min(len(f.Seeds), SeedsKeptMax)]...)
+			f.Status, f.FirstSeen, f.LastSeen = r.Status, r.FirstSeen, r.LastSeen
+		}
+		if sw.ShrinkOnly {
+			continue
+		}
+		for _, r := range s.Findings {
+			if r.World != world || seen[r.Fingerprint] || r.Status == StatusResolved || !sw.ranAll(r.Seeds) {
+				continue
+			}
+			r.Status, r.ResolvedAt = StatusResolved, now
+			sw.Resolved = append(sw.Resolved, &Finding{Class: r.Class, Head: r.Message, Node: r.Node,
+				Seeds: r.Seeds, Status: r.Status, FirstSeen: r.FirstSeen, LastSeen: r.LastSeen})
+		}
+	}
+	sort.SliceStable(s.Findings, func(i, j int) bool {
+		if s.Findings[i].World != s.Findings[j].World {
+			return s.Findings[i].World < s.Findings[j].World
+		}
+		return s.Findings[i].FirstSeen < s.Findings[j].FirstSeen
+	})
+}
+
+// ranAll says whether every one of seeds finished in the sweep.
+func (sw *Sweep) ranAll(seeds []uint64) bool {
+	if len(seeds) == 0 {
+		return false
+	}
+	for _, s := range seeds {
+		if !sw.ran[s] {
+			return false
+		}
+	}
+	return true
+}
+
+// Save writes the findings file atomically.
+func (s *Store) Save() error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(s.path, append(data, '\n'), 0o644); err != nil {
+		return fmt.Errorf("findings file: %w", err)
+	}
+	return nil
+}

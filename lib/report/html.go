@@ -1,0 +1,129 @@
+package report
+
+import (
+	_ "embed"
+	"fmt"
+	"html/template"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
+)
+
+//go:embed page.html
+var pageTemplate string
+
+// TimelineEmbedBytesMax is the largest history timeline page the report
+// embeds; a larger one is only linked, so the report stays quick to open.
+const TimelineEmbedBytesMax = 2 << 20
+
+// HTMLOptions tune the page.
+type HTMLOptions struct {
+	// Dir is the folder the page is written to: links to artifacts are
+	// relative to it. Defaults to the working directory.
+	Dir string
+}
+
+// Page is everything the HTML page shows, worked out before any HTML is
+// written, so that tests can check the numbers without a browser.
+type Page struct {
+	Sweeps []PageSweep
+}
+
+// PageSweep is one sweep on the page.
+type PageSweep struct {
+	*Sweep
+	ID       string
+	Status   string
+	Findings []PageFinding
+}
+
+// PageFinding is one finding on the page.
+type PageFinding struct {
+	*Finding
+	ID        string
+	SeedsText string
+	FirstAt   string
+	Timeline  *Timeline
+	Faults    []string
+	// HistoryLink is the history timeline's path relative to the page;
+	// HistoryPage its content when small enough to embed.
+	HistoryLink string
+	HistoryPage string
+}
+
+// BuildPage works out the page of sweeps; dir is where the page will live.
+func BuildPage(sweeps []*Sweep, dir string) Page {
+	var p Page
+	for i, s := range sweeps {
+		ps := PageSweep{Sweep: s, ID: fmt.Sprintf("sweep-%d", i+1), Status: s.Status()}
+		for j, f := range s.Findings {
+			pf := PageFinding{Finding: f, ID: fmt.Sprintf("%s-finding-%d", ps.ID, j+1),
+				SeedsText: SeedList(f.Seeds, seedItemsMax), FirstAt: schedule.Time(f.First.AtNs)}
+			if f.Schedule != nil {
+				t := Layout(f.Schedule, f.Shrunk.DurationNs)
+				pf.Timeline = &t
+				pf.Faults = schedule.Lines(f.Schedule.Faults)
+			}
+			if f.Timeline != "" {
+				pf.HistoryLink = relativeTo(dir, f.Timeline)
+				if fi, err := os.Stat(f.Timeline); err == nil && fi.Size() <= TimelineEmbedBytesMax {
+					if data, err := os.ReadFile(f.Timeline); err == nil {
+						pf.HistoryPage = string(data)
+					}
+				}
+			}
+			ps.Findings = append(ps.Findings, pf)
+		}
+		p.Sweeps = append(p.Sweeps, ps)
+	}
+	return p
+}
+
+// relativeTo is path (relative to the working directory) as a link from a
+// page in dir.
+func relativeTo(dir, path string) string {
+	if dir == "" {
+		dir = "."
+	}
+	absDir, err1 := filepath.Abs(dir)
+	absPath, err2 := filepath.Abs(path)
+	if err1 != nil || err2 != nil {
+		return filepath.ToSlash(path)
+	}
+	rel, err := filepath.Rel(absDir, absPath)
+	if err != nil {
+		return filepath.ToSlash(absPath)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// htmlDir is the folder of the page's file; the working directory for
+// stdout.
+func htmlDir(path string) string {
+	if path == "-" {
+		return "."
+	}
+	return filepath.Dir(path)
+}
+
+var funcs = template.FuncMap{
+	"margin":  func(p record.Property) string { return Margin(p) },
+	"upper":   strings.ToUpper,
+	"time":    schedule.Time,
+	"rounded": schedule.RoundedDuration,
+	"pct":     func(f float64) string { return fmt.Sprintf("%.2f%%", f) },
+	"add1":    func(i int) int { return i + 1 },
+	"status":  statusText,
+}
+
+var page = template.Must(template.New("page").Funcs(funcs).Parse(pageTemplate))
+
+// HTML writes the report as one self-contained page: its style and script
+// are inline and it fetches nothing.
+func HTML(w io.Writer, sweeps []*Sweep, o HTMLOptions) error {
+	return page.Execute(w, BuildPage(sweeps, o.Dir))
+}

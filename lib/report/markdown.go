@@ -1,0 +1,137 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/sf-dst/sf/lib/schedule"
+)
+
+// Markdown writes the report as GitHub-flavoured Markdown, for a CI job
+// summary or a pull request comment.
+func Markdown(w io.Writer, sweeps []*Sweep) {
+	for i, s := range sweeps {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		markdown(w, s)
+	}
+}
+
+// cell makes text safe inside a table cell.
+func cell(s string) string {
+	s = strings.ReplaceAll(s, "|", `\|`)
+	return strings.ReplaceAll(s, "\n", " ")
+}
+
+// code makes text an inline code span, whatever backticks it holds.
+func code(s string) string {
+	fence := "`"
+	for strings.Contains(s, fence) {
+		fence += "`"
+	}
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		return fence + " " + s + " " + fence
+	}
+	return fence + s + fence
+}
+
+var statusIcon = map[string]string{"pass": "✅", "fail": "❌", "incomplete": "⚠️"}
+
+func markdown(w io.Writer, s *Sweep) {
+	fmt.Fprintf(w, "## %s sf-report: %s\n\n", statusIcon[s.Status()], s.Title())
+	fmt.Fprintf(w, "**%s**: %s", strings.ToUpper(s.Status()), s.Counts())
+	if s.RealNs > 0 {
+		what := ""
+		if s.Shards > 0 {
+			what = ", longest shard"
+		}
+		fmt.Fprintf(w, " (real time %s%s)", schedule.RoundedDuration(s.RealNs), what)
+	}
+	fmt.Fprintln(w)
+	for _, warn := range s.Warnings() {
+		fmt.Fprintf(w, "\n> [!WARNING]\n> %s\n", warn)
+	}
+	if len(s.Findings) > 0 {
+		fmt.Fprintf(w, "\n### Findings (%d)\n\n", len(s.Findings))
+		tracked := s.Findings[0].Status != ""
+		if tracked {
+			fmt.Fprintln(w, "| # | status | finding | seeds | shrunk | repro |")
+			fmt.Fprintln(w, "|---:|---|---|---|---|---|")
+		} else {
+			fmt.Fprintln(w, "| # | finding | seeds | shrunk | repro |")
+			fmt.Fprintln(w, "|---:|---|---|---|---|")
+		}
+		for i, f := range s.Findings {
+			shrunk := ""
+			if f.Shrunk != nil {
+				shrunk = fmt.Sprintf("%d → %d faults, fails at %s", f.Shrunk.FaultsBefore, f.Shrunk.FaultsAfter, f.Shrunk.Duration)
+			}
+			status := ""
+			if tracked {
+				status = " " + cell(statusText(f)) + " |"
+			}
+			fmt.Fprintf(w, "| %d |%s %s | %d: %s | %s | %s |\n", i+1, status, cell(f.Title()), len(f.Seeds),
+				cell(SeedList(f.Seeds, seedItemsMax)), cell(shrunk), cell(code(f.Repro())))
+		}
+		for i, f := range s.Findings {
+			fmt.Fprintf(w, "\n<details><summary>%d. %s</summary>\n\n", i+1, htmlEscape(f.Title()))
+			fmt.Fprintf(w, "Seed %d failed at t=%s:\n\n```\n%s\n```\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
+			if sh := f.Shrunk; sh != nil {
+				fmt.Fprintf(w, "\nShrunk seed %d from %d faults to %d; it fails at %s (%s):\n\n```\n", sh.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, code(sh.Schedule))
+				if f.Schedule != nil {
+					for _, l := range schedule.Lines(f.Schedule.Faults) {
+						fmt.Fprintln(w, l)
+					}
+				} else if f.ScheduleErr != "" {
+					fmt.Fprintf(w, "(cannot read it: %s)\n", f.ScheduleErr)
+				}
+				fmt.Fprintln(w, "```")
+			}
+			if f.Timeline != "" {
+				fmt.Fprintf(w, "\nHistory timeline: %s\n", code(f.Timeline))
+			}
+			fmt.Fprintf(w, "\nReplay it:\n\n```sh\n%s\n```\n\n</details>\n", f.Repro())
+		}
+	}
+	if len(s.Resolved) > 0 {
+		fmt.Fprintf(w, "\n### Resolved (%d)\n\nThese seeds ran again and no longer fail this way.\n\n", len(s.Resolved))
+		fmt.Fprintln(w, "| finding | status | first seen | last seen | seeds |")
+		fmt.Fprintln(w, "|---|---|---|---|---|")
+		for _, f := range s.Resolved {
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", cell(f.Title()), f.Status, f.FirstSeen, f.LastSeen, cell(SeedList(f.Seeds, seedItemsMax)))
+		}
+	}
+	if len(s.Properties) > 0 {
+		fmt.Fprintln(w, "\n### Properties\n\n| kind | seeds reached | seeds true | margin | property | verdict |\n|---|---:|---:|---:|---|---|")
+		for _, p := range s.Properties {
+			msg := cell(p.Message)
+			if p.Location != "" {
+				msg += " (" + cell(code(p.Location)) + ")"
+			}
+			verdict := "ok"
+			if p.Verdict != "" {
+				verdict = "❌ " + p.Verdict
+			}
+			fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s |\n", p.Kind, p.SeedsReached, p.SeedsTrue, Margin(p), msg, verdict)
+		}
+	}
+	if len(s.Buggify) > 0 {
+		fmt.Fprintln(w, "\n### Buggify sites\n\n| site | seeds reached | seeds enabled | seeds fired | fired | note |\n|---|---:|---:|---:|---:|---|")
+		for _, b := range s.Buggify {
+			site := cell(b.Site)
+			if b.Location != "" {
+				site += " (" + cell(code(b.Location)) + ")"
+			}
+			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s |\n", site, b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, b.Verdict)
+		}
+	}
+	if len(s.GaveUpSeeds) > 0 {
+		fmt.Fprintf(w, "\n### History checks that gave up\n\n%s neither passed nor failed on their history: %s\n", Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
+	}
+}
+
+func htmlEscape(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace(s)
+}

@@ -1,0 +1,171 @@
+package report
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// build reads the named testdata files into sweeps, with their shrunk
+// schedules.
+func build(t *testing.T, files ...string) []*Sweep {
+	t.Helper()
+	var ins []Input
+	for _, f := range files {
+		data, err := os.ReadFile(filepath.Join("testdata", f))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ins = append(ins, Input{Name: f, R: bytes.NewReader(data)})
+	}
+	sweeps, err := Build(ins)
+	if err != nil {
+		t.Fatal(err)
+	}
+	Schedules(sweeps, ".")
+	return sweeps
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s changed (go test -update rewrites it):\n%s\nwant:\n%s", name, got, want)
+	}
+}
+
+// TestGolden pins the text and Markdown reports of a sweep with every
+// section (findings of each kind, a shrunk schedule, a history timeline,
+// margins, buggify sites, a history check that gave up), and of a sharded
+// sweep with a shard missing.
+func TestGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		files []string
+		store bool
+	}{
+		{"sweep", []string{"run.jsonl", "shrink.jsonl"}, true},
+		{"shards", []string{"shard-3-of-3.jsonl", "shard-1-of-3.jsonl"}, false},
+		{"shrink-only", []string{"shrink.jsonl"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sweeps := build(t, tc.files...)
+			if tc.store {
+				s, err := LoadStore(filepath.Join(t.TempDir(), "findings.json"))
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.Update(sweeps, "2026-01-02T03:04:05Z")
+			}
+			var txt, md bytes.Buffer
+			Text(&txt, sweeps)
+			Markdown(&md, sweeps)
+			golden(t, tc.name+".txt", txt.Bytes())
+			golden(t, tc.name+".md", md.Bytes())
+		})
+	}
+}
+
+func TestGroup(t *testing.T) {
+	for _, tc := range []struct {
+		name, class, message, property, node string
+		head, nodeName                       string
+	}{
+		{"instance dropped", "assert", "client#3: acknowledged write lost: k7=v7", "", "client#3", "acknowledged write lost", ""},
+		{"property wins", "assert", "client#1: lost: k1", "acknowledged write lost: k1=v1", "client#1", "acknowledged write lost", ""},
+		{"numbers masked", "assert", "client#1: counter is 136 after 100 increments", "", "client#1", "counter is N after N increments", ""},
+		{"instance inside", "fail", "client#2: server#3 went away", "", "client#2", "server went away", ""},
+		{"liveness by node", "liveness", "server#2: did not finish within 10s", "", "server#2", "", "server"},
+		{"no message", "exit", "", "", "server#1", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			head, node := Group(tc.class, tc.message, tc.property, tc.node)
+			if head != tc.head || node != tc.nodeName {
+				t.Errorf("Group = %q, %q; want %q, %q", head, node, tc.head, tc.nodeName)
+			}
+		})
+	}
+}
+
+func TestSeedList(t *testing.T) {
+	if got := SeedList([]uint64{1, 2, 3, 5, 7, 8}, 20); got != "1-3 5 7-8" {
+		t.Errorf("got %q", got)
+	}
+	if got := SeedList([]uint64{1, 3, 5, 7}, 2); got != "1 3 ... (4 seeds in all)" {
+		t.Errorf("got %q", got)
+	}
+}
+
+// TestBadInput pins the errors of inputs that are not a report's: each
+// names the file and line, or says what is wrong with the shards.
+func TestBadInput(t *testing.T) {
+	run, _ := os.ReadFile("testdata/run.jsonl")
+	shard1, _ := os.ReadFile("testdata/shard-1-of-3.jsonl")
+	other := strings.Replace(string(shard1), `"config":"seedfall.json","seeds"`, `"config":"other.json","seeds"`, 1)
+	for _, tc := range []struct {
+		name   string
+		inputs []Input
+		want   string
+	}{
+		{"malformed line", []Input{{"a.jsonl", strings.NewReader(string(run[:200]) + "\n{\"kind\":\"seed\",\n")}},
+			"a.jsonl:2: not a JSON record"},
+		{"malformed later", []Input{{"a.jsonl", strings.NewReader(string(run) + "{\"kind\":\"seed\",\n")}},
+			"a.jsonl:11: not a JSON record"},
+		{"human report", []Input{{"<stdin>", strings.NewReader("FAIL seed 1 at t=3.6s (994 scheduler steps)\n")}},
+			"<stdin>:1: not a JSON record (this is sf-run's report for people: run sf-run with -json, or pipe it, to get records)"},
+		{"empty stream", []Input{{"<stdin>", strings.NewReader("")}},
+			"<stdin>: no records: pipe sf-run (with -json, or into a pipe) or sf-shrink -json into sf-report, or name their record files"},
+		{"seed before start", []Input{{"b.jsonl", strings.NewReader(strings.SplitN(string(run), "\n", 2)[1])}},
+			"b.jsonl:1: a seed record before any start record: give each stream whole, from its start record"},
+		{"shards of different worlds", []Input{{"s1.jsonl", bytes.NewReader(shard1)}, {"s2.jsonl", strings.NewReader(strings.Replace(other, `"shard":"1/3"`, `"shard":"2/3"`, 1))}},
+			"s2.jsonl:1: shard 2/3 is of world other.json, and shard 1/3 (s1.jsonl:1) of seedfall.json: shards of one sweep run one world"},
+		{"shard twice", []Input{{"s1.jsonl", bytes.NewReader(shard1)}, {"again.jsonl", bytes.NewReader(shard1)}},
+			"again.jsonl:1: shard 1/3 was given twice, first at s1.jsonl:1"},
+		{"bad shard", []Input{{"s.jsonl", strings.NewReader(strings.Replace(string(shard1), `"shard":"1/3"`, `"shard":"4/3"`, 1))}},
+			`s.jsonl:1: shard: "4/3" is not K/N with 1 <= K <= N`},
+		{"no sweep", []Input{{"x.jsonl", strings.NewReader(`{"kind":"start","tool":"sf-mutate"}` + "\n")}},
+			"no sf-run or sf-shrink records in the input"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Build(tc.inputs)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error %v\nwant        %s", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestShardsMerge checks that the shards of a sweep, merged, report what
+// the whole sweep reports, whatever order they come in.
+func TestShardsMerge(t *testing.T) {
+	whole := build(t, "run.jsonl")[0]
+	merged := build(t, "shard-3-of-3.jsonl", "shard-1-of-3.jsonl")[0]
+	if merged.Shards != 3 || len(merged.Missing) != 1 || merged.Missing[0] != 2 {
+		t.Fatalf("shards %d, missing %v; want 3 and [2]", merged.Shards, merged.Missing)
+	}
+	if merged.Status() != "fail" {
+		t.Errorf("status %s", merged.Status())
+	}
+	// The seeds of shard 2 (2, 5, 8) are missing; the rest match.
+	if got := SeedList(merged.FailedSeeds, 20); got != "1 3-4 6-7" {
+		t.Errorf("failed seeds %s; the whole sweep's are %s", got, SeedList(whole.FailedSeeds, 20))
+	}
+	if len(merged.Findings) != len(whole.Findings) {
+		t.Errorf("%d findings, want %d", len(merged.Findings), len(whole.Findings))
+	}
+}

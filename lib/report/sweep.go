@@ -1,0 +1,505 @@
+package report
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
+)
+
+// Sweep is what the report says about one sweep: one sf-run stream, or the
+// shards of one sweep merged.
+type Sweep struct {
+	// World is the world file as the records name it; Profile and Set are
+	// what it was loaded with.
+	World   string
+	Profile string
+	Set     []string
+	// SeedsText is the sweep's seed set as given to sf-run ("1-500").
+	SeedsText string
+	// Shards is N for a sharded sweep, 0 otherwise; Missing lists the
+	// shards (K) that were expected and not given.
+	Shards  int
+	Missing []int
+	// Unfinished lists the streams (file:line of their start) that ended
+	// without a summary: their run was killed.
+	Unfinished []string
+	Sources    []string // file:line of each stream's start record
+
+	Ran              int // seeds that finished
+	Passed           int
+	Failed           int
+	Horizon          int
+	Nondeterministic int
+	FailedSeeds      []uint64
+	// GaveUpSeeds are the seeds whose history check gave up.
+	GaveUpSeeds      []uint64
+	Properties       []record.Property
+	PropertyFailures int
+	Buggify          []record.BuggifySite
+	Interrupted      bool
+	// RealNs is the real time of the sweep, or of its longest shard.
+	RealNs int64
+
+	Findings []*Finding
+	// Resolved are findings of the findings file that this sweep no longer
+	// shows: set by Store.Update.
+	Resolved []*Finding
+	// ShrinkOnly is set for a report of sf-shrink records that match no
+	// sf-run sweep given: it has findings and nothing else.
+	ShrinkOnly bool
+
+	ran map[uint64]bool // seeds that finished
+}
+
+// Status is the sweep's outcome: "pass", "fail" (a seed failed or a property
+// was never reached or never true) or "incomplete" (shards are missing, or
+// a stream ended early) when it did not otherwise fail.
+func (s *Sweep) Status() string {
+	switch {
+	case s.Failed > 0 || s.PropertyFailures > 0 || len(s.Findings) > 0:
+		return "fail"
+	case len(s.Missing) > 0 || len(s.Unfinished) > 0 || s.Interrupted:
+		return "incomplete"
+	}
+	return "pass"
+}
+
+// WorldKey names the world of a fingerprint: the file with its profile and
+// overrides.
+func (s *Sweep) WorldKey() string {
+	k := s.World
+	if s.Profile != "" {
+		k += " -profile " + s.Profile
+	}
+	for _, v := range s.Set {
+		k += " -set " + v
+	}
+	return k
+}
+
+// Finding is one way a sweep fails: its failing seeds grouped by class and
+// message head (liveness failures by node).
+type Finding struct {
+	Class string
+	// Head is the property message or failure message with the failing
+	// instance, the details after the first ": " and every number left
+	// out ("acknowledged write lost"); for liveness it is empty.
+	Head string
+	// Node is the node without its instance number, for liveness.
+	Node  string
+	Seeds []uint64
+	// First is the record of the finding's first seed.
+	First record.Seed
+	// Shrunk is the shortest shrunk schedule of the finding's seeds, if
+	// sf-shrink records were given.
+	Shrunk *record.Shrink
+	// Timeline is the first history timeline of the finding's seeds.
+	Timeline string
+	// Schedule is the shrunk schedule read from its file (Schedules), or
+	// ScheduleErr why it could not be read.
+	Schedule    *schedule.Schedule
+	ScheduleErr string
+
+	// Status, FirstSeen and LastSeen come from the findings file:
+	// new, ongoing, resolved or regressed. Empty without one.
+	Status    string
+	FirstSeen string
+	LastSeen  string
+}
+
+// Title is how reports name the finding: "assert · acknowledged write
+// lost" or "liveness · server".
+func (f *Finding) Title() string {
+	if f.Class == "liveness" {
+		return "liveness · " + f.Node
+	}
+	if f.Head == "" {
+		return f.Class
+	}
+	return f.Class + " · " + f.Head
+}
+
+// Repro is the command that shows the finding: the shrunk schedule's replay
+// when there is one, else the first seed's.
+func (f *Finding) Repro() string {
+	if f.Shrunk != nil && f.Shrunk.Repro != "" {
+		return f.Shrunk.Repro
+	}
+	return f.First.Repro
+}
+
+func (f *Finding) key() string { return f.Class + "\x00" + f.Head + "\x00" + f.Node }
+
+var (
+	instancePrefix = regexp.MustCompile(`^[A-Za-z0-9_.-]+#[0-9]+: `)
+	instanceNum    = regexp.MustCompile(`#[0-9]+\b`)
+	number         = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
+)
+
+// Group returns the class, message head and node a failure groups by, the
+// rule sf-shrink uses for "fails the same way" (lib/shrink.FailureOf) worked
+// out from a record: the property's message when the record has one, else
+// the message without the failing instance in front; cut at its first ": ";
+// with instance numbers dropped and other numbers masked as N. Only a
+// liveness failure keeps its node, without the instance.
+func Group(class, message, property, node string) (head, nodeName string) {
+	msg := instancePrefix.ReplaceAllString(message, "")
+	if property != "" {
+		msg = property
+	}
+	h, _, _ := strings.Cut(msg, ": ")
+	head = number.ReplaceAllString(instanceNum.ReplaceAllString(h, ""), "N")
+	if class == "liveness" {
+		return "", instanceNum.ReplaceAllString(node, "")
+	}
+	return head, ""
+}
+
+// Build reads every input and returns the sweeps they hold, in the order
+// their first stream appears. Shards of one sweep (the same seed set and
+// shard count) are merged; streams without a shard are sweeps of their own;
+// sf-shrink records join the sweep of their world, or a sweep of their own.
+func Build(inputs []Input) ([]*Sweep, error) {
+	var streams []*stream
+	for _, in := range inputs {
+		ss, err := readStreams(in)
+		if err != nil {
+			return nil, err
+		}
+		if len(ss) == 0 {
+			return nil, fmt.Errorf("%s: no records: pipe sf-run (with -json, or into a pipe) or sf-shrink -json into sf-report, or name their record files", in.Name)
+		}
+		streams = append(streams, ss...)
+	}
+	var sweeps []*Sweep
+	groups := map[string][]*stream{}
+	var order []string
+	var shrinks []*stream
+	for _, st := range streams {
+		switch {
+		case st.start.Tool == "sf-shrink":
+			shrinks = append(shrinks, st)
+		case st.start.Tool != "sf-run":
+			continue // another tool's stream: not a sweep
+		case st.n == 0:
+			key := fmt.Sprintf("single\x00%d", len(order))
+			groups[key] = []*stream{st}
+			order = append(order, key)
+		default:
+			key := fmt.Sprintf("shards\x00%s\x00%d", st.start.Seeds, st.n)
+			if groups[key] == nil {
+				order = append(order, key)
+			}
+			groups[key] = append(groups[key], st)
+		}
+	}
+	for _, key := range order {
+		sw, err := merge(groups[key])
+		if err != nil {
+			return nil, err
+		}
+		sweeps = append(sweeps, sw)
+	}
+	if orphans := attachShrinks(sweeps, shrinks); orphans != nil {
+		sweeps = append(sweeps, orphans)
+	}
+	if len(sweeps) == 0 {
+		return nil, fmt.Errorf("no sf-run or sf-shrink records in the input")
+	}
+	return sweeps, nil
+}
+
+// merge makes one sweep of a stream, or of the shards of one sweep.
+func merge(ss []*stream) (*Sweep, error) {
+	first := ss[0]
+	sw := &Sweep{World: first.start.Config, Profile: first.start.Profile, Set: first.start.Set,
+		SeedsText: first.start.Seeds, Shards: first.n, ran: map[uint64]bool{}}
+	byK := map[int]*stream{}
+	for _, st := range ss {
+		if st.start.Config != sw.World || st.start.Profile != sw.Profile || strings.Join(st.start.Set, "\x00") != strings.Join(sw.Set, "\x00") {
+			return nil, fmt.Errorf("%s: shard %s is of world %s, and shard %s (%s) of %s: shards of one sweep run one world",
+				st.source, st.start.Shard, describeWorld(st.start), first.start.Shard, first.source, describeWorld(first.start))
+		}
+		if st.n > 0 {
+			if prev := byK[st.k]; prev != nil {
+				return nil, fmt.Errorf("%s: shard %s was given twice, first at %s", st.source, st.start.Shard, prev.source)
+			}
+			byK[st.k] = st
+		}
+		sw.Sources = append(sw.Sources, st.source)
+	}
+	for k := 1; k <= sw.Shards; k++ {
+		if byK[k] == nil {
+			sw.Missing = append(sw.Missing, k)
+		}
+	}
+	// Shards in K order, so the merged sweep does not depend on the order
+	// the files were named in.
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].k < ss[j].k })
+
+	var seeds []record.Seed
+	props := map[string]*record.Property{}
+	sites := map[string]*record.BuggifySite{}
+	buggify := false
+	for _, st := range ss {
+		seeds = append(seeds, st.seeds...)
+		if st.summary == nil {
+			sw.Unfinished = append(sw.Unfinished, st.source)
+		} else {
+			sum := st.summary
+			sw.Interrupted = sw.Interrupted || sum.Interrupted
+			sw.RealNs = max(sw.RealNs, sum.RealNs)
+			for _, p := range sum.Properties {
+				mergeProperty(props, p)
+			}
+			if sum.BuggifySites != nil {
+				buggify = true
+			}
+			for _, b := range sum.BuggifySites {
+				mergeSite(sites, b)
+			}
+		}
+	}
+	sort.SliceStable(seeds, func(i, j int) bool { return seeds[i].Seed < seeds[j].Seed })
+	groups := map[string]*Finding{}
+	for _, s := range seeds {
+		sw.ran[s.Seed] = true
+		sw.Ran++
+		switch s.Status {
+		case "pass":
+			sw.Passed++
+		case "horizon":
+			sw.Passed++
+			sw.Horizon++
+		case "nondeterministic":
+			sw.Nondeterministic++
+			sw.Failed++
+			sw.FailedSeeds = append(sw.FailedSeeds, s.Seed)
+		default:
+			sw.Failed++
+			sw.FailedSeeds = append(sw.FailedSeeds, s.Seed)
+		}
+		if s.HistoryCheck == "unknown" {
+			sw.GaveUpSeeds = append(sw.GaveUpSeeds, s.Seed)
+		}
+		if s.Status != "fail" && s.Status != "nondeterministic" {
+			continue
+		}
+		class := s.Class
+		if s.Status == "nondeterministic" && class == "" {
+			class = "nondeterministic"
+		}
+		head, node := Group(class, s.Message, s.Property, s.Node)
+		f := &Finding{Class: class, Head: head, Node: node}
+		if g := groups[f.key()]; g != nil {
+			f = g
+		} else {
+			f.First = s
+			groups[f.key()] = f
+			sw.Findings = append(sw.Findings, f)
+		}
+		f.Seeds = append(f.Seeds, s.Seed)
+		if f.Timeline == "" && s.Artifacts != nil {
+			f.Timeline = s.Artifacts.Timeline
+		}
+	}
+	sortFindings(sw.Findings)
+	sw.Properties = propertyRows(props)
+	for _, p := range sw.Properties {
+		if p.Verdict != "" {
+			sw.PropertyFailures++
+		}
+	}
+	if buggify {
+		sw.Buggify = siteRows(sites)
+	}
+	return sw, nil
+}
+
+// sortFindings puts the finding with the most seeds first, then by title.
+func sortFindings(fs []*Finding) {
+	sort.SliceStable(fs, func(i, j int) bool {
+		if len(fs[i].Seeds) != len(fs[j].Seeds) {
+			return len(fs[i].Seeds) > len(fs[j].Seeds)
+		}
+		return fs[i].Title() < fs[j].Title()
+	})
+}
+
+func describeWorld(s record.Start) string {
+	w := s.Config
+	if s.Profile != "" {
+		w += " (profile " + s.Profile + ")"
+	}
+	if len(s.Set) > 0 {
+		w += " with -set " + strings.Join(s.Set, " -set ")
+	}
+	return w
+}
+
+// mergeProperty adds one shard's row to the merged table, as sf-run adds up
+// seeds: counts add, and the margin is the smallest of an always and the
+// largest of a sometimes.
+func mergeProperty(rows map[string]*record.Property, p record.Property) {
+	key := p.Kind + "\x00" + p.Message
+	row := rows[key]
+	if row == nil {
+		row = &record.Property{Kind: p.Kind, Message: p.Message, Location: p.Location}
+		rows[key] = row
+	}
+	row.SeedsReached += p.SeedsReached
+	row.SeedsTrue += p.SeedsTrue
+	if row.Location == "" {
+		row.Location = p.Location
+	}
+	if p.Margin != nil {
+		switch {
+		case row.Margin == nil:
+			v := *p.Margin
+			row.Margin = &v
+		case p.Kind == "always" && *p.Margin < *row.Margin, p.Kind == "sometimes" && *p.Margin > *row.Margin:
+			*row.Margin = *p.Margin
+		}
+	}
+}
+
+var kindOrder = map[string]int{"always": 0, "alwaysOrUnreachable": 1, "sometimes": 2, "reachable": 3, "unreachable": 4, "eventually": 5}
+
+// mustBeReached are the kinds a sweep fails on when no seed reached them,
+// as in sf-run.
+var mustBeReached = map[string]bool{"always": true, "sometimes": true, "reachable": true, "eventually": true}
+
+// propertyRows works out each row's verdict from the merged counts and sorts
+// the table as sf-run does.
+func propertyRows(rows map[string]*record.Property) []record.Property {
+	out := make([]record.Property, 0, len(rows))
+	for _, r := range rows {
+		r.Verdict = ""
+		switch {
+		case r.SeedsReached == 0 && mustBeReached[r.Kind]:
+			r.Verdict = "never reached"
+		case r.Kind == "sometimes" && r.SeedsTrue == 0:
+			r.Verdict = "never true"
+		}
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if kindOrder[out[i].Kind] != kindOrder[out[j].Kind] {
+			return kindOrder[out[i].Kind] < kindOrder[out[j].Kind]
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
+
+func mergeSite(rows map[string]*record.BuggifySite, b record.BuggifySite) {
+	row := rows[b.Site]
+	if row == nil {
+		row = &record.BuggifySite{Site: b.Site, Location: b.Location}
+		rows[b.Site] = row
+	}
+	row.SeedsReached += b.SeedsReached
+	row.SeedsEnabled += b.SeedsEnabled
+	row.SeedsFired += b.SeedsFired
+	row.Fired += b.Fired
+}
+
+func siteRows(rows map[string]*record.BuggifySite) []record.BuggifySite {
+	out := make([]record.BuggifySite, 0, len(rows))
+	for _, r := range rows {
+		r.Verdict = ""
+		switch {
+		case r.SeedsReached == 0:
+			r.Verdict = "never reached"
+		case r.Fired == 0:
+			r.Verdict = "never fired"
+		}
+		out = append(out, *r)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Site < out[j].Site })
+	return out
+}
+
+// attachShrinks gives each finding the shortest shrunk schedule among its
+// seeds. Shrink records whose seed belongs to no sweep given make a sweep of
+// their own, with a finding per way of failing, which it returns.
+func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
+	var orphans *Sweep
+	for _, st := range shrinks {
+		for i := range st.shrinks {
+			sh := &st.shrinks[i]
+			if sh.Error != "" {
+				continue
+			}
+			if f := findingOf(sweeps, sh); f != nil {
+				if shorter(sh, f.Shrunk) {
+					f.Shrunk = sh
+				}
+				continue
+			}
+			if orphans == nil {
+				orphans = &Sweep{World: sh.Config, Profile: sh.Profile, Set: sh.Set, ShrinkOnly: true, ran: map[uint64]bool{}}
+			}
+			head, node := Group(sh.Class, sh.Message, "", sh.Node)
+			f := &Finding{Class: sh.Class, Head: head, Node: node}
+			var g *Finding
+			for _, x := range orphans.Findings {
+				if x.key() == f.key() {
+					g = x
+				}
+			}
+			if g == nil {
+				g = f
+				g.First = record.Seed{Seed: sh.Seed, Config: sh.Config, Status: "fail", Class: sh.Class, Message: sh.Message,
+					Node: sh.Node, AtNs: sh.DurationNs, Repro: sh.Repro}
+				orphans.Findings = append(orphans.Findings, g)
+			}
+			g.Seeds = append(g.Seeds, sh.Seed)
+			if shorter(sh, g.Shrunk) {
+				g.Shrunk = sh
+			}
+		}
+	}
+	if orphans != nil {
+		for _, f := range orphans.Findings {
+			sort.Slice(f.Seeds, func(i, j int) bool { return f.Seeds[i] < f.Seeds[j] })
+		}
+		sortFindings(orphans.Findings)
+	}
+	return orphans
+}
+
+// findingOf is the finding of a sweep of sh's world that holds sh's seed.
+func findingOf(sweeps []*Sweep, sh *record.Shrink) *Finding {
+	for _, sw := range sweeps {
+		if sw.World != sh.Config || sw.Profile != sh.Profile || strings.Join(sw.Set, "\x00") != strings.Join(sh.Set, "\x00") {
+			continue
+		}
+		for _, f := range sw.Findings {
+			for _, s := range f.Seeds {
+				if s == sh.Seed {
+					return f
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// shorter says whether a is a shorter shrunk schedule than b: fewer faults,
+// then an earlier failure, then a smaller seed.
+func shorter(a, b *record.Shrink) bool {
+	switch {
+	case b == nil:
+		return true
+	case a.FaultsAfter != b.FaultsAfter:
+		return a.FaultsAfter < b.FaultsAfter
+	case a.DurationNs != b.DurationNs:
+		return a.DurationNs < b.DurationNs
+	}
+	return a.Seed < b.Seed
+}

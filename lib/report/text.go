@@ -1,0 +1,245 @@
+package report
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
+)
+
+// Schedules reads the shrunk schedule of every finding that has one, with
+// paths taken relative to dir, so that reports can list and draw its
+// faults. A schedule that cannot be read is noted on the finding.
+func Schedules(sweeps []*Sweep, dir string) {
+	for _, sw := range sweeps {
+		for _, f := range sw.Findings {
+			if f.Shrunk == nil || f.Shrunk.Schedule == "" {
+				continue
+			}
+			p := f.Shrunk.Schedule
+			if !filepath.IsAbs(p) {
+				p = filepath.Join(dir, p)
+			}
+			s, err := schedule.ReadFile(p, nil)
+			if err != nil {
+				f.ScheduleErr = err.Error()
+				continue
+			}
+			f.Schedule = s
+		}
+	}
+}
+
+// SeedList writes seeds compactly, runs as ranges ("1-11 13 15-39"), at
+// most max items; the rest are counted.
+func SeedList(seeds []uint64, max int) string {
+	var items []string
+	for i := 0; i < len(seeds); {
+		j := i
+		for j+1 < len(seeds) && seeds[j+1] == seeds[j]+1 {
+			j++
+		}
+		if j > i {
+			items = append(items, fmt.Sprintf("%d-%d", seeds[i], seeds[j]))
+		} else {
+			items = append(items, fmt.Sprint(seeds[i]))
+		}
+		i = j + 1
+	}
+	if len(items) > max {
+		return strings.Join(items[:max], " ") + fmt.Sprintf(" ... (%d seeds in all)", len(seeds))
+	}
+	return strings.Join(items, " ")
+}
+
+// seedItemsMax is how many seeds or ranges a report lists per finding.
+const seedItemsMax = 20
+
+// Title is the sweep's heading: its world, seeds and shards.
+func (s *Sweep) Title() string {
+	t := s.World
+	if s.Profile != "" {
+		t += " (profile " + s.Profile + ")"
+	}
+	for _, v := range s.Set {
+		t += " -set " + v
+	}
+	if s.ShrinkOnly {
+		return t + ": shrunk seeds"
+	}
+	t += ", seeds " + s.SeedsText
+	if s.Shards > 0 {
+		t += fmt.Sprintf(", %d shards", s.Shards)
+	}
+	return t
+}
+
+// Counts is the sweep's one-line summary.
+func (s *Sweep) Counts() string {
+	if s.ShrinkOnly {
+		return fmt.Sprintf("%s among the shrunk seeds", Plural(len(s.Findings), "way of failing"))
+	}
+	return fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
+		s.Failed, Plural(s.Ran, "seed"), s.Passed, s.Horizon, s.Nondeterministic, Plural(len(s.Findings), "finding"),
+		Plural(s.PropertyFailures, "property"))
+}
+
+// Warnings are what makes the sweep incomplete.
+func (s *Sweep) Warnings() []string {
+	var out []string
+	if len(s.Missing) > 0 {
+		var ks []string
+		for _, k := range s.Missing {
+			ks = append(ks, fmt.Sprintf("%d/%d", k, s.Shards))
+		}
+		out = append(out, fmt.Sprintf("missing shards: %s; the report covers only the shards given", strings.Join(ks, ", ")))
+	}
+	for _, u := range s.Unfinished {
+		out = append(out, fmt.Sprintf("the stream starting at %s ended without a summary: its run was stopped; its finished seeds are counted", u))
+	}
+	if s.Interrupted {
+		out = append(out, "the sweep was interrupted: the counts cover the seeds that finished")
+	}
+	return out
+}
+
+// Margin formats a property's margin; "" when it has none.
+func Margin(p record.Property) string {
+	if p.Margin == nil {
+		return ""
+	}
+	return fmt.Sprintf("%g", *p.Margin)
+}
+
+// statusText is the finding's status with when it was first seen.
+func statusText(f *Finding) string {
+	switch f.Status {
+	case "":
+		return ""
+	case StatusNew:
+		return "new"
+	}
+	return fmt.Sprintf("%s, first seen %s", f.Status, f.FirstSeen)
+}
+
+// Text writes the report for people.
+func Text(w io.Writer, sweeps []*Sweep) {
+	for i, s := range sweeps {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		text(w, s)
+	}
+}
+
+func text(w io.Writer, s *Sweep) {
+	fmt.Fprintf(w, "sweep %s\n", s.Title())
+	fmt.Fprintf(w, "%s %s\n", strings.ToUpper(s.Status()), s.Counts())
+	if s.RealNs > 0 {
+		what := ""
+		if s.Shards > 0 {
+			what = " (longest shard)"
+		}
+		fmt.Fprintf(w, "real time %s%s\n", schedule.RoundedDuration(s.RealNs), what)
+	}
+	for _, warn := range s.Warnings() {
+		fmt.Fprintf(w, "warning: %s\n", warn)
+	}
+	if len(s.Findings) > 0 {
+		fmt.Fprintf(w, "\nfindings (%d):\n", len(s.Findings))
+	}
+	for i, f := range s.Findings {
+		st := statusText(f)
+		if st != "" {
+			st = "  [" + st + "]"
+		}
+		fmt.Fprintf(w, "%2d. %s%s\n", i+1, f.Title(), st)
+		fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Seeds), "seed"), SeedList(f.Seeds, seedItemsMax))
+		fmt.Fprintf(w, "    seed %d at t=%s: %s\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
+		if sh := f.Shrunk; sh != nil {
+			fmt.Fprintf(w, "    shrunk: seed %d from %d faults to %d, fails at %s: %s\n", sh.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
+			if f.Schedule != nil {
+				for _, l := range schedule.Lines(f.Schedule.Faults) {
+					fmt.Fprintf(w, "    %s\n", l)
+				}
+			} else if f.ScheduleErr != "" {
+				fmt.Fprintf(w, "      (cannot read it: %s)\n", f.ScheduleErr)
+			}
+		}
+		if f.Timeline != "" {
+			fmt.Fprintf(w, "    history timeline: %s\n", f.Timeline)
+		}
+		fmt.Fprintf(w, "    repro: %s\n", f.Repro())
+	}
+	if len(s.Resolved) > 0 {
+		fmt.Fprintf(w, "\nresolved (%d): these seeds ran again and no longer fail this way\n", len(s.Resolved))
+		for _, f := range s.Resolved {
+			fmt.Fprintf(w, "  %s  (first seen %s, last seen %s; seeds %s)\n", f.Title(), f.FirstSeen, f.LastSeen, SeedList(f.Seeds, seedItemsMax))
+		}
+	}
+	if len(s.Properties) > 0 {
+		fmt.Fprintln(w, "\nproperties:")
+		fmt.Fprintf(w, "  %-19s  %13s  %10s  %8s  %s\n", "kind", "seeds reached", "seeds true", "margin", "property")
+		for _, p := range s.Properties {
+			line := p.Message
+			if p.Verdict != "" {
+				line += "  <- " + p.Verdict
+			}
+			if p.Location != "" {
+				line += " (" + p.Location + ")"
+			}
+			fmt.Fprintf(w, "  %-19s  %13d  %10d  %8s  %s\n", p.Kind, p.SeedsReached, p.SeedsTrue, Margin(p), line)
+		}
+	}
+	if len(s.Buggify) > 0 {
+		fmt.Fprintln(w, "\nbuggify sites:")
+		fmt.Fprintf(w, "  %13s  %13s  %11s  %6s  %s\n", "seeds reached", "seeds enabled", "seeds fired", "fired", "site")
+		for _, b := range s.Buggify {
+			line := b.Site
+			if b.Verdict != "" {
+				line += "  <- " + b.Verdict
+			}
+			if b.Location != "" {
+				line += " (" + b.Location + ")"
+			}
+			fmt.Fprintf(w, "  %13d  %13d  %11d  %6d  %s\n", b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, line)
+		}
+	}
+	if len(s.GaveUpSeeds) > 0 {
+		fmt.Fprintf(w, "\nhistory checks that gave up (%s; they neither passed nor failed on their history): %s\n",
+			Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
+	}
+}
+
+// Now is the time findings are stamped with: the UTC time, to the second,
+// or SOURCE_DATE_EPOCH when it is set (for reproducible reports).
+func Now(epoch string) string {
+	t := time.Now()
+	if epoch != "" {
+		var sec int64
+		if _, err := fmt.Sscan(epoch, &sec); err == nil {
+			t = time.Unix(sec, 0)
+		}
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// Plural is n and the noun, in the plural unless n is 1.
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	switch {
+	case strings.HasSuffix(noun, "y"):
+		noun = strings.TrimSuffix(noun, "y") + "ies"
+	case strings.HasPrefix(noun, "way "):
+		noun = "ways" + strings.TrimPrefix(noun, "way")
+	default:
+		noun += "s"
+	}
+	return fmt.Sprintf("%d %s", n, noun)
+}
