@@ -130,4 +130,3 @@ func writeMarkdown(path string, c *Command, s record.MutateSummary, vs []Verdict
 	}
 	return nil
 }
-
