@@ -14,6 +14,7 @@ import (
 // Crash is CrashWith with no rules.
 func (fs *FS) Crash() {
 	fs.dirOps = nil
+	fs.holes = nil
 	for _, n := range fs.inodes {
 		n.links = nil
 		n.lastPath = ""

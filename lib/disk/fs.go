@@ -99,6 +99,10 @@ type FS struct {
 	nextIno       Ino
 	seq           uint64   // sequence number of the last write, truncate or directory operation
 	dirOps        []*dirOp // pending directory operations in sequence order (StrictDirs only)
+
+	mutant     Mutant      // see SetMutant
+	mutantHits int         // see MutantHits
+	holes      []entryEdit // names MutantRenameNotAtomic keeps out of the durable namespace
 }
 
 // link is one name of an inode: entry name in directory dir.
@@ -347,6 +351,14 @@ func (fs *FS) Sync(ino Ino) error {
 	n, err := fs.get(ino)
 	if err != nil {
 		return err
+	}
+	if fs.mutant != MutantNone {
+		if len(fs.holes) > 0 {
+			fs.fillHoles()
+		}
+		if fs.mutantSync(n) {
+			return nil
+		}
 	}
 	switch n.typ {
 	case TypeRegular:

@@ -408,6 +408,9 @@ func (fs *FS) Rename(oldDir Ino, oldPath string, newDir Ino, newPath string) err
 	fs.addName(rn.dir, rn.name, on)
 	op.edits = []entryEdit{{ro.dir.ino, ro.name, 0}, {rn.dir.ino, rn.name, on.ino}}
 	fs.record(op)
+	if fs.mutant == MutantRenameNotAtomic && nn != nil && nn.typ == TypeRegular {
+		fs.renameHole(ro.dir.ino, ro.name, rn.dir.ino, rn.name, on.ino)
+	}
 	return nil
 }
 

@@ -86,6 +86,9 @@ type Options struct {
 	// Interrupt, when it becomes true, ends the run at its next scheduler
 	// step with StatusInterrupted: a sweep that was asked to stop.
 	Interrupt *atomic.Bool
+	// Mutant, when not empty, names a runtime mutant (mutant.go) that
+	// weakens the nodes that take faults. Defaults to none.
+	Mutant string
 }
 
 // Property is what one run saw of one property.
@@ -132,6 +135,8 @@ type Result struct {
 	BudgetAsked int
 	// CutShort says the run reached Options.StopAtNs without failing.
 	CutShort bool
+	// MutantHits counts the operations Options.Mutant weakened.
+	MutantHits int
 }
 
 type cmd uint8
@@ -190,6 +195,7 @@ type node struct {
 	slowSeq     int
 	pausedUntil int64
 	jumps       int64 // clock jumps applied so far
+	monoJumps   int64 // with monotonic_jump, the jumps the monotonic clock took too
 }
 
 // wall is the node's wall clock: the fixed epoch plus virtual time, moved by
@@ -241,6 +247,12 @@ type run struct {
 	// Options.Branches to apply.
 	streamSeeds [numBranchStreams]uint64
 	nextBranch  int
+
+	// mutant is Options.Mutant; engineHits counts the operations it
+	// weakened that the engine itself handles (osync_ignored,
+	// monotonic_jump).
+	mutant     string
+	engineHits int
 }
 
 const wallEpochNs = 1_700_000_000 * int64(time.Second)
@@ -307,6 +319,11 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	if err := r.net.SetLinks(spec.Net.Links); err != nil {
 		return nil, err
 	}
+	if opts.Mutant != "" {
+		if err := r.setMutant(opts.Mutant); err != nil {
+			return nil, err
+		}
+	}
 	r.horizon = spec.DurationNs
 	r.drawSwarm()
 	if opts.Faults != nil {
@@ -350,6 +367,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	res.Hash = r.hash
 	res.RealNs = time.Since(start).Nanoseconds()
 	res.Trace = r.traceLines
+	res.MutantHits = r.mutantHits()
 	if opts.Inspect {
 		for _, n := range r.nodes {
 			res.Disks = append(res.Disks, NodeDisk{Node: n.spec.Name, UsageBytes: n.fs.Usage(), CapacityBytes: n.fs.Capacity(), Files: n.fs.Files()})
@@ -770,6 +788,10 @@ func (r *run) apply(f Fault) {
 			return
 		}
 		n.jumps += int64(f.Delta)
+		if r.mutant == MutantMonotonicJump && f.Delta != 0 {
+			n.monoJumps += int64(f.Delta)
+			r.engineHits++
+		}
 		r.res.Faults = append(r.res.Faults, f)
 		r.tracef("fault clock jump %s by %s", f.Node, schedule.Time(int64(f.Delta)))
 	case KindCrash:

@@ -175,6 +175,9 @@ func init() {
 			t = in.node.wall(in.run)
 		case 1, 2, 3: // monotonic and the CPU-time clocks, which are virtual time too
 			t = in.run.monoNow()
+			if j := in.node.monoJumps; j != 0 {
+				t = max(t+j, 1) // monotonic_jump; never 0, which kills Go's runtime
+			}
 		default:
 			s[0] = eInval
 			return
@@ -1012,7 +1015,9 @@ func (in *instance) writev(ctx context.Context, m api.Module, fd int32, iovs, io
 		}
 		total += n
 	}
-	if e.kind == fdFile && e.flags&(fdflagSync|fdflagDsync) != 0 && !e.antithesis && !crashing {
+	if e.kind == fdFile && e.flags&(fdflagSync|fdflagDsync) != 0 && !e.antithesis && !crashing && in.osyncIgnored() {
+		in.run.engineHits++
+	} else if e.kind == fdFile && e.flags&(fdflagSync|fdflagDsync) != 0 && !e.antithesis && !crashing {
 		// O_SYNC and O_DSYNC: the write is an fsync too, a disk operation of
 		// its own with every fsync fault (latency, crash_on_io, fsync_eio,
 		// lost_write, misdirected_write). A failed sync fails the write.
@@ -1104,7 +1109,7 @@ func (in *instance) pollOneoff(ctx context.Context, m api.Module, inPtr, outPtr,
 				if clockID == 0 {
 					d = timeout - (in.node.wall(r) - r.now)
 				} else {
-					d = timeout - 1
+					d = timeout - 1 - in.node.monoJumps
 				}
 			} else {
 				d = r.now + timeout

@@ -24,6 +24,7 @@ const (
 	KindSeed    = "seed"
 	KindSummary = "summary"
 	KindShrink  = "shrink"
+	KindMutant  = "mutant"
 )
 
 // Start opens a stream.
@@ -179,6 +180,70 @@ type ShrinkSummary struct {
 	Status  string `json:"status"` // shrunk, nothing, or error
 }
 
+// Mutant is sf-mutate's verdict on one mutant.
+type Mutant struct {
+	Kind string `json:"kind"`
+	// Name is the runtime mutant's name (fsync_noop), or for a source
+	// mutant its change (flip_comparison) at File:Line.
+	Name string `json:"name"`
+	// Source is "runtime" for a mutant of the simulated world and "app" for
+	// one of the program's own source.
+	Source string `json:"source"`
+	// File and Line locate a source mutant, File relative to the world
+	// file's folder; Change shows the edit ("a < b -> a >= b").
+	File   string `json:"file,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Change string `json:"change,omitempty"`
+	// Verdict is killed, survived, not_exercised or did_not_build.
+	Verdict string `json:"verdict"`
+	// KilledBySeed is the first seed that failed with the mutant, and
+	// Reason how it failed; Repro replays that seed with the mutant.
+	KilledBySeed uint64 `json:"killed_by_seed,omitempty"`
+	Reason       string `json:"reason,omitempty"`
+	Repro        string `json:"repro,omitempty"`
+	// SeedsPassed counts the seeds that passed with the mutant.
+	SeedsPassed int `json:"seeds_passed"`
+	// Hits counts the operations a runtime mutant weakened over the seeds
+	// that ran; 0 for a source mutant.
+	Hits int `json:"hits"`
+	// Operation names what a runtime mutant weakens (for not_exercised).
+	Operation string `json:"operation,omitempty"`
+}
+
+// Mutant verdicts.
+const (
+	VerdictKilled       = "killed"
+	VerdictSurvived     = "survived"
+	VerdictNotExercised = "not_exercised"
+	VerdictDidNotBuild  = "did_not_build"
+)
+
+// MutateSummary closes an sf-mutate stream.
+type MutateSummary struct {
+	Kind   string `json:"kind"`
+	Tool   string `json:"tool"`
+	Config string `json:"config"`
+	// Baseline is pass, or fail when the world failed with no mutant (then
+	// no mutant was judged and BaselineSeed, BaselineReason and
+	// BaselineRepro say how).
+	Baseline       string `json:"baseline"`
+	BaselineSeed   uint64 `json:"baseline_seed,omitempty"`
+	BaselineReason string `json:"baseline_reason,omitempty"`
+	BaselineRepro  string `json:"baseline_repro,omitempty"`
+	Mutants        int    `json:"mutants"`
+	Killed         int    `json:"killed"`
+	Survived       int    `json:"survived"`
+	NotExercised   int    `json:"not_exercised"`
+	DidNotBuild    int    `json:"did_not_build"`
+	// Score is killed / (killed + survived), the share of the exercised
+	// mutants that the checks catch; 0 when none was exercised.
+	Score  float64 `json:"score"`
+	RealNs int64   `json:"real_ns"`
+	// Status is pass when every exercised mutant was killed, survived when
+	// one survived, baseline_failed when the world fails without mutants.
+	Status string `json:"status"`
+}
+
 // Writer writes records as whole lines and flushes after each, so a
 // downstream tool sees every record as soon as it exists.
 type Writer struct {
@@ -212,6 +277,10 @@ type Any struct {
 	// ShrinkSummary is set instead of Summary for a summary whose tool is
 	// sf-shrink.
 	ShrinkSummary *ShrinkSummary
+	Mutant        *Mutant
+	// MutateSummary is set instead of Summary for a summary whose tool is
+	// sf-mutate.
+	MutateSummary *MutateSummary
 	Raw           json.RawMessage
 }
 
@@ -278,6 +347,9 @@ func (r *Reader) Next() (*Any, error) {
 			if err = json.Unmarshal(line, &tool); err == nil && tool.Tool == "sf-shrink" {
 				a.ShrinkSummary = &ShrinkSummary{}
 				err = json.Unmarshal(line, a.ShrinkSummary)
+			} else if err == nil && tool.Tool == "sf-mutate" {
+				a.MutateSummary = &MutateSummary{}
+				err = json.Unmarshal(line, a.MutateSummary)
 			} else if err == nil {
 				a.Summary = &Summary{}
 				err = json.Unmarshal(line, a.Summary)
@@ -285,6 +357,9 @@ func (r *Reader) Next() (*Any, error) {
 		case KindShrink:
 			a.Shrink = &Shrink{}
 			err = json.Unmarshal(line, a.Shrink)
+		case KindMutant:
+			a.Mutant = &Mutant{}
+			err = json.Unmarshal(line, a.Mutant)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: bad %s record: %v", r.name, r.line, head.Kind, err)

@@ -31,6 +31,14 @@ func sample() []any {
 			FaultsBefore: 14, FaultsAfter: 2, ShrinkRuns: 23, Duration: "1.9s", DurationNs: 1_900_000_000, Budget: 63,
 			Schedule: ".seedfall/seedfall/seed-2.faults.json", Repro: "sf-run -c seedfall.json -seed 2 -faults .seedfall/seedfall/seed-2.faults.json"},
 		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Shrunk: 1, RealNs: 2_000_000_000, Status: "shrunk"},
+		Start{Kind: KindStart, Tool: "sf-mutate", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "1-20", Count: 20, Jobs: 2},
+		Mutant{Kind: KindMutant, Name: "net_dup_chunk", Source: "runtime", Verdict: VerdictKilled, KilledBySeed: 18,
+			Reason: "client#1: ledger total holds no deposit that was never sent", Repro: "sf-mutate -c seedfall.json -seeds 18 -only net_dup_chunk",
+			SeedsPassed: 17, Hits: 212, Operation: "connection write to a node that takes faults"},
+		Mutant{Kind: KindMutant, Name: "flip_comparison", Source: "app", File: "server/main.go", Line: 95, Change: "a < b -> a >= b",
+			Verdict: VerdictSurvived, SeedsPassed: 20},
+		MutateSummary{Kind: KindSummary, Tool: "sf-mutate", Config: "seedfall.json", Baseline: "pass", Mutants: 2, Killed: 1, Survived: 1,
+			Score: 0.5, RealNs: 9_000_000_000, Status: "survived"},
 	}
 }
 
@@ -171,9 +179,13 @@ func TestReaderDecodesGolden(t *testing.T) {
 			got = append(got, "shrink")
 		case a.ShrinkSummary != nil:
 			got = append(got, "shrink-summary")
+		case a.Mutant != nil:
+			got = append(got, "mutant/"+a.Mutant.Source)
+		case a.MutateSummary != nil:
+			got = append(got, "mutate-summary")
 		}
 	}
-	want := "start/sf-run,seed,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary"
+	want := "start/sf-run,seed,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("decoded %v, want %s", got, want)
 	}

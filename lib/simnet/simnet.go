@@ -80,6 +80,11 @@ type Socket struct {
 	// connectNode is the node a dialer dials.
 	connectNode string
 
+	// lastData is the last data chunk this end sent, and rbufLast the last
+	// chunk that arrived here (from rbufFrom), for MutantDropAfterClose.
+	lastData, rbufLast *event
+	rbufFrom           *Socket
+
 	// Datagram sockets only.
 	inbox      []datagram
 	inboxBytes int
@@ -153,6 +158,8 @@ type event struct {
 	// back to the dialer.
 	src, dst string
 	port     int // evDgram: the destination port
+	// delivered and dropped serve MutantDropAfterClose.
+	delivered, dropped bool
 }
 
 type eventQueue []*event
@@ -188,6 +195,7 @@ type Net struct {
 
 	faults
 	udp
+	mutantState
 }
 
 // New returns the network of a run with the given seed, the per-chunk
@@ -355,7 +363,16 @@ func (n *Net) Write(s *Socket, p []byte) (int, Errno) {
 	for off := 0; off < len(p); off += MaxChunk {
 		end := min(off+MaxChunk, len(p))
 		chunk := append([]byte(nil), p[off:end]...)
-		n.send(s, s.Peer, &event{kind: evData, from: s, data: chunk})
+		e := &event{kind: evData, from: s, data: chunk}
+		n.send(s, s.Peer, e)
+		if n.mutant != MutantNone {
+			s.lastData = e
+			if n.dupChunk(s.Peer.Node) {
+				e2 := &event{kind: evData, from: s, data: chunk}
+				n.send(s, s.Peer, e2)
+				s.lastData = e2
+			}
+		}
 	}
 	return len(p), OK
 }
@@ -421,6 +438,9 @@ func (n *Net) Close(s *Socket) {
 		return
 	}
 	if s.State == Established && !s.wrClosed {
+		if n.mutant == MutantDropAfterClose {
+			n.dropLast(s)
+		}
 		s.wrClosed = true
 		n.send(s, s.Peer, &event{kind: evFin, from: s})
 	}
@@ -525,6 +545,13 @@ func (n *Net) deliver(e *event) {
 			// with a reset, and so do we.
 			n.reset(t)
 			return
+		}
+		if n.mutant != MutantNone {
+			if e.dropped {
+				return
+			}
+			e.delivered = true
+			t.rbufFrom, t.rbufLast = e.from, e
 		}
 		t.rbuf = append(t.rbuf, e.data...)
 	case evFin:

@@ -1,0 +1,245 @@
+package main
+
+// CLI tests: the in-process ones check usage errors; the scenario tests
+// build the real sf-mutate and run it as a user would, on copies of world
+// files in temporary directories (their packages stay where they are, and
+// are never written to).
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
+	"github.com/sf-dst/sf/lib/record"
+)
+
+var bin struct {
+	root, mutate, skip string
+}
+
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+func testMain(m *testing.M) int {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return 1
+	}
+	bin.root = root
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		bin.skip = "no Go toolchain on PATH"
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "sf-mutate-test-")
+	if err != nil {
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	for _, t := range []string{"sf-mutate", "sf-run"} {
+		cmd := exec.Command(goCmd, "build", "-o", filepath.Join(dir, t), "./cmd/"+t)
+		cmd.Dir = root
+		if b, err := cmd.CombinedOutput(); err != nil {
+			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", t, err, b)
+			return 1
+		}
+	}
+	bin.mutate = filepath.Join(dir, "sf-mutate")
+	return m.Run()
+}
+
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
+}
+
+func sfMutate(t *testing.T, dir string, args ...string) result {
+	t.Helper()
+	if bin.skip != "" {
+		t.Skip(bin.skip)
+	}
+	cmd := exec.Command(bin.mutate, args...)
+	cmd.Dir = dir
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	r := result{stdout: out.String(), stderr: errb.String()}
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+	case errors.As(err, &ee):
+		r.code = ee.ExitCode()
+	default:
+		t.Fatal(err)
+	}
+	return r
+}
+
+// copyWorld copies the world file src (relative to the repository root) to
+// a temporary directory with its packages made absolute, and returns the
+// directory.
+func copyWorld(t *testing.T, src string) string {
+	t.Helper()
+	src = filepath.Join(bin.root, src)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w map[string]any
+	if err := json.Unmarshal(data, &w); err != nil {
+		t.Fatal(err)
+	}
+	abs := func(n any) {
+		if node, ok := n.(map[string]any); ok {
+			if p, ok := node["pkg"].(string); ok {
+				node["pkg"] = filepath.Join(filepath.Dir(src), p)
+			}
+		}
+	}
+	for _, n := range w["nodes"].([]any) {
+		abs(n)
+	}
+	abs(w["workload"])
+	dir := t.TempDir()
+	data, _ = json.Marshal(w)
+	if err := os.WriteFile(filepath.Join(dir, "seedfall.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// records decodes a -json stream.
+func records(t *testing.T, out string) (muts map[string]*record.Mutant, sum *record.MutateSummary) {
+	t.Helper()
+	muts = map[string]*record.Mutant{}
+	r := record.NewReader(strings.NewReader(out), "stdout")
+	for {
+		a, err := r.Next()
+		if err != nil {
+			break
+		}
+		if a.Mutant != nil {
+			key := a.Mutant.Name
+			if a.Mutant.Source == "app" {
+				key = fmt.Sprintf("%s %s:%d", a.Mutant.Name, a.Mutant.File, a.Mutant.Line)
+			}
+			muts[key] = a.Mutant
+		}
+		if a.MutateSummary != nil {
+			sum = a.MutateSummary
+		}
+	}
+	return muts, sum
+}
+
+// TestBadOnly: an unknown -only name is a usage error that lists the
+// runtime mutants; so is -only with -app.
+func TestBadOnly(t *testing.T) {
+	r := clitest.Run(t, run, "", "sf-mutate", "-only", "fsync_noop,fsync_nope")
+	r.Want(t, 2, `sf-mutate: -only: "fsync_nope" is not a runtime mutant; the runtime mutants are fsync_noop, dirsync_noop, osync_ignored, fsync_corrupts, rename_not_atomic, truncate_not_durable, net_drop_after_close, net_dup_chunk, monotonic_jump (see sf-mutate -h)`+"\n")
+	r = clitest.Run(t, run, "", "sf-mutate", "-only", "fsync_noop", "-app")
+	r.Want(t, 2, "sf-mutate: -only picks runtime mutants and cannot be combined with -app (see sf-mutate -h)\n")
+	r = clitest.Run(t, run, "", "sf-mutate", "-mutants", "3")
+	r.Want(t, 2, "sf-mutate: -mutants needs -app (see sf-mutate -h)\n")
+}
+
+// TestLedger: on examples/ledger, net_dup_chunk is killed by the upper
+// bound, truncate_not_durable survives, and dirsync_noop (no strict_dirs)
+// is not exercised; -json and -md say the same as the table.
+func TestLedger(t *testing.T) {
+	dir := copyWorld(t, "examples/ledger/seedfall.json")
+	r := sfMutate(t, dir, "-seeds", "1-10", "-only", "net_dup_chunk,truncate_not_durable,dirsync_noop", "-json", "-md", "mutants.md")
+	if r.code != 1 {
+		t.Fatalf("want exit 1 (a survivor)\n%s", r)
+	}
+	for _, want := range []string{
+		"baseline: seeds 1-10 pass",
+		"net_dup_chunk          killed     seed 1: client#1: ledger total holds no deposit that was never sent",
+		"truncate_not_durable   SURVIVED   10 seeds passed although the operation was weakened",
+		"dirsync_noop           not exercised: no directory fsync that would make an entry durable (needs strict_dirs) in 10 seeds",
+		"1 mutant survived",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr has no %q\n%s", want, r)
+		}
+	}
+	muts, sum := records(t, r.stdout)
+	if m := muts["net_dup_chunk"]; m == nil || m.Verdict != record.VerdictKilled || m.KilledBySeed != 1 || m.Source != "runtime" {
+		t.Errorf("net_dup_chunk record %+v", m)
+	}
+	if m := muts["truncate_not_durable"]; m == nil || m.Verdict != record.VerdictSurvived || m.SeedsPassed != 10 || m.Hits == 0 {
+		t.Errorf("truncate_not_durable record %+v", m)
+	}
+	if m := muts["dirsync_noop"]; m == nil || m.Verdict != record.VerdictNotExercised || m.Hits != 0 {
+		t.Errorf("dirsync_noop record %+v", m)
+	}
+	if sum == nil || sum.Status != "survived" || sum.Killed != 1 || sum.Survived != 1 || sum.NotExercised != 1 || sum.Score != 0.5 {
+		t.Errorf("summary %+v", sum)
+	}
+	md, err := os.ReadFile(filepath.Join(dir, "mutants.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"| Mutant | Source | Verdict | Detail |", "| net_dup_chunk | runtime | killed | seed 1: ", "| truncate_not_durable | runtime | **SURVIVED** |", "| dirsync_noop | runtime | not exercised |", "Mutation score: 1 of 2"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("-md file has no %q:\n%s", want, md)
+		}
+	}
+}
+
+// TestFailingBaseline: a world that fails with no mutant is reported with
+// the failing seed's replay line, and no mutant is judged.
+func TestFailingBaseline(t *testing.T) {
+	dir := copyWorld(t, "examples/kvlog/seedfall.json")
+	r := sfMutate(t, dir, "-seeds", "1-4", "-only", "fsync_noop", "-json")
+	if r.code != 1 {
+		t.Fatalf("want exit 1\n%s", r)
+	}
+	replay := fmt.Sprintf("replay: %s -c seedfall.json -seed 1", filepath.Join(filepath.Dir(bin.mutate), "sf-run"))
+	for _, want := range []string{"baseline: seed 1 fails with no mutant: client#1: acknowledged write lost", replay, "no mutant judged"} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("stderr has no %q\n%s", want, r)
+		}
+	}
+	muts, sum := records(t, r.stdout)
+	if len(muts) != 0 || sum == nil || sum.Baseline != "fail" || sum.BaselineSeed != 1 || sum.Status != "baseline_failed" {
+		t.Errorf("records: %d mutants, summary %+v", len(muts), sum)
+	}
+}
+
+// TestSourceMutants: with -app, a skip_sync mutant of a Sync method that
+// returns an int does not build (and is no survivor); the flipped
+// comparison makes the node exit 3 and is killed. The tree is untouched.
+func TestSourceMutants(t *testing.T) {
+	src := filepath.Join(bin.root, "cmd/sf-mutate/testdata/nobuild/server/main.go")
+	before, _ := os.ReadFile(src)
+	dir := copyWorld(t, "cmd/sf-mutate/testdata/nobuild/seedfall.json")
+	r := sfMutate(t, dir, "-seeds", "1-2", "-app", "-mutants", "5", "-json")
+	if r.code != 0 {
+		t.Fatalf("want exit 0\n%s", r)
+	}
+	muts, sum := records(t, r.stdout)
+	var kinds []string
+	for k, m := range muts {
+		kinds = append(kinds, k+"="+m.Verdict)
+	}
+	if sum == nil || sum.DidNotBuild != 1 || sum.Killed != 1 || sum.Mutants != 2 {
+		t.Errorf("summary %+v, mutants %v\n%s", sum, kinds, r)
+	}
+	if !strings.Contains(r.stderr, "did not build") || !strings.Contains(r.stderr, "c.Sync() -> nil, without syncing") {
+		t.Errorf("stderr:\n%s", r)
+	}
+	if after, _ := os.ReadFile(src); !bytes.Equal(before, after) {
+		t.Error("sf-mutate changed the source tree")
+	}
+}

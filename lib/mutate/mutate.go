@@ -1,0 +1,334 @@
+// Package mutate measures whether a world's checks catch the bugs they exist
+// for. It runs the world's seeds once with no change (the baseline, which
+// must pass) and then once per mutant: a runtime mutant weakens one
+// guarantee of the simulated disk, network or clock (engine.Mutants), and a
+// source mutant (app.go) changes one line of a node package and rebuilds it
+// with go build -overlay. Each mutant is killed (some seed failed),
+// survived (every seed passed), not exercised (a runtime mutant whose
+// operation never happened) or did not build (a source mutant). sf-mutate
+// is a thin wrapper around Main.
+package mutate
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+// DefaultAppMutants is how many source mutants -app picks.
+const DefaultAppMutants = 10
+
+// Command is one invocation of sf-mutate.
+type Command struct {
+	Config    string
+	Profile   string
+	Set       []string
+	Seeds     []uint64
+	SeedsText string
+	// Only picks runtime mutants by name. Defaults to all of them.
+	Only []string
+	// App runs source mutants of the node packages instead of the runtime
+	// mutants, AppMutants of them (defaults to DefaultAppMutants). It
+	// cannot be combined with Only.
+	App        bool
+	AppMutants int
+	Jobs       int
+	JSON       bool
+	// Markdown, when set, is a file that gets the result as a Markdown
+	// table.
+	Markdown string
+	// Tool and RunTool are how repro lines call sf-mutate and sf-run.
+	// Default to "sf-mutate" and "sf-run".
+	Tool, RunTool string
+	Stdin         io.Reader
+	Stdout        io.Writer
+	Stderr        io.Writer
+}
+
+// Verdict is the outcome for one mutant.
+type Verdict struct {
+	record.Mutant
+	// Breaks says what the mutant changes, for people.
+	Breaks string
+}
+
+// ValidateOnly checks -only names against the runtime mutants.
+func ValidateOnly(names []string) error {
+	for _, n := range names {
+		if _, ok := engine.LookupMutant(n); !ok {
+			return fmt.Errorf("-only: %q is not a runtime mutant; the runtime mutants are %s", n, strings.Join(engine.MutantNames(), ", "))
+		}
+	}
+	return nil
+}
+
+// Main runs the command and returns the exit status: 0 when every exercised
+// mutant was killed, 1 when one survived or the baseline failed, 2 on usage
+// or input errors.
+func Main(c Command) int {
+	if c.Stdout == nil {
+		c.Stdout = os.Stdout
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
+	}
+	if c.Jobs <= 0 {
+		c.Jobs = runtime.NumCPU()
+	}
+	if c.Tool == "" {
+		c.Tool = "sf-mutate"
+	}
+	if c.RunTool == "" {
+		c.RunTool = "sf-run"
+	}
+	if c.AppMutants <= 0 {
+		c.AppMutants = DefaultAppMutants
+	}
+	code, err := c.run()
+	if err != nil {
+		fmt.Fprintf(c.Stderr, "sf-mutate: %v\n", err)
+		return exitcode.Usage
+	}
+	return code
+}
+
+func (c *Command) run() (int, error) {
+	if len(c.Seeds) == 0 {
+		return 0, fmt.Errorf("no seeds to run")
+	}
+	if err := ValidateOnly(c.Only); err != nil {
+		return 0, err
+	}
+	if c.App && len(c.Only) > 0 {
+		return 0, fmt.Errorf("-only picks runtime mutants and cannot be combined with -app")
+	}
+	if c.Jobs < runtime.GOMAXPROCS(0) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.Jobs))
+	}
+	start := time.Now()
+	load := config.LoadOptions{Profile: c.Profile, Set: c.Set, Stdin: c.Stdin}
+	prep, err := sweep.Prepare(c.Config, load, c.Stderr)
+	if err != nil {
+		return 0, err
+	}
+	defer prep.Engine.Close()
+
+	var jw *record.Writer
+	if c.JSON {
+		jw = record.NewWriter(c.Stdout)
+		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-mutate", Version: sweep.Version, Schema: record.Schema,
+			Config: c.Config, Profile: c.Profile, Set: c.Set, Seeds: c.SeedsText, Count: len(c.Seeds), Jobs: c.Jobs})
+	}
+	sum := record.MutateSummary{Kind: record.KindSummary, Tool: "sf-mutate", Config: c.Config}
+	w := c.Stderr
+
+	base, err := c.sweep(prep.Engine, prep.Spec, "")
+	if err != nil {
+		return 0, err
+	}
+	if base.failed != nil {
+		f := base.failed
+		sum.Baseline, sum.Status = "fail", "baseline_failed"
+		sum.BaselineSeed, sum.BaselineReason = f.Seed, f.Message
+		sum.BaselineRepro = c.runRepro(f.Seed)
+		fmt.Fprintf(w, "baseline: seed %d fails with no mutant: %s\n", f.Seed, f.Message)
+		fmt.Fprintf(w, "replay: %s\n", sum.BaselineRepro)
+		fmt.Fprintln(w, "no mutant judged: fix the world first, or every mutant would be killed by the bug it already has")
+		sum.RealNs = time.Since(start).Nanoseconds()
+		if jw != nil {
+			jw.Write(sum)
+		}
+		if c.Markdown != "" {
+			if err := writeMarkdown(c.Markdown, c, sum, nil); err != nil {
+				return 0, err
+			}
+		}
+		return exitcode.Problem, nil
+	}
+	sum.Baseline = "pass"
+	fmt.Fprintf(w, "baseline: seeds %s pass\n\n", c.SeedsText)
+
+	var verdicts []Verdict
+	emit := func(v Verdict) {
+		verdicts = append(verdicts, v)
+		printVerdict(w, v, len(c.Seeds))
+		if jw != nil {
+			jw.Write(v.Mutant)
+		}
+	}
+	if !c.App {
+		for _, m := range c.runtimeMutants() {
+			out, err := c.sweep(prep.Engine, prep.Spec, m.Name)
+			if err != nil {
+				return 0, err
+			}
+			v := Verdict{Mutant: record.Mutant{Kind: record.KindMutant, Name: m.Name, Source: "runtime",
+				SeedsPassed: out.passed, Hits: out.hits, Operation: m.Operation}, Breaks: m.Breaks}
+			switch {
+			case out.failed != nil:
+				v.Verdict, v.KilledBySeed, v.Reason = record.VerdictKilled, out.failed.Seed, out.failed.Message
+				v.Repro = sweep.ShellJoin(c.mutateRepro(out.failed.Seed, m.Name))
+			case out.hits == 0:
+				v.Verdict = record.VerdictNotExercised
+			default:
+				v.Verdict = record.VerdictSurvived
+			}
+			emit(v)
+		}
+	}
+	if c.App {
+		if err := c.appMutants(prep, emit); err != nil {
+			return 0, err
+		}
+	}
+	for _, v := range verdicts {
+		sum.Mutants++
+		switch v.Verdict {
+		case record.VerdictKilled:
+			sum.Killed++
+		case record.VerdictSurvived:
+			sum.Survived++
+		case record.VerdictNotExercised:
+			sum.NotExercised++
+		case record.VerdictDidNotBuild:
+			sum.DidNotBuild++
+		}
+	}
+	if sum.Killed+sum.Survived > 0 {
+		sum.Score = float64(sum.Killed) / float64(sum.Killed+sum.Survived)
+	}
+	sum.Status = "pass"
+	if sum.Survived > 0 {
+		sum.Status = "survived"
+	}
+	sum.RealNs = time.Since(start).Nanoseconds()
+	printSummary(w, sum)
+	if jw != nil {
+		jw.Write(sum)
+	}
+	if c.Markdown != "" {
+		if err := writeMarkdown(c.Markdown, c, sum, verdicts); err != nil {
+			return 0, err
+		}
+	}
+	if sum.Survived > 0 {
+		return exitcode.Problem, nil
+	}
+	return exitcode.Pass, nil
+}
+
+// runtimeMutants are the runtime mutants to run: those of -only, in the
+// order engine.Mutants lists them, or all.
+func (c *Command) runtimeMutants() []engine.MutantInfo {
+	if len(c.Only) == 0 {
+		return engine.Mutants
+	}
+	var out []engine.MutantInfo
+	for _, m := range engine.Mutants {
+		for _, o := range c.Only {
+			if o == m.Name {
+				out = append(out, m)
+				break
+			}
+		}
+	}
+	return out
+}
+
+// outcome is what a sweep of the seeds with one mutant found.
+type outcome struct {
+	failed *engine.Result // the first seed (in seed order) that failed; nil if none
+	passed int            // seeds that passed before it, or all that passed
+	hits   int            // operations weakened in the seeds counted
+}
+
+// sweep runs the seeds with the mutant (none when empty) on c.Jobs workers.
+// It stops early at a failure: no seed after the first failing one starts,
+// and every seed before it runs, so the outcome does not depend on the
+// number of workers.
+func (c *Command) sweep(eng *engine.Engine, spec *engine.Spec, mutant string) (outcome, error) {
+	n := len(c.Seeds)
+	results := make([]*engine.Result, n)
+	errs := make([]error, n)
+	var firstFail atomic.Int64
+	firstFail.Store(int64(n))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(c.Jobs, n) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= n || int64(i) > firstFail.Load() {
+					return
+				}
+				res, err := eng.Run(spec, c.Seeds[i], engine.Options{Mutant: mutant})
+				results[i], errs[i] = res, err
+				if err != nil || res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+					for {
+						cur := firstFail.Load()
+						if int64(i) >= cur || firstFail.CompareAndSwap(cur, int64(i)) {
+							break
+						}
+					}
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	var out outcome
+	for i := range n {
+		if errs[i] != nil {
+			return out, errs[i]
+		}
+		res := results[i]
+		if res == nil {
+			break
+		}
+		out.hits += res.MutantHits
+		if res.Class == engine.ClassInternal {
+			return out, fmt.Errorf("seed %d hit an internal error in sf: %s", res.Seed, res.Message)
+		}
+		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+			out.failed = res
+			return out, nil
+		}
+		out.passed++
+	}
+	return out, nil
+}
+
+func (c *Command) worldArgs(args []string) []string {
+	args = append(args, "-c", c.Config)
+	if c.Profile != "" {
+		args = append(args, "-profile", c.Profile)
+	}
+	for _, s := range c.Set {
+		args = append(args, "-set", s)
+	}
+	return args
+}
+
+// runRepro is the sf-run line that replays a seed with no mutant.
+func (c *Command) runRepro(seed uint64) string {
+	return sweep.ShellJoin(append(c.worldArgs([]string{c.RunTool}), "-seed", strconv.FormatUint(seed, 10)))
+}
+
+// mutateRepro is the sf-mutate line that runs one seed with one runtime
+// mutant.
+func (c *Command) mutateRepro(seed uint64, name string) []string {
+	return append(c.worldArgs([]string{c.Tool}), "-seeds", strconv.FormatUint(seed, 10), "-only", name)
+}
