@@ -6,6 +6,7 @@ require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/cdproto v0.160.1
 	github.com/chromedp/chromedp v0.23.1
+	github.com/klauspost/compress v1.20.4
 	github.com/tetratelabs/wazero v1.12.0
 	github.com/tidwall/gjson v1.20.4
 	github.com/urfave/cli/v2 v2.27.7
