@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -180,6 +181,11 @@ func (c *Command) readStreams() ([]job, int, error) {
 			}
 			defer f.Close()
 			r = f
+		}
+		// The cap counts decompressed bytes.
+		r, err := compressed.Open(r)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", name, err)
 		}
 		rd := record.NewReader(&capped{r: r, left: MaxStreamBytes}, name)
 		records := 0
