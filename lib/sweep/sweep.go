@@ -50,6 +50,9 @@ type Options struct {
 	Profile   string   // a profile of the world file to apply
 	Inspect   bool     // with Replay: list each node's disk after the run
 	Set       []string // path=value overrides of the world file, applied last
+	// Compress writes a seed's trace and history as zstd files
+	// (seed-N.trace.log.zst, seed-N.history.jsonl.zst). Defaults to false.
+	Compress bool
 	// Interrupt, when set, stops the sweep as SIGINT does once it becomes
 	// true. Defaults to a flag only the signals set.
 	Interrupt *atomic.Bool
