@@ -76,12 +76,13 @@ func (b *Bar) Add(failed bool) {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	b.bar.Add(1)
 	if failed {
+		// Describe draws the line again, unless the last draw was too
+		// recent; the next one then shows the new count.
 		b.failed++
-		// Describe draws the line too; Add then counts the item.
 		b.bar.Describe(fmt.Sprintf("%d failed", b.failed))
 	}
-	b.bar.Add(1)
 	b.drawn = true
 }
 
