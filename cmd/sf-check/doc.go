@@ -9,7 +9,9 @@
 // invoke or completion event per line, or a Jepsen history.edn, named by
 // -history or as the only argument; flags may come before or after it. -
 // reads standard input, as does giving no file when standard input is not a
-// terminal; errors then name <stdin>.
+// terminal; errors then name <stdin>. A history compressed with zstd or gzip
+// is read as it is (told by its first bytes, not its name), and the limits
+// below count its decompressed bytes.
 // -format says which format the history is in; by
 // default sf-check tells them apart by their first line. In a Jepsen history
 // a completion belongs to its process's open invocation, and the keys of a

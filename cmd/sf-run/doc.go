@@ -4,7 +4,7 @@
 // Usage:
 //
 //	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE]] [-j N] [-check] [-json]
-//	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect]
+//	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect] [-compress]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
 // seed with its own faults, and prints the first failure in full (what
@@ -15,7 +15,15 @@
 // <world> is the world file's name without .json, plus .<profile> with
 // -profile, so sibling worlds never overwrite each other. Every file is
 // written whole or not at all. The replay line it prints keeps -profile,
-// -set and -faults.
+// -set and -faults. -compress writes the trace and history as zstd files
+// (seed-N.trace.log.zst, seed-N.history.jsonl.zst; the schedule stays plain
+// JSON), and the records name the files as written. Every sf tool reads
+// zstd and gzip input as it is, telling it by its first bytes.
+//
+// A sweep whose stderr is a terminal shows one progress line there: seeds
+// done out of all, the rate, the time left and the failures so far. It is
+// erased before each report line and at the end, and never appears when
+// stderr is a file or a pipe.
 //
 // -seed N replays one seed and prints its whole trace: every fault, every
 // line each node printed (with virtual time and instance, such as server#2)

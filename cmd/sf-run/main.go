@@ -51,6 +51,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
 			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
+			&cli.BoolFlag{Name: "compress", Usage: "write each seed's trace and history as zstd files (seed-N.trace.log.zst); every sf tool reads them as they are"},
 			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
 		},
 		Action: func(c *cli.Context) error {
@@ -59,7 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			o := sweep.Options{Config: c.String("c"), Jobs: c.Int("j"), Check: c.Bool("check"), JSON: c.Bool("json"),
 				Faults: c.String("faults"), Tool: toolName(args), Profile: c.String("profile"), Set: c.StringSlice("set"),
-				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect"),
+				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect"), Compress: c.Bool("compress"),
 				Stdin: stdin, Stdout: stdout, Stderr: stderr}
 			if o.HistoryTimeout <= 0 {
 				return usage("-history-timeout %v: must be more than 0, since checking a history may take exponential time", o.HistoryTimeout)

@@ -25,7 +25,10 @@
 //
 // Reading records (from stdin, or the files named), it shrinks each failing
 // seed once, at most -max of them, taking the world file, profile and -set
-// overrides from the records. Nondeterministic seeds are skipped.
+// overrides from the records. Nondeterministic seeds are skipped. A stream
+// may be compressed with zstd or gzip. With stderr on a terminal it shows a
+// progress line there (seeds done, rate, time left, seeds that could not be
+// shrunk), erased before each seed's lines.
 //
 // -j runs that many replays at once; the shrunk schedule and the replay
 // count do not depend on it. -json writes a start record, one shrink

@@ -6,12 +6,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/sf-dst/sf/lib/compressed"
 )
 
 // Limits on a history's input. Read, ReadFile, ReadAll and ReadFileBytes enforce them while
 // they read, so neither a huge file nor an endless stream (/dev/zero, yes)
-// can exhaust memory: reading stops at the first byte past a limit. Parse
-// takes data already in memory and does not check them.
+// can exhaust memory: reading stops at the first byte past a limit. Input
+// compressed with zstd or gzip is decompressed as it is read (see package
+// compressed), and the limits apply to the decompressed bytes, so a small
+// file that expands without end stops at InputBytesMax too. Parse takes data
+// already in memory and does not check them.
 const (
 	// InputBytesMax bounds a whole history: 1 GiB. Reading holds the input
 	// in memory (operations alias it), and the checkers need several times
@@ -34,7 +39,8 @@ var (
 	ErrLineTooLong = errors.New("line is longer than the limit")
 )
 
-// ReadAll reads the bytes of a history from r, up to opts.InputBytesMax in all
+// ReadAll reads the bytes of a history from r, decompressing them if they are
+// zstd or gzip, up to opts.InputBytesMax in all
 // and opts.LineBytesMax per line. Reaching a limit is an *Error that wraps
 // ErrTooLarge or ErrLineTooLong and names opts.File, the line, and the limit;
 // a failed read is an *Error that wraps the reader's error.
@@ -43,9 +49,14 @@ func ReadAll(r io.Reader, opts ReadOptions) ([]byte, error) {
 }
 
 // readAll is ReadAll with a hint of the input's size, used as the first
-// buffer's size when it is within the limit.
+// buffer's size when it is within the limit. A compressed input's size is
+// smaller than its content's, so the buffer grows from there.
 func readAll(r io.Reader, opts ReadOptions, sizeHint int64) ([]byte, error) {
 	total, lineMax := opts.limits()
+	r, err := compressed.Open(r)
+	if err != nil {
+		return nil, &Error{File: opts.File, Msg: "reading history: " + err.Error(), Err: err}
+	}
 	size := int64(64 << 10)
 	if sizeHint > 0 {
 		size = sizeHint + 1 // one more byte, to see the end without growing

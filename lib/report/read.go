@@ -16,6 +16,7 @@ import (
 
 	"github.com/tidwall/gjson"
 
+	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/record"
 )
 
@@ -39,9 +40,14 @@ type stream struct {
 	shrinkDone bool
 }
 
-// readStreams reads every record of in and cuts them into streams.
+// readStreams reads every record of in, decompressed if it is zstd or gzip,
+// and cuts them into streams.
 func readStreams(in Input) ([]*stream, error) {
-	s := bufio.NewScanner(in.R)
+	r, err := compressed.Open(in.R)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Name, err)
+	}
+	s := bufio.NewScanner(r)
 	s.Buffer(make([]byte, 64<<10), record.LineBytesMax+2)
 	var out []*stream
 	var cur *stream

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
+	"github.com/sf-dst/sf/lib/compressed"
 )
 
 // MaxBytes is the largest schedule file read. A schedule holds one entry per
@@ -121,8 +122,9 @@ func displayName(path string) string {
 	return path
 }
 
-// ReadInput reads the file at path, or stdin for "-", and refuses more than
-// limit bytes with an error that names the file and the limit.
+// ReadInput reads the file at path, or stdin for "-", decompressing it if it
+// is zstd or gzip, and refuses more than limit bytes (decompressed) with an
+// error that names the file and the limit.
 func ReadInput(path string, stdin io.Reader, limit int64) ([]byte, error) {
 	var r io.Reader
 	if path == "-" {
@@ -137,6 +139,10 @@ func ReadInput(path string, stdin io.Reader, limit int64) ([]byte, error) {
 		}
 		defer f.Close()
 		r = f
+	}
+	r, err := compressed.Open(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", displayName(path), err)
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {

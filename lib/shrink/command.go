@@ -10,7 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
@@ -98,6 +100,12 @@ func Main(c Command) int {
 			return sweep.ExitUsage
 		}
 	}
+	// Shrinking a stream's seeds on a terminal shows a progress line on
+	// stderr (one seed shows none); all output goes through it, so the
+	// line is erased before each report line.
+	bar := progress.New(c.Stderr, len(jobs), "seeds")
+	defer bar.Finish()
+	c.Stdout, c.Stderr = bar.Writer(c.Stdout), bar.Writer(c.Stderr)
 	var jw *record.Writer
 	if c.JSON {
 		jw = record.NewWriter(c.Stdout)
@@ -124,13 +132,16 @@ func Main(c Command) int {
 				jw.Write(record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
 					Set: j.world.setList(), Error: err.Error()})
 			}
+			bar.Add(true)
 			continue
 		}
 		sum.Shrunk++
 		if jw != nil {
 			jw.Write(rec)
 		}
+		bar.Add(false)
 	}
+	bar.Finish()
 	if len(jobs) == 0 {
 		fmt.Fprintln(c.Stderr, "sf-shrink: no failing seeds to shrink")
 	}
@@ -180,6 +191,11 @@ func (c *Command) readStreams() ([]job, int, error) {
 			}
 			defer f.Close()
 			r = f
+		}
+		// The cap counts decompressed bytes.
+		r, err := compressed.Open(r)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s: %w", name, err)
 		}
 		rd := record.NewReader(&capped{r: r, left: MaxStreamBytes}, name)
 		records := 0

@@ -1,17 +1,22 @@
 package sweep
 
 // This file writes a seed's artifacts (trace, schedule, history) under the
-// world's folder in .seedfall, each file whole or not at all.
+// world's folder in .seedfall, each file whole or not at all. With -compress
+// the trace and history are zstd files; the schedule stays plain JSON, which
+// people read and edit.
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/build"
+	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/history"
@@ -26,11 +31,12 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	arts := &record.Artifacts{}
 	if len(r.History) > 0 {
 		path := filepath.Join(dir, fmt.Sprintf("seed-%d.history.jsonl", r.Seed))
-		var b strings.Builder
+		var b bytes.Buffer
 		if err := history.WriteEvents(&b, r.History); err != nil {
 			return nil, err
 		}
-		if err := atomicfile.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		path, err := writeMaybeCompressed(path, b.Bytes(), o.Compress)
+		if err != nil {
 			return nil, err
 		}
 		arts.History = relPath(path)
@@ -58,7 +64,8 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	if err := atomicfile.WriteFile(trace, []byte(b.String()), 0o644); err != nil {
+	trace, err := writeMaybeCompressed(trace, []byte(b.String()), o.Compress)
+	if err != nil {
 		return nil, err
 	}
 	arts.Trace = relPath(trace)
@@ -74,6 +81,25 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	}
 	arts.Faults = relPath(faults)
 	return arts, nil
+}
+
+// writeMaybeCompressed writes data to path, or compressed with zstd to
+// path.zst, and returns the path it wrote. It removes the other of the two,
+// left by an earlier run, so the folder never holds two versions of one
+// artifact.
+func writeMaybeCompressed(path string, data []byte, compress bool) (string, error) {
+	stale := path + ".zst"
+	if compress {
+		path, stale = stale, path
+		data = compressed.EncodeZstd(data)
+	}
+	if err := atomicfile.WriteFile(path, data, 0o644); err != nil {
+		return "", err
+	}
+	if err := os.Remove(stale); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", err
+	}
+	return path, nil
 }
 
 func relPath(p string) string {

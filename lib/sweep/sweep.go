@@ -21,6 +21,7 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
 )
@@ -50,6 +51,9 @@ type Options struct {
 	Profile   string   // a profile of the world file to apply
 	Inspect   bool     // with Replay: list each node's disk after the run
 	Set       []string // path=value overrides of the world file, applied last
+	// Compress writes a seed's trace and history as zstd files
+	// (seed-N.trace.log.zst, seed-N.history.jsonl.zst). Defaults to false.
+	Compress bool
 	// Interrupt, when set, stops the sweep as SIGINT does once it becomes
 	// true. Defaults to a flag only the signals set.
 	Interrupt *atomic.Bool
@@ -191,6 +195,14 @@ func run(o Options) (int, error) {
 		close(work)
 	}()
 
+	// A sweep on a terminal shows a progress line on stderr (a replay, one
+	// seed, shows none); every line of the report goes through it, so the
+	// line is erased first.
+	bar := progress.New(o.Stderr, len(o.Seeds), "seeds")
+	defer bar.Finish()
+	human = bar.Writer(human)
+	stderr := bar.Writer(o.Stderr)
+
 	agg := newAggregate()
 	agg.catalog(prep.Catalog)
 	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, FailedSeeds: []uint64{}}
@@ -234,7 +246,7 @@ func run(o Options) (int, error) {
 		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic || (o.Replay && len(res.History) > 0) {
 			arts, err := writeArtifacts(prep, o, res)
 			if err != nil {
-				fmt.Fprintf(o.Stderr, "sf-run: seed %d: %v\n", seed, err)
+				fmt.Fprintf(stderr, "sf-run: seed %d: %v\n", seed, err)
 			}
 			rec.Artifacts = arts
 		}
@@ -252,8 +264,10 @@ func run(o Options) (int, error) {
 				fmt.Fprintf(human, "FAIL seed %d at t=%s: %s\n", seed, time.Duration(res.AtNs), res.Message)
 			}
 		}
+		bar.Add(res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic)
 	}
 	wg.Wait()
+	bar.Finish()
 
 	props := agg.rows()
 	sum.Properties = props

@@ -1,0 +1,65 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/creack/pty"
+)
+
+// TestProgressOnATerminal: a sweep whose stderr is a terminal draws a
+// progress line there that reaches 30/30 and is erased before the summary;
+// with stderr on a pipe or a file, as in every other test, it writes no
+// progress bytes, and its stdout never holds any.
+func TestProgressOnATerminal(t *testing.T) {
+	dir := kvlogDir(t)
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, tools.sfRun, "-c", "seedfall.fixed.json", "-seeds", "1-30")
+	cmd.Dir = dir
+	stdout, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdout.Close()
+	cmd.Stdout, cmd.Stderr = stdout, tty
+	got := make(chan string)
+	go func() {
+		b, _ := io.ReadAll(ptmx) // ends with an error once the terminal closes
+		got <- string(b)
+	}()
+	runErr := cmd.Run()
+	tty.Close()
+	screen := <-got
+	out, _ := os.ReadFile(stdout.Name())
+	if runErr != nil {
+		t.Fatalf("sf-run: %v\nstdout:\n%s\nterminal:\n%q", runErr, out, screen)
+	}
+	for _, want := range []string{"(30/30, ", "seeds/s", "0 failed"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the terminal got no %q:\n%q", want, screen)
+		}
+	}
+	if !strings.HasSuffix(screen, "\x1b[2K\r") {
+		t.Errorf("the progress line was left up at the end:\n%q", screen)
+	}
+	if strings.Contains(string(out), "\x1b[") || strings.Contains(string(out), "seeds/s") {
+		t.Errorf("stdout holds progress bytes:\n%q", out)
+	}
+
+	r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1-30")
+	r.wantExit(t, 0)
+	if s := r.stdout + r.stderr; strings.Contains(s, "\x1b[") || strings.Contains(s, "seeds/s") || strings.Contains(s, "30/30") {
+		t.Errorf("with no terminal, sf-run wrote progress bytes\n%s", r)
+	}
+}
