@@ -23,6 +23,7 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -132,7 +133,19 @@ func (c *Command) run() (int, error) {
 			Config: c.Config, Profile: c.Profile, Set: c.Set, Seeds: c.SeedsText, Count: len(c.Seeds), Jobs: c.Jobs})
 	}
 	sum := record.MutateSummary{Kind: record.KindSummary, Tool: "sf-mutate", Config: c.Config}
-	w := c.Stderr
+	// On a terminal, one progress line counts the baseline and the mutants
+	// judged so far, with the survivors as its failures; the report goes
+	// through it so the line is erased before each verdict.
+	planned := 1 + len(c.runtimeMutants())
+	if c.App {
+		planned = 1 + c.AppMutants
+		if c.AppMutants <= 0 {
+			planned = 1 + DefaultAppMutants
+		}
+	}
+	bar := progress.New(c.Stderr, planned, "mutants")
+	defer bar.Finish()
+	w := bar.Writer(c.Stderr)
 
 	base, err := c.sweep(prep.Engine, prep.Spec, "")
 	if err != nil {
@@ -158,10 +171,12 @@ func (c *Command) run() (int, error) {
 		return exitcode.Problem, nil
 	}
 	sum.Baseline = "pass"
+	bar.Add(false)
 	fmt.Fprintf(w, "baseline: seeds %s pass\n\n", c.SeedsText)
 
 	var verdicts []Verdict
 	emit := func(v Verdict) {
+		bar.Add(v.Verdict == record.VerdictSurvived)
 		verdicts = append(verdicts, v)
 		printVerdict(w, v, len(c.Seeds))
 		if jw != nil {
