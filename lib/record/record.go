@@ -81,8 +81,12 @@ type Seed struct {
 	// HistoryCheck is the verdict of the recorded history's check: ok,
 	// illegal, or unknown when the checker gave up. Empty when nothing was
 	// recorded.
-	HistoryCheck string     `json:"history_check,omitempty"`
-	Artifacts    *Artifacts `json:"artifacts,omitempty"`
+	HistoryCheck string `json:"history_check,omitempty"`
+	// HostStall says the seed's first run failed with class watchdog and a
+	// second run did not: the host, not the program, stalled. The record
+	// is that of the second run.
+	HostStall bool       `json:"host_stall,omitempty"`
+	Artifacts *Artifacts `json:"artifacts,omitempty"`
 	Repro        string     `json:"repro"`
 }
 
@@ -125,7 +129,11 @@ type Summary struct {
 	Nondeterministic int    `json:"nondeterministic"`
 	// GaveUp counts seeds whose history check ran out of time: they neither
 	// passed nor failed on it.
-	GaveUp           int           `json:"gave_up,omitempty"`
+	GaveUp int `json:"gave_up,omitempty"`
+	// HostStalls counts seeds whose first run failed with class watchdog
+	// and whose second run did not (see Seed.HostStall): the host stalled,
+	// so they do not count as failures of the program.
+	HostStalls       int           `json:"host_stalls,omitempty"`
 	FailedSeeds      []uint64      `json:"failed_seeds"`
 	Properties       []Property    `json:"properties"`
 	PropertyFailures int           `json:"property_failures"`
