@@ -87,7 +87,7 @@ type Seed struct {
 	// is that of the second run.
 	HostStall bool       `json:"host_stall,omitempty"`
 	Artifacts *Artifacts `json:"artifacts,omitempty"`
-	Repro        string     `json:"repro"`
+	Repro     string     `json:"repro"`
 }
 
 // Property is one row of the sweep's property table.
