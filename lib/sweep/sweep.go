@@ -352,7 +352,7 @@ func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule, inte
 	a.Message = "nondeterministic: " + diagnose(p, seed, opts, opts2, a, b)
 	a.Node = ""
 	a.Trace = append(a.Trace, fmt.Sprintf("%10s  FAIL  %s", "", a.Message))
-	return &outcome{res: a}
+	return &outcome{res: a, hostStall: stalled}
 }
 
 // diagnose names the first host call where two runs of one seed differ: it
