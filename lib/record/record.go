@@ -127,12 +127,12 @@ type Summary struct {
 	Failed           int    `json:"failed"`
 	Horizon          int    `json:"horizon"`
 	Nondeterministic int    `json:"nondeterministic"`
-	// GaveUp counts seeds whose history check ran out of time: they neither
-	// passed nor failed on it.
+	// GaveUp counts seeds whose history check gave up, at its step budget
+	// or its time limit: they neither passed nor failed on it.
 	GaveUp int `json:"gave_up,omitempty"`
 	// HostStalls counts seeds whose first run failed with class watchdog
 	// and whose second run did not (see Seed.HostStall): the host stalled,
-	// so they do not count as failures of the program.
+	// so each counts as its second run came out, not as a watchdog failure.
 	HostStalls       int           `json:"host_stalls,omitempty"`
 	FailedSeeds      []uint64      `json:"failed_seeds"`
 	Properties       []Property    `json:"properties"`

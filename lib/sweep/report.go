@@ -219,7 +219,7 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", plural(s.GaveUp, "seed"))
 	}
 	if s.HostStalls > 0 {
-		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not; reported by the second run, not as failures\n", plural(s.HostStalls, "seed"))
+		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", plural(s.HostStalls, "seed"))
 	}
 	d := roundDuration(took)
 	if s.Interrupted {
