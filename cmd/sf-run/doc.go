@@ -69,7 +69,10 @@
 // overrides one field (repeatable), after everything else. When the
 // workload records a history (sim.Put, sim.Get, sim.Invoke, sim.Txn), the
 // run checks it against the world's checker model once the workloads are
-// done; -history-timeout, more than 0, bounds that check in real time. -inspect, with
+// done. The world's limits.check_steps bounds that check's work (a budget
+// of model steps per key, the same on every host); -history-timeout, more
+// than 0, is the outer bound in real time. A seed whose check gives up
+// neither passes nor fails on it, and the summary counts it. -inspect, with
 // -seed, lists each node's disk after the run: every file with its size, the
 // bytes that would survive a crash and those still pending, the ranges a
 // fault corrupted, and how full the disk is.

@@ -48,6 +48,11 @@ const (
 	defaultCheckerModel  = "kv"
 	defaultPreemptStrat  = "none"
 	defaultPartitionTopo = "half"
+	// The limits of a run, as lib/engine's Default*Max constants; RATIONALE.md says why each.
+	defaultLimitSteps      = 10_000_000
+	defaultLimitTraceBytes = 64 << 20
+	defaultLimitFDs        = 1024
+	defaultLimitCheckSteps = 2_000_000
 )
 
 var (
@@ -153,6 +158,23 @@ type Preempt struct {
 type Checker struct {
 	// Model is the data type the history is checked against: one of [Models]. Defaults to kv.
 	Model string `json:"model"`
+}
+
+// Limits bound each run, so that no program can hang a sweep: a run that reaches one fails with class
+// limit, and the message names the field to raise.
+type Limits struct {
+	// Steps is the most scheduler steps a run may take: a program that never lets virtual time pass, such
+	// as two nodes that answer each other at zero latency, reaches it. At least 1. Defaults to 10000000.
+	Steps int64 `json:"steps"`
+	// TraceBytes is the most bytes a run's trace may hold, the programs' stdout and stderr lines
+	// included. At least 1. Defaults to 67108864 (64 MiB).
+	TraceBytes int64 `json:"trace_bytes"`
+	// FDs is the most descriptors one node may have open at once, stdin, stdout, stderr and its disk's
+	// root included. At least 4. Defaults to 1024.
+	FDs int64 `json:"fds"`
+	// CheckSteps is the most model steps the history check may take on one key before it gives up. Unlike
+	// sf-run's -history-timeout it does not depend on the host's speed. At least 1. Defaults to 2000000.
+	CheckSteps int64 `json:"check_steps"`
 }
 
 // Faults configures the faults injected into a run. A field tagged check:"rate" is a rate per second of
@@ -312,6 +334,9 @@ type World struct {
 	Preempt Preempt `json:"preempt"`
 	// Checker configures the history check. Defaults to model kv.
 	Checker Checker `json:"checker"`
+	// Limits bound each run's steps, trace, descriptors and history check. Defaults to the defaults of
+	// [Limits].
+	Limits Limits `json:"limits"`
 	// Faults configures fault injection. Defaults to no faults.
 	Faults Faults `json:"faults"`
 }
@@ -329,6 +354,12 @@ func defaultWorld() *World {
 			Calls:    defaultPreemptCalls,
 		},
 		Checker: Checker{Model: defaultCheckerModel},
+		Limits: Limits{
+			Steps:      defaultLimitSteps,
+			TraceBytes: defaultLimitTraceBytes,
+			FDs:        defaultLimitFDs,
+			CheckSteps: defaultLimitCheckSteps,
+		},
 		Faults: Faults{
 			RestartAfter:        defaultRestartAfter,
 			PartitionFor:        defaultPartitionFor,
@@ -652,6 +683,18 @@ func (c *Checker) validate(d *decoder, p string) error {
 			names = append(names, m.Name)
 		}
 		return d.errorf(joinPath(p, "model"), "unknown model %q (valid: %s)", c.Model, strings.Join(names, ", "))
+	}
+	return nil
+}
+
+func (l *Limits) validate(d *decoder, p string) error {
+	for _, f := range []struct {
+		key      string
+		got, min int64
+	}{{"steps", l.Steps, 1}, {"trace_bytes", l.TraceBytes, 1}, {"fds", l.FDs, 4}, {"check_steps", l.CheckSteps, 1}} {
+		if f.got < f.min {
+			return d.errorf(joinPath(p, f.key), "must be at least %d, got %d", f.min, f.got)
+		}
 	}
 	return nil
 }

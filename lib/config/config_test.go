@@ -212,6 +212,7 @@ func TestParseDefaults(t *testing.T) {
 		Watchdog: Duration(30e9),
 		Preempt:  Preempt{Strategy: "none", Depth: 3, Steps: 1048576, Calls: 4096},
 		Checker:  Checker{Model: "kv"},
+		Limits:   Limits{Steps: 10_000_000, TraceBytes: 64 << 20, FDs: 1024, CheckSteps: 2_000_000},
 		Faults: Faults{
 			RestartAfter:        Range{Duration(10e6), Duration(1e9)},
 			PartitionFor:        Range{Duration(50e6), Duration(2e9)},
@@ -232,7 +233,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("Parse defaults\n got: %+v\nwant: %+v", w, want)
 	}
 	// An empty faults object keeps the fault defaults, and sets nothing.
-	w2, err := Parse("seedfall.json", []byte(`{"faults": {}, "liveness": {}, "preempt": {}, "checker": {}, `+workload+`}`))
+	w2, err := Parse("seedfall.json", []byte(`{"faults": {}, "liveness": {}, "preempt": {}, "checker": {}, "limits": {}, `+workload+`}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -297,7 +298,7 @@ const goodCanonical = `{"nodes":[` +
 	`"duration":"1m0s","latency":["1ms","5ms"],"watchdog":"30s","supervise":true,` +
 	`"liveness":{"within":"0s"},"faults_after_setup":false,"net_overlay":false,"compat_overlay":false,` +
 	`"preempt":{"strategy":"none","interleave":false,"depth":3,"steps":1048576,"calls":4096,"loops":false},` +
-	`"checker":{"model":"kv"},` +
+	`"checker":{"model":"kv"},"limits":{"steps":10000000,"trace_bytes":67108864,"fds":1024,"check_steps":2000000},` +
 	`"faults":{"crash_per_sec":0.5,"restart_after":["10ms","1s"],` +
 	`"partition_per_sec":0,"partition_for":["50ms","2s"],"partition_topologies":["half"],` +
 	`"clog_per_sec":0,"clog_for":["100ms","2s"],"clog_modes":["stop","slow","jam"],"clog_delay":["10ms","200ms"],` +

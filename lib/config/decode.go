@@ -151,6 +151,7 @@ var (
 		reflect.TypeFor[Liveness](): true,
 		reflect.TypeFor[Preempt]():  true,
 		reflect.TypeFor[Checker]():  true,
+		reflect.TypeFor[Limits]():   true,
 	}
 )
 

@@ -92,6 +92,12 @@ var Implemented = map[string]bool{
 	"workloads[].files":        true,
 	"workloads[].upgrade_to":   true,
 
+	// The limits of a run.
+	"limits.steps":       true,
+	"limits.trace_bytes": true,
+	"limits.fds":         true,
+	"limits.check_steps": true,
+
 	// The network: plain net and net/http over TCP (the build overlay).
 	"net_overlay": true,
 

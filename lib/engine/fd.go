@@ -59,6 +59,7 @@ func (in *instance) addFD(e *fdEntry) int32 {
 			return int32(i)
 		}
 	}
+	in.fdLimit(len(in.fds))
 	in.fds = append(in.fds, e)
 	return int32(len(in.fds) - 1)
 }

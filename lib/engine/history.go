@@ -66,7 +66,7 @@ func (r *run) checkHistory() {
 	if timeout == 0 {
 		timeout = check.TimeoutDefault
 	}
-	rep, err := check.Check(r.rec.Ops(), check.Options{Model: r.spec.CheckerModel, Timeout: timeout})
+	rep, err := check.Check(r.rec.Ops(), check.Options{Model: r.spec.CheckerModel, Timeout: timeout, MaxSteps: max(r.limits.CheckStepsMax, 0)})
 	if err != nil {
 		// A recorded operation the model does not have, or a value of the
 		// wrong type: the workload's mistake, reported like an assert.

@@ -242,6 +242,10 @@ type run struct {
 	traceLines []string
 	wallEpoch  int64
 
+	limits     Limits // the spec's limits with their defaults
+	traceBytes int64  // bytes of the trace so far, each line with its newline
+	traceFull  bool   // the trace passed its limit
+
 	// streamSeeds is, per group of streams, the seed they are keyed by;
 	// branches change it (branch.go). nextBranch is the next of
 	// Options.Branches to apply.
@@ -282,6 +286,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		hash:      14695981039346656037,
 		wallEpoch: wallEpochNs,
 		res:       &Result{Seed: seed},
+		limits:    spec.Limits.withDefaults(),
 	}
 	for g := range r.streamSeeds {
 		r.streamSeeds[g] = seed
@@ -585,6 +590,9 @@ func (r *run) loop() {
 			in := ready[0]
 			if len(ready) > 1 {
 				in = ready[r.sched.Intn(len(ready))]
+			}
+			if r.overSteps() {
+				return
 			}
 			r.step(in, watchdog)
 			continue
@@ -1064,6 +1072,7 @@ func (r *run) instanceName(node string) string {
 
 func (r *run) tracef(format string, args ...any) {
 	line := fmt.Sprintf("%10s  ", fmtTime(r.now)) + fmt.Sprintf(format, args...)
+	r.traceLimit(len(line))
 	r.traceLines = append(r.traceLines, line)
 }
 

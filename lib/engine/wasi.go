@@ -107,6 +107,7 @@ func instantiateHostModules(ctx context.Context, rt wazero.Runtime) error {
 					s[i] &= 0xffffffff
 				}
 				f.fn(in, ctx, m, s)
+				in.stopAtLimit(ctx)
 				in.hold.Store(holdWasm)
 			}), f.params, f.results).Export(f.name)
 		}
@@ -1123,7 +1124,7 @@ func (in *instance) pollOneoff(ctx context.Context, m api.Module, inPtr, outPtr,
 					d = in.stretch(d, timeout, f)
 				}
 			}
-			deadline = min(deadline, d)
+			deadline = min(deadline, r.timerAt(d))
 		case 1, 2:
 			in.waits = append(in.waits, waitSub{fd: int32(getU32(sub[16:])), write: sub[8] == 2})
 		}

@@ -81,6 +81,10 @@ type Spec struct {
 	// FaultsAfterSetup holds every fault back until a node calls
 	// sim.SetupComplete.
 	FaultsAfterSetup bool
+	// Limits bound the run's steps, trace and descriptors, and the
+	// history check's work (limits.go). Defaults to the Default*Max
+	// constants.
+	Limits Limits
 	// NetOverlay puts /etc/hosts and /etc/nsswitch.conf on every node's disk
 	// before it starts, so that guests built with the net_overlay resolve
 	// node names (netoverlay.go).

@@ -82,9 +82,13 @@ type Seed struct {
 	// HistoryCheck is the verdict of the recorded history's check: ok,
 	// illegal, or unknown when the checker gave up. Empty when nothing was
 	// recorded.
-	HistoryCheck string     `json:"history_check,omitempty"`
-	Artifacts    *Artifacts `json:"artifacts,omitempty"`
-	Repro        string     `json:"repro"`
+	HistoryCheck string `json:"history_check,omitempty"`
+	// HostStall says the seed's first run failed with class watchdog and a
+	// second run did not: the host, not the program, stalled. The record
+	// is that of the second run.
+	HostStall bool       `json:"host_stall,omitempty"`
+	Artifacts *Artifacts `json:"artifacts,omitempty"`
+	Repro     string     `json:"repro"`
 }
 
 // Property is one row of the sweep's property table.
@@ -124,9 +128,13 @@ type Summary struct {
 	Failed           int    `json:"failed"`
 	Horizon          int    `json:"horizon"`
 	Nondeterministic int    `json:"nondeterministic"`
-	// GaveUp counts seeds whose history check ran out of time: they neither
-	// passed nor failed on it.
-	GaveUp           int           `json:"gave_up,omitempty"`
+	// GaveUp counts seeds whose history check gave up, at its step budget
+	// or its time limit: they neither passed nor failed on it.
+	GaveUp int `json:"gave_up,omitempty"`
+	// HostStalls counts seeds whose first run failed with class watchdog
+	// and whose second run did not (see Seed.HostStall): the host stalled,
+	// so each counts as its second run came out, not as a watchdog failure.
+	HostStalls       int           `json:"host_stalls,omitempty"`
 	FailedSeeds      []uint64      `json:"failed_seeds"`
 	Properties       []Property    `json:"properties"`
 	PropertyFailures int           `json:"property_failures"`

@@ -215,6 +215,12 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 		}
 		fmt.Fprintln(w)
 	}
+	if s.GaveUp > 0 {
+		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", plural(s.GaveUp, "seed"))
+	}
+	if s.HostStalls > 0 {
+		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", plural(s.HostStalls, "seed"))
+	}
 	d := roundDuration(took)
 	if s.Interrupted {
 		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
@@ -286,4 +292,12 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// plural counts n of a noun that takes an s: "1 seed", "3 seeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -30,6 +30,10 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 		FaultsAfterSetup: w.FaultsAfterSetup,
 		CheckerModel:     w.Checker.Model,
 		NetOverlay:       w.NetOverlay,
+		Limits: engine.Limits{
+			StepsMax: w.Limits.Steps, TraceBytesMax: w.Limits.TraceBytes, FDsMax: w.Limits.FDs,
+			CheckStepsMax: w.Limits.CheckSteps,
+		},
 		Net: engine.NetFaults{
 			PartitionPerSec: f.PartitionPerSec, PartitionForNs: rangeNs(f.PartitionFor),
 			PartitionTopologies: f.PartitionTopologies,

@@ -80,6 +80,10 @@ type Options struct {
 	// perturb virtual time at that host call. Tests use it to prove the
 	// determinism check can fail; no flag sets it.
 	DivergeSecondRunAtCall uint64
+	// stallFirstRun gives each seed's first run a watchdog of 1ns, so that
+	// it stalls as on a host that stopped: tests use it to check that a
+	// watchdog failure is run again.
+	stallFirstRun bool
 }
 
 // InputError is an error in what the user gave (exit status 2).
@@ -226,6 +230,10 @@ func run(o Options) (int, error) {
 		agg.add(res.Properties)
 		agg.addSites(res.Buggify)
 		rec := seedRecord(o, res)
+		if out.hostStall {
+			sum.HostStalls++
+			rec.HostStall = true
+		}
 		switch res.Status {
 		case engine.StatusPass:
 			sum.Passed++
@@ -313,15 +321,33 @@ type outcome struct {
 	res         *engine.Result
 	err         error
 	interrupted bool // never ran, or stopped before it ended
+	hostStall   bool // the first run failed with class watchdog, the second did not
 }
 
 func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule, interrupt *atomic.Bool) *outcome {
 	opts := p.RunOptions(sched)
 	opts.Inspect = o.Inspect
 	opts.Interrupt = interrupt
-	a, err := p.Engine.Run(p.Spec, seed, opts)
+	first := p.Spec
+	if o.stallFirstRun {
+		s := *p.Spec
+		s.WatchdogNs = 1
+		first = &s
+	}
+	a, err := p.Engine.Run(first, seed, opts)
+	stalled := false
+	if err == nil && a.Status == engine.StatusFail && a.Class == engine.ClassWatchdog {
+		// The watchdog counts real time, so a host that stopped the
+		// process for a while (swapping, a suspended VM, a starved CI
+		// runner) trips it as a spinning program does. A program that
+		// spins trips it again; a host stall rarely strikes twice.
+		again, err2 := p.Engine.Run(p.Spec, seed, opts)
+		if err2 == nil && !(again.Status == engine.StatusFail && again.Class == engine.ClassWatchdog) {
+			a, stalled = again, true
+		}
+	}
 	if err != nil || !o.Check {
-		return &outcome{res: a, err: err}
+		return &outcome{res: a, err: err, hostStall: stalled}
 	}
 	opts2 := opts
 	opts2.DivergeAtCall = o.DivergeSecondRunAtCall
@@ -333,14 +359,14 @@ func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule, inte
 		return &outcome{interrupted: true}
 	}
 	if a.Hash == b.Hash && a.HostCalls == b.HostCalls && equalLines(a.Trace, b.Trace) {
-		return &outcome{res: a}
+		return &outcome{res: a, hostStall: stalled}
 	}
 	a.Status = engine.StatusNondeterministic
 	a.Class = engine.ClassNondet
 	a.Message = "nondeterministic: " + diagnose(p, seed, opts, opts2, a, b)
 	a.Node = ""
 	a.Trace = append(a.Trace, fmt.Sprintf("%10s  FAIL  %s", "", a.Message))
-	return &outcome{res: a}
+	return &outcome{res: a, hostStall: stalled}
 }
 
 // diagnose names the first host call where two runs of one seed differ: it
