@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	sf-check -history FILE [-model M] [-format auto|jsonl|edn] [-timeline FILE] [-json] [-timeout 30s] [-max-bytes N]
+//	sf-check -history FILE [-model M] [-format auto|jsonl|edn] [-timeline FILE] [-json] [-timeout 30s] [-max-steps N] [-max-bytes N]
 //
 // The history is sf's JSON Lines file (.seedfall/seed-N.history.jsonl), one
 // invoke or completion event per line, or a Jepsen history.edn, named by
@@ -51,6 +51,9 @@
 // linearizability", and exits 1, because a check that gave up proves nothing.
 // -timeout must be more than 0: there is no "no limit", since nothing else
 // bounds how long a check may take. A timeout of 0 or below is a usage error.
+// -max-steps N gives up after N model steps per key instead, checking one key
+// at a time, so the verdict does not depend on how fast or loaded the host
+// is; -timeout still bounds the whole check.
 //
 // -json prints one JSON record on standard output instead of text: tool,
 // schema, history, format, model, verdict (ok, illegal or unknown), passed,

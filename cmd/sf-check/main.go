@@ -36,6 +36,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringFlag{Name: "timeline", Usage: "where to write the timeline of a violation (default: next to the history)"},
 			&cli.BoolFlag{Name: "json", Usage: "print a JSON verdict record"},
 			&cli.DurationFlag{Name: "timeout", Value: check.TimeoutDefault, Usage: "give up checking linearizability after this much real time (more than 0)"},
+			&cli.Int64Flag{Name: "max-steps", Usage: "give up checking linearizability after this many model steps per key, the same on every machine (0: no step limit, only -timeout)"},
 			&cli.Int64Flag{Name: "max-bytes", Value: history.InputBytesMax, Usage: "refuse a history larger than this many bytes (each line is limited to 64 MiB)"},
 		},
 		Action: func(c *cli.Context) error {
@@ -53,6 +54,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if c.Int64("max-bytes") < 1 {
 				return manual.Usage("sf-check", "-max-bytes must be at least 1")
 			}
+			if c.Int64("max-steps") < 0 {
+				return manual.Usage("sf-check", "-max-steps must not be negative")
+			}
 			if d := c.Duration("timeout"); d <= 0 {
 				return manual.Usage("sf-check", "-timeout %v: must be more than 0, since checking linearizability may take exponential time", d)
 			}
@@ -63,6 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				Timeline: c.String("timeline"),
 				JSON:     c.Bool("json"),
 				Timeout:  c.Duration("timeout"),
+				MaxSteps: c.Int64("max-steps"),
 				MaxBytes: c.Int64("max-bytes"),
 				Stdin:    stdin,
 				Stdout:   stdout,

@@ -35,8 +35,14 @@ type CommandOptions struct {
 	Timeline string
 	// JSON prints one JSON verdict record on Stdout instead of text.
 	JSON bool
-	// Timeout limits the linearizability check. Defaults to TimeoutDefault.
+	// Timeout limits the linearizability check in real time. Defaults to
+	// TimeoutDefault.
 	Timeout time.Duration
+	// MaxSteps, when above 0, limits the linearizability check by its work:
+	// model steps per key, checked one key at a time, so the verdict is the
+	// same on every machine. Timeout still bounds the whole check. Defaults
+	// to 0 (no step limit).
+	MaxSteps int64
 	// MaxBytes bounds the size of the history in bytes. Defaults to
 	// history.InputBytesMax.
 	MaxBytes int64
@@ -155,7 +161,10 @@ func Command(o CommandOptions) (code int) {
 	if format == history.FormatEDN && o.Model != ListAppend {
 		ops, rec.Independent = unpackIndependent(ops, o.Model)
 	}
-	r, err := Check(ops, Options{Model: o.Model, Timeout: o.Timeout})
+	checkStart := time.Now()
+	r, err := Check(ops, Options{Model: o.Model, Timeout: o.Timeout, MaxSteps: o.MaxSteps})
+	// A give-up before the time limit came from the step limit.
+	byStepsLimit := o.MaxSteps > 0 && time.Since(checkStart) < o.Timeout
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) && ie.Line > 0 {
@@ -218,7 +227,11 @@ func Command(o CommandOptions) (code int) {
 	case Illegal:
 		fmt.Fprintf(w, "FAIL  %s\n", r.Summary)
 	default:
-		fmt.Fprintf(w, "GAVE UP  %s after %v: the history neither passed nor failed (raise -timeout, or check fewer operations)\n", r.Summary, o.Timeout)
+		limit := fmt.Sprintf("after %v", o.Timeout)
+		if byStepsLimit {
+			limit = fmt.Sprintf("at %d steps per key", o.MaxSteps)
+		}
+		fmt.Fprintf(w, "GAVE UP  %s %s: the history neither passed nor failed (raise -timeout or -max-steps, or check fewer operations)\n", r.Summary, limit)
 	}
 	return code
 }
