@@ -307,6 +307,10 @@ func TestIssue10StrictSchedules(t *testing.T) {
 				t.Errorf("the trace lacks %q\n%s", want, tr)
 			}
 		}
+		// The schedule read from stdin is kept as a file, for replay lines.
+		if kept := filepath.Join(dir, ".seedfall", "seedfall", "seed-1.stdin.faults.json"); !exists(kept) {
+			t.Errorf("the schedule read from stdin was not kept as %s\n%s", kept, r)
+		}
 	})
 	t.Run("branch", func(t *testing.T) {
 		plain := stdin(`{"faults":[]}`)

@@ -266,13 +266,16 @@ func run(o Options) error {
 // applyEdits returns the edited schedule, sorted; it does not check it
 // against the world.
 func applyEdits(sched *schedule.Schedule, ed edits, o Options) (*schedule.Schedule, error) {
+	// Positions count in the list sf-faults prints, which is sorted by at:
+	// a hand-written schedule in another order is sorted first, so that
+	// -remove 1 removes the fault listed first.
+	sorted := *sched
+	sorted.Faults = append([]schedule.Fault(nil), sched.Faults...)
+	sorted.Sort()
 	if !ed.any() {
-		s := *sched
-		s.Faults = append([]schedule.Fault(nil), sched.Faults...)
-		s.Sort()
-		return &s, nil
+		return &sorted, nil
 	}
-	e := schedule.NewEditor(sched)
+	e := schedule.NewEditor(&sorted)
 	for _, p := range ed.remove {
 		if err := e.Remove(p); err != nil {
 			return nil, fmt.Errorf("-remove %d: %w", p, err)

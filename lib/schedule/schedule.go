@@ -293,6 +293,9 @@ type World struct {
 	Nodes      []string // every node, workload and finally check, in world order
 	DurationNs int64    // the world's duration
 	PreemptPCT bool     // preempt.strategy is pct
+	// Liveness says the world has a recovery phase after its duration, so a
+	// schedule may run (and fail) past the world's duration.
+	Liveness bool
 }
 
 // Check checks the schedule against the world, with every check of a
@@ -320,6 +323,9 @@ func (s *Schedule) Check(w World) error {
 	}
 	if s.Duration < 0 {
 		return errors.New("duration: negative")
+	}
+	if w.DurationNs > 0 && int64(s.Duration) > w.DurationNs && !w.Liveness {
+		return fmt.Errorf("duration: %s is longer than the world's duration (%s)", time.Duration(s.Duration), time.Duration(w.DurationNs))
 	}
 	if s.Budget < 0 {
 		return errors.New("budget: negative")
@@ -380,6 +386,13 @@ func (s *Schedule) Check(w World) error {
 				return fmt.Errorf("faults[%d]: a partition needs side (one group against the rest) or groups", i)
 			case f.Node != "":
 				return fmt.Errorf("faults[%d].node: a partition names its nodes in side or groups", i)
+			case len(f.Groups) == 1:
+				return fmt.Errorf("faults[%d].groups: a partition needs at least two groups", i)
+			}
+			for j, g := range f.Groups {
+				if len(g) == 0 {
+					return fmt.Errorf("faults[%d].groups[%d]: empty", i, j)
+				}
 			}
 		case KindClog:
 			switch {

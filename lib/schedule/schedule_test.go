@@ -84,6 +84,8 @@ func TestCheck(t *testing.T) {
 		{"partition without nodes", `{"at": "1s", "kind": "partition", "until": "2s"}`, `faults[0]: a partition needs side (one group against the rest) or groups`},
 		{"side names a stranger", `{"at": "1s", "kind": "partition", "side": ["x"], "until": "2s"}`, `faults[0].side: "x" is not a node of this world (server, client)`},
 		{"groups name a stranger", `{"at": "1s", "kind": "partition", "groups": [["server"], ["y"]], "until": "2s"}`, `faults[0].groups[1]: "y" is not a node of this world (server, client)`},
+		{"one group", `{"at": "1s", "kind": "partition", "groups": [["server", "client"]], "until": "2s"}`, `faults[0].groups: a partition needs at least two groups`},
+		{"empty group", `{"at": "1s", "kind": "partition", "groups": [["server"], []], "until": "2s"}`, `faults[0].groups[1]: empty`},
 		{"clog mode", `{"at": "1s", "kind": "clog", "from": "server", "to": "client", "mode": "hold", "until": "2s"}`, `faults[0].mode: "hold" is not one of stop, slow, jam`},
 		{"clog dir", `{"at": "1s", "kind": "clog", "node": "server", "dir": "up", "mode": "stop", "until": "2s"}`, `faults[0].dir: "up" is not one of in, out, both`},
 		{"clog link to itself", `{"at": "1s", "kind": "clog", "from": "server", "to": "server", "mode": "stop", "until": "2s"}`, `faults[0]: a clog of one link needs two different nodes in from and to`},
@@ -117,6 +119,15 @@ func TestCheck(t *testing.T) {
 	s = &Schedule{Branches: []Branch{{At: Dur(2 * time.Second)}, {At: Dur(time.Second)}}}
 	if err := s.Check(world); err == nil || !strings.HasPrefix(err.Error(), "branches[1].at: 1s is before") {
 		t.Fatalf("decreasing branches: %v", err)
+	}
+	s = &Schedule{Duration: Dur(11 * time.Second)}
+	if err := s.Check(world); err == nil || err.Error() != "duration: 11s is longer than the world's duration (10s)" {
+		t.Fatalf("a duration past the world's: %v", err)
+	}
+	lw := world
+	lw.Liveness = true
+	if err := s.Check(lw); err != nil {
+		t.Fatalf("with a recovery phase a schedule may run past the world's duration: %v", err)
 	}
 	s = &Schedule{Branches: []Branch{{At: Dur(2 * time.Second), Stream: "clock"}}}
 	if err := s.Check(world); err == nil || !strings.HasPrefix(err.Error(), `branches[0].stream: "clock" is not one of sched`) {

@@ -141,6 +141,9 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 
 	kept := s.faults(start, budget)
 	budget = s.budget(kept, budget)
+	if s.err != nil {
+		return nil, s.err
+	}
 	final, err := s.run(kept, budget)
 	if err != nil {
 		return nil, err
@@ -168,6 +171,7 @@ type shrinker struct {
 	target   Failure
 	branches []schedule.Branch
 	runs     int
+	err      error // the first replay that failed to run
 }
 
 // run replays the seed with exactly these faults and budget cap.
@@ -187,6 +191,7 @@ func (s *shrinker) firstFailing(cands [][]engine.Fault, budget int) int {
 	for from := 0; from < len(cands); from += s.jobs {
 		batch := cands[from:min(from+s.jobs, len(cands))]
 		same := make([]bool, len(batch))
+		errs := make([]error, len(batch))
 		var wg sync.WaitGroup
 		for i, c := range batch {
 			wg.Add(1)
@@ -196,10 +201,19 @@ func (s *shrinker) firstFailing(cands [][]engine.Fault, budget int) int {
 					c = []engine.Fault{}
 				}
 				r, err := s.replay(c, budget)
+				errs[i] = err
 				same[i] = err == nil && s.target.Same(r)
 			}()
 		}
 		wg.Wait()
+		for _, err := range errs {
+			// A replay that could not run is no answer about its candidate:
+			// keep the first such error (in candidate order, whatever -j is)
+			// for Seed to report, rather than shrink on a wrong premise.
+			if err != nil && s.err == nil {
+				s.err = fmt.Errorf("replaying a candidate schedule: %w", err)
+			}
+		}
 		for i, ok := range same {
 			if ok {
 				s.runs += i + 1

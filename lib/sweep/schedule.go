@@ -11,7 +11,7 @@ import (
 // ScheduleWorld is what a schedule for this world is checked against.
 func (p *Prepared) ScheduleWorld() schedule.World {
 	return schedule.World{File: p.World.File, Nodes: p.nodeNames(), DurationNs: p.Spec.DurationNs,
-		PreemptPCT: p.World.Preempt.Strategy == "pct"}
+		PreemptPCT: p.World.Preempt.Strategy == "pct", Liveness: p.Spec.LivenessWithinNs > 0 || p.World.Finally != nil}
 }
 
 // ReadSchedule reads the schedule at path ("-" for stdin) and checks it

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -144,6 +145,16 @@ func run(o Options) (int, error) {
 			return 0, err
 		}
 		o.budget, o.branches, o.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
+		if o.Faults == "-" && len(o.Seeds) == 1 {
+			// A schedule read from standard input is kept as a file, so that
+			// the replay line and the record's faults_file name something a
+			// later command can read again.
+			kept := filepath.Join(ArtifactDir(prep.World), fmt.Sprintf("seed-%d.stdin.faults.json", o.Seeds[0]))
+			if err := sched.WriteFile(kept); err != nil {
+				return 0, fmt.Errorf("keeping the schedule read from standard input: %w", err)
+			}
+			o.Faults = relPath(kept)
+		}
 	}
 
 	var jw *record.Writer
@@ -215,6 +226,7 @@ func run(o Options) (int, error) {
 	for i, seed := range o.Seeds {
 		out := <-results[i]
 		if out.err != nil {
+			interrupt.Store(true) // start no more seeds: the sweep is over
 			wg.Wait()
 			return 0, out.err
 		}
