@@ -387,3 +387,40 @@ func (r *Reader) Next() (*Any, error) {
 func (r *Reader) tooLong() error {
 	return fmt.Errorf("%s:%d: record is longer than the limit of %d bytes", r.name, r.line, r.max)
 }
+
+// StreamBytesMax bounds one record stream a tool reads, after
+// decompression: a sweep of a million seeds writes about 500 MB of records.
+const StreamBytesMax = 1 << 30
+
+// ErrStreamTooLarge is the error of a stream over its limit.
+var ErrStreamTooLarge = fmt.Errorf("larger than the limit of %d bytes for a record stream", int64(StreamBytesMax))
+
+// Capped returns a reader of at most limit bytes of r that fails with
+// ErrStreamTooLarge past them, rather than ending as if the stream ended.
+func Capped(r io.Reader, limit int64) io.Reader { return &capped{r: r, left: limit} }
+
+type capped struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capped) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		var one [1]byte
+		for {
+			n, err := c.r.Read(one[:])
+			if n > 0 {
+				return 0, ErrStreamTooLarge
+			}
+			if err != nil {
+				return 0, err
+			}
+		}
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}

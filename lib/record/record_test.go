@@ -190,3 +190,16 @@ func TestReaderDecodesGolden(t *testing.T) {
 		t.Fatalf("decoded %v, want %s", got, want)
 	}
 }
+
+// TestCapped: a capped stream reads up to its limit and then fails, rather
+// than ending quietly as if the stream were complete.
+func TestCapped(t *testing.T) {
+	got, err := io.ReadAll(Capped(strings.NewReader("abcdef"), 6))
+	if err != nil || string(got) != "abcdef" {
+		t.Fatalf("at the limit: %q, %v", got, err)
+	}
+	got, err = io.ReadAll(Capped(strings.NewReader("abcdefg"), 6))
+	if err != ErrStreamTooLarge || string(got) != "abcdef" {
+		t.Fatalf("over the limit: %q, %v; want the first 6 bytes and ErrStreamTooLarge", got, err)
+	}
+}

@@ -47,7 +47,7 @@ func readStreams(in Input) ([]*stream, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
-	s := bufio.NewScanner(r)
+	s := bufio.NewScanner(record.Capped(r, record.StreamBytesMax))
 	s.Buffer(make([]byte, 64<<10), record.LineBytesMax+2)
 	var out []*stream
 	var cur *stream

@@ -197,7 +197,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 		if err != nil {
 			return nil, 0, fmt.Errorf("%s: %w", name, err)
 		}
-		rd := record.NewReader(&capped{r: r, left: MaxStreamBytes}, name)
+		rd := record.NewReader(record.Capped(r, MaxStreamBytes), name)
 		records := 0
 		for {
 			a, err := rd.Next()
@@ -315,32 +315,4 @@ func relPath(p string) string {
 		}
 	}
 	return p
-}
-
-// capped reads at most left bytes and then fails with an error that names
-// the input and the limit, rather than ending as if the input ended.
-type capped struct {
-	r    io.Reader
-	left int64
-}
-
-func (c *capped) Read(p []byte) (int, error) {
-	if c.left <= 0 {
-		var one [1]byte
-		for {
-			n, err := c.r.Read(one[:])
-			if n > 0 {
-				return 0, fmt.Errorf("larger than the limit of %d bytes for a record stream", int64(MaxStreamBytes))
-			}
-			if err != nil {
-				return 0, err
-			}
-		}
-	}
-	if int64(len(p)) > c.left {
-		p = p[:c.left]
-	}
-	n, err := c.r.Read(p)
-	c.left -= int64(n)
-	return n, err
 }
