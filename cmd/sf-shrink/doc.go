@@ -35,6 +35,11 @@
 // record per seed and a summary on stdout (docs/records.md); the report
 // always goes to stderr.
 //
+// SIGINT or SIGTERM stops sf-shrink: the seed being shrunk is dropped, no
+// other starts, and the summary (with "interrupted": true in -json) counts
+// the seeds it finished.
+//
 // Exit status: 0 when there was nothing to shrink, 1 when failing seeds were
-// shrunk, 2 on usage or input errors or when a seed could not be shrunk.
+// shrunk, 2 on usage or input errors or when a seed could not be shrunk, 130
+// when it was interrupted.
 package main

@@ -185,7 +185,10 @@ type ShrinkSummary struct {
 	// not failures sf-shrink can replay (nondeterministic).
 	Skipped int    `json:"skipped"`
 	RealNs  int64  `json:"real_ns"`
-	Status  string `json:"status"` // shrunk, nothing, or error
+	Status  string `json:"status"` // shrunk, nothing, error or interrupted
+	// Interrupted says SIGINT or SIGTERM stopped sf-shrink before every
+	// seed was shrunk; the counts cover the seeds it finished.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Mutant is sf-mutate's verdict on one mutant.

@@ -5,13 +5,17 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -97,7 +101,7 @@ func Main(c Command) int {
 		jobs, skipped, err = c.readStreams()
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "sf-shrink: %v\n", err)
-			return sweep.ExitUsage
+			return exitcode.Usage
 		}
 	}
 	// Shrinking a stream's seeds on a terminal shows a progress line on
@@ -117,6 +121,21 @@ func Main(c Command) int {
 		jw.Write(st)
 	}
 	sum := record.ShrinkSummary{Kind: record.KindSummary, Tool: "sf-shrink", Skipped: skipped}
+	// SIGINT or SIGTERM stops the shrink: the seed being shrunk ends at its
+	// next step and is dropped, no other starts, and the summary says so.
+	interrupt := new(atomic.Bool)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-sigs:
+			interrupt.Store(true)
+		case <-stopWatch:
+		}
+	}()
 	prepared := map[worldKey]*sweep.Prepared{}
 	defer func() {
 		for _, p := range prepared {
@@ -124,7 +143,15 @@ func Main(c Command) int {
 		}
 	}()
 	for _, j := range jobs {
-		rec, err := c.shrinkOne(j, prepared)
+		if interrupt.Load() {
+			sum.Interrupted = true
+			break
+		}
+		rec, err := c.shrinkOne(j, prepared, interrupt)
+		if errors.Is(err, ErrInterrupted) {
+			sum.Interrupted = true
+			break
+		}
 		if err != nil {
 			sum.Errors++
 			fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
@@ -150,6 +177,9 @@ func Main(c Command) int {
 	}
 	sum.RealNs = time.Since(start).Nanoseconds()
 	switch {
+	case sum.Interrupted:
+		sum.Status = "interrupted"
+		fmt.Fprintf(c.Stderr, "sf-shrink: interrupted after %d seeds\n", sum.Shrunk+sum.Errors)
 	case sum.Errors > 0:
 		sum.Status = "error"
 	case sum.Shrunk > 0:
@@ -161,12 +191,14 @@ func Main(c Command) int {
 		jw.Write(sum)
 	}
 	switch sum.Status {
+	case "interrupted":
+		return exitcode.Interrupted
 	case "error":
-		return sweep.ExitUsage
+		return exitcode.Usage
 	case "shrunk":
-		return sweep.ExitProblem
+		return exitcode.Problem
 	}
-	return sweep.ExitPass
+	return exitcode.Pass
 }
 
 // readStreams collects the failing seeds of the record streams, each once,
@@ -245,7 +277,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 	return jobs, skipped, nil
 }
 
-func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared) (record.Shrink, error) {
+func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interrupt *atomic.Bool) (record.Shrink, error) {
 	p := prepared[j.world]
 	if p == nil {
 		var err error
@@ -262,7 +294,7 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared) (recor
 			return record.Shrink{}, err
 		}
 	}
-	out, err := Seed(p, j.seed, Options{Jobs: c.Jobs, Start: start})
+	out, err := Seed(p, j.seed, Options{Jobs: c.Jobs, Start: start, Interrupt: interrupt})
 	if err != nil {
 		if errors.Is(err, ErrPasses) {
 			return record.Shrink{}, fmt.Errorf("%v: nothing to shrink", err)

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -87,7 +88,13 @@ type Options struct {
 	// Start, when set, is the schedule to shrink; otherwise the faults the
 	// seed draws on its own.
 	Start *schedule.Schedule
+	// Interrupt, when it becomes true, ends the replays at their next step
+	// and Seed returns ErrInterrupted.
+	Interrupt *atomic.Bool
 }
+
+// ErrInterrupted is returned when Options.Interrupt stopped the shrink.
+var ErrInterrupted = errors.New("interrupted")
 
 // ErrPasses is returned when the seed does not fail, so there is nothing
 // to shrink.
@@ -103,8 +110,9 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		s.branches = o.Start.Branches
 	}
 	s.replay = func(faults []engine.Fault, budget int) (*engine.Result, error) {
-		return p.Engine.Run(p.Spec, seed, engine.Options{Faults: faults, Budget: budget, Branches: s.branches})
+		return p.Engine.Run(p.Spec, seed, engine.Options{Faults: faults, Budget: budget, Branches: s.branches, Interrupt: o.Interrupt})
 	}
+	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 	var start []engine.Fault
 	var budget int
 	if o.Start != nil {
@@ -113,14 +121,20 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		if interrupted() {
+			return nil, ErrInterrupted
+		}
 		if first.Status != engine.StatusFail {
 			return nil, fmt.Errorf("%w with this schedule (%s)", ErrPasses, first.Status)
 		}
 		s.target = FailureOf(first)
 	} else {
-		first, err := p.Engine.Run(p.Spec, seed, engine.Options{})
+		first, err := p.Engine.Run(p.Spec, seed, engine.Options{Interrupt: o.Interrupt})
 		if err != nil {
 			return nil, err
+		}
+		if interrupted() {
+			return nil, ErrInterrupted
 		}
 		if first.Status != engine.StatusFail {
 			return nil, fmt.Errorf("%w (%s)", ErrPasses, first.Status)
@@ -133,6 +147,9 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		if err != nil {
 			return nil, err
 		}
+		if interrupted() {
+			return nil, ErrInterrupted
+		}
 		if !s.target.Same(again) {
 			return nil, fmt.Errorf("replaying the %d faults the seed recorded does not fail the same way (%s, then %s: %s): an engine bug, please report it",
 				len(start), s.target, again.Status, again.Message)
@@ -141,6 +158,9 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 
 	kept := s.faults(start, budget)
 	budget = s.budget(kept, budget)
+	if interrupted() {
+		return nil, ErrInterrupted
+	}
 	if s.err != nil {
 		return nil, s.err
 	}
