@@ -7,13 +7,14 @@ import (
 	"os"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
+	"github.com/sf-dst/sf/lib/exitcode"
 )
 
-// Exit statuses, as every tool has them.
+// Exit statuses, from the table every tool shares.
 const (
-	exitPass    = 0
-	exitProblem = 1
-	exitUsage   = 2
+	exitPass    = exitcode.Pass
+	exitProblem = exitcode.Problem
+	exitUsage   = exitcode.Usage
 )
 
 // Options describe one invocation of sf-report.

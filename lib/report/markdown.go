@@ -127,6 +127,12 @@ func markdown(w io.Writer, s *Sweep) {
 			fmt.Fprintf(w, "| %s | %d | %d | %d | %d | %s |\n", site, b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, b.Verdict)
 		}
 	}
+	if len(s.ShrinkErrors) > 0 {
+		fmt.Fprintf(w, "\n### Seeds sf-shrink could not shrink\n\n")
+		for _, e := range s.ShrinkErrors {
+			fmt.Fprintf(w, "- %s\n", cell(e))
+		}
+	}
 	if len(s.GaveUpSeeds) > 0 {
 		fmt.Fprintf(w, "\n### History checks that gave up\n\n%s neither passed nor failed on their history: %s\n", Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
 	}

@@ -169,3 +169,29 @@ func TestShardsMerge(t *testing.T) {
 		t.Errorf("%d findings, want %d", len(merged.Findings), len(whole.Findings))
 	}
 }
+
+// TestShrinkErrorsAreShown: a seed sf-shrink could not shrink is listed
+// with its reason, and makes the report incomplete rather than vanishing.
+func TestShrinkErrorsAreShown(t *testing.T) {
+	stream := `{"kind":"start","tool":"sf-shrink","version":"0.1.0","schema":1,"config":"","seeds":"","count":1,"jobs":1}
+{"kind":"shrink","seed":4,"config":"seedfall.json","class":"","message":"","faults_before":0,"faults_after":0,"shrink_runs":0,"duration":"","duration_ns":0,"schedule":"","repro":"","error":"the seed does not fail (pass): nothing to shrink"}
+{"kind":"summary","tool":"sf-shrink","shrunk":0,"errors":1,"skipped":0,"real_ns":1,"status":"error"}
+`
+	sweeps, err := Build([]Input{{Name: "shrink.jsonl", R: strings.NewReader(stream)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text bytes.Buffer
+	Text(&text, sweeps)
+	if !strings.Contains(text.String(), "seed 4: the seed does not fail (pass): nothing to shrink") {
+		t.Fatalf("the shrink error is not in the report\n%s", text.String())
+	}
+	if st := sweeps[len(sweeps)-1].Status(); st == "pass" {
+		t.Fatalf("a report with a seed that could not be shrunk has status %s", st)
+	}
+	var md bytes.Buffer
+	Markdown(&md, sweeps)
+	if !strings.Contains(md.String(), "Seeds sf-shrink could not shrink") {
+		t.Fatalf("Markdown lacks the shrink error\n%s", md.String())
+	}
+}

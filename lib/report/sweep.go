@@ -51,6 +51,9 @@ type Sweep struct {
 	// ShrinkOnly is set for a report of sf-shrink records that match no
 	// sf-run sweep given: it has findings and nothing else.
 	ShrinkOnly bool
+	// ShrinkErrors are the seeds sf-shrink could not shrink, each as
+	// "seed N: why".
+	ShrinkErrors []string
 
 	ran map[uint64]bool // seeds that finished
 }
@@ -62,7 +65,7 @@ func (s *Sweep) Status() string {
 	switch {
 	case s.Failed > 0 || s.PropertyFailures > 0 || len(s.Findings) > 0:
 		return "fail"
-	case len(s.Missing) > 0 || len(s.Unfinished) > 0 || s.Interrupted:
+	case len(s.Missing) > 0 || len(s.Unfinished) > 0 || s.Interrupted || len(s.ShrinkErrors) > 0:
 		return "incomplete"
 	}
 	return "pass"
@@ -433,6 +436,17 @@ func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
 		for i := range st.shrinks {
 			sh := &st.shrinks[i]
 			if sh.Error != "" {
+				// A seed sf-shrink could not shrink is shown with its reason,
+				// in the sweep of its world when one was given.
+				msg := fmt.Sprintf("seed %d: %s", sh.Seed, sh.Error)
+				if sw := worldSweep(sweeps, sh); sw != nil {
+					sw.ShrinkErrors = append(sw.ShrinkErrors, msg)
+					continue
+				}
+				if orphans == nil {
+					orphans = &Sweep{World: sh.Config, Profile: sh.Profile, Set: sh.Set, ShrinkOnly: true, ran: map[uint64]bool{}}
+				}
+				orphans.ShrinkErrors = append(orphans.ShrinkErrors, msg)
 				continue
 			}
 			if f := findingOf(sweeps, sh); f != nil {
@@ -474,6 +488,16 @@ func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
 }
 
 // findingOf is the finding of a sweep of sh's world that holds sh's seed.
+// worldSweep is the sweep of sh's world, or nil.
+func worldSweep(sweeps []*Sweep, sh *record.Shrink) *Sweep {
+	for _, sw := range sweeps {
+		if sw.World == sh.Config && sw.Profile == sh.Profile && strings.Join(sw.Set, "\x00") == strings.Join(sh.Set, "\x00") {
+			return sw
+		}
+	}
+	return nil
+}
+
 func findingOf(sweeps []*Sweep, sh *record.Shrink) *Finding {
 	for _, sw := range sweeps {
 		if sw.World != sh.Config || sw.Profile != sh.Profile || strings.Join(sw.Set, "\x00") != strings.Join(sh.Set, "\x00") {

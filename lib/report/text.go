@@ -209,6 +209,12 @@ func text(w io.Writer, s *Sweep) {
 			fmt.Fprintf(w, "  %13d  %13d  %11d  %6d  %s\n", b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, line)
 		}
 	}
+	if len(s.ShrinkErrors) > 0 {
+		fmt.Fprintf(w, "\nseeds sf-shrink could not shrink (%d):\n", len(s.ShrinkErrors))
+		for _, e := range s.ShrinkErrors {
+			fmt.Fprintf(w, "  %s\n", e)
+		}
+	}
 	if len(s.GaveUpSeeds) > 0 {
 		fmt.Fprintf(w, "\nhistory checks that gave up (%s; they neither passed nor failed on their history): %s\n",
 			Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
