@@ -207,9 +207,7 @@ func Build(inputs []Input) ([]*Sweep, error) {
 		}
 		sweeps = append(sweeps, sw)
 	}
-	if orphans := attachShrinks(sweeps, shrinks); orphans != nil {
-		sweeps = append(sweeps, orphans)
-	}
+	sweeps = append(sweeps, attachShrinks(sweeps, shrinks)...)
 	if len(sweeps) == 0 {
 		return nil, fmt.Errorf("no sf-run or sf-shrink records in the input")
 	}
@@ -428,10 +426,19 @@ func siteRows(rows map[string]*record.BuggifySite) []record.BuggifySite {
 }
 
 // attachShrinks gives each finding the shortest shrunk schedule among its
-// seeds. Shrink records whose seed belongs to no sweep given make a sweep of
-// their own, with a finding per way of failing, which it returns.
-func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
-	var orphans *Sweep
+// seeds. Shrink records whose seed belongs to no sweep given make sweeps of
+// their own, one per world in the order first seen, with a finding per way
+// of failing, which it returns.
+func attachShrinks(sweeps []*Sweep, shrinks []*stream) []*Sweep {
+	var orphans []*Sweep
+	orphanOf := func(sh *record.Shrink) *Sweep {
+		if sw := worldSweep(orphans, sh); sw != nil {
+			return sw
+		}
+		sw := &Sweep{World: sh.Config, Profile: sh.Profile, Set: sh.Set, ShrinkOnly: true, ran: map[uint64]bool{}}
+		orphans = append(orphans, sw)
+		return sw
+	}
 	for _, st := range shrinks {
 		for i := range st.shrinks {
 			sh := &st.shrinks[i]
@@ -439,14 +446,11 @@ func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
 				// A seed sf-shrink could not shrink is shown with its reason,
 				// in the sweep of its world when one was given.
 				msg := fmt.Sprintf("seed %d: %s", sh.Seed, sh.Error)
-				if sw := worldSweep(sweeps, sh); sw != nil {
-					sw.ShrinkErrors = append(sw.ShrinkErrors, msg)
-					continue
+				sw := worldSweep(sweeps, sh)
+				if sw == nil {
+					sw = orphanOf(sh)
 				}
-				if orphans == nil {
-					orphans = &Sweep{World: sh.Config, Profile: sh.Profile, Set: sh.Set, ShrinkOnly: true, ran: map[uint64]bool{}}
-				}
-				orphans.ShrinkErrors = append(orphans.ShrinkErrors, msg)
+				sw.ShrinkErrors = append(sw.ShrinkErrors, msg)
 				continue
 			}
 			if f := findingOf(sweeps, sh); f != nil {
@@ -455,13 +459,11 @@ func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
 				}
 				continue
 			}
-			if orphans == nil {
-				orphans = &Sweep{World: sh.Config, Profile: sh.Profile, Set: sh.Set, ShrinkOnly: true, ran: map[uint64]bool{}}
-			}
+			orphan := orphanOf(sh)
 			head, node := Group(sh.Class, sh.Message, "", sh.Node)
 			f := &Finding{Class: sh.Class, Head: head, Node: node}
 			var g *Finding
-			for _, x := range orphans.Findings {
+			for _, x := range orphan.Findings {
 				if x.key() == f.key() {
 					g = x
 				}
@@ -470,7 +472,7 @@ func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
 				g = f
 				g.First = record.Seed{Seed: sh.Seed, Config: sh.Config, Status: "fail", Class: sh.Class, Message: sh.Message,
 					Node: sh.Node, AtNs: sh.DurationNs, Repro: sh.Repro}
-				orphans.Findings = append(orphans.Findings, g)
+				orphan.Findings = append(orphan.Findings, g)
 			}
 			g.Seeds = append(g.Seeds, sh.Seed)
 			if shorter(sh, g.Shrunk) {
@@ -478,11 +480,11 @@ func attachShrinks(sweeps []*Sweep, shrinks []*stream) *Sweep {
 			}
 		}
 	}
-	if orphans != nil {
-		for _, f := range orphans.Findings {
+	for _, o := range orphans {
+		for _, f := range o.Findings {
 			sort.Slice(f.Seeds, func(i, j int) bool { return f.Seeds[i] < f.Seeds[j] })
 		}
-		sortFindings(orphans.Findings)
+		sortFindings(o.Findings)
 	}
 	return orphans
 }
