@@ -63,6 +63,11 @@
 // start record, one mutant record per mutant, and a summary with the
 // mutation score, killed / (killed + survived) (docs/records.md).
 //
+// SIGINT or SIGTERM stops it: running seeds end, the mutant they belong to
+// is not judged, and the summary (with "interrupted": true in -json) counts
+// the mutants judged before the stop.
+//
 // Exit status: 0 when every exercised mutant was killed, 1 when one
-// survived or the baseline failed, 2 on usage or input errors.
+// survived or the baseline failed, 2 on usage or input errors, 130 when it
+// was interrupted.
 package main

@@ -10,14 +10,17 @@
 package mutate
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/config"
@@ -56,6 +59,8 @@ type Command struct {
 	Stdin         io.Reader
 	Stdout        io.Writer
 	Stderr        io.Writer
+
+	interrupt *atomic.Bool // set by SIGINT or SIGTERM
 }
 
 // Verdict is the outcome for one mutant.
@@ -97,6 +102,21 @@ func Main(c Command) int {
 	if c.AppMutants <= 0 {
 		c.AppMutants = DefaultAppMutants
 	}
+	// SIGINT or SIGTERM stops sf-mutate: running seeds end at their next
+	// step, the mutant they belong to is not judged, and the summary says so.
+	c.interrupt = new(atomic.Bool)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	stopWatch := make(chan struct{})
+	defer close(stopWatch)
+	go func() {
+		select {
+		case <-sigs:
+			c.interrupt.Store(true)
+		case <-stopWatch:
+		}
+	}()
 	code, err := c.run()
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "sf-mutate: %v\n", err)
@@ -104,6 +124,9 @@ func Main(c Command) int {
 	}
 	return code
 }
+
+// errInterrupted is returned by sweep when the command was interrupted.
+var errInterrupted = errors.New("interrupted")
 
 func (c *Command) run() (int, error) {
 	if len(c.Seeds) == 0 {
@@ -147,7 +170,24 @@ func (c *Command) run() (int, error) {
 	defer bar.Finish()
 	w := bar.Writer(c.Stderr)
 
+	// stopped ends the command after SIGINT or SIGTERM: the summary counts
+	// the mutants judged so far and says it was interrupted.
+	var verdicts []Verdict
+	stopped := func() (int, error) {
+		bar.Finish()
+		fmt.Fprintf(w, "interrupted: %d mutants judged before the stop\n", len(verdicts))
+		sum.Interrupted, sum.Status = true, "interrupted"
+		count(&sum, verdicts)
+		sum.RealNs = time.Since(start).Nanoseconds()
+		if jw != nil {
+			jw.Write(sum)
+		}
+		return exitcode.Interrupted, nil
+	}
 	base, err := c.sweep(prep.Engine, prep.Spec, "")
+	if errors.Is(err, errInterrupted) {
+		return stopped()
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -174,7 +214,6 @@ func (c *Command) run() (int, error) {
 	bar.Add(false)
 	fmt.Fprintf(w, "baseline: seeds %s pass\n\n", c.SeedsText)
 
-	var verdicts []Verdict
 	emit := func(v Verdict) {
 		bar.Add(v.Verdict == record.VerdictSurvived)
 		verdicts = append(verdicts, v)
@@ -186,6 +225,9 @@ func (c *Command) run() (int, error) {
 	if !c.App {
 		for _, m := range c.runtimeMutants() {
 			out, err := c.sweep(prep.Engine, prep.Spec, m.Name)
+			if errors.Is(err, errInterrupted) {
+				return stopped()
+			}
 			if err != nil {
 				return 0, err
 			}
@@ -204,26 +246,13 @@ func (c *Command) run() (int, error) {
 		}
 	}
 	if c.App {
-		if err := c.appMutants(prep, emit); err != nil {
+		if err := c.appMutants(prep, emit); errors.Is(err, errInterrupted) {
+			return stopped()
+		} else if err != nil {
 			return 0, err
 		}
 	}
-	for _, v := range verdicts {
-		sum.Mutants++
-		switch v.Verdict {
-		case record.VerdictKilled:
-			sum.Killed++
-		case record.VerdictSurvived:
-			sum.Survived++
-		case record.VerdictNotExercised:
-			sum.NotExercised++
-		case record.VerdictDidNotBuild:
-			sum.DidNotBuild++
-		}
-	}
-	if sum.Killed+sum.Survived > 0 {
-		sum.Score = float64(sum.Killed) / float64(sum.Killed+sum.Survived)
-	}
+	count(&sum, verdicts)
 	sum.Status = "pass"
 	if sum.Survived > 0 {
 		sum.Status = "survived"
@@ -287,10 +316,10 @@ func (c *Command) sweep(eng *engine.Engine, spec *engine.Spec, mutant string) (o
 			defer wg.Done()
 			for {
 				i := int(next.Add(1) - 1)
-				if i >= n || int64(i) > firstFail.Load() {
+				if i >= n || int64(i) > firstFail.Load() || c.interrupted() {
 					return
 				}
-				res, err := eng.Run(spec, c.Seeds[i], engine.Options{Mutant: mutant})
+				res, err := eng.Run(spec, c.Seeds[i], engine.Options{Mutant: mutant, Interrupt: c.interrupt})
 				results[i], errs[i] = res, err
 				if err != nil || res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 					for {
@@ -305,6 +334,9 @@ func (c *Command) sweep(eng *engine.Engine, spec *engine.Spec, mutant string) (o
 	}
 	wg.Wait()
 	var out outcome
+	if c.interrupted() {
+		return out, errInterrupted
+	}
 	for i := range n {
 		if errs[i] != nil {
 			return out, errs[i]
@@ -326,6 +358,8 @@ func (c *Command) sweep(eng *engine.Engine, spec *engine.Spec, mutant string) (o
 	return out, nil
 }
 
+func (c *Command) interrupted() bool { return c.interrupt != nil && c.interrupt.Load() }
+
 func (c *Command) worldArgs(args []string) []string {
 	args = append(args, "-c", c.Config)
 	if c.Profile != "" {
@@ -346,4 +380,24 @@ func (c *Command) runRepro(seed uint64) string {
 // mutant.
 func (c *Command) mutateRepro(seed uint64, name string) []string {
 	return append(c.worldArgs([]string{c.Tool}), "-seeds", strconv.FormatUint(seed, 10), "-only", name)
+}
+
+// count adds the verdicts to the summary's counts and score.
+func count(sum *record.MutateSummary, verdicts []Verdict) {
+	for _, v := range verdicts {
+		sum.Mutants++
+		switch v.Verdict {
+		case record.VerdictKilled:
+			sum.Killed++
+		case record.VerdictSurvived:
+			sum.Survived++
+		case record.VerdictNotExercised:
+			sum.NotExercised++
+		case record.VerdictDidNotBuild:
+			sum.DidNotBuild++
+		}
+	}
+	if sum.Killed+sum.Survived > 0 {
+		sum.Score = float64(sum.Killed) / float64(sum.Killed+sum.Survived)
+	}
 }

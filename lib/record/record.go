@@ -253,6 +253,9 @@ type MutateSummary struct {
 	// Status is pass when every exercised mutant was killed, survived when
 	// one survived, baseline_failed when the world fails without mutants.
 	Status string `json:"status"`
+	// Interrupted says SIGINT or SIGTERM stopped sf-mutate; the counts
+	// cover the mutants it judged.
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Writer writes records as whole lines and flushes after each, so a
