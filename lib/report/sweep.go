@@ -368,33 +368,10 @@ func mergeProperty(rows map[string]*record.Property, p record.Property) {
 	}
 }
 
-var kindOrder = map[string]int{"always": 0, "alwaysOrUnreachable": 1, "sometimes": 2, "reachable": 3, "unreachable": 4, "eventually": 5}
-
-// mustBeReached are the kinds a sweep fails on when no seed reached them,
-// as in sf-run.
-var mustBeReached = map[string]bool{"always": true, "sometimes": true, "reachable": true, "eventually": true}
-
 // propertyRows works out each row's verdict from the merged counts and sorts
 // the table as sf-run does.
 func propertyRows(rows map[string]*record.Property) []record.Property {
-	out := make([]record.Property, 0, len(rows))
-	for _, r := range rows {
-		r.Verdict = ""
-		switch {
-		case r.SeedsReached == 0 && mustBeReached[r.Kind]:
-			r.Verdict = "never reached"
-		case r.Kind == "sometimes" && r.SeedsTrue == 0:
-			r.Verdict = "never true"
-		}
-		out = append(out, *r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if kindOrder[out[i].Kind] != kindOrder[out[j].Kind] {
-			return kindOrder[out[i].Kind] < kindOrder[out[j].Kind]
-		}
-		return out[i].Message < out[j].Message
-	})
-	return out
+	return record.PropertyTable(rows)
 }
 
 func mergeSite(rows map[string]*record.BuggifySite, b record.BuggifySite) {
@@ -410,19 +387,7 @@ func mergeSite(rows map[string]*record.BuggifySite, b record.BuggifySite) {
 }
 
 func siteRows(rows map[string]*record.BuggifySite) []record.BuggifySite {
-	out := make([]record.BuggifySite, 0, len(rows))
-	for _, r := range rows {
-		r.Verdict = ""
-		switch {
-		case r.SeedsReached == 0:
-			r.Verdict = "never reached"
-		case r.Fired == 0:
-			r.Verdict = "never fired"
-		}
-		out = append(out, *r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Site < out[j].Site })
-	return out
+	return record.BuggifyTable(rows)
 }
 
 // attachShrinks gives each finding the shortest shrunk schedule among its

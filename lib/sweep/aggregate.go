@@ -4,7 +4,6 @@ package sweep
 // sweep's coverage tables.
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/catalog"
@@ -42,20 +41,7 @@ func (a *aggregate) addSites(sites []engine.SiteResult) {
 	}
 }
 
-func (a *aggregate) siteRows() []record.BuggifySite {
-	out := make([]record.BuggifySite, 0, len(a.sites))
-	for _, r := range a.sites {
-		switch {
-		case r.SeedsReached == 0:
-			r.Verdict = "never reached"
-		case r.Fired == 0:
-			r.Verdict = "never fired"
-		}
-		out = append(out, *r)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Site < out[j].Site })
-	return out
-}
+func (a *aggregate) siteRows() []record.BuggifySite { return record.BuggifyTable(a.sites) }
 
 func (a *aggregate) add(props []engine.Property) {
 	for _, p := range props {
@@ -83,8 +69,6 @@ func (a *aggregate) add(props []engine.Property) {
 	}
 }
 
-var kindOrder = map[string]int{"always": 0, "alwaysOrUnreachable": 1, "sometimes": 2, "reachable": 3, "unreachable": 4, "eventually": 5}
-
 // catalog adds every property and buggify site found in the source, so
 // that those no seed reaches still get a row.
 func (a *aggregate) catalog(c *catalog.Catalog) {
@@ -104,25 +88,4 @@ func (a *aggregate) catalog(c *catalog.Catalog) {
 	}
 }
 
-// mustBeReached are the kinds a sweep fails on when no seed reached them.
-var mustBeReached = map[string]bool{"always": true, "sometimes": true, "reachable": true, "eventually": true}
-
-func (a *aggregate) rows() []record.Property {
-	out := make([]record.Property, 0, len(a.rows_))
-	for _, r := range a.rows_ {
-		switch {
-		case r.SeedsReached == 0 && mustBeReached[r.Kind]:
-			r.Verdict = "never reached"
-		case r.Kind == "sometimes" && r.SeedsTrue == 0:
-			r.Verdict = "never true"
-		}
-		out = append(out, *r)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if kindOrder[out[i].Kind] != kindOrder[out[j].Kind] {
-			return kindOrder[out[i].Kind] < kindOrder[out[j].Kind]
-		}
-		return out[i].Message < out[j].Message
-	})
-	return out
-}
+func (a *aggregate) rows() []record.Property { return record.PropertyTable(a.rows_) }
