@@ -214,7 +214,7 @@ func artifact(seed int) string {
 const seed10 = `{
   "seed": 10,
   "config": "seedfall.json",
-  "duration": "1.64762341s",
+  "duration": "1.642779141s",
   "shrunk_from": 5,
   "shrink_runs": 8,
   "faults": [
@@ -243,7 +243,7 @@ func TestOwnFaults(t *testing.T) {
 	r := sfFaults(t, dir, "-seed", "10")
 	r.wantExit(t, 0)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
-	want := `seed 10, 3 faults from a run of the seed (it fails at 1.64762341s), wrote ` + artifact(10)
+	want := `seed 10, 3 faults from a run of the seed (it fails at 1.642779141s), wrote ` + artifact(10)
 	if lines[0] != want {
 		t.Fatalf("header\n  %s\nwant\n  %s\n%s", lines[0], want, r)
 	}
@@ -255,7 +255,7 @@ func TestOwnFaults(t *testing.T) {
 		t.Fatalf("replay line\n  %s\nwant\n  %s", lines[5], want)
 	}
 	s := readSchedule(t, filepath.Join(dir, artifact(10)))
-	if s.Seed != 10 || s.Config != "seedfall.json" || len(s.Faults) != 3 || s.Duration != 1647623410 {
+	if s.Seed != 10 || s.Config != "seedfall.json" || len(s.Faults) != 3 || s.Duration != 1642779141 {
 		t.Fatalf("written schedule: %+v", s)
 	}
 	// The seed's own faults replay its failure.
@@ -425,7 +425,7 @@ func TestStdin(t *testing.T) {
 	r = runBin(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "1", "-remove", "2", "-remove", "3", "-json")
 	r.wantExit(t, 0)
 	s, err := schedule.Parse("stdout", []byte(r.stdout))
-	if err != nil || len(s.Faults) != 0 || s.Duration != 1647623410 {
+	if err != nil || len(s.Faults) != 0 || s.Duration != 1642779141 {
 		t.Fatalf("stdout is not the edited schedule (%v):\n%s", err, r)
 	}
 	if !strings.HasPrefix(r.stderr, "seed 10, 0 faults from <stdin> (removed 3), not written\n") ||
