@@ -81,6 +81,10 @@ type Options struct {
 	// perturb virtual time at that host call. Tests use it to prove the
 	// determinism check can fail; no flag sets it.
 	DivergeSecondRunAtCall uint64
+	// OnResult, when set, is called with each seed's result in seed order,
+	// before the seed is reported: sf-mcp takes a replay's trace from it
+	// as a list rather than parsing the printed report.
+	OnResult func(*engine.Result)
 	// stallFirstRun gives each seed's first run a watchdog of 1ns, so that
 	// it stalls as on a host that stopped: tests use it to check that a
 	// watchdog failure is run again.
@@ -235,6 +239,9 @@ func run(o Options) (int, error) {
 			continue
 		}
 		res := out.res
+		if o.OnResult != nil {
+			o.OnResult(res)
+		}
 		sum.Seeds++
 		if res.Class == engine.ClassInternal {
 			internal++

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	_ "embed"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/urfave/cli/v2"
+
+	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/manual"
+	"github.com/sf-dst/sf/lib/mcpserver"
+)
+
+//go:embed doc.go
+var docSource string
+
+func main() {
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is sf-mcp on the given arguments (args[0] is its name); the protocol
+// itself always runs on the process's own stdin and stdout, which an MCP
+// client connects to. It returns the exit status.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &cli.App{
+		Name:            "sf-mcp",
+		Usage:           "serve the sf tools over the Model Context Protocol on stdio",
+		UsageText:       "sf-mcp [-dir DIR]",
+		HideHelpCommand: true,
+		Reader:          stdin,
+		Writer:          stdout,
+		ErrWriter:       stderr,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "dir", Usage: "the working directory tools resolve paths against (default: the current one)"},
+		},
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return manual.Usage("sf-mcp", "unexpected argument %q", c.Args().First())
+			}
+			if d := c.String("dir"); d != "" {
+				if err := os.Chdir(d); err != nil {
+					return manual.Usage("sf-mcp", "-dir: %v", err)
+				}
+			}
+			srv := mcpserver.New(mcpserver.Options{RunTool: runTool(args)})
+			if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+				return cli.Exit(err.Error(), exitcode.Usage)
+			}
+			return nil
+		},
+	}
+	manual.Install(app, docSource)
+	return manual.Run(app, args)
+}
+
+// runTool is the sf-run that repro lines name: the one next to this binary
+// when it was started by a path (an absolute one, as MCP clients give,
+// stays absolute), else sf-run from PATH.
+func runTool(args []string) string {
+	if len(args) > 0 && filepath.Base(args[0]) != args[0] {
+		return filepath.Join(filepath.Dir(args[0]), "sf-run")
+	}
+	return "sf-run"
+}

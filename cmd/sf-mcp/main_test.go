@@ -1,0 +1,409 @@
+package main
+
+// End-to-end tests: the SDK's own client starts the built sf-mcp and talks
+// to it over a real stdio pipe, as an agent's MCP client does, on copies
+// of the example worlds in temporary directories.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/mcpserver"
+	"github.com/sf-dst/sf/lib/record"
+)
+
+var bin struct {
+	root, mcp, skip string
+}
+
+func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+
+func testMain(m *testing.M) int {
+	root, err := filepath.Abs(filepath.Join("..", ".."))
+	if err != nil {
+		return 1
+	}
+	bin.root = root
+	goCmd, err := exec.LookPath("go")
+	if err != nil {
+		bin.skip = "no Go toolchain on PATH"
+		return m.Run()
+	}
+	dir, err := os.MkdirTemp("", "sf-mcp-test-")
+	if err != nil {
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	bin.mcp = filepath.Join(dir, "sf-mcp")
+	cmd := exec.Command(goCmd, "build", "-o", bin.mcp, "./cmd/sf-mcp")
+	cmd.Dir = root
+	if b, err := cmd.CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "go build sf-mcp: %v\n%s", err, b)
+		return 1
+	}
+	return m.Run()
+}
+
+// connect starts sf-mcp -dir dir and returns a client session on it.
+func connect(t *testing.T, dir string) *mcp.ClientSession {
+	t.Helper()
+	if bin.skip != "" {
+		t.Skip(bin.skip)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	t.Cleanup(cancel)
+	cmd := exec.Command(bin.mcp, "-dir", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	client := mcp.NewClient(&mcp.Implementation{Name: "sf-mcp-test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatalf("connecting to sf-mcp: %v\nstderr:\n%s", err, stderr.String())
+	}
+	t.Cleanup(func() {
+		if err := cs.Close(); err != nil {
+			t.Errorf("closing the session: %v", err)
+		}
+		if s := stderr.String(); strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:") {
+			t.Errorf("sf-mcp wrote a stack trace:\n%s", s)
+		}
+	})
+	return cs
+}
+
+// call calls a tool that must succeed and decodes its structured result.
+func call[Out any](t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) Out {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	if res.IsError {
+		t.Fatalf("%s %v: tool error: %s", name, args, text(res))
+	}
+	var out Out
+	b, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatalf("%s: decoding %s: %v", name, b, err)
+	}
+	return out
+}
+
+// callError calls a tool that must fail with a tool error, and returns its
+// text.
+func callError(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: a protocol error where a tool error was expected: %v", name, err)
+	}
+	if !res.IsError {
+		t.Fatalf("%s %v: no error; result %s", name, args, text(res))
+	}
+	return text(res)
+}
+
+func text(res *mcp.CallToolResult) string {
+	var b strings.Builder
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			b.WriteString(tc.Text)
+		}
+	}
+	return b.String()
+}
+
+// copyWorld copies the world file src (relative to the repository root)
+// into dir with its packages made absolute, under the name it had.
+func copyWorld(t *testing.T, dir, src string) {
+	t.Helper()
+	src = filepath.Join(bin.root, src)
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w map[string]any
+	if err := json.Unmarshal(data, &w); err != nil {
+		t.Fatal(err)
+	}
+	abs := func(n any) {
+		if node, ok := n.(map[string]any); ok {
+			if p, ok := node["pkg"].(string); ok {
+				node["pkg"] = filepath.Join(filepath.Dir(src), p)
+			}
+		}
+	}
+	for _, n := range w["nodes"].([]any) {
+		abs(n)
+	}
+	abs(w["workload"])
+	out, err := json.Marshal(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), out, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestListTools(t *testing.T) {
+	cs := connect(t, t.TempDir())
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	schemas := map[string][2]map[string]any{}
+	for _, tool := range res.Tools {
+		names = append(names, tool.Name)
+		in, _ := tool.InputSchema.(map[string]any)
+		out, _ := tool.OutputSchema.(map[string]any)
+		schemas[tool.Name] = [2]map[string]any{in, out}
+		if tool.Description == "" {
+			t.Errorf("%s has no description", tool.Name)
+		}
+	}
+	if !slices.Equal(names, mcpserver.ToolNames) {
+		t.Fatalf("tools %v, want %v", names, mcpserver.ToolNames)
+	}
+	props := func(s map[string]any) map[string]any {
+		p, _ := s["properties"].(map[string]any)
+		return p
+	}
+	for tool, want := range map[string][2][]string{
+		"sf_run":          {{"config", "seeds", "profile", "set", "max_failures"}, {"failures", "margins", "buggify_sites", "exit_status"}},
+		"sf_replay":       {{"config", "seed", "faults", "max_events"}, {"result", "events", "events_omitted"}},
+		"sf_trace_search": {{"config", "seed", "pattern", "node", "max_matches"}, {"source", "matches", "matches_omitted"}},
+		"sf_shrink":       {{"config", "seed", "records", "max"}, {"shrinks", "summary"}},
+		"sf_faults_edit":  {{"config", "seed", "remove", "shift", "add", "out"}, {"faults", "replay", "schedule"}},
+		"sf_check":        {{"history", "model", "timeout"}, {"verdict", "anomalies", "exit_status"}},
+		"sf_mutate":       {{"config", "seeds", "only", "app"}, {"mutants", "summary"}},
+		"sf_report":       {{"records", "md", "html", "findings"}, {"sweeps", "text"}},
+	} {
+		s := schemas[tool]
+		for i, fields := range want {
+			if s[i]["type"] != "object" {
+				t.Errorf("%s: schema %d has type %v, want object", tool, i, s[i]["type"])
+			}
+			for _, f := range fields {
+				if _, ok := props(s[i])[f]; !ok {
+					t.Errorf("%s: schema %d has no property %q: %v", tool, i, f, s[i])
+				}
+			}
+		}
+	}
+	// Fields are described for the agent, not only typed.
+	if d, _ := props(schemas["sf_trace_search"][0])["pattern"].(map[string]any); !strings.Contains(fmt.Sprint(d["description"]), "regular expression") {
+		t.Errorf("sf_trace_search's pattern has no description: %v", d)
+	}
+}
+
+// TestKvlog calls every tool on a copy of examples/kvlog, whose planted bug
+// (acknowledging writes before fsync) loses writes when the server crashes.
+func TestKvlog(t *testing.T) {
+	dir := t.TempDir()
+	copyWorld(t, dir, "examples/kvlog/seedfall.json")
+	copyWorld(t, dir, "examples/kvlog/seedfall.fixed.json")
+	cs := connect(t, dir)
+
+	run := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1-4", "max_failures": 3, "records": "run.jsonl"})
+	if run.ExitStatus != 1 || run.Status != "fail" || run.Ran != 4 || run.Failed != 4 || !slices.Equal(run.FailedSeeds, []uint64{1, 2, 3, 4}) {
+		t.Fatalf("sf_run: %+v", run)
+	}
+	if len(run.Failures) != 3 || run.FailuresOmitted != 1 {
+		t.Fatalf("sf_run with max_failures 3: %d failures, %d omitted, want 3 and 1", len(run.Failures), run.FailuresOmitted)
+	}
+	first := run.Failures[0]
+	if first.Seed != 1 || first.Class != "assert" || !strings.Contains(first.Message, "acknowledged write lost") ||
+		first.Artifacts == nil || first.Repro == "" || !strings.Contains(first.Repro, "-seed 1") {
+		t.Fatalf("sf_run's first failure: %+v", first)
+	}
+	if _, err := os.Stat(filepath.Join(dir, first.Artifacts.Trace)); err != nil {
+		t.Errorf("the failure's trace: %v", err)
+	}
+	if i := slices.IndexFunc(run.Properties, func(p record.Property) bool { return p.Message == "client finished" }); i < 0 || run.Properties[i].Verdict != "never reached" {
+		t.Errorf("sf_run's properties: %+v", run.Properties)
+	}
+	if run.PropertyFailures != 1 || run.Margins == nil || len(run.Margins) != 0 || run.BuggifySites == nil || len(run.BuggifySites) != 0 {
+		t.Errorf("sf_run: property failures %d, margins %v, buggify sites %v; want 1 and two empty lists (kvlog has neither)", run.PropertyFailures, run.Margins, run.BuggifySites)
+	}
+
+	rep := call[mcpserver.ReplayOut](t, cs, "sf_replay", map[string]any{"config": "seedfall.json", "seed": 1})
+	if rep.ExitStatus != 1 || rep.Result.Status != "fail" || rep.Result.DeterminismHash != first.DeterminismHash {
+		t.Fatalf("sf_replay of seed 1: %+v; the sweep's hash was %s", rep.Result, first.DeterminismHash)
+	}
+	if rep.EventsTotal < 5 || len(rep.Events) != rep.EventsTotal || rep.EventsOmitted != 0 {
+		t.Fatalf("sf_replay: %d events of %d, %d omitted", len(rep.Events), rep.EventsTotal, rep.EventsOmitted)
+	}
+	last := rep.Events[len(rep.Events)-1]
+	if !strings.HasPrefix(last.Text, "FAIL  client#1: acknowledged write lost") || last.Node != "client#1" || last.At != "3.677s" || last.Index != rep.EventsTotal {
+		t.Errorf("sf_replay's last event: %+v", last)
+	}
+	if !slices.ContainsFunc(rep.Events, func(e mcpserver.Event) bool {
+		return e.Node == "server#1" && strings.HasPrefix(e.Text, "fault crash server#1")
+	}) {
+		t.Errorf("sf_replay: no crash of server#1 in %+v", rep.Events)
+	}
+	short := call[mcpserver.ReplayOut](t, cs, "sf_replay", map[string]any{"config": "seedfall.json", "seed": 1, "max_events": 2})
+	if len(short.Events) != 2 || short.EventsOmitted != rep.EventsTotal-2 || short.Events[1] != rep.Events[1] {
+		t.Errorf("sf_replay with max_events 2: %d events, %d omitted", len(short.Events), short.EventsOmitted)
+	}
+
+	search := map[string]any{"config": "seedfall.json", "seed": 1, "pattern": `recovered \d+ keys`, "node": "server"}
+	found := call[mcpserver.TraceSearchOut](t, cs, "sf_trace_search", search)
+	if found.Source != filepath.Join(".seedfall", "seedfall", "seed-1.trace.log") || found.Lines != rep.EventsTotal ||
+		found.MatchesTotal != 2 || len(found.Matches) != 2 || found.Matches[0].Node != "server#1" || found.Matches[1].Node != "server#2" {
+		t.Fatalf("sf_trace_search: %+v", found)
+	}
+	search["replay"], search["max_matches"] = true, 1
+	replayed := call[mcpserver.TraceSearchOut](t, cs, "sf_trace_search", search)
+	if replayed.Source != "replay" || len(replayed.Matches) != 1 || replayed.MatchesOmitted != 1 || replayed.Matches[0] != found.Matches[0] {
+		t.Errorf("sf_trace_search replaying, max_matches 1: %+v", replayed)
+	}
+	none := call[mcpserver.TraceSearchOut](t, cs, "sf_trace_search", map[string]any{"config": "seedfall.json", "seed": 1, "pattern": "FAIL", "node": "server#2"})
+	if none.MatchesTotal != 0 {
+		t.Errorf("sf_trace_search for FAIL on server#2: %+v", none)
+	}
+
+	edit := call[mcpserver.FaultsEditOut](t, cs, "sf_faults_edit", map[string]any{"config": "seedfall.json", "seed": 1,
+		"add": []map[string]any{{"at": "1s", "kind": "pause", "node": "server", "until": "1.5s"}}, "out": "edited.json"})
+	if len(edit.Faults) != 2 || !strings.Contains(edit.Faults[0], "pause server") || !strings.Contains(edit.Header, "wrote edited.json") ||
+		!strings.HasSuffix(edit.Replay, "-seed 1 -faults edited.json") || len(edit.Schedule["faults"].([]any)) != 2 {
+		t.Fatalf("sf_faults_edit: %+v", edit)
+	}
+	edited := call[mcpserver.ReplayOut](t, cs, "sf_replay", map[string]any{"config": "seedfall.json", "seed": 1, "faults": "edited.json"})
+	if edited.Result.FaultsFile != "edited.json" || !slices.ContainsFunc(edited.Events, func(e mcpserver.Event) bool { return strings.HasPrefix(e.Text, "fault pause server") }) {
+		t.Errorf("sf_replay of the edited schedule: %+v", edited.Result)
+	}
+
+	shrunk := call[mcpserver.ShrinkOut](t, cs, "sf_shrink", map[string]any{"config": "seedfall.json", "seed": 3})
+	if shrunk.ExitStatus != 1 || len(shrunk.Shrinks) != 1 || shrunk.Summary.Status != "shrunk" {
+		t.Fatalf("sf_shrink: %+v", shrunk)
+	}
+	if s := shrunk.Shrinks[0]; s.Seed != 3 || s.FaultsBefore != 2 || s.FaultsAfter != 1 || s.Class != "assert" || s.Schedule == "" {
+		t.Errorf("sf_shrink of seed 3: %+v", s)
+	} else if _, err := os.Stat(filepath.Join(dir, s.Schedule)); err != nil {
+		t.Errorf("the shrunk schedule: %v", err)
+	}
+
+	mut := call[mcpserver.MutateOut](t, cs, "sf_mutate", map[string]any{"config": "seedfall.fixed.json", "seeds": "1-3", "only": []string{"fsync_noop"}})
+	if mut.ExitStatus != 0 || mut.Summary.Baseline != "pass" || len(mut.Mutants) != 1 || mut.Mutants[0].Name != "fsync_noop" ||
+		mut.Mutants[0].Verdict != "killed" || mut.Mutants[0].KilledBySeed == 0 || mut.Summary.Score != 1 {
+		t.Errorf("sf_mutate fsync_noop on the fixed kvlog: %+v", mut)
+	}
+
+	// sf_report reads the records sf_run wrote.
+	report := call[mcpserver.ReportOut](t, cs, "sf_report", map[string]any{"records": []string{"run.jsonl"}, "md": "report.md"})
+	if report.ExitStatus != 1 || len(report.Sweeps) != 1 || report.Sweeps[0].Status != "fail" || report.Sweeps[0].Failed != 4 {
+		t.Fatalf("sf_report: %+v", report)
+	}
+	if f := report.Sweeps[0].Findings; len(f) != 1 || f[0].Title != "assert · acknowledged write lost" || f[0].SeedsTotal != 4 || f[0].Status != "new" {
+		t.Errorf("sf_report's findings: %+v", f)
+	}
+	if !strings.Contains(report.Text, "acknowledged write lost") {
+		t.Errorf("sf_report's text: %s", report.Text)
+	}
+	for _, f := range []string{"report.md", ".seedfall/findings.json"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Errorf("sf_report: %v", err)
+		}
+	}
+
+	hist := filepath.Join(dir, "queue-lost.jsonl")
+	data, err := os.ReadFile(filepath.Join(bin.root, "cmd/sf-check/testdata/queue-lost.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hist, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	verdict := call[check.Record](t, cs, "sf_check", map[string]any{"history": "queue-lost.jsonl", "model": "queue"})
+	if verdict.Verdict != check.Illegal || verdict.Passed || verdict.ExitStatus != 1 || len(verdict.Anomalies) != 1 || verdict.Timeline != "queue-lost.html" {
+		t.Errorf("sf_check of a lost dequeue: %+v", verdict)
+	}
+}
+
+// TestErrors checks that each tool's bad input is a tool error carrying
+// the command line's message, never a protocol error or a crash.
+func TestErrors(t *testing.T) {
+	dir := t.TempDir()
+	cs := connect(t, dir)
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		// The messages of the commands, as sf-run -c nope.json prints them.
+		{"sf_run", map[string]any{"config": "nope.json"}, "sf-run: nope.json: no such file or directory"},
+		{"sf_replay", map[string]any{"config": "nope.json", "seed": 1}, "sf-run: nope.json: no such file or directory"},
+		{"sf_trace_search", map[string]any{"config": "nope.json", "seed": 1, "pattern": "x"}, "sf-run: nope.json: no such file or directory"},
+		{"sf_shrink", map[string]any{"config": "nope.json", "seed": 1}, "sf-shrink: seed 1 of nope.json: nope.json: no such file or directory"},
+		{"sf_shrink", map[string]any{"records": []string{"nope.jsonl"}}, "sf-shrink: open nope.jsonl: no such file or directory"},
+		{"sf_faults_edit", map[string]any{"config": "seedfall.json", "seed": 1, "faults": "nope.json"}, "sf-faults: -faults: open nope.json: no such file or directory"},
+		{"sf_check", map[string]any{"history": "nope.jsonl"}, "sf-check: reading history: open nope.jsonl: no such file or directory"},
+		{"sf_mutate", map[string]any{"config": "nope.json", "seeds": "1"}, "sf-mutate: nope.json: no such file or directory"},
+		{"sf_report", map[string]any{"records": []string{"nope.jsonl"}}, "sf-report: open nope.jsonl: no such file or directory"},
+		// The tools' own bounds and fields.
+		{"sf_run", map[string]any{"config": "w.json", "seeds": "1-20000"}, "sf_run: seeds: 1-20000 is 20000 seeds, more than the 10000 one call may run"},
+		{"sf_run", map[string]any{"config": "w.json", "seeds": "x"}, "sf_run: seeds: "},
+		{"sf_replay", map[string]any{"config": "w.json", "seed": 1, "max_events": 20000}, "sf_replay: max_events: 20000: at most 10000"},
+		{"sf_trace_search", map[string]any{"config": "w.json", "seed": 1, "pattern": "("}, "sf_trace_search: pattern: error parsing regexp"},
+		{"sf_mutate", map[string]any{"config": "w.json", "only": []string{"nope"}}, `sf_mutate: -only: "nope" is not a runtime mutant`},
+		{"sf_run", map[string]any{"config": " "}, "sf_run: config: missing"},
+		{"sf_run", map[string]any{}, `validating "arguments": validating root: required: missing properties: ["config"]`},
+	} {
+		got := callError(t, cs, c.tool, c.args)
+		if !strings.HasPrefix(got, c.want) {
+			t.Errorf("%s %v: error %q, want it to start with %q", c.tool, c.args, got, c.want)
+		}
+	}
+	// Arguments of the wrong type are refused by the input schema.
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "sf_replay", Arguments: map[string]any{"config": "w.json", "seed": "one"}})
+	if err == nil && !res.IsError {
+		t.Errorf("sf_replay with seed \"one\": accepted: %s", text(res))
+	}
+}
+
+// TestUsage checks the command line of sf-mcp itself.
+func TestUsage(t *testing.T) {
+	if bin.skip != "" {
+		t.Skip(bin.skip)
+	}
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"extra"}, 2, "sf-mcp: unexpected argument \"extra\" (see sf-mcp -h)\n"},
+		{[]string{"-dir", "/nonexistent-sf-mcp"}, 2, "sf-mcp: -dir: chdir /nonexistent-sf-mcp: no such file or directory (see sf-mcp -h)\n"},
+	} {
+		cmd := exec.Command(bin.mcp, c.args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != c.code || stderr.String() != c.want {
+			t.Errorf("sf-mcp %v: %v, stderr %q; want exit %d and %q", c.args, err, stderr.String(), c.code, c.want)
+		}
+	}
+	out, err := exec.Command(bin.mcp, "-h").Output()
+	if err != nil || !strings.Contains(string(out), "Model Context Protocol") || !strings.Contains(string(out), "-dir") {
+		t.Errorf("sf-mcp -h: %v\n%s", err, out)
+	}
+}
