@@ -337,6 +337,8 @@ func TestKvlog(t *testing.T) {
 	if verdict.Verdict != check.Illegal || verdict.Passed || verdict.ExitStatus != 1 || len(verdict.Anomalies) != 1 || verdict.Timeline != "queue-lost.html" {
 		t.Errorf("sf_check of a lost dequeue: %+v", verdict)
 	}
+
+	checkCancel(t, cs)
 }
 
 // TestErrors checks that each tool's bad input is a tool error carrying
@@ -405,5 +407,65 @@ func TestUsage(t *testing.T) {
 	out, err := exec.Command(bin.mcp, "-h").Output()
 	if err != nil || !strings.Contains(string(out), "Model Context Protocol") || !strings.Contains(string(out), "-dir") {
 		t.Errorf("sf-mcp -h: %v\n%s", err, out)
+	}
+}
+
+// TestMarginsAndBuggify checks sf_run's margins on examples/ledger, whose
+// client states comparison properties, and its buggify sites on
+// examples/buggify, whose server has two.
+func TestMarginsAndBuggify(t *testing.T) {
+	dir := t.TempDir()
+	for _, w := range []string{"ledger", "buggify"} {
+		if err := os.Mkdir(filepath.Join(dir, w), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		copyWorld(t, filepath.Join(dir, w), "examples/"+w+"/seedfall.json")
+	}
+	cs := connect(t, dir)
+
+	ledger := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "ledger/seedfall.json", "seeds": "1-2"})
+	if ledger.ExitStatus != 0 || ledger.Status != "pass" || ledger.Passed != 2 || len(ledger.Failures) != 0 {
+		t.Fatalf("sf_run on ledger: %+v", ledger)
+	}
+	var margins []string
+	for _, m := range ledger.Margins {
+		margins = append(margins, fmt.Sprintf("%s %q %g", m.Kind, m.Message, m.Margin))
+	}
+	want := []string{`always "ledger total covers every acknowledged deposit" 0`, `always "ledger total holds no deposit that was never sent" 0`}
+	if !slices.Equal(margins, want) {
+		t.Errorf("sf_run's margins on ledger:\n%q\nwant\n%q", margins, want)
+	}
+
+	bug := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "buggify/seedfall.json", "seeds": "1-2"})
+	var sites []string
+	for _, s := range bug.BuggifySites {
+		sites = append(sites, fmt.Sprintf("%s reached %d, fired in %d", s.Site, s.SeedsReached, s.SeedsFired))
+	}
+	want = []string{"reply lost after apply reached 2, fired in 1", "slow apply reached 2, fired in 1"}
+	if !slices.Equal(sites, want) {
+		t.Errorf("sf_run's buggify sites on buggify:\n%q\nwant\n%q", sites, want)
+	}
+}
+
+// checkCancel checks that a client's cancelling a call stops the sweep it
+// started, so that the next call runs at once rather than after it. The
+// fixed kvlog world must be built already, so that the call is cut while
+// it runs seeds.
+func checkCancel(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	start := time.Now()
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sf_run", Arguments: map[string]any{"config": "seedfall.fixed.json", "seeds": "1-10000"}})
+	if err == nil {
+		t.Fatal("a sweep of 10000 seeds finished within 2s")
+	}
+	run := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.fixed.json", "seeds": "2"})
+	if run.Passed != 1 {
+		t.Errorf("the call after the cancelled one: %+v", run)
+	}
+	// 10000 seeds take minutes; stopping takes a step of each running seed.
+	if d := time.Since(start); d > time.Minute {
+		t.Errorf("the cancelled sweep held the server for %v", d)
 	}
 }
