@@ -292,20 +292,40 @@ func TestKvlog(t *testing.T) {
 		t.Errorf("sf_replay of the edited schedule: %+v", edited.Result)
 	}
 
-	shrunk := call[mcpserver.ShrinkOut](t, cs, "sf_shrink", map[string]any{"config": "seedfall.json", "seed": 3})
+	// The edited schedule's pause is not needed for the failure: sf_shrink
+	// drops it.
+	shrunk := call[mcpserver.ShrinkOut](t, cs, "sf_shrink", map[string]any{"config": "seedfall.json", "seed": 1, "faults": "edited.json"})
 	if shrunk.ExitStatus != 1 || len(shrunk.Shrinks) != 1 || shrunk.Summary.Status != "shrunk" {
 		t.Fatalf("sf_shrink: %+v", shrunk)
 	}
-	if s := shrunk.Shrinks[0]; s.Seed != 3 || s.FaultsBefore != 2 || s.FaultsAfter != 1 || s.Class != "assert" || s.Schedule == "" {
-		t.Errorf("sf_shrink of seed 3: %+v", s)
+	if s := shrunk.Shrinks[0]; s.Seed != 1 || s.FaultsBefore != 2 || s.FaultsAfter != 1 || s.Class != "assert" || s.Schedule == "" {
+		t.Errorf("sf_shrink of seed 1 with the edited schedule: %+v", s)
 	} else if _, err := os.Stat(filepath.Join(dir, s.Schedule)); err != nil {
 		t.Errorf("the shrunk schedule: %v", err)
+	}
+	// From the sweep's records, the first failing seed only.
+	fromRecs := call[mcpserver.ShrinkOut](t, cs, "sf_shrink", map[string]any{"records": []string{"run.jsonl"}, "max": 1, "jobs": 1})
+	if len(fromRecs.Shrinks) != 1 || fromRecs.Shrinks[0].Seed != 1 || fromRecs.Shrinks[0].FaultsAfter != 1 || fromRecs.Summary.Skipped != 3 {
+		t.Errorf("sf_shrink of run.jsonl, max 1: %+v", fromRecs)
+	}
+
+	// Edits name positions in the schedule as it was: the pause (1) goes,
+	// the crash (2) moves 10ms later.
+	edit2 := call[mcpserver.FaultsEditOut](t, cs, "sf_faults_edit", map[string]any{"config": "seedfall.json", "seed": 1,
+		"faults": "edited.json", "remove": []int{1}, "shift": []string{"2=+10ms"}, "out": "edited2.json"})
+	if len(edit2.Faults) != 1 || !strings.Contains(edit2.Faults[0], "3.122882s  crash server") {
+		t.Errorf("sf_faults_edit remove 1, shift 2=+10ms: %+v", edit2.Faults)
 	}
 
 	mut := call[mcpserver.MutateOut](t, cs, "sf_mutate", map[string]any{"config": "seedfall.fixed.json", "seeds": "1-3", "only": []string{"fsync_noop"}})
 	if mut.ExitStatus != 0 || mut.Summary.Baseline != "pass" || len(mut.Mutants) != 1 || mut.Mutants[0].Name != "fsync_noop" ||
 		mut.Mutants[0].Verdict != "killed" || mut.Mutants[0].KilledBySeed == 0 || mut.Summary.Score != 1 {
 		t.Errorf("sf_mutate fsync_noop on the fixed kvlog: %+v", mut)
+	}
+	mdMut := call[mcpserver.MutateOut](t, cs, "sf_mutate", map[string]any{"config": "seedfall.fixed.json", "seeds": "1", "only": []string{"fsync_noop"},
+		"md": "mutants.md", "jobs": 1})
+	if md, err := os.ReadFile(filepath.Join(dir, "mutants.md")); err != nil || !strings.Contains(string(md), "fsync_noop") || len(mdMut.Mutants) != 1 {
+		t.Errorf("sf_mutate md: %v, %s", err, md)
 	}
 
 	// sf_report reads the records sf_run wrote.
@@ -324,6 +344,15 @@ func TestKvlog(t *testing.T) {
 			t.Errorf("sf_report: %v", err)
 		}
 	}
+	// Without a findings file, findings have no status; the HTML page is
+	// written whole.
+	report = call[mcpserver.ReportOut](t, cs, "sf_report", map[string]any{"records": []string{"run.jsonl"}, "html": "report.html", "findings": ""})
+	if f := report.Sweeps[0].Findings; len(f) != 1 || f[0].Status != "" {
+		t.Errorf("sf_report without findings: %+v", f)
+	}
+	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "</html>") {
+		t.Errorf("sf_report html: %v", err)
+	}
 
 	hist := filepath.Join(dir, "queue-lost.jsonl")
 	data, err := os.ReadFile(filepath.Join(bin.root, "cmd/sf-check/testdata/queue-lost.jsonl"))
@@ -336,6 +365,26 @@ func TestKvlog(t *testing.T) {
 	verdict := call[check.Record](t, cs, "sf_check", map[string]any{"history": "queue-lost.jsonl", "model": "queue"})
 	if verdict.Verdict != check.Illegal || verdict.Passed || verdict.ExitStatus != 1 || len(verdict.Anomalies) != 1 || verdict.Timeline != "queue-lost.html" {
 		t.Errorf("sf_check of a lost dequeue: %+v", verdict)
+	}
+	verdict = call[check.Record](t, cs, "sf_check", map[string]any{"history": "queue-lost.jsonl", "model": "queue", "format": "jsonl",
+		"timeline": "tl.html", "timeout": "10s", "max_steps": 100000})
+	if verdict.Verdict != check.Illegal || verdict.Timeline != "tl.html" || verdict.TimeoutMs != 10000 {
+		t.Errorf("sf_check with format, timeline, timeout and max_steps: %+v", verdict)
+	} else if _, err := os.Stat(filepath.Join(dir, "tl.html")); err != nil {
+		t.Errorf("sf_check's timeline: %v", err)
+	}
+
+	// A shard of a sweep with crashes off, each seed run twice: seeds 2
+	// and 4 of 1-4 pass, and without crashes no write needs a retry, so
+	// that sometimes property fails the sweep.
+	shard := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1-4", "shard": "2/2", "check": true,
+		"jobs": 1, "history_timeout": "5s", "set": []string{"faults.crash_per_sec=0"}})
+	if shard.ExitStatus != 1 || shard.Ran != 2 || shard.Passed != 2 || shard.Failed != 0 || shard.PropertyFailures != 1 ||
+		!slices.ContainsFunc(shard.Properties, func(p record.Property) bool { return p.Message == "a write needed a retry" && p.Verdict == "never true" }) {
+		t.Errorf("sf_run shard 2/2 with check and crashes off: %+v", shard)
+	}
+	if msg := callError(t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1", "profile": "nope"}); msg != "sf-run: seedfall.json: -profile nope: unknown profile: the world defines no profiles" {
+		t.Errorf("sf_run with profile nope: %q", msg)
 	}
 
 	checkCancel(t, cs)
@@ -368,6 +417,7 @@ func TestErrors(t *testing.T) {
 		{"sf_trace_search", map[string]any{"config": "w.json", "seed": 1, "pattern": "("}, "sf_trace_search: pattern: error parsing regexp"},
 		{"sf_mutate", map[string]any{"config": "w.json", "only": []string{"nope"}}, `sf_mutate: -only: "nope" is not a runtime mutant`},
 		{"sf_run", map[string]any{"config": " "}, "sf_run: config: missing"},
+		{"sf_mutate", map[string]any{"config": "w.json", "mutants": 3}, "sf_mutate: mutants: needs app"},
 		{"sf_run", map[string]any{}, `validating "arguments": validating root: required: missing properties: ["config"]`},
 	} {
 		got := callError(t, cs, c.tool, c.args)

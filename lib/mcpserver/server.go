@@ -70,9 +70,9 @@ const (
 
 // Options configure the server.
 type Options struct {
-	// RunTool is how repro lines call sf-run (and Tools' siblings):
-	// "bin/sf-run" when sf-mcp was started as bin/sf-mcp. Defaults to
-	// "sf-run".
+	// RunTool is how repro lines call sf-run, "bin/sf-run" when sf-mcp was
+	// started as bin/sf-mcp; sf_mutate's lines call the sf-mutate next to
+	// it. Defaults to "sf-run".
 	RunTool string
 }
 

@@ -1,0 +1,96 @@
+package mcpserver
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/compressed"
+)
+
+func TestParseEvent(t *testing.T) {
+	for _, c := range []struct {
+		line string
+		want Event
+	}{
+		{"    3.112s  fault crash server#1, restart at 3.589s", Event{Index: 7, At: "3.112s", Node: "server#1", Text: "fault crash server#1, restart at 3.589s"}},
+		{"    0.000s  event recovered from server#1: {\"keys\":0}", Event{Index: 7, At: "0.000s", Node: "server#1", Text: "event recovered from server#1: {\"keys\":0}"}},
+		{"    1.500s  fault slow server by 2x until 2.000s", Event{Index: 7, At: "1.500s", Text: "fault slow server by 2x until 2.000s"}},
+		{"12345678.000s  hit the time horizon", Event{Index: 7, At: "12345678.000s", Text: "hit the time horizon"}},
+		{"no time here", Event{Index: 7, Text: "no time here"}},
+	} {
+		if got := parseEvent(7, c.line); got != c.want {
+			t.Errorf("parseEvent(%q) = %+v, want %+v", c.line, got, c.want)
+		}
+	}
+	long := parseEvent(1, "    1.000s  client#1: "+strings.Repeat("é", LineBytesMax))
+	if !long.Truncated || len(long.Text) > LineBytesMax+len("…") || !strings.HasSuffix(long.Text, "é…") {
+		t.Errorf("a long line: truncated %v, %d bytes, ends %q", long.Truncated, len(long.Text), long.Text[len(long.Text)-8:])
+	}
+}
+
+func TestReadTraceFile(t *testing.T) {
+	dir := t.TempDir()
+	text := "FAIL seed 1 at t=1s\n  client#1: lost\n\nreplay: sf-run -seed 1\n\ntrace:\n    0.000s  server#1: up\n    1.000s  FAIL  client#1: lost\n"
+	plain := filepath.Join(dir, "seed-1.trace.log")
+	if err := os.WriteFile(plain, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	zst := filepath.Join(dir, "seed-2.trace.log.zst")
+	if err := os.WriteFile(zst, compressed.EncodeZstd([]byte(text+"\nsomething after\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{plain, zst} {
+		lines, err := readTraceFile(p)
+		if err != nil || len(lines) != 2 || lines[1] != "    1.000s  FAIL  client#1: lost" {
+			t.Errorf("%s: %q, %v", filepath.Base(p), lines, err)
+		}
+	}
+	if _, err := readTraceFile(filepath.Join(dir, "none")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v, want ErrNotExist", err)
+	}
+	notTrace := filepath.Join(dir, "other")
+	if err := os.WriteFile(notTrace, []byte("hello\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readTraceFile(notTrace); err == nil || !strings.Contains(err.Error(), `no line "trace:"`) {
+		t.Errorf("a file without a trace: %v", err)
+	}
+}
+
+func TestCommandError(t *testing.T) {
+	stderr := "built   server -> .seedfall/build/x.wasm\nsf-run: note: ignored\nsf-run: w.json: bad\n"
+	if got := commandError("sf-run", 2, stderr).Error(); got != "sf-run: w.json: bad" {
+		t.Errorf("the command's own lines: %q", got)
+	}
+	if got := commandError("sf-run", 2, "something else\n\nand more\n").Error(); got != "something else\nand more" {
+		t.Errorf("without its lines: %q", got)
+	}
+	if got := commandError("sf-run", 2, "").Error(); got != "sf-run: exit status 2" {
+		t.Errorf("nothing written: %q", got)
+	}
+	if got := commandError("sf-run", 130, "").Error(); !strings.Contains(got, "interrupted") {
+		t.Errorf("interrupted: %q", got)
+	}
+	if got := commandError("sf-run", 2, "sf-run: "+strings.Repeat("x", 3*errorBytesMax)).Error(); len(got) > errorBytesMax+len("…") {
+		t.Errorf("a long error: %d bytes", len(got))
+	}
+}
+
+func TestClamp(t *testing.T) {
+	if v, err := clamp("t", "f", 0, 5, 10); v != 5 || err != nil {
+		t.Errorf("0: %d, %v", v, err)
+	}
+	if v, err := clamp("t", "f", 10, 5, 10); v != 10 || err != nil {
+		t.Errorf("10: %d, %v", v, err)
+	}
+	if _, err := clamp("t", "f", 11, 5, 10); err == nil || err.Error() != "t: f: 11: at most 10" {
+		t.Errorf("11: %v", err)
+	}
+	if _, err := clamp("t", "f", -1, 5, 10); err == nil || err.Error() != "t: f: -1: must be at least 1" {
+		t.Errorf("-1: %v", err)
+	}
+}
