@@ -380,7 +380,9 @@ func TestKvlog(t *testing.T) {
 	shard := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1-4", "shard": "2/2", "check": true,
 		"jobs": 1, "history_timeout": "5s", "set": []string{"faults.crash_per_sec=0"}})
 	if shard.ExitStatus != 1 || shard.Ran != 2 || shard.Passed != 2 || shard.Failed != 0 || shard.PropertyFailures != 1 ||
-		!slices.ContainsFunc(shard.Properties, func(p record.Property) bool { return p.Message == "a write needed a retry" && p.Verdict == "never true" }) {
+		!slices.ContainsFunc(shard.Properties, func(p record.Property) bool {
+			return p.Message == "a write needed a retry" && p.Verdict == "never true"
+		}) {
 		t.Errorf("sf_run shard 2/2 with check and crashes off: %+v", shard)
 	}
 	if msg := callError(t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1", "profile": "nope"}); msg != "sf-run: seedfall.json: -profile nope: unknown profile: the world defines no profiles" {
