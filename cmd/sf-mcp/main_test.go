@@ -327,6 +327,10 @@ func TestKvlog(t *testing.T) {
 	if md, err := os.ReadFile(filepath.Join(dir, "mutants.md")); err != nil || !strings.Contains(string(md), "fsync_noop") || len(mdMut.Mutants) != 1 {
 		t.Errorf("sf_mutate md: %v, %s", err, md)
 	}
+	app := call[mcpserver.MutateOut](t, cs, "sf_mutate", map[string]any{"config": "seedfall.fixed.json", "seeds": "1", "app": true, "mutants": 1})
+	if len(app.Mutants) != 1 || app.Mutants[0].Source != "app" || app.Mutants[0].File == "" || app.Mutants[0].Change == "" || app.Summary.Mutants != 1 {
+		t.Errorf("sf_mutate app, 1 mutant: %+v", app)
+	}
 
 	// sf_report reads the records sf_run wrote.
 	report := call[mcpserver.ReportOut](t, cs, "sf_report", map[string]any{"records": []string{"run.jsonl"}, "md": "report.md"})
