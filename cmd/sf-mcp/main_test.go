@@ -504,24 +504,27 @@ func TestMarginsAndBuggify(t *testing.T) {
 }
 
 // checkCancel checks that a client's cancelling a call stops the sweep it
-// started, so that the next call runs at once rather than after it. The
-// fixed kvlog world must be built already, so that the call is cut while
-// it runs seeds.
+// started (sf_run's, or sf_mutate's baseline), so that the next call runs
+// at once rather than after it. The fixed kvlog world must be built
+// already, so that the call is cut while it runs seeds.
 func checkCancel(t *testing.T, cs *mcp.ClientSession) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	start := time.Now()
-	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "sf_run", Arguments: map[string]any{"config": "seedfall.fixed.json", "seeds": "1-10000"}})
-	if err == nil {
-		t.Fatal("a sweep of 10000 seeds finished within 2s")
-	}
-	run := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.fixed.json", "seeds": "2"})
-	if run.Passed != 1 {
-		t.Errorf("the call after the cancelled one: %+v", run)
-	}
-	// 10000 seeds take minutes; stopping takes a step of each running seed.
-	if d := time.Since(start); d > time.Minute {
-		t.Errorf("the cancelled sweep held the server for %v", d)
+	for _, tool := range []string{"sf_run", "sf_mutate"} {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		start := time.Now()
+		_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"config": "seedfall.fixed.json", "seeds": "1-10000"}})
+		cancel()
+		if err == nil {
+			t.Fatalf("%s over 10000 seeds finished within 2s", tool)
+		}
+		run := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.fixed.json", "seeds": "2"})
+		if run.Passed != 1 {
+			t.Errorf("the call after the cancelled %s: %+v", tool, run)
+		}
+		// 10000 seeds take many minutes; stopping takes a step of each
+		// running seed.
+		if d := time.Since(start); d > time.Minute {
+			t.Errorf("the cancelled %s held the server for %v", tool, d)
+		}
 	}
 }

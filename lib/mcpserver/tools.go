@@ -88,8 +88,8 @@ func (s *Server) shrink(ctx context.Context, _ *mcp.CallToolRequest, in ShrinkIn
 	}
 	var stdout, stderr bytes.Buffer
 	var code int
-	if err := s.tool(ctx, func(*atomic.Bool) error {
-		c.Stdout, c.Stderr = &stdout, &stderr
+	if err := s.tool(ctx, func(interrupt *atomic.Bool) error {
+		c.Interrupt, c.Stdout, c.Stderr = interrupt, &stdout, &stderr
 		code = shrink.Main(c)
 		return nil
 	}); err != nil {
@@ -304,8 +304,8 @@ func (s *Server) mutate(ctx context.Context, _ *mcp.CallToolRequest, in MutateIn
 		Tool: siblingTool(s.opts.RunTool, "sf-mutate"), RunTool: s.opts.RunTool}
 	var stdout, stderr bytes.Buffer
 	var code int
-	if err := s.tool(ctx, func(*atomic.Bool) error {
-		c.Stdout, c.Stderr = &stdout, &stderr
+	if err := s.tool(ctx, func(interrupt *atomic.Bool) error {
+		c.Interrupt, c.Stdout, c.Stderr = interrupt, &stdout, &stderr
 		code = mutate.Main(c)
 		return nil
 	}); err != nil {

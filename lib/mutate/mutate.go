@@ -60,7 +60,11 @@ type Command struct {
 	Stdout        io.Writer
 	Stderr        io.Writer
 
-	interrupt *atomic.Bool // set by SIGINT or SIGTERM
+	// Interrupt, when set, stops sf-mutate as SIGINT does once it becomes
+	// true. Defaults to a flag only the signals set.
+	Interrupt *atomic.Bool
+
+	interrupt *atomic.Bool // Interrupt, or the signals' own flag
 }
 
 // Verdict is the outcome for one mutant.
@@ -104,7 +108,10 @@ func Main(c Command) int {
 	}
 	// SIGINT or SIGTERM stops sf-mutate: running seeds end at their next
 	// step, the mutant they belong to is not judged, and the summary says so.
-	c.interrupt = new(atomic.Bool)
+	c.interrupt = c.Interrupt
+	if c.interrupt == nil {
+		c.interrupt = new(atomic.Bool)
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)

@@ -51,6 +51,9 @@ type Command struct {
 	Stdin   io.Reader
 	Stdout  io.Writer
 	Stderr  io.Writer
+	// Interrupt, when set, stops sf-shrink as SIGINT does once it becomes
+	// true. Defaults to a flag only the signals set.
+	Interrupt *atomic.Bool
 }
 
 // job is one seed to shrink.
@@ -123,7 +126,10 @@ func Main(c Command) int {
 	sum := record.ShrinkSummary{Kind: record.KindSummary, Tool: "sf-shrink", Skipped: skipped}
 	// SIGINT or SIGTERM stops the shrink: the seed being shrunk ends at its
 	// next step and is dropped, no other starts, and the summary says so.
-	interrupt := new(atomic.Bool)
+	interrupt := c.Interrupt
+	if interrupt == nil {
+		interrupt = new(atomic.Bool)
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
