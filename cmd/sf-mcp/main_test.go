@@ -276,6 +276,15 @@ func TestKvlog(t *testing.T) {
 	if replayed.Source != "replay" || len(replayed.Matches) != 1 || replayed.MatchesOmitted != 1 || replayed.Matches[0] != found.Matches[0] {
 		t.Errorf("sf_trace_search replaying, max_matches 1: %+v", replayed)
 	}
+	// A compressed trace is searched as it is.
+	zrun := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "2", "compress": true})
+	if len(zrun.Failures) != 1 || !strings.HasSuffix(zrun.Failures[0].Artifacts.Trace, "seed-2.trace.log.zst") {
+		t.Fatalf("sf_run compress: %+v", zrun.Failures)
+	}
+	zfound := call[mcpserver.TraceSearchOut](t, cs, "sf_trace_search", map[string]any{"config": "seedfall.json", "seed": 2, "pattern": "^FAIL"})
+	if zfound.Source != zrun.Failures[0].Artifacts.Trace || zfound.MatchesTotal != 1 || zfound.Matches[0].Node != "client#1" {
+		t.Errorf("sf_trace_search of a compressed trace: %+v", zfound)
+	}
 	none := call[mcpserver.TraceSearchOut](t, cs, "sf_trace_search", map[string]any{"config": "seedfall.json", "seed": 1, "pattern": "FAIL", "node": "server#2"})
 	if none.MatchesTotal != 0 {
 		t.Errorf("sf_trace_search for FAIL on server#2: %+v", none)

@@ -49,6 +49,7 @@ type RunIn struct {
 	HistoryTimeout string `json:"history_timeout,omitempty" jsonschema:"real-time limit of each recorded history's check, a Go duration (default 30s)"`
 	MaxFailures    int    `json:"max_failures,omitempty" jsonschema:"how many failing seeds' records to return in full, in seed order (default 20, at most 1000)"`
 	Records        string `json:"records,omitempty" jsonschema:"also write the sweep's JSONL records (sf-run -json) to this file, whole, for sf_report and sf_shrink"`
+	Compress       bool   `json:"compress,omitempty" jsonschema:"write failing seeds' traces and histories as zstd files (seed-N.trace.log.zst)"`
 }
 
 // Margin is a property with its margin: how far from failing an always
@@ -92,7 +93,7 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 	if err != nil {
 		return nil, out, err
 	}
-	o.Check = in.Check
+	o.Check, o.Compress = in.Check, in.Compress
 	maxFail, err := clamp(tool, "max_failures", in.MaxFailures, FailuresDefault, FailuresMax)
 	if err != nil {
 		return nil, out, err
