@@ -260,6 +260,14 @@ func TestKvlog(t *testing.T) {
 	}) {
 		t.Errorf("sf_replay: no crash of server#1 in %+v", rep.Events)
 	}
+	if rep.Disks != nil {
+		t.Errorf("sf_replay without inspect: disks %+v", rep.Disks)
+	}
+	inspected := call[mcpserver.ReplayOut](t, cs, "sf_replay", map[string]any{"config": "seedfall.json", "seed": 1, "inspect": true})
+	if d := inspected.Disks; len(d) != 2 || d[0].Node != "server" || d[0].UsageBytes != 2524 || len(d[0].Files) != 2 ||
+		fmt.Sprintf("%+v", d[0].Files[1]) != fmt.Sprintf("%+v", mcpserver.File{Path: "data/kv.log", Type: "file", Size: 2524, DurableSize: 2524}) || d[1].Node != "client" || len(d[1].Files) != 0 {
+		t.Errorf("sf_replay inspect: %+v", d)
+	}
 	short := call[mcpserver.ReplayOut](t, cs, "sf_replay", map[string]any{"config": "seedfall.json", "seed": 1, "max_events": 2})
 	if len(short.Events) != 2 || short.EventsOmitted != rep.EventsTotal-2 || short.Events[1] != rep.Events[1] {
 		t.Errorf("sf_replay with max_events 2: %d events, %d omitted", len(short.Events), short.EventsOmitted)

@@ -207,7 +207,31 @@ type ReplayIn struct {
 	Seed      uint64 `json:"seed" jsonschema:"the seed to replay"`
 	Faults    string `json:"faults,omitempty" jsonschema:"a fault schedule file to apply instead of drawing faults (sf-run -faults)"`
 	MaxEvents int    `json:"max_events,omitempty" jsonschema:"how many trace events to return, from the start (default 1000, at most 10000)"`
+	Inspect   bool   `json:"inspect,omitempty" jsonschema:"also return each node's disk after the run: files, sizes, durable and pending bytes, corrupted ranges (sf-run -inspect)"`
 }
+
+// Disk is one node's disk after a run, as sf-run -inspect lists it.
+type Disk struct {
+	Node          string `json:"node"`
+	UsageBytes    int64  `json:"usage_bytes"`
+	CapacityBytes int64  `json:"capacity_bytes,omitempty" jsonschema:"the disk's capacity; left out when it has none"`
+	Files         []File `json:"files"`
+	FilesOmitted  int    `json:"files_omitted" jsonschema:"files past the first 1000, left out"`
+}
+
+// File is one path on a node's disk.
+type File struct {
+	Path         string     `json:"path"`
+	Type         string     `json:"type"`
+	Size         int64      `json:"size"`
+	DurableSize  int64      `json:"durable_size" jsonschema:"the size a crash would keep"`
+	PendingBytes int64      `json:"pending_bytes" jsonschema:"bytes written since the last sync"`
+	PendingOps   int        `json:"pending_ops" jsonschema:"writes and truncates since the last sync"`
+	Corrupted    [][2]int64 `json:"corrupted,omitempty" jsonschema:"durable byte ranges [start, end) holding wrong data"`
+}
+
+// filesMax bounds the files listed per disk.
+const filesMax = 1000
 
 // Event is one line of a run's trace.
 type Event struct {
@@ -226,6 +250,7 @@ type ReplayOut struct {
 	Events        []Event     `json:"events"`
 	EventsTotal   int         `json:"events_total" jsonschema:"lines in the whole trace"`
 	EventsOmitted int         `json:"events_omitted" jsonschema:"lines past max_events or the result's size bound, left out"`
+	Disks         []Disk      `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the end of the run"`
 }
 
 func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn) (*mcp.CallToolResult, ReplayOut, error) {
@@ -235,11 +260,24 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 	if err != nil {
 		return nil, out, err
 	}
-	rec, trace, code, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults)
+	rec, res, code, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, in.Inspect)
 	if err != nil {
 		return nil, out, err
 	}
+	trace := res.Trace
 	out.ExitStatus, out.Result, out.EventsTotal = code, rec, len(trace)
+	for _, d := range res.Disks {
+		od := Disk{Node: d.Node, UsageBytes: d.UsageBytes, CapacityBytes: d.CapacityBytes, Files: []File{}}
+		for _, f := range d.Files {
+			if len(od.Files) == filesMax {
+				od.FilesOmitted++
+				continue
+			}
+			od.Files = append(od.Files, File{Path: f.Path, Type: f.Type.String(), Size: f.Size, DurableSize: f.DurableSize,
+				PendingBytes: f.PendingBytes, PendingOps: f.PendingOps, Corrupted: f.Corrupted})
+		}
+		out.Disks = append(out.Disks, od)
+	}
 	out.Events = []Event{}
 	size := 0
 	for i, l := range trace {
@@ -254,9 +292,10 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 	return nil, out, nil
 }
 
-// replayRun replays one seed as sf-run -seed does, and returns its record,
-// its trace and sf-run's exit status.
-func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint64, faults string) (record.Seed, []string, int, error) {
+// replayRun replays one seed as sf-run -seed does (with -inspect when
+// inspect is set), and returns its record, its result and sf-run's exit
+// status.
+func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint64, faults string, inspect bool) (record.Seed, *engine.Result, int, error) {
 	if err := w.check(tool); err != nil {
 		return record.Seed{}, nil, 0, err
 	}
@@ -267,13 +306,13 @@ func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint6
 	if err != nil {
 		return record.Seed{}, nil, 0, err
 	}
-	o.Seeds, o.SeedsText, o.Replay, o.Faults = []uint64{seed}, strconv.FormatUint(seed, 10), true, faults
+	o.Seeds, o.SeedsText, o.Replay, o.Faults, o.Inspect = []uint64{seed}, strconv.FormatUint(seed, 10), true, faults, inspect
 	var (
 		stdout, stderr bytes.Buffer
 		code           int
-		trace          []string
+		res            *engine.Result
 	)
-	o.OnResult = func(r *engine.Result) { trace = r.Trace }
+	o.OnResult = func(r *engine.Result) { res = r }
 	err = s.tool(ctx, func(interrupt *atomic.Bool) error {
 		o.Interrupt, o.Stdout, o.Stderr = interrupt, &stdout, &stderr
 		code = sweep.Main(o)
@@ -290,8 +329,8 @@ func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint6
 		return record.Seed{}, nil, 0, err
 	}
 	for _, r := range recs {
-		if r.Seed != nil {
-			return *r.Seed, trace, code, nil
+		if r.Seed != nil && res != nil {
+			return *r.Seed, res, code, nil
 		}
 	}
 	return record.Seed{}, nil, 0, fmt.Errorf("sf-run: its records hold no seed record")

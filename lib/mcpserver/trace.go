@@ -124,8 +124,11 @@ func (s *Server) traceOf(ctx context.Context, tool string, in TraceSearchIn) ([]
 			}
 		}
 	}
-	_, trace, _, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults)
-	return trace, "replay", err
+	_, res, _, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, false)
+	if err != nil {
+		return nil, "", err
+	}
+	return res.Trace, "replay", nil
 }
 
 // readTraceFile reads the trace lines of a seed-N.trace.log: the lines
