@@ -162,8 +162,51 @@ func copyWorld(t *testing.T, dir, src string) {
 	}
 }
 
+// docConfig is the client configuration docs/agents.md shows, with its
+// example paths replaced by the built binary and dir.
+func docConfig(t *testing.T, dir string) (command string, args []string) {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join(bin.root, "docs", "agents.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, block, ok := strings.Cut(string(doc), "```json\n")
+	block, _, ok2 := strings.Cut(block, "```")
+	if !ok || !ok2 {
+		t.Fatal("docs/agents.md has no json block")
+	}
+	var cfg struct {
+		MCPServers map[string]struct {
+			Command string   `json:"command"`
+			Args    []string `json:"args"`
+		} `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(block), &cfg); err != nil {
+		t.Fatalf("docs/agents.md's configuration: %v", err)
+	}
+	sf, ok := cfg.MCPServers["sf"]
+	if !ok || sf.Command != "/home/me/src/sf/bin/sf-mcp" {
+		t.Fatalf("docs/agents.md's configuration: %+v", cfg)
+	}
+	for _, a := range sf.Args {
+		args = append(args, strings.ReplaceAll(a, "/home/me/src/myservice", dir))
+	}
+	return bin.mcp, args
+}
+
+// TestListTools lists the tools of a server started as docs/agents.md
+// registers it.
 func TestListTools(t *testing.T) {
-	cs := connect(t, t.TempDir())
+	if bin.skip != "" {
+		t.Skip(bin.skip)
+	}
+	command, args := docConfig(t, t.TempDir())
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sf-mcp-test", Version: "1"}, nil).Connect(context.Background(),
+		&mcp.CommandTransport{Command: exec.Command(command, args...)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
