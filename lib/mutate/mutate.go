@@ -60,7 +60,8 @@ type Command struct {
 	Stdout        io.Writer
 	Stderr        io.Writer
 
-	interrupt *atomic.Bool // set by SIGINT or SIGTERM
+	interrupt  *atomic.Bool  // set by SIGINT or SIGTERM
+	hostStalls *atomic.Int64 // seeds whose watchdog failure did not come back on a second run
 }
 
 // Verdict is the outcome for one mutant.
@@ -105,6 +106,7 @@ func Main(c Command) int {
 	// SIGINT or SIGTERM stops sf-mutate: running seeds end at their next
 	// step, the mutant they belong to is not judged, and the summary says so.
 	c.interrupt = new(atomic.Bool)
+	c.hostStalls = new(atomic.Int64)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -179,6 +181,7 @@ func (c *Command) run() (int, error) {
 		sum.Interrupted, sum.Status = true, "interrupted"
 		count(&sum, verdicts)
 		sum.RealNs = time.Since(start).Nanoseconds()
+		sum.HostStalls = int(c.hostStalls.Load())
 		if jw != nil {
 			jw.Write(sum)
 		}
@@ -200,6 +203,7 @@ func (c *Command) run() (int, error) {
 		fmt.Fprintf(w, "replay: %s\n", sum.BaselineRepro)
 		fmt.Fprintln(w, "no mutant judged: fix the world first, or every mutant would be killed by the bug it already has")
 		sum.RealNs = time.Since(start).Nanoseconds()
+		sum.HostStalls = int(c.hostStalls.Load())
 		if jw != nil {
 			jw.Write(sum)
 		}
@@ -258,6 +262,7 @@ func (c *Command) run() (int, error) {
 		sum.Status = "survived"
 	}
 	sum.RealNs = time.Since(start).Nanoseconds()
+	sum.HostStalls = int(c.hostStalls.Load())
 	printSummary(w, sum)
 	if jw != nil {
 		jw.Write(sum)
@@ -319,7 +324,14 @@ func (c *Command) sweep(eng *engine.Engine, spec *engine.Spec, mutant string) (o
 				if i >= n || int64(i) > firstFail.Load() || c.interrupted() {
 					return
 				}
-				res, err := eng.Run(spec, c.Seeds[i], engine.Options{Mutant: mutant, Interrupt: c.interrupt})
+				opts := engine.Options{Mutant: mutant, Interrupt: c.interrupt}
+				res, err := eng.Run(spec, c.Seeds[i], opts)
+				if err == nil {
+					var stalled bool
+					if res, stalled = eng.RecheckWatchdog(spec, c.Seeds[i], opts, res); stalled && c.hostStalls != nil {
+						c.hostStalls.Add(1)
+					}
+				}
 				results[i], errs[i] = res, err
 				if err != nil || res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 					for {

@@ -256,6 +256,10 @@ type MutateSummary struct {
 	// Interrupted says SIGINT or SIGTERM stopped sf-mutate; the counts
 	// cover the mutants it judged.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// HostStalls counts seeds, over the baseline and every mutant, whose
+	// run failed on the real-time watchdog and whose second run did not:
+	// each counts as its second run came out (see Seed.HostStall).
+	HostStalls int `json:"host_stalls,omitempty"`
 }
 
 // Writer writes records as whole lines and flushes after each, so a

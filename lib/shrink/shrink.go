@@ -110,7 +110,16 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		s.branches = o.Start.Branches
 	}
 	s.replay = func(faults []engine.Fault, budget int) (*engine.Result, error) {
-		return p.Engine.Run(p.Spec, seed, engine.Options{Faults: faults, Budget: budget, Branches: s.branches, Interrupt: o.Interrupt})
+		opts := engine.Options{Faults: faults, Budget: budget, Branches: s.branches, Interrupt: o.Interrupt}
+		r, err := p.Engine.Run(p.Spec, seed, opts)
+		if err != nil || s.target.Class == engine.ClassWatchdog {
+			// A seed that fails by spinning is expected to trip the
+			// watchdog in every candidate; running those twice would
+			// only double the real time each costs.
+			return r, err
+		}
+		r, _ = p.Engine.RecheckWatchdog(p.Spec, seed, opts, r)
+		return r, nil
 	}
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 	var start []engine.Fault
@@ -129,10 +138,12 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		}
 		s.target = FailureOf(first)
 	} else {
-		first, err := p.Engine.Run(p.Spec, seed, engine.Options{Interrupt: o.Interrupt})
+		firstOpts := engine.Options{Interrupt: o.Interrupt}
+		first, err := p.Engine.Run(p.Spec, seed, firstOpts)
 		if err != nil {
 			return nil, err
 		}
+		first, _ = p.Engine.RecheckWatchdog(p.Spec, seed, firstOpts, first)
 		if interrupted() {
 			return nil, ErrInterrupted
 		}

@@ -348,15 +348,8 @@ func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule, inte
 	}
 	a, err := p.Engine.Run(first, seed, opts)
 	stalled := false
-	if err == nil && a.Status == engine.StatusFail && a.Class == engine.ClassWatchdog {
-		// The watchdog counts real time, so a host that stopped the
-		// process for a while (swapping, a suspended VM, a starved CI
-		// runner) trips it as a spinning program does. A program that
-		// spins trips it again; a host stall rarely strikes twice.
-		again, err2 := p.Engine.Run(p.Spec, seed, opts)
-		if err2 == nil && !(again.Status == engine.StatusFail && again.Class == engine.ClassWatchdog) {
-			a, stalled = again, true
-		}
+	if err == nil {
+		a, stalled = p.Engine.RecheckWatchdog(p.Spec, seed, opts, a)
 	}
 	if err != nil || !o.Check {
 		return &outcome{res: a, err: err, hostStall: stalled}
