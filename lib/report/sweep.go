@@ -36,11 +36,11 @@ type Sweep struct {
 	Nondeterministic int
 	FailedSeeds      []uint64
 	// GaveUpSeeds are the seeds whose history check gave up.
-	GaveUpSeeds      []uint64
+	GaveUpSeeds []uint64
 	// HostStallSeeds are the seeds whose first run hit the real-time
 	// watchdog and whose second run did not: they count as the second run
 	// came out, and are listed so that a loaded host does not go unseen.
-	HostStallSeeds []uint64
+	HostStallSeeds   []uint64
 	Properties       []record.Property
 	PropertyFailures int
 	Buggify          []record.BuggifySite
