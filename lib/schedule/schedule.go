@@ -79,9 +79,21 @@ type Schedule struct {
 	Branches []Branch `json:"branches,omitempty"`
 	// ShrunkFrom and ShrinkRuns say that sf-shrink made this schedule: from
 	// how many faults, in how many replays.
-	ShrunkFrom int     `json:"shrunk_from,omitempty"`
-	ShrinkRuns int     `json:"shrink_runs,omitempty"`
-	Faults     []Fault `json:"faults"`
+	ShrunkFrom int `json:"shrunk_from,omitempty"`
+	ShrinkRuns int `json:"shrink_runs,omitempty"`
+	// Pinned, in a pinned regression (.seedfall/pinned/), is how the seed
+	// failed when it was pinned. A replay with -faults ignores it.
+	Pinned *Pinned `json:"pinned,omitempty"`
+	Faults []Fault `json:"faults"`
+}
+
+// Pinned is how a pinned seed failed: its class, message and failing node,
+// and the fingerprint that "fails the same way" compares (lib/pin).
+type Pinned struct {
+	Class       string `json:"class"`
+	Message     string `json:"message"`
+	Node        string `json:"node,omitempty"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // Dur is virtual time in nanoseconds that reads and writes as a Go duration
