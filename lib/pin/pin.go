@@ -102,10 +102,14 @@ func Path(w *config.World, seed uint64) string {
 }
 
 // Make returns sched as a pin of the failing run r: a copy with the pinned
-// object filled in from r.
+// object filled in from r and no duration, so that a replay runs the
+// world's whole duration and a change that only delays the failure does not
+// pass the pin.
 func Make(sched *schedule.Schedule, r *engine.Result) *schedule.Schedule {
 	c := *sched
-	c.Pinned = &schedule.Pinned{Class: r.Class, Message: r.Message, Node: r.Node, Fingerprint: FailureOf(r).String()}
+	c.Duration = 0
+	c.Pinned = &schedule.Pinned{Class: r.Class, Message: r.Message, At: schedule.Dur(r.AtNs), Node: r.Node,
+		Fingerprint: FailureOf(r).String()}
 	return &c
 }
 

@@ -87,11 +87,13 @@ type Schedule struct {
 	Faults []Fault `json:"faults"`
 }
 
-// Pinned is how a pinned seed failed: its class, message and failing node,
-// and the fingerprint that "fails the same way" compares (lib/pin).
+// Pinned is how a pinned seed failed: its class, message, failing node and
+// virtual time, and the fingerprint that "fails the same way" compares
+// (lib/pin).
 type Pinned struct {
 	Class       string `json:"class"`
 	Message     string `json:"message"`
+	At          Dur    `json:"at"`
 	Node        string `json:"node,omitempty"`
 	Fingerprint string `json:"fingerprint"`
 }

@@ -240,6 +240,18 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 	default:
 		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
 	}
+	printPinsSummary(w, s)
+}
+
+// printPinsSummary is the line on the pinned regressions a sweep replayed
+// first; nothing when the world has none.
+func printPinsSummary(w io.Writer, s record.Summary) {
+	switch {
+	case s.PinsFailed > 0:
+		fmt.Fprintf(w, "FAIL %d of %s failed\n", s.PinsFailed, plural(s.Pins, "pinned regression"))
+	case s.Pins > 0:
+		fmt.Fprintf(w, "ok  %s passed\n", plural(s.Pins, "pinned regression"))
+	}
 }
 
 func seedList(seeds []uint64, max int) string {

@@ -1,0 +1,121 @@
+package sweep
+
+// This file replays a world's pinned regressions before its sweep, and
+// writes the pin of a failing replay (sf-run -pin -seed N).
+
+import (
+	"fmt"
+	"io"
+	"path/filepath"
+	"sync/atomic"
+	"time"
+
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/pin"
+	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/schedule"
+)
+
+// pinOutcome is what the replays of a world's pins came to.
+type pinOutcome struct {
+	pins, failed int
+	interrupted  bool
+}
+
+// replayPins replays every pin of the world, one after the other and in
+// order of seed, before the sweep starts: pins are few and short (most are
+// shrunk), and their report comes first. A pin that does not read, or does
+// not fit the world, is an input error naming the file.
+func replayPins(p *Prepared, o Options, human io.Writer, jw *record.Writer, interrupt *atomic.Bool) (pinOutcome, error) {
+	var out pinOutcome
+	paths, err := pin.List(p.World)
+	if err != nil || len(paths) == 0 {
+		return out, err
+	}
+	scheds := make([]*schedule.Schedule, len(paths))
+	for i, path := range paths {
+		if scheds[i], err = p.ReadSchedule(path, nil); err != nil {
+			return out, fmt.Errorf("pinned regression %s", err)
+		}
+	}
+	fmt.Fprintf(human, "replaying %s of %s (%s)\n", plural(len(paths), "pinned regression"), o.Config, relPath(pin.Dir(p.World)))
+	for i, path := range paths {
+		if interrupt.Load() {
+			out.interrupted = true
+			break
+		}
+		sched := scheds[i]
+		po := o
+		po.Faults, po.Replay, po.artifactPrefix = relPath(path), false, "pin-seed-"
+		po.budget, po.branches, po.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
+		res := runSeed(p, po, sched.Seed, sched, interrupt)
+		if res.err != nil {
+			return out, res.err
+		}
+		if res.interrupted || res.res.Status == engine.StatusInterrupted {
+			out.interrupted = true
+			break
+		}
+		out.pins++
+		r := res.res
+		rec := record.Pin{Kind: record.KindPin, Pin: po.Faults, Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set,
+			Status: string(r.Status), Class: r.Class, Message: r.Message, Property: r.Property, Node: r.Node, AtNs: r.AtNs,
+			Steps: r.Steps, HostCalls: r.HostCalls, RealNs: r.RealNs, DeterminismHash: fmt.Sprintf("%016x", r.Hash),
+			Faults: len(r.Faults), Repro: repro(po, r.Seed)}
+		if sched.Pinned != nil {
+			rec.PinnedMessage, rec.PinnedFingerprint = sched.Pinned.Message, sched.Pinned.Fingerprint
+		}
+		failed := r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic
+		if failed {
+			out.failed++
+			if r.Status == engine.StatusFail {
+				rec.Fingerprint = pin.FailureOf(r).String()
+				rec.SameFailure = rec.PinnedFingerprint != "" && rec.Fingerprint == rec.PinnedFingerprint
+			}
+			arts, err := writeArtifacts(p, po, r)
+			if err != nil {
+				fmt.Fprintf(human, "sf-run: pin %s: %v\n", rec.Pin, err)
+			}
+			rec.Artifacts = arts
+		}
+		if jw != nil {
+			jw.Write(rec)
+		}
+		printPin(human, rec, failed)
+	}
+	fmt.Fprintln(human)
+	return out, nil
+}
+
+// printPin is the report of one pin's replay: a line when it passes, the
+// failure with the pinned one and a replay line when it comes back.
+func printPin(w io.Writer, rec record.Pin, failed bool) {
+	name := filepath.Base(rec.Pin)
+	if !failed {
+		fmt.Fprintf(w, "ok   pin %s (seed %d) passed: the regression it pins stays fixed\n", name, rec.Seed)
+		return
+	}
+	how := "failed again"
+	switch {
+	case rec.Status == string(engine.StatusNondeterministic):
+		how = "failed as nondeterministic"
+	case rec.PinnedFingerprint != "" && !rec.SameFailure:
+		how = "failed differently"
+	}
+	fmt.Fprintf(w, "FAIL pin %s (original seed %d) %s at t=%s: %s\n", rec.Pin, rec.Seed, how, time.Duration(rec.AtNs), rec.Message)
+	if rec.PinnedFingerprint != "" {
+		fmt.Fprintf(w, "  pinned failure: %s (%s)\n", rec.PinnedMessage, rec.PinnedFingerprint)
+	}
+	if rec.Artifacts != nil && rec.Artifacts.Trace != "" {
+		fmt.Fprintf(w, "  trace: %s\n", rec.Artifacts.Trace)
+	}
+	fmt.Fprintf(w, "  replay: %s\n", rec.Repro)
+}
+
+// pinSchedule is the schedule a pin of the failing run r keeps: the faults
+// that fired and the budget and branches it ran with (pin.Make leaves the
+// duration out).
+func pinSchedule(o Options, r *engine.Result) *schedule.Schedule {
+	return &schedule.Schedule{Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set,
+		Budget: o.budget, Branches: o.branches, Faults: r.Faults}
+}
