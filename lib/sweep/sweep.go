@@ -74,9 +74,9 @@ type Options struct {
 	// Default to false.
 	NoPins, PinsOnly bool
 	Tool             string // how the user invoked the tool, for repro lines
-	Stdin          io.Reader
-	Stdout         io.Writer
-	Stderr         io.Writer
+	Stdin            io.Reader
+	Stdout           io.Writer
+	Stderr           io.Writer
 
 	// budget and branches are those of the schedule replayed with -faults,
 	// kept in the schedule a failing replay writes.
