@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -81,19 +82,21 @@ func replayPins(p *Prepared, o Options, human io.Writer, jw *record.Writer, inte
 		if jw != nil {
 			jw.Write(rec)
 		}
-		printPin(human, rec, failed)
+		fmt.Fprint(human, PinReport(rec))
 	}
 	fmt.Fprintln(human)
 	return out, nil
 }
 
-// printPin is the report of one pin's replay: a line when it passes, the
-// failure with the pinned one and a replay line when it comes back.
-func printPin(w io.Writer, rec record.Pin, failed bool) {
+// PinReport is the report of one pin's replay, as sf-run prints it: a line
+// when it passes, or the failure with the pinned one and a replay line
+// when it comes back. simtest fails a pin's subtest with the same text.
+func PinReport(rec record.Pin) string {
+	var b strings.Builder
 	name := filepath.Base(rec.Pin)
-	if !failed {
-		fmt.Fprintf(w, "ok   pin %s (seed %d) passed: the regression it pins stays fixed\n", name, rec.Seed)
-		return
+	if rec.Status != string(engine.StatusFail) && rec.Status != string(engine.StatusNondeterministic) {
+		fmt.Fprintf(&b, "ok   pin %s (seed %d) passed: the regression it pins stays fixed\n", name, rec.Seed)
+		return b.String()
 	}
 	how := "failed again"
 	switch {
@@ -102,14 +105,15 @@ func printPin(w io.Writer, rec record.Pin, failed bool) {
 	case rec.PinnedFingerprint != "" && !rec.SameFailure:
 		how = "failed differently"
 	}
-	fmt.Fprintf(w, "FAIL pin %s (original seed %d) %s at t=%s: %s\n", rec.Pin, rec.Seed, how, time.Duration(rec.AtNs), rec.Message)
+	fmt.Fprintf(&b, "FAIL pin %s (original seed %d) %s at t=%s: %s\n", rec.Pin, rec.Seed, how, time.Duration(rec.AtNs), rec.Message)
 	if rec.PinnedFingerprint != "" {
-		fmt.Fprintf(w, "  pinned failure: %s (%s)\n", rec.PinnedMessage, rec.PinnedFingerprint)
+		fmt.Fprintf(&b, "  pinned failure: %s (%s)\n", rec.PinnedMessage, rec.PinnedFingerprint)
 	}
 	if rec.Artifacts != nil && rec.Artifacts.Trace != "" {
-		fmt.Fprintf(w, "  trace: %s\n", rec.Artifacts.Trace)
+		fmt.Fprintf(&b, "  trace: %s\n", rec.Artifacts.Trace)
 	}
-	fmt.Fprintf(w, "  replay: %s\n", rec.Repro)
+	fmt.Fprintf(&b, "  replay: %s\n", rec.Repro)
+	return b.String()
 }
 
 // pinSchedule is the schedule a pin of the failing run r keeps: the faults

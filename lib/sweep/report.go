@@ -70,6 +70,13 @@ func failureBlock(o Options, r *engine.Result) string {
 	return b.String()
 }
 
+// FailLine is the line a sweep prints for a failing seed after the first:
+// "FAIL seed 7 at t=1.2s: message". simtest heads a failing seed's subtest
+// with it.
+func FailLine(seed uint64, atNs int64, message string) string {
+	return fmt.Sprintf("FAIL seed %d at t=%s: %s", seed, time.Duration(atNs), message)
+}
+
 // faultLinesMax is how many faults a report lists; the seed's schedule file
 // and its trace hold them all.
 const faultLinesMax = 20

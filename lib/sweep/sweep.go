@@ -319,7 +319,7 @@ func run(o Options) (int, error) {
 				printFailure(human, o, res)
 				firstFailure = false
 			case sum.Failed <= 1+failureLinesMax:
-				fmt.Fprintf(human, "FAIL seed %d at t=%s: %s\n", seed, time.Duration(res.AtNs), res.Message)
+				fmt.Fprintln(human, FailLine(seed, res.AtNs, res.Message))
 			}
 		}
 		bar.Add(res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic)
