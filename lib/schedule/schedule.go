@@ -198,9 +198,17 @@ func Parse(file string, data []byte) (*Schedule, error) {
 		if err := json.Unmarshal(fs, &raw); err != nil {
 			return nil, fmt.Errorf("%s: faults: expected a list of faults", file)
 		}
+		pinned, hasPinned := top["pinned"]
+		delete(top, "pinned")
 		rest, _ := json.Marshal(top)
 		if err := strictDecode(rest, s); err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+		if hasPinned && string(pinned) != "null" {
+			s.Pinned = &Pinned{}
+			if err := strictDecode(pinned, s.Pinned); err != nil {
+				return nil, fmt.Errorf("%s: pinned%v", file, pathed(err))
+			}
 		}
 	}
 	s.Faults = make([]Fault, 0, len(raw))

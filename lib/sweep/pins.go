@@ -35,9 +35,15 @@ func replayPins(p *Prepared, o Options, human io.Writer, jw *record.Writer, inte
 	}
 	scheds := make([]*schedule.Schedule, len(paths))
 	for i, path := range paths {
-		if scheds[i], err = p.ReadSchedule(path, nil); err != nil {
-			return out, fmt.Errorf("pinned regression %s", err)
+		shown := relPath(path)
+		s, err := schedule.ReadFile(shown, nil)
+		if err != nil {
+			return out, fmt.Errorf("pinned regression %w", err)
 		}
+		if err := s.Check(p.ScheduleWorld()); err != nil {
+			return out, fmt.Errorf("pinned regression %s: %w", shown, err)
+		}
+		scheds[i] = s
 	}
 	fmt.Fprintf(human, "replaying %s of %s (%s)\n", plural(len(paths), "pinned regression"), o.Config, relPath(pin.Dir(p.World)))
 	for i, path := range paths {
