@@ -114,6 +114,9 @@ func PinReport(rec record.Pin) string {
 	fmt.Fprintf(&b, "FAIL pin %s (original seed %d) %s at t=%s: %s\n", rec.Pin, rec.Seed, how, time.Duration(rec.AtNs), rec.Message)
 	if rec.PinnedFingerprint != "" {
 		fmt.Fprintf(&b, "  pinned failure: %s (%s)\n", rec.PinnedMessage, rec.PinnedFingerprint)
+		if !rec.SameFailure && rec.Fingerprint != "" {
+			fmt.Fprintf(&b, "  fails now as: %s\n", rec.Fingerprint)
+		}
 	}
 	if rec.Artifacts != nil && rec.Artifacts.Trace != "" {
 		fmt.Fprintf(&b, "  trace: %s\n", rec.Artifacts.Trace)
