@@ -35,6 +35,14 @@ func TestBuggy(t *testing.T)       { simtest.Run(t, "seedfall.json", simtest.See
 func TestPinned(t *testing.T)      { simtest.Pinned(t, "seedfall.json") }
 func TestFixedPinned(t *testing.T) { simtest.Pinned(t, "seedfall.fixed.json") }
 func TestMissing(t *testing.T)     { simtest.Run(t, "missing.json", simtest.Seeds("1")) }
+
+func TestProfile(t *testing.T) {
+	simtest.Run(t, "seedfall.json", simtest.Profile("good"), simtest.Seeds("3-5"), simtest.Jobs(1))
+}
+
+func TestComeBack(t *testing.T) {
+	simtest.Pinned(t, "seedfall.fixed.json", simtest.Set(` + "`" + `nodes[0].args=["-ack-before-fsync"]` + "`" + `))
+}
 `
 
 // event is one line of go test -json.
@@ -73,7 +81,7 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 	write("go.work", fmt.Sprintf("go 1.26.0\n\nuse (\n\t.\n\t%s\n\t%s\n\t%s\n)\n", root, filepath.Join(root, "sim"), filepath.Join(root, "examples")))
 	write("kv_test.go", userTest)
 	for _, w := range []string{"seedfall.json", "seedfall.fixed.json"} {
-		write(w, kvlogWorld(t, filepath.Join(root, "examples", "kvlog", w)))
+		write(w, kvlogWorld(t, filepath.Join(root, "examples", "kvlog", w), w == "seedfall.json"))
 	}
 
 	// Pin seed 3 of the buggy world as sf-run -pin -seed 3 does, and keep
@@ -164,7 +172,7 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 	}
 
 	// go test -json: a subtest per failing seed and per pin.
-	r := goTest("-json", "-run", "TestBuggy|TestPinned|TestFixedPinned|TestMissing", ".")
+	r := goTest("-json", ".")
 	parseJSON(&r)
 	if r.code != 1 {
 		t.Fatalf("go test -json: exit status %d, want 1\n%s", r.code, r.out)
@@ -188,6 +196,16 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 	wantAction(r, "TestFixedPinned", "pass")
 	wantAction(r, "TestMissing", "fail")
 	wantOutput(r, "TestMissing", "simtest: missing.json", "no such file")
+	// Profile and Jobs reach the sweep: the good profile passes, over the
+	// seeds given, one at a time.
+	wantAction(r, "TestProfile", "pass")
+	wantOutput(r, "TestProfile", "simtest: seeds 3-5 of seedfall.json, as sf-run -c seedfall.json -seeds 3-5 -profile good -j 1 runs them", "ok  3 seeds passed")
+	if _, err := os.Stat(filepath.Join(dir, ".seedfall", "seedfall.good")); err == nil {
+		t.Errorf("the good profile wrote artifacts, though it passed")
+	}
+	// Set reaches the replay: the bug back in the fixed world fails its pin.
+	wantAction(r, "TestComeBack/seed-3", "fail")
+	wantOutput(r, "TestComeBack/seed-3", "FAIL pin "+filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-3.json")+" (original seed 3) failed again at t=")
 
 	// -run picks one seed: only seed 2 runs.
 	r = goTest("-v", "-run", "TestBuggy/seed-2$", ".")
@@ -217,8 +235,9 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 }
 
 // kvlogWorld is the example world at path with its packages made absolute,
-// so that a copy elsewhere builds the example's guests.
-func kvlogWorld(t *testing.T, path string) string {
+// so that a copy elsewhere builds the example's guests; withGood adds a
+// profile "good" that runs the server without its planted bug.
+func kvlogWorld(t *testing.T, path string, withGood bool) string {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -232,6 +251,10 @@ func kvlogWorld(t *testing.T, path string) string {
 	for _, n := range append(w["nodes"].([]any), w["workload"]) {
 		node := n.(map[string]any)
 		node["pkg"] = filepath.Join(dir, node["pkg"].(string))
+	}
+	if withGood {
+		w["profiles"] = map[string]any{"good": map[string]any{
+			"nodes": []any{map[string]any{"name": "server", "pkg": filepath.Join(dir, "server")}}}}
 	}
 	out, err := json.MarshalIndent(w, "", "  ")
 	if err != nil {

@@ -111,6 +111,17 @@ func Run(t *testing.T, world string, opts ...Option) {
 	if !whole {
 		shown = seedList(chosen)
 	}
+	args := []string{"sf-run", "-c", world, "-seeds", shown}
+	if o.profile != "" {
+		args = append(args, "-profile", o.profile)
+	}
+	for _, s := range o.set {
+		args = append(args, "-set", s)
+	}
+	if o.jobs > 0 {
+		args = append(args, "-j", strconv.Itoa(o.jobs))
+	}
+	t.Logf("simtest: seeds %s of %s, as %s runs them (after the pins, which Pinned replays)", shown, world, sweep.ShellJoin(args))
 	recs, report := sweepWorld(t, world, o, sweep.Options{Seeds: chosen, SeedsText: shown, NoPins: true})
 	t.Log("sf-run report:\n" + report)
 	for _, a := range recs {

@@ -40,11 +40,14 @@ func TestPinnedRegressions(t *testing.T) {
 	}
 
 	// sf-run -pin -seed 3 on the buggy world pins its failure.
-	r = sfRun(t, dir, "-c", "seedfall.json", "-seed", "3", "-pin")
+	r = sfRun(t, dir, "-c", "seedfall.json", "-seed", "3", "-pin", "-json")
 	r.wantExit(t, 1)
 	noStackTrace(t, r)
-	if want := "pinned seed 3 as " + pinFile + ": commit it"; !strings.Contains(r.stdout, want) {
+	if want := "pinned seed 3 as " + pinFile + ": commit it"; !strings.Contains(r.stderr, want) {
 		t.Errorf("want %q\n%s", want, r)
+	}
+	if want := `"pinned":"` + pinFile + `"`; !strings.Contains(r.stdout, `"kind":"seed"`) || !strings.Contains(r.stdout, want) {
+		t.Errorf("the seed record lacks %s\n%s", want, r)
 	}
 	var pin struct {
 		Seed     uint64 `json:"seed"`
