@@ -108,7 +108,9 @@ func PinReport(rec record.Pin) string {
 	switch {
 	case rec.Status == string(engine.StatusNondeterministic):
 		how = "failed as nondeterministic"
-	case rec.PinnedFingerprint != "" && !rec.SameFailure:
+	case rec.PinnedFingerprint == "":
+		how = "failed" // a schedule copied into the folder by hand: no failure to compare with
+	case !rec.SameFailure:
 		how = "failed differently"
 	}
 	fmt.Fprintf(&b, "FAIL pin %s (original seed %d) %s at t=%s: %s\n", rec.Pin, rec.Seed, how, time.Duration(rec.AtNs), rec.Message)
