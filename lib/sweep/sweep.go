@@ -305,7 +305,6 @@ func run(o Options) (int, error) {
 			}
 			rec.Pinned = relPath(path)
 			pinned = true
-			fmt.Fprintf(human, "pinned seed %d as %s: commit it; sf-run replays it before every sweep\n", seed, rec.Pinned)
 		}
 		lastStatus = res.Status
 		if jw != nil {
@@ -313,6 +312,9 @@ func run(o Options) (int, error) {
 		}
 		if o.Replay {
 			printReplay(human, o, res, rec.Artifacts)
+			if rec.Pinned != "" {
+				fmt.Fprintf(human, "pinned seed %d as %s: commit it; sf-run replays it before every sweep\n", seed, rec.Pinned)
+			}
 		} else if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 			switch {
 			case firstFailure:
