@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE]] [-j N] [-check] [-json]
+//	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE] [-pin]] [-j N] [-check] [-json]
 //	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect] [-compress]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
@@ -35,13 +35,29 @@
 // it needs is missing, which is not a fix. A replay never overwrites the
 // schedule it read.
 //
+// Pinned regressions: -pin, with -seed N, stores the failing seed's
+// schedule (the faults that fired, the budget and branches, no duration) as
+// .seedfall/pinned/<world>/seed-N.json, with a "pinned" object that keeps
+// the failure's class, message, time and fingerprint. Commit that folder
+// with the code. A seed that does not fail is not pinned (exit status 2).
+// Every sweep (-seeds; with -shard, the first shard only) first replays
+// each pin of its world, in order of seed, over the world's whole duration,
+// and reports one line per pin: "ok   pin seed-N.json (seed N) passed" for
+// a regression that stays fixed, or a FAIL line naming the pin file and its
+// original seed, saying whether it fails again (the same fingerprint) or
+// differently, with the pinned failure and a replay line. A failing pin
+// fails the sweep (exit status 1) and writes pin-seed-N.trace.log beside the
+// seeds' artifacts. -json writes a "pin" record per pin before the seed
+// records, and the summary counts "pins" and "pins_failed". A pin that does
+// not read or does not fit the world is an input error naming its file.
+//
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
 // end, the summary covers the seeds that finished and says so (the JSONL
 // summary has "interrupted": true), and sf-run exits 130.
 //
 // -check runs every seed twice and fails a seed whose two runs differ, naming
 // the first host call where they part. -json writes JSONL records (start,
-// one seed record per seed, summary) on stdout and the human report on
+// one pin record per pinned regression, one seed record per seed, summary) on stdout and the human report on
 // stderr. -j sets the number of parallel workers; the records do not depend
 // on it.
 //

@@ -31,7 +31,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-run",
 		Usage:           "run a world over seeds on the deterministic simulator",
-		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-shard K/N] [-j N] [-check] [-json]",
+		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json]",
 		Description:     "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
 		HideHelpCommand: true,
 		// -set values are JSON and may hold commas: never split them.
@@ -51,6 +51,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
 			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
+			&cli.BoolFlag{Name: "pin", Usage: "with -seed: store the failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first"},
 			&cli.BoolFlag{Name: "compress", Usage: "write each seed's trace and history as zstd files (seed-N.trace.log.zst); every sf tool reads them as they are"},
 			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
 		},
@@ -60,7 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			o := sweep.Options{Config: c.String("c"), Jobs: c.Int("j"), Check: c.Bool("check"), JSON: c.Bool("json"),
 				Faults: c.String("faults"), Tool: toolName(args), Profile: c.String("profile"), Set: c.StringSlice("set"),
-				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect"), Compress: c.Bool("compress"),
+				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect"), Compress: c.Bool("compress"), Pin: c.Bool("pin"),
 				Stdin: stdin, Stdout: stdout, Stderr: stderr}
 			if o.HistoryTimeout <= 0 {
 				return usage("-history-timeout %v: must be more than 0, since checking a history may take exponential time", o.HistoryTimeout)
@@ -106,6 +107,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			if c.IsSet("shard") && o.Replay {
 				return usage("-shard slices a sweep (-seeds), not one seed")
+			}
+			if o.Pin && !o.Replay {
+				return usage("-pin needs -seed N: it pins one failing seed")
 			}
 			if o.Inspect && !o.Replay {
 				return usage("-inspect needs -seed N")

@@ -2,9 +2,9 @@
 //
 // Usage:
 //
-//	sf-shrink -c seedfall.json -seed N [-faults FILE] [-profile NAME] [-set path=value ...] [-j N] [-json]
-//	sf-run -c seedfall.json -seeds 1-500 -json | sf-shrink [-max 10] [-j N] [-json]
-//	sf-shrink [-max 10] [-json] records.jsonl ...
+//	sf-shrink -c seedfall.json -seed N [-faults FILE] [-profile NAME] [-set path=value ...] [-j N] [-json] [-pin]
+//	sf-run -c seedfall.json -seeds 1-500 -json | sf-shrink [-max 10] [-j N] [-json] [-pin]
+//	sf-shrink [-max 10] [-json] [-pin] records.jsonl ...
 //
 // Given one seed, it runs the seed (or replays -faults FILE), notes how it
 // fails, and replays it with ever smaller subsets of its faults (delta
@@ -34,6 +34,14 @@
 // count do not depend on it. -json writes a start record, one shrink
 // record per seed and a summary on stdout (docs/records.md); the report
 // always goes to stderr.
+//
+// -pin also stores each shrunk schedule as a pinned regression,
+// .seedfall/pinned/<world>/seed-N.json, without its duration and with a
+// "pinned" object that keeps how the seed failed (class, message, time and
+// fingerprint). Commit that folder with the code: every sweep of sf-run
+// replays its pins first and fails, naming the pin and its original seed,
+// when one fails again; a pin that passes is a regression test kept. The
+// shrink record names the pin in "pinned".
 //
 // SIGINT or SIGTERM stops sf-shrink: the seed being shrunk is dropped, no
 // other starts, and the summary (with "interrupted": true in -json) counts

@@ -27,7 +27,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:                      "sf-shrink",
 		Usage:                     "cut a failing seed down to the faults that make it fail",
-		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] | sf-run ... -json | sf-shrink [-max 10]",
+		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] [-pin] | sf-run ... -json | sf-shrink [-max 10] [-pin]",
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
 		Reader:                    stdin,
@@ -42,10 +42,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.IntFlag{Name: "max", Value: shrink.DefaultMax, Usage: "reading records: shrink at most this many failing seeds"},
 			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "replays run at once"},
 			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout"},
+			&cli.BoolFlag{Name: "pin", Usage: "also store each shrunk schedule as a pinned regression under .seedfall/pinned/, which every sweep of sf-run replays first"},
 		},
 		Action: func(c *cli.Context) error {
 			cmd := shrink.Command{Config: c.String("c"), Profile: c.String("profile"), Set: c.StringSlice("set"),
-				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), RunTool: runTool(args),
+				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), Pin: c.Bool("pin"), RunTool: runTool(args),
 				Stdin: stdin, Stdout: stdout, Stderr: stderr}
 			switch {
 			case c.Int("j") < 1:

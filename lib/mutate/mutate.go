@@ -64,7 +64,8 @@ type Command struct {
 	// true. Defaults to a flag only the signals set.
 	Interrupt *atomic.Bool
 
-	interrupt *atomic.Bool // Interrupt, or the signals' own flag
+	interrupt  *atomic.Bool  // Interrupt, or the signals' own flag
+	hostStalls *atomic.Int64 // seeds whose watchdog failure did not come back on a second run
 }
 
 // Verdict is the outcome for one mutant.
@@ -112,6 +113,7 @@ func Main(c Command) int {
 	if c.interrupt == nil {
 		c.interrupt = new(atomic.Bool)
 	}
+	c.hostStalls = new(atomic.Int64)
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -186,6 +188,7 @@ func (c *Command) run() (int, error) {
 		sum.Interrupted, sum.Status = true, "interrupted"
 		count(&sum, verdicts)
 		sum.RealNs = time.Since(start).Nanoseconds()
+		sum.HostStalls = int(c.hostStalls.Load())
 		if jw != nil {
 			jw.Write(sum)
 		}
@@ -207,6 +210,7 @@ func (c *Command) run() (int, error) {
 		fmt.Fprintf(w, "replay: %s\n", sum.BaselineRepro)
 		fmt.Fprintln(w, "no mutant judged: fix the world first, or every mutant would be killed by the bug it already has")
 		sum.RealNs = time.Since(start).Nanoseconds()
+		sum.HostStalls = int(c.hostStalls.Load())
 		if jw != nil {
 			jw.Write(sum)
 		}
@@ -265,6 +269,7 @@ func (c *Command) run() (int, error) {
 		sum.Status = "survived"
 	}
 	sum.RealNs = time.Since(start).Nanoseconds()
+	sum.HostStalls = int(c.hostStalls.Load())
 	printSummary(w, sum)
 	if jw != nil {
 		jw.Write(sum)
@@ -326,7 +331,14 @@ func (c *Command) sweep(eng *engine.Engine, spec *engine.Spec, mutant string) (o
 				if i >= n || int64(i) > firstFail.Load() || c.interrupted() {
 					return
 				}
-				res, err := eng.Run(spec, c.Seeds[i], engine.Options{Mutant: mutant, Interrupt: c.interrupt})
+				opts := engine.Options{Mutant: mutant, Interrupt: c.interrupt}
+				res, err := eng.Run(spec, c.Seeds[i], opts)
+				if err == nil {
+					var stalled bool
+					if res, stalled = eng.RecheckWatchdog(spec, c.Seeds[i], opts, res); stalled && c.hostStalls != nil {
+						c.hostStalls.Add(1)
+					}
+				}
 				results[i], errs[i] = res, err
 				if err != nil || res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 					for {

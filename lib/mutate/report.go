@@ -79,6 +79,9 @@ func printSummary(w io.Writer, s record.MutateSummary) {
 		}
 		fmt.Fprintln(w)
 	}
+	if s.HostStalls > 0 {
+		fmt.Fprintf(w, "%d seed runs hit the real-time watchdog and passed it on a second run: the host stalled, and each counts as its second run came out\n", s.HostStalls)
+	}
 }
 
 // Markdown renders the result as a Markdown table, for a pull request or a

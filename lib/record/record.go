@@ -25,6 +25,7 @@ const (
 	KindSummary = "summary"
 	KindShrink  = "shrink"
 	KindMutant  = "mutant"
+	KindPin     = "pin"
 )
 
 // Start opens a stream.
@@ -89,6 +90,42 @@ type Seed struct {
 	HostStall bool       `json:"host_stall,omitempty"`
 	Artifacts *Artifacts `json:"artifacts,omitempty"`
 	Repro     string     `json:"repro"`
+	// Pinned is the pin file sf-run -pin wrote for this failing seed.
+	Pinned string `json:"pinned,omitempty"`
+}
+
+// Pin is the replay of one pinned regression. sf-run writes one per pin of
+// the world, after the start record and before the seed records.
+type Pin struct {
+	Kind string `json:"kind"`
+	// Pin is the pin file; Seed is the seed it was pinned from.
+	Pin     string   `json:"pin"`
+	Seed    uint64   `json:"seed"`
+	Config  string   `json:"config"`
+	Profile string   `json:"profile,omitempty"`
+	Set     []string `json:"set,omitempty"`
+	// Status is pass (the regression stays fixed), fail (it came back),
+	// horizon or nondeterministic, as in a seed record.
+	Status          string `json:"status"`
+	Class           string `json:"class,omitempty"`
+	Message         string `json:"message,omitempty"`
+	Property        string `json:"property,omitempty"`
+	Node            string `json:"node,omitempty"`
+	AtNs            int64  `json:"at_ns"`
+	Steps           uint64 `json:"steps"`
+	HostCalls       uint64 `json:"host_calls"`
+	RealNs          int64  `json:"real_ns"`
+	DeterminismHash string `json:"determinism_hash"`
+	Faults          int    `json:"faults"`
+	// PinnedMessage and PinnedFingerprint are how the seed failed when it
+	// was pinned; Fingerprint is how this replay failed, and SameFailure
+	// says the two fingerprints agree.
+	PinnedMessage     string     `json:"pinned_message,omitempty"`
+	PinnedFingerprint string     `json:"pinned_fingerprint,omitempty"`
+	Fingerprint       string     `json:"fingerprint,omitempty"`
+	SameFailure       bool       `json:"same_failure,omitempty"`
+	Artifacts         *Artifacts `json:"artifacts,omitempty"`
+	Repro             string     `json:"repro"`
 }
 
 // Property is one row of the sweep's property table.
@@ -144,6 +181,10 @@ type Summary struct {
 	// Interrupted says the sweep was stopped (SIGINT or SIGTERM) before
 	// every seed ran: the counts cover the seeds that finished.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// Pins counts the pinned regressions replayed before the sweep, and
+	// PinsFailed those that failed; a failed pin fails the sweep.
+	Pins       int `json:"pins,omitempty"`
+	PinsFailed int `json:"pins_failed,omitempty"`
 }
 
 // Shrink is what sf-shrink made of one failing seed.
@@ -172,6 +213,8 @@ type Shrink struct {
 	// Error, when set, says why the seed could not be shrunk; the other
 	// counts are then 0.
 	Error string `json:"error,omitempty"`
+	// Pinned is the pin file sf-shrink -pin wrote for the shrunk seed.
+	Pinned string `json:"pinned,omitempty"`
 }
 
 // ShrinkSummary closes an sf-shrink stream.
@@ -256,6 +299,10 @@ type MutateSummary struct {
 	// Interrupted says SIGINT or SIGTERM stopped sf-mutate; the counts
 	// cover the mutants it judged.
 	Interrupted bool `json:"interrupted,omitempty"`
+	// HostStalls counts seeds, over the baseline and every mutant, whose
+	// run failed on the real-time watchdog and whose second run did not:
+	// each counts as its second run came out (see Seed.HostStall).
+	HostStalls int `json:"host_stalls,omitempty"`
 }
 
 // Writer writes records as whole lines and flushes after each, so a
@@ -292,6 +339,7 @@ type Any struct {
 	// sf-shrink.
 	ShrinkSummary *ShrinkSummary
 	Mutant        *Mutant
+	Pin           *Pin
 	// MutateSummary is set instead of Summary for a summary whose tool is
 	// sf-mutate.
 	MutateSummary *MutateSummary
@@ -374,6 +422,9 @@ func (r *Reader) Next() (*Any, error) {
 		case KindMutant:
 			a.Mutant = &Mutant{}
 			err = json.Unmarshal(line, a.Mutant)
+		case KindPin:
+			a.Pin = &Pin{}
+			err = json.Unmarshal(line, a.Pin)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s:%d: bad %s record: %v", r.name, r.line, head.Kind, err)

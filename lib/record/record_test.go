@@ -19,17 +19,24 @@ func sample() []any {
 		Seed{Kind: KindSeed, Seed: 1, Config: "seedfall.json", Profile: "nightly", Set: []string{"duration=8s"}, Status: "pass",
 			AtNs: 1_500_000_000, Steps: 10, HostCalls: 120, RealNs: 5_000_000, DeterminismHash: "00000000deadbeef",
 			Repro: "sf-run -c seedfall.json -seed 1 -profile nightly -set duration=8s"},
+		Pin{Kind: KindPin, Pin: ".seedfall/pinned/seedfall/seed-3.json", Seed: 3, Config: "seedfall.json", Status: "fail", Class: "assert",
+			Message: "client#1: acknowledged write lost: k7=v7", Node: "client#1", AtNs: 1_204_000_000, Steps: 500, HostCalls: 4000,
+			RealNs: 20_000_000, DeterminismHash: "0123456789abcdef", Faults: 1, PinnedMessage: "client#1: acknowledged write lost: k6=v6",
+			PinnedFingerprint: "assert: acknowledged write lost", Fingerprint: "assert: acknowledged write lost", SameFailure: true,
+			Artifacts: &Artifacts{Trace: ".seedfall/seedfall/pin-seed-3.trace.log"},
+			Repro:     "sf-run -c seedfall.json -seed 3 -faults .seedfall/pinned/seedfall/seed-3.json"},
 		Seed{Kind: KindSeed, Seed: 2, Config: "seedfall.json", FaultsFile: "f.json", Status: "fail", Class: "assert", Message: "client#1: lost",
 			Property: "lost", Node: "client#1", AtNs: 3_121_302_000, Steps: 867, HostCalls: 9126, RealNs: 38_000_000, DeterminismHash: "4c9ab008f72df649",
 			Faults: 1, Artifacts: &Artifacts{Trace: ".seedfall/seedfall/seed-2.trace.log", Faults: ".seedfall/seedfall/seed-2.faults.json"},
-			Repro: "sf-run -c seedfall.json -seed 2 -faults f.json", HistoryCheck: "ok"},
+			Repro: "sf-run -c seedfall.json -seed 2 -faults f.json", HistoryCheck: "ok", Pinned: ".seedfall/pinned/seedfall/seed-2.json"},
 		Summary{Kind: KindSummary, Tool: "sf-run", Config: "seedfall.json", Seeds: 2, Passed: 1, Failed: 1, FailedSeeds: []uint64{2},
 			Properties: []Property{{Kind: "always", Message: "no write is lost", SeedsReached: 2, SeedsTrue: 1, Margin: &m}},
-			RealNs:     50_000_000, Status: "fail", Interrupted: true},
+			RealNs:     50_000_000, Status: "fail", Interrupted: true, Pins: 1, PinsFailed: 1},
 		Start{Kind: KindStart, Tool: "sf-shrink", Version: "0.1.0", Schema: Schema, Count: 1, Jobs: 2},
 		Shrink{Kind: KindShrink, Seed: 2, Config: "seedfall.json", Class: "assert", Message: "client#1: lost", Node: "client#1",
 			FaultsBefore: 14, FaultsAfter: 2, ShrinkRuns: 23, Duration: "1.9s", DurationNs: 1_900_000_000, Budget: 63,
-			Schedule: ".seedfall/seedfall/seed-2.faults.json", Repro: "sf-run -c seedfall.json -seed 2 -faults .seedfall/seedfall/seed-2.faults.json"},
+			Schedule: ".seedfall/seedfall/seed-2.faults.json", Repro: "sf-run -c seedfall.json -seed 2 -faults .seedfall/seedfall/seed-2.faults.json",
+			Pinned: ".seedfall/pinned/seedfall/seed-2.json"},
 		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Shrunk: 1, RealNs: 2_000_000_000, Status: "shrunk"},
 		Start{Kind: KindStart, Tool: "sf-mutate", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "1-20", Count: 20, Jobs: 2},
 		Mutant{Kind: KindMutant, Name: "net_dup_chunk", Source: "runtime", Verdict: VerdictKilled, KilledBySeed: 18,
@@ -183,9 +190,11 @@ func TestReaderDecodesGolden(t *testing.T) {
 			got = append(got, "mutant/"+a.Mutant.Source)
 		case a.MutateSummary != nil:
 			got = append(got, "mutate-summary")
+		case a.Pin != nil:
+			got = append(got, "pin/"+a.Pin.Status)
 		}
 	}
-	want := "start/sf-run,seed,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
+	want := "start/sf-run,seed,pin/fail,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("decoded %v, want %s", got, want)
 	}

@@ -136,6 +136,9 @@ func markdown(w io.Writer, s *Sweep) {
 	if len(s.GaveUpSeeds) > 0 {
 		fmt.Fprintf(w, "\n### History checks that gave up\n\n%s neither passed nor failed on their history: %s\n", Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
 	}
+	if len(s.HostStallSeeds) > 0 {
+		fmt.Fprintf(w, "\n### Host stalls\n\n%s hit the real-time watchdog on a first run and not on a second, which counts: %s\n", Plural(len(s.HostStallSeeds), "seed"), SeedList(s.HostStallSeeds, seedItemsMax))
+	}
 }
 
 func htmlEscape(s string) string {

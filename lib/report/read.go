@@ -156,7 +156,7 @@ func seedOf(r gjson.Result) record.Seed {
 		Property: r.Get("property").String(), Node: r.Get("node").String(), AtNs: r.Get("at_ns").Int(),
 		Steps: r.Get("steps").Uint(), HostCalls: r.Get("host_calls").Uint(), RealNs: r.Get("real_ns").Int(),
 		DeterminismHash: r.Get("determinism_hash").String(), Faults: int(r.Get("faults").Int()),
-		HistoryCheck: r.Get("history_check").String(), Repro: r.Get("repro").String()}
+		HistoryCheck: r.Get("history_check").String(), Repro: r.Get("repro").String(), HostStall: r.Get("host_stall").Bool()}
 	if a := r.Get("artifacts"); a.IsObject() {
 		s.Artifacts = &record.Artifacts{Trace: a.Get("trace").String(), Faults: a.Get("faults").String(),
 			History: a.Get("history").String(), Timeline: a.Get("timeline").String()}
@@ -178,7 +178,8 @@ func summaryOf(r gjson.Result) record.Summary {
 		Seeds: int(r.Get("seeds").Int()), Passed: int(r.Get("passed").Int()), Failed: int(r.Get("failed").Int()),
 		Horizon: int(r.Get("horizon").Int()), Nondeterministic: int(r.Get("nondeterministic").Int()),
 		GaveUp: int(r.Get("gave_up").Int()), PropertyFailures: int(r.Get("property_failures").Int()),
-		RealNs: r.Get("real_ns").Int(), Status: r.Get("status").String(), Interrupted: r.Get("interrupted").Bool()}
+		RealNs: r.Get("real_ns").Int(), Status: r.Get("status").String(), Interrupted: r.Get("interrupted").Bool(),
+		HostStalls: int(r.Get("host_stalls").Int())}
 	for _, v := range r.Get("failed_seeds").Array() {
 		s.FailedSeeds = append(s.FailedSeeds, v.Uint())
 	}

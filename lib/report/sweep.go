@@ -36,7 +36,11 @@ type Sweep struct {
 	Nondeterministic int
 	FailedSeeds      []uint64
 	// GaveUpSeeds are the seeds whose history check gave up.
-	GaveUpSeeds      []uint64
+	GaveUpSeeds []uint64
+	// HostStallSeeds are the seeds whose first run hit the real-time
+	// watchdog and whose second run did not: they count as the second run
+	// came out, and are listed so that a loaded host does not go unseen.
+	HostStallSeeds   []uint64
 	Properties       []record.Property
 	PropertyFailures int
 	Buggify          []record.BuggifySite
@@ -286,6 +290,9 @@ func merge(ss []*stream) (*Sweep, error) {
 		}
 		if s.HistoryCheck == "unknown" {
 			sw.GaveUpSeeds = append(sw.GaveUpSeeds, s.Seed)
+		}
+		if s.HostStall {
+			sw.HostStallSeeds = append(sw.HostStallSeeds, s.Seed)
 		}
 		if s.Status != "fail" && s.Status != "nondeterministic" {
 			continue

@@ -219,6 +219,10 @@ func text(w io.Writer, s *Sweep) {
 		fmt.Fprintf(w, "\nhistory checks that gave up (%s; they neither passed nor failed on their history): %s\n",
 			Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
 	}
+	if len(s.HostStallSeeds) > 0 {
+		fmt.Fprintf(w, "\nhost stalls (%s; the first run hit the real-time watchdog, a second did not, and counts): %s\n",
+			Plural(len(s.HostStallSeeds), "seed"), SeedList(s.HostStallSeeds, seedItemsMax))
+	}
 }
 
 // Now is the time findings are stamped with: the UTC time, to the second,

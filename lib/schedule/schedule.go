@@ -79,9 +79,23 @@ type Schedule struct {
 	Branches []Branch `json:"branches,omitempty"`
 	// ShrunkFrom and ShrinkRuns say that sf-shrink made this schedule: from
 	// how many faults, in how many replays.
-	ShrunkFrom int     `json:"shrunk_from,omitempty"`
-	ShrinkRuns int     `json:"shrink_runs,omitempty"`
-	Faults     []Fault `json:"faults"`
+	ShrunkFrom int `json:"shrunk_from,omitempty"`
+	ShrinkRuns int `json:"shrink_runs,omitempty"`
+	// Pinned, in a pinned regression (.seedfall/pinned/), is how the seed
+	// failed when it was pinned. A replay with -faults ignores it.
+	Pinned *Pinned `json:"pinned,omitempty"`
+	Faults []Fault `json:"faults"`
+}
+
+// Pinned is how a pinned seed failed: its class, message, failing node and
+// virtual time, and the fingerprint that "fails the same way" compares
+// (lib/pin).
+type Pinned struct {
+	Class       string `json:"class"`
+	Message     string `json:"message"`
+	At          Dur    `json:"at"`
+	Node        string `json:"node,omitempty"`
+	Fingerprint string `json:"fingerprint"`
 }
 
 // Dur is virtual time in nanoseconds that reads and writes as a Go duration
@@ -184,9 +198,17 @@ func Parse(file string, data []byte) (*Schedule, error) {
 		if err := json.Unmarshal(fs, &raw); err != nil {
 			return nil, fmt.Errorf("%s: faults: expected a list of faults", file)
 		}
+		pinned, hasPinned := top["pinned"]
+		delete(top, "pinned")
 		rest, _ := json.Marshal(top)
 		if err := strictDecode(rest, s); err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+		if hasPinned && string(pinned) != "null" {
+			s.Pinned = &Pinned{}
+			if err := strictDecode(pinned, s.Pinned); err != nil {
+				return nil, fmt.Errorf("%s: pinned%v", file, pathed(err))
+			}
 		}
 	}
 	s.Faults = make([]Fault, 0, len(raw))

@@ -16,6 +16,7 @@ import (
 	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -46,6 +47,9 @@ type Command struct {
 	Max  int
 	Jobs int
 	JSON bool
+	// Pin also stores each shrunk schedule as a pinned regression under
+	// .seedfall/pinned/ (lib/pin). Defaults to false.
+	Pin bool
 	// RunTool is how the replay lines call sf-run. Defaults to "sf-run".
 	RunTool string
 	Stdin   io.Reader
@@ -337,13 +341,22 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintf(w, "duration %s, wrote %s\n", schedule.RoundedDuration(int64(sched.Duration)), shown)
+	pinned := ""
+	if c.Pin {
+		path, err := pin.Write(p.World, &sched, out.Final)
+		if err != nil {
+			return record.Shrink{}, err
+		}
+		pinned = relPath(path)
+		fmt.Fprintf(w, "pinned %s: commit it; sf-run replays it before every sweep\n", pinned)
+	}
 	fmt.Fprintf(w, "replay: %s\n\n", repro)
 
 	return record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
 		Set: j.world.setList(), Class: out.Final.Class, Message: out.Final.Message, Node: out.Final.Node,
 		FaultsBefore: out.Before, FaultsAfter: len(sched.Faults), ShrinkRuns: out.Runs,
 		Duration: time.Duration(sched.Duration).String(), DurationNs: int64(sched.Duration), Budget: sched.Budget,
-		Schedule: shown, Repro: repro}, nil
+		Schedule: shown, Repro: repro, Pinned: pinned}, nil
 }
 
 func relPath(p string) string {

@@ -8,62 +8,22 @@ package shrink
 import (
 	"errors"
 	"fmt"
-	"regexp"
 	"strings"
 	"sync"
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
-// Failure is what "fails the same way" compares: the class, the head of the
-// message and, for liveness, the node.
-type Failure struct {
-	Class string
-	Head  string
-	Node  string
-}
+// Failure is what "fails the same way" compares. lib/pin keeps the rule,
+// so that a pinned regression's replay compares failures by it too.
+type Failure = pin.Failure
 
-func (f Failure) String() string {
-	if f.Class == engine.ClassLiveness {
-		return "liveness · " + f.Node
-	}
-	return f.Class + ": " + f.Head
-}
-
-var (
-	instancePrefix = regexp.MustCompile(`^[A-Za-z0-9_.-]+#[0-9]+: `)
-	instanceNum    = regexp.MustCompile(`#[0-9]+\b`)
-	number         = regexp.MustCompile(`[0-9]+(\.[0-9]+)?`)
-)
-
-// FailureOf is how r failed. The message head is the failing property's
-// message, or else the failure's message without the failing instance in
-// front, without the details after its first ": " and
-// with every number masked, so that "client#1: acknowledged write lost:
-// k138=v138" and "client#2: acknowledged write lost: k63=v63" are the same
-// failure, and so are "counter is 136 after 100 increments" and "counter is
-// 101 after 100 increments": a message that only counts differently is the
-// same property failing.
-func FailureOf(r *engine.Result) Failure {
-	msg := instancePrefix.ReplaceAllString(r.Message, "")
-	if r.Property != "" {
-		msg = r.Property
-	}
-	head, _, _ := strings.Cut(msg, ": ")
-	f := Failure{Class: r.Class, Head: number.ReplaceAllString(instanceNum.ReplaceAllString(head, ""), "N")}
-	if r.Class == engine.ClassLiveness {
-		f.Node = instanceNum.ReplaceAllString(r.Node, "")
-	}
-	return f
-}
-
-// Same reports whether r fails the way f describes.
-func (f Failure) Same(r *engine.Result) bool {
-	return r.Status == engine.StatusFail && FailureOf(r) == f
-}
+// FailureOf is how r failed: see pin.FailureOf.
+func FailureOf(r *engine.Result) Failure { return pin.FailureOf(r) }
 
 // Outcome is a shrunk seed.
 type Outcome struct {
@@ -110,7 +70,16 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		s.branches = o.Start.Branches
 	}
 	s.replay = func(faults []engine.Fault, budget int) (*engine.Result, error) {
-		return p.Engine.Run(p.Spec, seed, engine.Options{Faults: faults, Budget: budget, Branches: s.branches, Interrupt: o.Interrupt})
+		opts := engine.Options{Faults: faults, Budget: budget, Branches: s.branches, Interrupt: o.Interrupt}
+		r, err := p.Engine.Run(p.Spec, seed, opts)
+		if err != nil || s.target.Class == engine.ClassWatchdog {
+			// A seed that fails by spinning is expected to trip the
+			// watchdog in every candidate; running those twice would
+			// only double the real time each costs.
+			return r, err
+		}
+		r, _ = p.Engine.RecheckWatchdog(p.Spec, seed, opts, r)
+		return r, nil
 	}
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 	var start []engine.Fault
@@ -129,10 +98,12 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		}
 		s.target = FailureOf(first)
 	} else {
-		first, err := p.Engine.Run(p.Spec, seed, engine.Options{Interrupt: o.Interrupt})
+		firstOpts := engine.Options{Interrupt: o.Interrupt}
+		first, err := p.Engine.Run(p.Spec, seed, firstOpts)
 		if err != nil {
 			return nil, err
 		}
+		first, _ = p.Engine.RecheckWatchdog(p.Spec, seed, firstOpts, first)
 		if interrupted() {
 			return nil, ErrInterrupted
 		}

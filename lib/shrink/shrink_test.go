@@ -102,11 +102,11 @@ func TestFailureOf(t *testing.T) {
 		r    engine.Result
 		want Failure
 	}{
-		{engine.Result{Class: "assert", Message: "client#1: acknowledged write lost: k138=v138"}, Failure{"assert", "acknowledged write lost", ""}},
-		{engine.Result{Class: "assert", Message: "client#3: acknowledged write lost: k6=v6"}, Failure{"assert", "acknowledged write lost", ""}},
-		{engine.Result{Class: "assert", Message: "counter is 136 after 100 acknowledged increments"}, Failure{"assert", "counter is N after N acknowledged increments", ""}},
-		{engine.Result{Class: "assert", Message: `no add is applied twice {"left":3}`, Property: "no add is applied twice"}, Failure{"assert", "no add is applied twice", ""}},
-		{engine.Result{Class: "liveness", Node: "client#2", Message: "liveness: client did not finish within 10s"}, Failure{"liveness", "liveness", "client"}},
+		{engine.Result{Class: "assert", Message: "client#1: acknowledged write lost: k138=v138"}, Failure{Class: "assert", Head: "acknowledged write lost", Node: ""}},
+		{engine.Result{Class: "assert", Message: "client#3: acknowledged write lost: k6=v6"}, Failure{Class: "assert", Head: "acknowledged write lost", Node: ""}},
+		{engine.Result{Class: "assert", Message: "counter is 136 after 100 acknowledged increments"}, Failure{Class: "assert", Head: "counter is N after N acknowledged increments", Node: ""}},
+		{engine.Result{Class: "assert", Message: `no add is applied twice {"left":3}`, Property: "no add is applied twice"}, Failure{Class: "assert", Head: "no add is applied twice", Node: ""}},
+		{engine.Result{Class: "liveness", Node: "client#2", Message: "liveness: client did not finish within 10s"}, Failure{Class: "liveness", Head: "liveness", Node: "client"}},
 	}
 	for _, tt := range tests {
 		if got := FailureOf(&tt.r); got != tt.want {

@@ -28,9 +28,13 @@ import (
 // the world file.
 func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
 	dir := ArtifactDir(p.World)
+	prefix := o.artifactPrefix
+	if prefix == "" {
+		prefix = "seed-"
+	}
 	arts := &record.Artifacts{}
 	if len(r.History) > 0 {
-		path := filepath.Join(dir, fmt.Sprintf("seed-%d.history.jsonl", r.Seed))
+		path := filepath.Join(dir, fmt.Sprintf("%s%d.history.jsonl", prefix, r.Seed))
 		var b bytes.Buffer
 		if err := history.WriteEvents(&b, r.History); err != nil {
 			return nil, err
@@ -41,7 +45,7 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 		}
 		arts.History = relPath(path)
 		if r.Check != nil && r.Check.HasTimeline() {
-			tl := filepath.Join(dir, fmt.Sprintf("seed-%d.history.html", r.Seed))
+			tl := filepath.Join(dir, fmt.Sprintf("%s%d.history.html", prefix, r.Seed))
 			var page bytes.Buffer
 			if err := r.Check.WriteTimeline(&page); err != nil {
 				return nil, err
@@ -55,8 +59,8 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	if r.Status != engine.StatusFail && r.Status != engine.StatusNondeterministic {
 		return arts, nil // a passing replay keeps only its history
 	}
-	trace := filepath.Join(dir, fmt.Sprintf("seed-%d.trace.log", r.Seed))
-	faults := filepath.Join(dir, fmt.Sprintf("seed-%d.faults.json", r.Seed))
+	trace := filepath.Join(dir, fmt.Sprintf("%s%d.trace.log", prefix, r.Seed))
+	faults := filepath.Join(dir, fmt.Sprintf("%s%d.faults.json", prefix, r.Seed))
 	var b strings.Builder
 	b.WriteString(failureBlock(o, r))
 	b.WriteString("\ntrace:\n")

@@ -70,6 +70,13 @@ func failureBlock(o Options, r *engine.Result) string {
 	return b.String()
 }
 
+// FailLine is the line a sweep prints for a failing seed after the first:
+// "FAIL seed 7 at t=1.2s: message". simtest heads a failing seed's subtest
+// with it.
+func FailLine(seed uint64, atNs int64, message string) string {
+	return fmt.Sprintf("FAIL seed %d at t=%s: %s", seed, time.Duration(atNs), message)
+}
+
 // faultLinesMax is how many faults a report lists; the seed's schedule file
 // and its trace hold them all.
 const faultLinesMax = 20
@@ -239,6 +246,18 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 		fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
 	default:
 		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
+	}
+	printPinsSummary(w, s)
+}
+
+// printPinsSummary is the line on the pinned regressions a sweep replayed
+// first; nothing when the world has none.
+func printPinsSummary(w io.Writer, s record.Summary) {
+	switch {
+	case s.PinsFailed > 0:
+		fmt.Fprintf(w, "FAIL %d of %s failed\n", s.PinsFailed, plural(s.Pins, "pinned regression"))
+	case s.Pins > 0:
+		fmt.Fprintf(w, "ok  %s passed\n", plural(s.Pins, "pinned regression"))
 	}
 }
 

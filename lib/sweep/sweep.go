@@ -13,6 +13,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -22,6 +23,7 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -64,10 +66,17 @@ type Options struct {
 	// HistoryTimeout is the real-time limit of each history check. Defaults
 	// to 30s.
 	HistoryTimeout time.Duration
-	Tool           string // how the user invoked the tool, for repro lines
-	Stdin          io.Reader
-	Stdout         io.Writer
-	Stderr         io.Writer
+	// Pin, with Replay, stores a failing seed's schedule as a pinned
+	// regression under .seedfall/pinned/ (lib/pin). Defaults to false.
+	Pin bool
+	// NoPins leaves out the replay of the world's pins that comes before a
+	// sweep; PinsOnly replays them and runs no seeds. simtest uses each.
+	// Default to false.
+	NoPins, PinsOnly bool
+	Tool             string // how the user invoked the tool, for repro lines
+	Stdin            io.Reader
+	Stdout           io.Writer
+	Stderr           io.Writer
 
 	// budget and branches are those of the schedule replayed with -faults,
 	// kept in the schedule a failing replay writes.
@@ -76,6 +85,10 @@ type Options struct {
 	// stopAtNs is that schedule's duration: a replay that passes before it
 	// (its workloads finished under the budget) passed within it too.
 	stopAtNs int64
+	// artifactPrefix starts the names of a seed's artifacts: "seed-", or
+	// "pin-seed-" for a pin's replay, so that a pin and the sweep's run of
+	// the same seed keep their own files.
+	artifactPrefix string
 
 	// DivergeSecondRunAtCall makes the second run of each -check pair
 	// perturb virtual time at that host call. Tests use it to prove the
@@ -115,8 +128,11 @@ func Main(o Options) int {
 }
 
 func run(o Options) (int, error) {
-	if len(o.Seeds) == 0 {
+	if len(o.Seeds) == 0 && !o.PinsOnly {
 		return 0, errors.New("no seeds to run")
+	}
+	if o.PinsOnly {
+		o.Seeds, o.Replay, o.NoPins = nil, false, false
 	}
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.NumCPU()
@@ -188,6 +204,16 @@ func run(o Options) (int, error) {
 		}
 	}()
 
+	// A sweep replays the world's pinned regressions first (a sharded one
+	// in its first shard only, so that the shards' streams together hold
+	// each pin once); a replay of one seed does not.
+	var pins pinOutcome
+	if !o.Replay && !o.NoPins && (o.Shard == "" || strings.HasPrefix(o.Shard, "1/")) {
+		if pins, err = replayPins(prep, o, human, jw, interrupt); err != nil {
+			return 0, err
+		}
+	}
+
 	results := make([]chan *outcome, len(o.Seeds))
 	for i := range results {
 		results[i] = make(chan *outcome, 1)
@@ -226,6 +252,7 @@ func run(o Options) (int, error) {
 	agg.catalog(prep.Catalog)
 	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, FailedSeeds: []uint64{}}
 	firstFailure := true
+	pinned, lastStatus := false, engine.Status("")
 	internal := 0
 	for i, seed := range o.Seeds {
 		out := <-results[i]
@@ -277,18 +304,31 @@ func run(o Options) (int, error) {
 			}
 			rec.Artifacts = arts
 		}
+		if o.Pin && o.Replay && res.Status == engine.StatusFail {
+			path, err := pin.Write(prep.World, pinSchedule(o, res), res)
+			if err != nil {
+				wg.Wait()
+				return 0, err
+			}
+			rec.Pinned = relPath(path)
+			pinned = true
+		}
+		lastStatus = res.Status
 		if jw != nil {
 			jw.Write(rec)
 		}
 		if o.Replay {
 			printReplay(human, o, res, rec.Artifacts)
+			if rec.Pinned != "" {
+				fmt.Fprintf(human, "pinned seed %d as %s: commit it; sf-run replays it before every sweep\n", seed, rec.Pinned)
+			}
 		} else if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 			switch {
 			case firstFailure:
 				printFailure(human, o, res)
 				firstFailure = false
 			case sum.Failed <= 1+failureLinesMax:
-				fmt.Fprintf(human, "FAIL seed %d at t=%s: %s\n", seed, time.Duration(res.AtNs), res.Message)
+				fmt.Fprintln(human, FailLine(seed, res.AtNs, res.Message))
 			}
 		}
 		bar.Add(res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic)
@@ -306,16 +346,27 @@ func run(o Options) (int, error) {
 			sum.PropertyFailures++
 		}
 	}
+	sum.Pins, sum.PinsFailed = pins.pins, pins.failed
+	sum.Interrupted = sum.Interrupted || pins.interrupted
 	sum.RealNs = time.Since(start).Nanoseconds()
 	sum.Status = "pass"
-	if sum.Failed > 0 || (!o.Replay && sum.PropertyFailures > 0) {
+	if sum.Failed > 0 || sum.PinsFailed > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0) {
 		sum.Status = "fail"
 	}
 	if jw != nil {
 		jw.Write(sum)
 	}
-	if !o.Replay || sum.Interrupted {
+	switch {
+	case o.PinsOnly:
+		printPinsSummary(human, sum)
+	case !o.Replay || sum.Interrupted:
 		printSummary(human, sum, time.Since(start))
+	}
+	if o.Pin && o.Replay && !sum.Interrupted && !pinned {
+		// Asked to pin a failure there is none of (or one that does not
+		// replay): the user's premise is wrong, which is an input error.
+		fmt.Fprintf(o.Stderr, "sf-run: -pin: seed %d did not fail (%s), so there is nothing to pin\n", o.Seeds[0], lastStatus)
+		return ExitUsage, nil
 	}
 	switch {
 	case sum.Interrupted:
@@ -355,15 +406,8 @@ func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule, inte
 	}
 	a, err := p.Engine.Run(first, seed, opts)
 	stalled := false
-	if err == nil && a.Status == engine.StatusFail && a.Class == engine.ClassWatchdog {
-		// The watchdog counts real time, so a host that stopped the
-		// process for a while (swapping, a suspended VM, a starved CI
-		// runner) trips it as a spinning program does. A program that
-		// spins trips it again; a host stall rarely strikes twice.
-		again, err2 := p.Engine.Run(p.Spec, seed, opts)
-		if err2 == nil && !(again.Status == engine.StatusFail && again.Class == engine.ClassWatchdog) {
-			a, stalled = again, true
-		}
+	if err == nil {
+		a, stalled = p.Engine.RecheckWatchdog(p.Spec, seed, opts, a)
 	}
 	if err != nil || !o.Check {
 		return &outcome{res: a, err: err, hostStall: stalled}
