@@ -263,6 +263,19 @@ func TestKvlog(t *testing.T) {
 	dir := t.TempDir()
 	copyWorld(t, dir, "examples/kvlog/seedfall.json")
 	copyWorld(t, dir, "examples/kvlog/seedfall.fixed.json")
+	// The fixed world's committed pin: seed 3's shrunk schedule, which
+	// the fix passes.
+	pinned := filepath.Join(dir, ".seedfall", "pinned", "seedfall.fixed")
+	if err := os.MkdirAll(pinned, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pinData, err := os.ReadFile(filepath.Join(bin.root, "examples/kvlog/.seedfall/pinned/seedfall.fixed/seed-3.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(pinned, "seed-3.json"), pinData, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cs := connect(t, dir)
 
 	run := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1-4", "max_failures": 3, "records": "run.jsonl"})
@@ -354,7 +367,7 @@ func TestKvlog(t *testing.T) {
 
 	// The edited schedule's pause is not needed for the failure: sf_shrink
 	// drops it.
-	shrunk := call[mcpserver.ShrinkOut](t, cs, "sf_shrink", map[string]any{"config": "seedfall.json", "seed": 1, "faults": "edited.json"})
+	shrunk := call[mcpserver.ShrinkOut](t, cs, "sf_shrink", map[string]any{"config": "seedfall.json", "seed": 1, "faults": "edited.json", "pin": true})
 	if shrunk.ExitStatus != 1 || len(shrunk.Shrinks) != 1 || shrunk.Summary.Status != "shrunk" {
 		t.Fatalf("sf_shrink: %+v", shrunk)
 	}
@@ -362,6 +375,8 @@ func TestKvlog(t *testing.T) {
 		t.Errorf("sf_shrink of seed 1 with the edited schedule: %+v", s)
 	} else if _, err := os.Stat(filepath.Join(dir, s.Schedule)); err != nil {
 		t.Errorf("the shrunk schedule: %v", err)
+	} else if _, err := os.Stat(filepath.Join(dir, s.Pinned)); s.Pinned == "" || err != nil {
+		t.Errorf("sf_shrink pin: pinned %q: %v", s.Pinned, err)
 	}
 	// From the sweep's records, the first failing seed only.
 	fromRecs := call[mcpserver.ShrinkOut](t, cs, "sf_shrink", map[string]any{"records": []string{"run.jsonl"}, "max": 1, "jobs": 1})
@@ -451,6 +466,21 @@ func TestKvlog(t *testing.T) {
 	}
 	if msg := callError(t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1", "profile": "nope"}); msg != "sf-run: seedfall.json: -profile nope: unknown profile: the world defines no profiles" {
 		t.Errorf("sf_run with profile nope: %q", msg)
+	}
+
+	fixed := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.fixed.json", "seeds": "2"})
+	if len(fixed.Pins) != 1 || fixed.Pins[0].Seed != 3 || fixed.Pins[0].Status != "pass" || fixed.PinsFailed != 0 || fixed.Failed != 0 {
+		t.Errorf("sf_run on the fixed world with its pin: %+v", fixed)
+	}
+	// Pin seed 4 of the buggy world; its sweeps replay the pins of seeds 1
+	// (sf_shrink's) and 4 first, and both fail.
+	pin4 := call[mcpserver.ReplayOut](t, cs, "sf_replay", map[string]any{"config": "seedfall.json", "seed": 4, "pin": true})
+	if pin4.Result.Pinned != filepath.Join(".seedfall", "pinned", "seedfall", "seed-4.json") {
+		t.Errorf("sf_replay pin: pinned %q", pin4.Result.Pinned)
+	}
+	buggy := call[mcpserver.RunOut](t, cs, "sf_run", map[string]any{"config": "seedfall.json", "seeds": "1"})
+	if len(buggy.Pins) != 2 || buggy.Pins[0].Seed != 1 || buggy.Pins[1].Seed != 4 || buggy.Pins[1].Status != "fail" || buggy.PinsFailed != 2 {
+		t.Errorf("sf_run with two failing pins: pins %+v, %d failed", buggy.Pins, buggy.PinsFailed)
 	}
 
 	checkCancel(t, cs)

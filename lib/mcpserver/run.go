@@ -80,6 +80,8 @@ type RunOut struct {
 	PropertyFailures int                  `json:"property_failures"`
 	BuggifySites     []record.BuggifySite `json:"buggify_sites" jsonschema:"the buggify table (empty when buggify is off)"`
 	GaveUp           int                  `json:"gave_up" jsonschema:"seeds whose history check gave up"`
+	Pins             []record.Pin         `json:"pins" jsonschema:"the world's pinned regressions (.seedfall/pinned/), replayed before the sweep; a failing one fails it"`
+	PinsFailed       int                  `json:"pins_failed"`
 	RealNs           int64                `json:"real_ns"`
 }
 
@@ -144,8 +146,11 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 	}
 	out.ExitStatus, out.Seeds = code, text
 	out.Failures, out.FailedSeeds, out.Properties, out.Margins, out.BuggifySites = []record.Seed{}, []uint64{}, []record.Property{}, []Margin{}, []record.BuggifySite{}
+	out.Pins = []record.Pin{}
 	for _, r := range recs {
 		switch {
+		case r.Pin != nil:
+			out.Pins = append(out.Pins, *r.Pin)
 		case r.Seed != nil && r.Seed.Status != "pass" && r.Seed.Status != "horizon":
 			if len(out.Failures) < maxFail {
 				out.Failures = append(out.Failures, *r.Seed)
@@ -156,6 +161,7 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 			sum := r.Summary
 			out.Status, out.Ran, out.Passed, out.Failed, out.Horizon = sum.Status, sum.Seeds, sum.Passed, sum.Failed, sum.Horizon
 			out.Nondeterministic, out.PropertyFailures, out.GaveUp, out.RealNs = sum.Nondeterministic, sum.PropertyFailures, sum.GaveUp, sum.RealNs
+			out.PinsFailed = sum.PinsFailed
 			if sum.FailedSeeds != nil {
 				out.FailedSeeds = sum.FailedSeeds
 			}
@@ -208,6 +214,7 @@ type ReplayIn struct {
 	Faults    string `json:"faults,omitempty" jsonschema:"a fault schedule file to apply instead of drawing faults (sf-run -faults)"`
 	MaxEvents int    `json:"max_events,omitempty" jsonschema:"how many trace events to return, from the start (default 1000, at most 10000)"`
 	Inspect   bool   `json:"inspect,omitempty" jsonschema:"also return each node's disk after the run: files, sizes, durable and pending bytes, corrupted ranges (sf-run -inspect)"`
+	Pin       bool   `json:"pin,omitempty" jsonschema:"store a failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first (sf-run -pin); the record's pinned names the file"`
 }
 
 // Disk is one node's disk after a run, as sf-run -inspect lists it.
@@ -260,7 +267,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 	if err != nil {
 		return nil, out, err
 	}
-	rec, res, code, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, in.Inspect)
+	rec, res, code, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, in.Inspect, in.Pin)
 	if err != nil {
 		return nil, out, err
 	}
@@ -292,10 +299,10 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 	return nil, out, nil
 }
 
-// replayRun replays one seed as sf-run -seed does (with -inspect when
-// inspect is set), and returns its record, its result and sf-run's exit
-// status.
-func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint64, faults string, inspect bool) (record.Seed, *engine.Result, int, error) {
+// replayRun replays one seed as sf-run -seed does (with -inspect and -pin
+// when inspect and pin are set), and returns its record, its result and
+// sf-run's exit status.
+func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint64, faults string, inspect, pin bool) (record.Seed, *engine.Result, int, error) {
 	if err := w.check(tool); err != nil {
 		return record.Seed{}, nil, 0, err
 	}
@@ -306,7 +313,7 @@ func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint6
 	if err != nil {
 		return record.Seed{}, nil, 0, err
 	}
-	o.Seeds, o.SeedsText, o.Replay, o.Faults, o.Inspect = []uint64{seed}, strconv.FormatUint(seed, 10), true, faults, inspect
+	o.Seeds, o.SeedsText, o.Replay, o.Faults, o.Inspect, o.Pin = []uint64{seed}, strconv.FormatUint(seed, 10), true, faults, inspect, pin
 	var (
 		stdout, stderr bytes.Buffer
 		code           int

@@ -36,6 +36,7 @@ type ShrinkIn struct {
 	Records []string `json:"records,omitempty" jsonschema:"instead of seed: sf-run -json record files whose failing seeds to shrink"`
 	Max     int      `json:"max,omitempty" jsonschema:"with records: shrink at most this many failing seeds (default 10, at most 100)"`
 	Jobs    int      `json:"jobs,omitempty" jsonschema:"replays run at once (default: the number of CPUs)"`
+	Pin     bool     `json:"pin,omitempty" jsonschema:"also store each shrunk schedule as a pinned regression under .seedfall/pinned/ (sf-shrink -pin)"`
 }
 
 // ShrinkOut is sf_shrink's result.
@@ -56,7 +57,7 @@ func (s *Server) shrink(ctx context.Context, _ *mcp.CallToolRequest, in ShrinkIn
 	if err != nil {
 		return nil, out, err
 	}
-	c := shrink.Command{Max: max, Jobs: jobs, JSON: true, RunTool: s.opts.RunTool}
+	c := shrink.Command{Max: max, Jobs: jobs, JSON: true, RunTool: s.opts.RunTool, Pin: in.Pin}
 	switch {
 	case in.Seed != nil && len(in.Records) > 0:
 		return nil, out, inputError(tool, "records", "give seed or records, not both")

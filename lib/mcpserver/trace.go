@@ -124,7 +124,7 @@ func (s *Server) traceOf(ctx context.Context, tool string, in TraceSearchIn) ([]
 			}
 		}
 	}
-	_, res, _, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, false)
+	_, res, _, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, false, false)
 	if err != nil {
 		return nil, "", err
 	}
