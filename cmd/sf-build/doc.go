@@ -13,6 +13,12 @@
 // printed on stdout; progress lines go to stderr. sf-run builds what it needs
 // by itself, so sf-build is for Makefiles, caches and CI steps.
 //
+// A package whose inputs did not change is not built again: a key computed
+// from the Go version and settings, the build flags and overlays, and the
+// package's import graph (go list -deps: module versions from the module
+// cache, file contents for everything else, go.mod and go.work files) names
+// the module already in the store, recorded under .seedfall/build/key/.
+//
 // -c - reads the world file from standard input (at most 16 MiB, like a
 // file): its relative paths and .seedfall are then those of the current
 // directory, and its errors name <stdin>.

@@ -14,6 +14,22 @@ import (
 // and a workload that asserts the wrong answer must fail.
 func TestOwnRepository(t *testing.T) {
 	needTools(t)
+	dir := ownModule(t)
+	r := sfRun(t, dir, "-c", "sim/seedfall.json", "-seeds", "1-3")
+	r.wantExit(t, 0)
+	r = sfRun(t, dir, "-c", "sim/wrong.json", "-seed", "1")
+	r.wantExit(t, 1)
+	if want := `server answered "HELLO\n", want "GOODBYE"`; !strings.Contains(r.stdout, want) {
+		t.Errorf("the report lacks %q\n%s", want, r)
+	}
+}
+
+// ownModule writes the module of TestOwnRepository into a temporary
+// directory and returns it: cmd/server, an upper-casing echo server on plain
+// net, and sim/client, which asserts the answer to "hello" with the SDK;
+// sim/seedfall.json passes and sim/wrong.json expects the wrong answer.
+func ownModule(t *testing.T) string {
+	t.Helper()
 	dir := filepath.Join(t.TempDir(), "yourservice")
 	writeFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
 		"module example.com/yourservice\n\ngo 1.26\n\nrequire github.com/sf-dst/sf/sim v0.0.0\n\nreplace github.com/sf-dst/sf/sim => %s\n",
@@ -86,11 +102,5 @@ func main() {
 	}
 	world("seedfall.json")
 	world("wrong.json", "-want", "GOODBYE")
-	r := sfRun(t, dir, "-c", "sim/seedfall.json", "-seeds", "1-3")
-	r.wantExit(t, 0)
-	r = sfRun(t, dir, "-c", "sim/wrong.json", "-seed", "1")
-	r.wantExit(t, 1)
-	if want := `server answered "HELLO\n", want "GOODBYE"`; !strings.Contains(r.stdout, want) {
-		t.Errorf("the report lacks %q\n%s", want, r)
-	}
+	return dir
 }

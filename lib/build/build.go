@@ -156,9 +156,24 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
 		}
-		mod, err := compile(goCmd, store, j.pkg, overlay)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", j.where, err)
+		flags := buildFlags(overlay)
+		// A key that cannot be computed only costs the cache hit: the
+		// build below then reports whatever go list stumbled on.
+		key, keyErr := contentKey(goCmd, j.pkg, flags)
+		mod, hit := Module{}, false
+		if keyErr == nil {
+			mod, hit = lookupKey(store, key)
+		}
+		if !hit {
+			var err error
+			if mod, err = compile(goCmd, store, j.pkg, flags, overlay != ""); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.where, err)
+			}
+			if keyErr == nil {
+				if err := recordKey(store, key, mod); err != nil {
+					return nil, fmt.Errorf("build store: %w", err)
+				}
+			}
 		}
 		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, overlay != ""
 		built[j.pkg] = mod
@@ -199,24 +214,32 @@ func goVersion(goCmd string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// compile builds one package. -trimpath keeps host paths out of the module,
-// so two machines with the same toolchain and source build the same bytes
-// and get the same determinism hashes. overlay, when not empty, is the
-// overlay.json to build with.
-func compile(goCmd, store, pkg, overlay string) (Module, error) {
+// buildFlags returns the go build flags of a package: -trimpath keeps host
+// paths out of the module, so two machines with the same toolchain and
+// source build the same bytes and get the same determinism hashes. overlay,
+// when not empty, is the overlay.json to build with. go list takes the same
+// flags, so that the content key sees the program go build compiles.
+func buildFlags(overlay string) []string {
+	flags := []string{"-trimpath", "-buildvcs=false"}
+	if overlay != "" {
+		flags = append(flags, "-overlay", overlay)
+	}
+	return flags
+}
+
+// compile builds one package with the given flags. netOverlay says whether
+// they hold the net_overlay, whose own file a build error may name.
+func compile(goCmd, store, pkg string, flags []string, netOverlay bool) (Module, error) {
 	tmp, err := os.CreateTemp(store, "build-*.wasm")
 	if err != nil {
 		return Module{}, err
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	args := []string{"build", "-trimpath", "-buildvcs=false", "-o", tmp.Name()}
-	if overlay != "" {
-		args = append(args, "-overlay", overlay)
-	}
-	cmd := exec.Command(goCmd, append(args, ".")...)
+	args := append(append([]string{"build"}, flags...), "-o", tmp.Name(), ".")
+	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = pkg
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	cmd.Env = buildEnv()
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -225,7 +248,7 @@ func compile(goCmd, store, pkg, overlay string) (Module, error) {
 		if text == "" {
 			text = err.Error()
 		}
-		if overlay != "" && strings.Contains(text, NetOverlayFile) {
+		if netOverlay && strings.Contains(text, NetOverlayFile) {
 			text += "\n" + overlayBuildHint
 		}
 		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))
