@@ -41,6 +41,9 @@ type Module struct {
 	Cached  bool   `json:"cached"`
 	// NetOverlay marks a module built with the net_overlay (overlay.go).
 	NetOverlay bool `json:"net_overlay,omitempty"`
+	// Compat lists the shims compat_overlay chose (compat.go), one
+	// "what: shim" entry each, when the module was built with it.
+	Compat []string `json:"compat,omitempty"`
 }
 
 // Manifest lists every node's module for one world.
@@ -83,6 +86,9 @@ type Options struct {
 	// net.Listen and net.Dial to the simulated network (the world's
 	// net_overlay). Prebuilt modules are copied unchanged. Defaults to false.
 	NetOverlay bool
+	// CompatOverlay builds every package with the mmap and flock shims
+	// (the world's compat_overlay). Defaults to false.
+	CompatOverlay bool
 }
 
 // ErrNoToolchain is returned when a world has packages to build and no Go
@@ -156,17 +162,31 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
 		}
+		var env []string
+		var compat *compatSetup
+		if opts.CompatOverlay {
+			var err error
+			if compat, err = compatFor(goCmd, store, j.pkg); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.where, err)
+			}
+			if overlay, err = mergeOverlay(store, overlay, compat.replace); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.where, err)
+			}
+			if compat.gowork != "" {
+				env = append(env, "GOWORK="+compat.gowork)
+			}
+		}
 		flags := buildFlags(overlay)
 		// A key that cannot be computed only costs the cache hit: the
 		// build below then reports whatever go list stumbled on.
-		key, keyErr := contentKey(goCmd, j.pkg, flags)
+		key, keyErr := contentKey(goCmd, j.pkg, flags, env)
 		mod, hit := Module{}, false
 		if keyErr == nil {
 			mod, hit = lookupKey(store, key)
 		}
 		if !hit {
 			var err error
-			if mod, err = compile(goCmd, store, j.pkg, flags, overlay != ""); err != nil {
+			if mod, err = compile(goCmd, store, j.pkg, flags, env, opts.NetOverlay); err != nil {
 				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
 			if keyErr == nil {
@@ -175,11 +195,17 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 				}
 			}
 		}
-		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, overlay != ""
+		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, opts.NetOverlay
+		if compat != nil {
+			mod.Compat = compat.chosen
+		}
 		built[j.pkg] = mod
 		man.Modules = append(man.Modules, mod)
 		if mod.Cached && !opts.LogCached {
 			continue
+		}
+		for _, c := range mod.Compat {
+			fmt.Fprintf(logw, "compat  %s: %s\n", rel(w.Dir, j.pkg), c)
 		}
 		state := "built"
 		if mod.Cached {
@@ -229,7 +255,7 @@ func buildFlags(overlay string) []string {
 
 // compile builds one package with the given flags. netOverlay says whether
 // they hold the net_overlay, whose own file a build error may name.
-func compile(goCmd, store, pkg string, flags []string, netOverlay bool) (Module, error) {
+func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Module, error) {
 	tmp, err := os.CreateTemp(store, "build-*.wasm")
 	if err != nil {
 		return Module{}, err
@@ -239,7 +265,7 @@ func compile(goCmd, store, pkg string, flags []string, netOverlay bool) (Module,
 	args := append(append([]string{"build"}, flags...), "-o", tmp.Name(), ".")
 	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = pkg
-	cmd.Env = buildEnv()
+	cmd.Env = buildEnv(env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out

@@ -71,25 +71,26 @@ type goEnv struct {
 	GOVERSION, GOFLAGS, GOEXPERIMENT, GOWASM, GOWORK, GOMODCACHE string
 }
 
-// buildEnv is the environment of every go command the build runs.
-func buildEnv() []string {
-	return append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+// buildEnv is the environment of every go command the build runs, with
+// extra (KEY=VALUE) last so that it wins.
+func buildEnv(extra ...string) []string {
+	return append(append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"), extra...)
 }
 
 // contentKey returns the cache key of building the package in dir with the
-// given go build flags (everything between "build" and the output options),
-// or an error when it cannot be computed.
-func contentKey(goCmd, dir string, flags []string) (string, error) {
+// given go build flags (everything between "build" and the output options)
+// and extra environment, or an error when it cannot be computed.
+func contentKey(goCmd, dir string, flags, env []string) (string, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", keyVersion)
-	var env goEnv
-	if err := goJSON(goCmd, dir, &env, "env", "-json", "GOVERSION", "GOFLAGS", "GOEXPERIMENT", "GOWASM", "GOWORK", "GOMODCACHE"); err != nil {
+	var genv goEnv
+	if err := goJSONEnv(goCmd, dir, env, &genv, "env", "-json", "GOVERSION", "GOFLAGS", "GOEXPERIMENT", "GOWASM", "GOWORK", "GOMODCACHE"); err != nil {
 		return "", err
 	}
-	if env.GOVERSION == "" || env.GOMODCACHE == "" {
+	if genv.GOVERSION == "" || genv.GOMODCACHE == "" {
 		return "", errors.New("go env did not name the Go version and the module cache")
 	}
-	fmt.Fprintf(h, "go %q flags %q experiment %q wasm %q\n", env.GOVERSION, env.GOFLAGS, env.GOEXPERIMENT, env.GOWASM)
+	fmt.Fprintf(h, "go %q flags %q experiment %q wasm %q\n", genv.GOVERSION, genv.GOFLAGS, genv.GOEXPERIMENT, genv.GOWASM)
 	fmt.Fprintf(h, "build flags %q\n", flags)
 	for i, f := range flags {
 		if f == "-overlay" && i+1 < len(flags) {
@@ -98,19 +99,19 @@ func contentKey(goCmd, dir string, flags []string) (string, error) {
 			}
 		}
 	}
-	if env.GOWORK != "" && env.GOWORK != "off" {
-		for _, f := range []string{env.GOWORK, env.GOWORK + ".sum"} {
+	if genv.GOWORK != "" && genv.GOWORK != "off" {
+		for _, f := range []string{genv.GOWORK, genv.GOWORK + ".sum"} {
 			if err := hashFile(h, "workspace", f); err != nil && !errors.Is(err, os.ErrNotExist) {
 				return "", err
 			}
 		}
 	}
 	args := append([]string{"list", "-deps", "-json=ImportPath,Dir,Standard,GoFiles,SFiles,EmbedFiles,Module"}, flags...)
-	out, err := goOutput(goCmd, dir, append(args, ".")...)
+	out, err := goOutputEnv(goCmd, dir, env, append(args, ".")...)
 	if err != nil {
 		return "", err
 	}
-	cache := filepath.Clean(env.GOMODCACHE) + string(filepath.Separator)
+	cache := filepath.Clean(genv.GOMODCACHE) + string(filepath.Separator)
 	inCache := func(p string) bool { return strings.HasPrefix(filepath.Clean(p)+string(filepath.Separator), cache) }
 	modFiles := map[string]bool{}
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -199,9 +200,14 @@ func hashFile(h io.Writer, name, path string) error {
 // goOutput runs the go command in dir with the build's environment and
 // returns its standard output; an error carries its standard error.
 func goOutput(goCmd, dir string, args ...string) ([]byte, error) {
+	return goOutputEnv(goCmd, dir, nil, args...)
+}
+
+// goOutputEnv is goOutput with extra environment.
+func goOutputEnv(goCmd, dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = dir
-	cmd.Env = buildEnv()
+	cmd.Env = buildEnv(env...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -212,7 +218,11 @@ func goOutput(goCmd, dir string, args ...string) ([]byte, error) {
 }
 
 func goJSON(goCmd, dir string, v any, args ...string) error {
-	out, err := goOutput(goCmd, dir, args...)
+	return goJSONEnv(goCmd, dir, nil, v, args...)
+}
+
+func goJSONEnv(goCmd, dir string, env []string, v any, args ...string) error {
+	out, err := goOutputEnv(goCmd, dir, env, args...)
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func Package(w *config.World, dir string, replace map[string]string, out string)
 		return "", err
 	}
 	defer os.Remove(overlay)
-	mod, err := compile(goCmd, out, dir, buildFlags(overlay), w.NetOverlay)
+	mod, err := compile(goCmd, out, dir, buildFlags(overlay), nil, w.NetOverlay)
 	if err != nil {
 		return "", err
 	}
