@@ -19,6 +19,12 @@
 // cache, file contents for everything else, go.mod and go.work files) names
 // the module already in the store, recorded under .seedfall/build/key/.
 //
+// With compat_overlay, packages are built with shims for mmap, msync and
+// flock (package syscall through an overlay of the toolchain's files;
+// golang.org/x/sys and bbolt through copies in .seedfall/build/compat/ and
+// a generated go.work). A "compat" line per shim on stderr, and the
+// manifest's "compat" list, say which shim was chosen for what.
+//
 // -c - reads the world file from standard input (at most 16 MiB, like a
 // file): its relative paths and .seedfall are then those of the current
 // directory, and its errors name <stdin>.
