@@ -72,6 +72,8 @@ func main() {
 	must(err, "read")
 	check(string(buf) == "unsynced", "a read does not see a store through a mapping: %q", buf)
 	check(string(ro[2*page:2*page+8]) == "unsynced", "a mapping does not see a store through another: %q", ro[2*page:2*page+8])
+	// A store after the last write-back: the page is dirty at the crash.
+	copy(rw[2*page+100:], "late")
 	must(os.WriteFile("data/first-done", nil, 0o644), "mark")
 	fmt.Println("mmcheck: first incarnation checked, waiting for the crash")
 	time.Sleep(time.Hour)
@@ -83,7 +85,8 @@ func second() {
 	check(len(data) == 3*page, "size %d after the crash", len(data))
 	check(string(data[100:107]) == "written", "msync(MS_SYNC) did not make the earlier write durable: %q", data[100:107])
 	check(string(data[page:page+6]) == "synced", "a store synced with msync was lost: %q", data[page:page+6])
-	check(bytes.Equal(data[2*page:2*page+8], make([]byte, 8)), "an unsynced store survived the crash: %q", data[2*page:2*page+8])
+	check(bytes.Equal(data[2*page:2*page+8], make([]byte, 8)) && bytes.Equal(data[2*page+100:2*page+104], make([]byte, 4)),
+		"an unsynced store survived the crash: %q, %q", data[2*page:2*page+8], data[2*page+100:2*page+104])
 	f, err := os.OpenFile("data/pages", os.O_RDWR, 0)
 	must(err, "open after the crash")
 	must(unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB), "the lock did not go with the crash")
@@ -112,19 +115,23 @@ func compatModule(t *testing.T) string {
 	writeFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(sysSum, "\n")+"\n"))
 	writeFile(t, filepath.Join(dir, "mmcheck", "main.go"), []byte(mmcheckSrc))
 	writeFile(t, filepath.Join(dir, "crash.faults.json"), []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "mm", "until": "600ms"}]}`))
-	for _, compat := range []bool{true, false} {
-		name := "seedfall.json"
-		if !compat {
-			name = "nocompat.json"
-		}
+	world := func(name string, compat bool, faults map[string]any) {
 		writeJSON(t, filepath.Join(dir, name), map[string]any{
 			"compat_overlay": compat,
 			"nodes":          []map[string]any{{"name": "mm", "pkg": "./mmcheck"}},
 			"workload":       map[string]any{"name": "client", "pkg": filepath.Join(tools.root, "lib", "engine", "testdata", "guests", "sleeper")},
 			"duration":       "2s",
-			"faults":         map[string]any{"crash_per_sec": 0.01},
+			"faults":         faults,
 		})
 	}
+	world("seedfall.json", true, map[string]any{"crash_per_sec": 0.01})
+	world("nocompat.json", false, map[string]any{"crash_per_sec": 0.01})
+	// Crashes soon after the first incarnation is done, at seeded times.
+	crashes := func(wb float64) map[string]any {
+		return map[string]any{"crash_per_sec": 2, "restart_after": []string{"10ms", "100ms"}, "mmap_early_writeback": wb}
+	}
+	world("early.json", true, crashes(1))
+	world("noearly.json", true, crashes(0))
 	return dir
 }
 
@@ -182,4 +189,57 @@ func TestCompatOverlay(t *testing.T) {
 			t.Errorf("the trace lacks %q\n%s", want, r)
 		}
 	}
+}
+
+// TestMmapEarlyWriteback: at a crash, a dirty page of a shared writable
+// mapping is lost, unless mmap_early_writeback decides the kernel had
+// written it back already; that decision is a recorded fault that replays,
+// and without it the same schedule passes.
+func TestMmapEarlyWriteback(t *testing.T) {
+	needTools(t)
+	dir := compatModule(t)
+	r := sfRun(t, dir, "-c", "noearly.json", "-seed", "1")
+	r.wantExit(t, 0)
+	if !strings.Contains(r.stdout, "fault crash mm#1") {
+		t.Fatalf("seed 1 does not crash mm after its first incarnation\n%s", r)
+	}
+
+	r = sfRun(t, dir, "-c", "early.json", "-seed", "1")
+	r.wantExit(t, 1)
+	if want := "an unsynced store survived the crash"; !strings.Contains(r.stdout, want) {
+		t.Errorf("the report lacks %q\n%s", want, r)
+	}
+	sched := filepath.Join(dir, ".seedfall", "early", "seed-1.faults.json")
+	data, err := os.ReadFile(sched)
+	if err != nil {
+		t.Fatalf("no schedule: %v\n%s", err, r)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	faults, _ := s["faults"].([]any)
+	var kept []any
+	found := 0
+	for _, f := range faults {
+		m, _ := f.(map[string]any)
+		if m["kind"] == "mmap_early_writeback" {
+			found++
+			if m["path"] != "data/pages" || m["offset"] != float64(8192) || m["node"] != "mm" {
+				t.Errorf("early writeback fault %v, want mm's data/pages at offset 8192", m)
+			}
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if found != 1 {
+		t.Fatalf("%d mmap_early_writeback faults in the schedule, want 1 (one dirty page)\n%s", found, data)
+	}
+	r = sfRun(t, dir, "-c", "early.json", "-seed", "1", "-faults", sched)
+	r.wantExit(t, 1)
+	s["faults"] = kept
+	without := filepath.Join(dir, "without.faults.json")
+	writeJSON(t, without, s)
+	r = sfRun(t, dir, "-c", "early.json", "-seed", "1", "-faults", without)
+	r.wantExit(t, 0)
 }

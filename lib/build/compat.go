@@ -40,7 +40,7 @@ import (
 // new copy.
 
 // compatVersion changes whenever a shim file or the syscall patch changes.
-const compatVersion = "1"
+const compatVersion = "2"
 
 //go:embed compat/syscall_seedfall_wasip1.go.txt
 var compatSyscallFile []byte

@@ -102,7 +102,8 @@ var Implemented = map[string]bool{
 	"net_overlay": true,
 
 	// Storage libraries that need mmap and flock (the build's compat_overlay).
-	"compat_overlay": true,
+	"compat_overlay":              true,
+	"faults.mmap_early_writeback": true,
 
 	// The network faults.
 	"faults.udp_loss":             true,
