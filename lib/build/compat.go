@@ -40,7 +40,7 @@ import (
 // new copy.
 
 // compatVersion changes whenever a shim file or the syscall patch changes.
-const compatVersion = "2"
+const compatVersion = "7"
 
 //go:embed compat/syscall_seedfall_wasip1.go.txt
 var compatSyscallFile []byte
@@ -50,6 +50,21 @@ var compatUnixFile []byte
 
 //go:embed compat/bbolt_common_wasm.go.txt
 var compatBboltFile []byte
+
+//go:embed compat/pebble_rawalloc_wasm.go.txt
+var compatPebbleRawalloc []byte
+
+//go:embed compat/pebble_manual_wasm.go.txt
+var compatPebbleManual []byte
+
+//go:embed compat/ristretto_z_mmap_wasip1.go.txt
+var compatRistrettoMmap []byte
+
+//go:embed compat/badger_y_dsync_wasip1.go.txt
+var compatBadgerDsync []byte
+
+//go:embed compat/pebble_vfs_wasip1.go.txt
+var compatPebbleVFS []byte
 
 // CompatSyscallFile is the name of the file compat_overlay adds to syscall.
 const CompatSyscallFile = "syscall_seedfall_wasip1.go"
@@ -62,13 +77,26 @@ var compatRenamed = []string{"Read", "Write", "Pread", "Pwrite", "Fsync", "Close
 type moduleShim struct {
 	name  string            // what sf-build prints
 	files map[string][]byte // path in the module -> content
+	// remove are files of the module left out of the copy, because they
+	// build for wasip1 and do not compile there.
+	remove []string
 }
 
 var moduleShims = map[string]moduleShim{
 	"golang.org/x/sys": {"generic (mmap, flock and their constants in golang.org/x/sys/unix)",
-		map[string][]byte{"unix/seedfall_wasip1.go": compatUnixFile}},
+		map[string][]byte{"unix/seedfall_wasip1.go": compatUnixFile}, nil},
 	"go.etcd.io/bbolt": {"bbolt (its wasm constants; mmap and flock through the generic shim)",
-		map[string][]byte{"internal/common/bolt_wasm.go": compatBboltFile}},
+		map[string][]byte{"internal/common/bolt_wasm.go": compatBboltFile}, nil},
+	"github.com/cockroachdb/pebble": {"pebble (its wasm constants, and a wasip1 file system with flock through the generic shim)",
+		map[string][]byte{"internal/rawalloc/rawalloc_wasm.go": compatPebbleRawalloc,
+			"internal/manual/manual_wasm.go": compatPebbleManual, "vfs/seedfall_wasip1.go": compatPebbleVFS},
+		[]string{"vfs/file_lock_generic.go"}},
+	// badger maps its files through ristretto's z package, whose wasip1
+	// file fails every call with ENOSYS.
+	"github.com/dgraph-io/ristretto/v2": {"badger (ristretto's z: mmap, munmap, msync through the generic shim)",
+		map[string][]byte{"z/mmap_wasip1.go": compatRistrettoMmap}, nil},
+	"github.com/dgraph-io/badger/v4": {"badger (O_DSYNC for the files it opens synchronous, as on Linux)",
+		map[string][]byte{"y/file_dsync_wasip1.go": compatBadgerDsync}, nil},
 }
 
 // compatSetup is what a compat_overlay build of one package needs.
@@ -256,6 +284,13 @@ func compatCopy(store, path, version, src string, shim moduleShim) (string, erro
 		}
 		return os.WriteFile(target, data, 0o644)
 	})
+	if err == nil {
+		for _, name := range shim.remove {
+			if err = os.Remove(filepath.Join(tmp, filepath.FromSlash(name))); err != nil {
+				break
+			}
+		}
+	}
 	if err == nil {
 		for name, data := range shim.files {
 			if err = os.WriteFile(filepath.Join(tmp, filepath.FromSlash(name)), data, 0o644); err != nil {
