@@ -13,6 +13,18 @@
 // printed on stdout; progress lines go to stderr. sf-run builds what it needs
 // by itself, so sf-build is for Makefiles, caches and CI steps.
 //
+// A package whose inputs did not change is not built again: a key computed
+// from the Go version and settings, the build flags and overlays, and the
+// package's import graph (go list -deps: module versions from the module
+// cache, file contents for everything else, go.mod and go.work files) names
+// the module already in the store, recorded under .seedfall/build/key/.
+//
+// With compat_overlay, packages are built with shims for mmap, msync and
+// flock (package syscall through an overlay of the toolchain's files;
+// golang.org/x/sys and bbolt through copies in .seedfall/build/compat/ and
+// a generated go.work). A "compat" line per shim on stderr, and the
+// manifest's "compat" list, say which shim was chosen for what.
+//
 // -c - reads the world file from standard input (at most 16 MiB, like a
 // file): its relative paths and .seedfall are then those of the current
 // directory, and its errors name <stdin>.

@@ -49,7 +49,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if c.Bool("q") {
 				log = nil
 			}
-			man, err := build.Build(w, build.Options{Log: log, LogCached: true, NetOverlay: w.NetOverlay})
+			man, err := build.Build(w, build.Options{Log: log, LogCached: true, NetOverlay: w.NetOverlay, CompatOverlay: w.CompatOverlay})
 			if err != nil {
 				return cli.Exit(err.Error(), exitcode.Usage)
 			}

@@ -243,3 +243,18 @@ func TestSourceMutants(t *testing.T) {
 		t.Error("sf-mutate changed the source tree")
 	}
 }
+
+// TestSourceMutantsCompatOverlay: source mutants of a node built with
+// compat_overlay (examples/bboltkv's bbolt server) build with its shims too,
+// and run.
+func TestSourceMutantsCompatOverlay(t *testing.T) {
+	dir := copyWorld(t, "examples/bboltkv/seedfall.json")
+	r := sfMutate(t, dir, "-seeds", "1", "-app", "-mutants", "2", "-json")
+	if r.code != 0 {
+		t.Fatalf("want exit 0\n%s", r)
+	}
+	_, sum := records(t, r.stdout)
+	if sum == nil || sum.Mutants != 2 || sum.DidNotBuild != 0 {
+		t.Errorf("summary %+v, want 2 mutants that all built\n%s", sum, r)
+	}
+}

@@ -41,6 +41,9 @@ type Module struct {
 	Cached  bool   `json:"cached"`
 	// NetOverlay marks a module built with the net_overlay (overlay.go).
 	NetOverlay bool `json:"net_overlay,omitempty"`
+	// Compat lists the shims compat_overlay chose (compat.go), one
+	// "what: shim" entry each, when the module was built with it.
+	Compat []string `json:"compat,omitempty"`
 }
 
 // Manifest lists every node's module for one world.
@@ -83,6 +86,9 @@ type Options struct {
 	// net.Listen and net.Dial to the simulated network (the world's
 	// net_overlay). Prebuilt modules are copied unchanged. Defaults to false.
 	NetOverlay bool
+	// CompatOverlay builds every package with the mmap and flock shims
+	// (the world's compat_overlay). Defaults to false.
+	CompatOverlay bool
 }
 
 // ErrNoToolchain is returned when a world has packages to build and no Go
@@ -156,15 +162,50 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
 		}
-		mod, err := compile(goCmd, store, j.pkg, overlay)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", j.where, err)
+		var env []string
+		var compat *compatSetup
+		if opts.CompatOverlay {
+			var err error
+			if compat, err = compatFor(goCmd, store, j.pkg); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.where, err)
+			}
+			if overlay, err = mergeOverlay(store, overlay, compat.replace); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.where, err)
+			}
+			if compat.gowork != "" {
+				env = append(env, "GOWORK="+compat.gowork)
+			}
 		}
-		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, overlay != ""
+		flags := buildFlags(overlay)
+		// A key that cannot be computed only costs the cache hit: the
+		// build below then reports whatever go list stumbled on.
+		key, keyErr := contentKey(goCmd, j.pkg, flags, env)
+		mod, hit := Module{}, false
+		if keyErr == nil {
+			mod, hit = lookupKey(store, key)
+		}
+		if !hit {
+			var err error
+			if mod, err = compile(goCmd, store, j.pkg, flags, env, opts.NetOverlay); err != nil {
+				return nil, fmt.Errorf("%s: %w", j.where, err)
+			}
+			if keyErr == nil {
+				if err := recordKey(store, key, mod); err != nil {
+					return nil, fmt.Errorf("build store: %w", err)
+				}
+			}
+		}
+		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, opts.NetOverlay
+		if compat != nil {
+			mod.Compat = compat.chosen
+		}
 		built[j.pkg] = mod
 		man.Modules = append(man.Modules, mod)
 		if mod.Cached && !opts.LogCached {
 			continue
+		}
+		for _, c := range mod.Compat {
+			fmt.Fprintf(logw, "compat  %s: %s\n", rel(w.Dir, j.pkg), c)
 		}
 		state := "built"
 		if mod.Cached {
@@ -199,24 +240,32 @@ func goVersion(goCmd string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// compile builds one package. -trimpath keeps host paths out of the module,
-// so two machines with the same toolchain and source build the same bytes
-// and get the same determinism hashes. overlay, when not empty, is the
-// overlay.json to build with.
-func compile(goCmd, store, pkg, overlay string) (Module, error) {
+// buildFlags returns the go build flags of a package: -trimpath keeps host
+// paths out of the module, so two machines with the same toolchain and
+// source build the same bytes and get the same determinism hashes. overlay,
+// when not empty, is the overlay.json to build with. go list takes the same
+// flags, so that the content key sees the program go build compiles.
+func buildFlags(overlay string) []string {
+	flags := []string{"-trimpath", "-buildvcs=false"}
+	if overlay != "" {
+		flags = append(flags, "-overlay", overlay)
+	}
+	return flags
+}
+
+// compile builds one package with the given flags. netOverlay says whether
+// they hold the net_overlay, whose own file a build error may name.
+func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Module, error) {
 	tmp, err := os.CreateTemp(store, "build-*.wasm")
 	if err != nil {
 		return Module{}, err
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name())
-	args := []string{"build", "-trimpath", "-buildvcs=false", "-o", tmp.Name()}
-	if overlay != "" {
-		args = append(args, "-overlay", overlay)
-	}
-	cmd := exec.Command(goCmd, append(args, ".")...)
+	args := append(append([]string{"build"}, flags...), "-o", tmp.Name(), ".")
+	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = pkg
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	cmd.Env = buildEnv(env...)
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
@@ -225,7 +274,7 @@ func compile(goCmd, store, pkg, overlay string) (Module, error) {
 		if text == "" {
 			text = err.Error()
 		}
-		if overlay != "" && strings.Contains(text, NetOverlayFile) {
+		if netOverlay && strings.Contains(text, NetOverlayFile) {
 			text += "\n" + overlayBuildHint
 		}
 		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))

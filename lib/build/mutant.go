@@ -13,7 +13,7 @@ import (
 // returns the module's path there (named by its hash), with
 // the files of replace (absolute path -> the file to compile instead)
 // swapped in by a go build -overlay, and the net_overlay when the world
-// asks for it. sf-mutate builds its source mutants with it: the source tree
+// asks for it, and the compat_overlay's shims likewise. sf-mutate builds its source mutants with it: the source tree
 // is never touched, and the module goes to out, never into the world's
 // store, so a mutant can never be taken for the real program.
 func Package(w *config.World, dir string, replace map[string]string, out string) (string, error) {
@@ -40,6 +40,19 @@ func Package(w *config.World, dir string, replace map[string]string, out string)
 			all[k] = v
 		}
 	}
+	var env []string
+	if w.CompatOverlay {
+		cs, err := compatFor(goCmd, filepath.Join(Dir(w), "build"), dir)
+		if err != nil {
+			return "", err
+		}
+		for k, v := range cs.replace {
+			all[k] = v
+		}
+		if cs.gowork != "" {
+			env = append(env, "GOWORK="+cs.gowork)
+		}
+	}
 	for k, v := range replace {
 		all[k] = v
 	}
@@ -49,7 +62,7 @@ func Package(w *config.World, dir string, replace map[string]string, out string)
 		return "", err
 	}
 	defer os.Remove(overlay)
-	mod, err := compile(goCmd, out, dir, overlay)
+	mod, err := compile(goCmd, out, dir, buildFlags(overlay), env, w.NetOverlay)
 	if err != nil {
 		return "", err
 	}

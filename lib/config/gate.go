@@ -101,6 +101,10 @@ var Implemented = map[string]bool{
 	// The network: plain net and net/http over TCP (the build overlay).
 	"net_overlay": true,
 
+	// Storage libraries that need mmap and flock (the build's compat_overlay).
+	"compat_overlay":              true,
+	"faults.mmap_early_writeback": true,
+
 	// The network faults.
 	"faults.udp_loss":             true,
 	"faults.udp_dup":              true,

@@ -303,3 +303,26 @@ func (fs *FS) Capacity() int64 { return fs.capacityBytes }
 // Usage returns the sum of the current sizes of all regular files, named or
 // not: an unlinked file's space comes back when Release or a crash frees it.
 func (fs *FS) Usage() int64 { return fs.usedBytes }
+
+// WrittenBack puts p at off into the durable content of a regular file, and
+// into its current content, as the kernel's own writeback of a dirty page of
+// a shared mapping would have done before a crash (mmap_early_writeback).
+// Call it after the crash rules, on a disk that has just crashed: the page
+// then holds the newest bytes of that range. Bytes past the file's durable
+// size are not written, since writeback never extends a file. It returns how
+// many bytes it wrote, and EBADF for an inode the crash freed.
+func (fs *FS) WrittenBack(ino Ino, p []byte, off int64) (int, error) {
+	n, err := fs.regular(ino)
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 || off >= int64(len(n.durable)) {
+		return 0, nil
+	}
+	k := copy(n.durable[off:], p)
+	n.damaged = n.damaged.remove(off, off+int64(k))
+	if off < int64(len(n.data)) {
+		copy(n.data[off:], p[:k])
+	}
+	return k, nil
+}

@@ -872,3 +872,32 @@ func TestCopyFromRejectsOtherTypes(t *testing.T) {
 		t.Fatalf("error %q", got)
 	}
 }
+
+// TestWrittenBack: a page the kernel wrote back before the crash
+// (mmap_early_writeback) is on disk after it, durable; bytes past the
+// durable size are not; a freed inode is EBADF.
+func TestWrittenBack(t *testing.T) {
+	fs := newTestFS()
+	f := syncedFile(t, fs, "f", pages(2))
+	write(t, fs, f, "pending", 20) // lost at the crash
+	fs.Crash()
+	page := bytes.Repeat([]byte("m"), PageBytes)
+	if n, err := fs.WrittenBack(f, page, PageBytes); err != nil || n != PageBytes {
+		t.Fatalf("WrittenBack: %d, %v", n, err)
+	}
+	if n, err := fs.WrittenBack(f, page, 2*PageBytes); err != nil || n != 0 {
+		t.Fatalf("WrittenBack past the durable size: %d, %v, want 0 bytes", n, err)
+	}
+	want := pages(1) + string(page)
+	if got := readFile(t, fs, "f"); got != want {
+		t.Fatalf("after the write-back the file reads %.20q..., want the page", got[PageBytes:])
+	}
+	checkConsistent(t, fs)
+	fs.Crash()
+	if got := readFile(t, fs, "f"); got != want {
+		t.Fatal("the written-back page is not durable")
+	}
+	if _, err := fs.WrittenBack(Ino(999), page, 0); err == nil {
+		t.Fatal("WrittenBack of an unknown inode: no error")
+	}
+}

@@ -15,6 +15,9 @@ type DiskFaults struct {
 	CrashOnIO, FsyncEIO, WriteEIO, WriteENOSPC   float64
 	ReadEIO, ReadCorrupt, LostWrite, Misdirected float64
 	BitrotPerSec                                 float64
+	// MmapWB is the probability that a dirty page of a shared writable
+	// mapping was written back before a crash (mmap_early_writeback).
+	MmapWB float64
 	// CapacityBytes is each node's disk size; 0 is unlimited.
 	CapacityBytes int64
 	// LatencyNs is the range of extra time each fsync takes.
@@ -109,7 +112,9 @@ func (in *instance) crashInside(ctx context.Context, op int64, path string, sync
 	in.crashed = true
 	in.flushOutput()
 	r.closeSockets(in)
+	written := r.mmapWrittenBack(in)
 	r.crashDisk(n, syncing)
+	r.applyWrittenBack(n, written)
 	n.cur = nil
 	n.restartAt = until
 	in.stop(ctx, 137)

@@ -23,6 +23,7 @@ const (
 	KindReadEIO     = schedule.KindReadEIO
 	KindReadCorrupt = schedule.KindReadCorrupt
 	KindLostWrite   = schedule.KindLostWrite
+	KindMmapWB      = schedule.KindMmapWB
 	KindMisdirected = schedule.KindMisdirected
 	KindBitrot      = schedule.KindBitrot
 	KindPartition   = schedule.KindPartition

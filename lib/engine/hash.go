@@ -66,6 +66,8 @@ const (
 	cNetDial
 	cNetAddrs
 	cSimUDP
+	cMmapRegister // compat_overlay (mmap.go)
+	cMmapUnregister
 )
 
 var callNames = map[callID]string{
@@ -85,6 +87,7 @@ var callNames = map[callID]string{
 	cSimSockStatus: "sim.sock_status", cPollWake: "poll_oneoff wake", cSimBuggify: "sim.buggify",
 	cSimQuietFor: "sim.quiet_for", cSimSetupComplete: "sim.setup_complete", cSimHistory: "sim.history",
 	cNetListen: "net.tcp_listen", cNetDial: "net.tcp_dial", cNetAddrs: "net.tcp_addrs", cSimUDP: "sim.udp",
+	cMmapRegister: "compat.mmap_register", cMmapUnregister: "compat.mmap_unregister",
 }
 
 func mixHash(h, v uint64) uint64 {

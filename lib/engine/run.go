@@ -815,8 +815,10 @@ func (r *run) apply(f Fault) {
 		r.res.Faults = append(r.res.Faults, f)
 		r.tracef("fault crash %s, restart at %s", in.name, fmtTime(int64(f.Until)))
 		r.inFlight(in)
+		written := r.mmapWrittenBack(in)
 		r.kill(in)
 		r.crashDisk(n, 0)
+		r.applyWrittenBack(n, written)
 		n.cur = nil
 		n.done = false
 		n.restartAt = int64(f.Until)
@@ -1084,12 +1086,14 @@ func fmtTime(ns int64) string {
 
 // instance is one incarnation of a node: one wasm module instance.
 type instance struct {
-	run      *run
-	node     *node
-	num      int
-	name     string
-	hashID   uint64
-	mod      api.Module
+	run    *run
+	node   *node
+	num    int
+	name   string
+	hashID uint64
+	mod    api.Module
+	// maps are the guest's shared writable mappings (mmap.go).
+	maps     []guestMapping
 	resume   chan cmd
 	random   *rng.Stream
 	fds      []*fdEntry

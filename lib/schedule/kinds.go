@@ -89,8 +89,7 @@ var registry = []Kind{
 	{Name: KindUDPDrop, Counter: "datagram", Swarm: true, Fields: []string{"udp_loss"}},
 	{Name: KindUDPDup, Counter: "datagram", Swarm: true, Fields: []string{"udp_dup"}},
 	{Name: KindPreempt, Counter: "counted call", Unsupported: "goroutine preemption (preempt.strategy) is not supported by this version"},
-	{Name: KindMmapWB, Counter: "disk op", Unsupported: "shared mappings (compat_overlay) are not supported by this version",
-		Fields: []string{"mmap_early_writeback"}},
+	{Name: KindMmapWB, Counter: "disk op", Swarm: true, Fields: []string{"mmap_early_writeback"}},
 }
 
 // Swizzle is the swarm type of swizzle-clogging: it makes clog faults, so

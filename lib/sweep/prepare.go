@@ -34,7 +34,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	if err != nil {
 		return nil, err
 	}
-	man, err := build.Build(w, build.Options{Log: log, NetOverlay: w.NetOverlay})
+	man, err := build.Build(w, build.Options{Log: log, NetOverlay: w.NetOverlay, CompatOverlay: w.CompatOverlay})
 	if err != nil {
 		return nil, err
 	}

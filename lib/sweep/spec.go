@@ -48,7 +48,7 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
 			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
 			ReadEIO: f.ReadEIO, ReadCorrupt: f.ReadCorrupt, LostWrite: f.LostWrite, Misdirected: f.MisdirectedWrite,
-			BitrotPerSec: f.BitrotPerSec, CapacityBytes: f.DiskBytes,
+			BitrotPerSec: f.BitrotPerSec, CapacityBytes: f.DiskBytes, MmapWB: f.MmapEarlyWriteback,
 			LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
 		},
 	}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// goLogger puts a go command first on PATH that appends its subcommand to a
+// log and then runs the real go. It returns the PATH to use and a function
+// that returns the subcommands logged since its last call.
+func goLogger(t *testing.T) (path string, since func() []string) {
+	t.Helper()
+	real, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go on PATH")
+	}
+	bin := filepath.Join(t.TempDir(), "gobin")
+	log := filepath.Join(bin, "log")
+	script := "#!/bin/sh\necho \"$1\" >> '" + log + "'\nexec '" + real + "' \"$@\"\n"
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(bin, "go"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	return bin + string(os.PathListSeparator) + os.Getenv("PATH"), func() []string {
+		data, _ := os.ReadFile(log)
+		lines := strings.Fields(string(data))
+		out := lines[seen:]
+		seen = len(lines)
+		return out
+	}
+}
+
+type cacheManifest struct {
+	Modules []struct {
+		Node, SHA256 string
+		Cached       bool
+	}
+}
+
+// TestContentCache: a second sf-build of an unchanged world, and the sweep
+// after it, run no go build at all; editing a source file of one package
+// rebuilds that package only.
+func TestContentCache(t *testing.T) {
+	needTools(t)
+	dir := ownModule(t)
+	path, since := goLogger(t)
+	build := func() (cacheManifest, []string) {
+		t.Helper()
+		r := runBin(t, runOpts{dir: dir, path: path}, tools.sfBuild, "-c", "sim/seedfall.json")
+		r.wantExit(t, 0)
+		var m cacheManifest
+		if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || len(m.Modules) != 2 {
+			t.Fatalf("want a manifest of two modules: %v\n%s", err, r)
+		}
+		return m, since()
+	}
+	count := func(cmds []string, name string) int {
+		n := 0
+		for _, c := range cmds {
+			if c == name {
+				n++
+			}
+		}
+		return n
+	}
+	first, cmds := build()
+	if n := count(cmds, "build"); n != 2 {
+		t.Errorf("first build ran go build %d times, want 2 (server and client): %q", n, cmds)
+	}
+	second, cmds := build()
+	if n := count(cmds, "build"); n != 0 {
+		t.Errorf("second build of an unchanged world ran go build %d times, want 0: %q", n, cmds)
+	}
+	for i, m := range second.Modules {
+		if !m.Cached || m.SHA256 != first.Modules[i].SHA256 {
+			t.Errorf("second build of %s: cached %v, sha256 %s then %s", m.Node, m.Cached, first.Modules[i].SHA256, m.SHA256)
+		}
+	}
+	r := runBin(t, runOpts{dir: dir, path: path}, tools.sfRun, "-c", "sim/seedfall.json", "-seeds", "1-2")
+	r.wantExit(t, 0)
+	if cmds := since(); count(cmds, "build") != 0 {
+		t.Errorf("the sweep after sf-build ran go build: %q", cmds)
+	}
+
+	server := filepath.Join(dir, "cmd", "server", "main.go")
+	src, err := os.ReadFile(server)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, server, []byte(strings.Replace(string(src), `":7000"`, `":7001"`, 1)))
+	third, cmds := build()
+	if n := count(cmds, "build"); n != 1 {
+		t.Errorf("after editing the server, go build ran %d times, want 1: %q", n, cmds)
+	}
+	for i, m := range third.Modules {
+		changed := m.SHA256 != second.Modules[i].SHA256
+		if want := m.Node == "server"; changed != want || m.Cached == want {
+			t.Errorf("after editing the server, module of %s: changed %v, cached %v", m.Node, changed, m.Cached)
+		}
+	}
+}

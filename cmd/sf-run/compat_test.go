@@ -1,0 +1,245 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mmcheckSrc is a node that uses mmap, msync and flock through both
+// package syscall and golang.org/x/sys/unix, which only build for wasip1
+// with compat_overlay. Its first incarnation checks what it can see at once
+// and leaves stores behind, synced and not; the world crashes it, and the
+// second incarnation checks what the crash kept.
+const mmcheckSrc = `package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/sf-dst/sf/sim"
+	"golang.org/x/sys/unix"
+)
+
+const page = 4096
+
+func check(ok bool, format string, args ...any) {
+	sim.Assert(ok, fmt.Sprintf(format, args...))
+}
+
+func must(err error, what string) {
+	check(err == nil, "%s: %v", what, err)
+}
+
+func main() {
+	if _, err := os.Stat("data/first-done"); err == nil {
+		second()
+		return
+	}
+	must(os.MkdirAll("data", 0o755), "mkdir")
+	f, err := os.OpenFile("data/pages", os.O_RDWR|os.O_CREATE, 0o644)
+	must(err, "open")
+	must(f.Truncate(3*page), "truncate")
+	must(f.Sync(), "sync")
+	fd := int(f.Fd())
+
+	must(unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB), "flock")
+	g, err := os.Open("data/pages")
+	must(err, "open again")
+	err = syscall.Flock(int(g.Fd()), syscall.LOCK_SH|syscall.LOCK_NB)
+	check(errors.Is(err, syscall.EWOULDBLOCK), "a second lock on a locked file: %v, want EWOULDBLOCK", err)
+
+	ro, err := unix.Mmap(fd, 0, 3*page, unix.PROT_READ, unix.MAP_SHARED)
+	must(err, "mmap read-only")
+	_, err = f.WriteAt([]byte("written"), 100)
+	must(err, "write")
+	check(string(ro[100:107]) == "written", "a read-only mapping does not see a write: %q", ro[100:107])
+
+	rw, err := syscall.Mmap(fd, 0, 3*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	must(err, "mmap read-write")
+	copy(rw[page:], "synced")
+	must(unix.Msync(rw[page:2*page], unix.MS_SYNC), "msync")
+	copy(rw[2*page:], "unsynced")
+	buf := make([]byte, 8)
+	_, err = f.ReadAt(buf, 2*page)
+	must(err, "read")
+	check(string(buf) == "unsynced", "a read does not see a store through a mapping: %q", buf)
+	check(string(ro[2*page:2*page+8]) == "unsynced", "a mapping does not see a store through another: %q", ro[2*page:2*page+8])
+	// A store after the last write-back: the page is dirty at the crash.
+	copy(rw[2*page+100:], "late")
+	must(os.WriteFile("data/first-done", nil, 0o644), "mark")
+	fmt.Println("mmcheck: first incarnation checked, waiting for the crash")
+	time.Sleep(time.Hour)
+}
+
+func second() {
+	data, err := os.ReadFile("data/pages")
+	must(err, "read after the crash")
+	check(len(data) == 3*page, "size %d after the crash", len(data))
+	check(string(data[100:107]) == "written", "msync(MS_SYNC) did not make the earlier write durable: %q", data[100:107])
+	check(string(data[page:page+6]) == "synced", "a store synced with msync was lost: %q", data[page:page+6])
+	check(bytes.Equal(data[2*page:2*page+8], make([]byte, 8)) && bytes.Equal(data[2*page+100:2*page+104], make([]byte, 4)),
+		"an unsynced store survived the crash: %q, %q", data[2*page:2*page+8], data[2*page+100:2*page+104])
+	f, err := os.OpenFile("data/pages", os.O_RDWR, 0)
+	must(err, "open after the crash")
+	must(unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB), "the lock did not go with the crash")
+	fmt.Println("mmcheck: after the crash, synced stores kept, unsynced lost, lock free")
+}
+`
+
+// compatModule writes a module outside the workspace with the mmcheck node
+// and a world that builds it with compat_overlay, and returns its folder.
+func compatModule(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "mm")
+	sum, err := os.ReadFile(filepath.Join(tools.root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sysSum []string
+	for _, line := range strings.Split(string(sum), "\n") {
+		if strings.HasPrefix(line, "golang.org/x/sys v0.50.0") {
+			sysSum = append(sysSum, line)
+		}
+	}
+	writeFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
+		"module example.com/mm\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/sf-dst/sf/sim v0.0.0\n\tgolang.org/x/sys v0.50.0\n)\n\nreplace github.com/sf-dst/sf/sim => %s\n",
+		filepath.Join(tools.root, "sim"))))
+	writeFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(sysSum, "\n")+"\n"))
+	writeFile(t, filepath.Join(dir, "mmcheck", "main.go"), []byte(mmcheckSrc))
+	writeFile(t, filepath.Join(dir, "crash.faults.json"), []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "mm", "until": "600ms"}]}`))
+	world := func(name string, compat bool, faults map[string]any) {
+		writeJSON(t, filepath.Join(dir, name), map[string]any{
+			"compat_overlay": compat,
+			"nodes":          []map[string]any{{"name": "mm", "pkg": "./mmcheck"}},
+			"workload":       map[string]any{"name": "client", "pkg": filepath.Join(tools.root, "lib", "engine", "testdata", "guests", "sleeper")},
+			"duration":       "2s",
+			"faults":         faults,
+		})
+	}
+	world("seedfall.json", true, map[string]any{"crash_per_sec": 0.01})
+	world("nocompat.json", false, map[string]any{"crash_per_sec": 0.01})
+	// Crashes soon after the first incarnation is done, at seeded times.
+	crashes := func(wb float64) map[string]any {
+		return map[string]any{"crash_per_sec": 2, "restart_after": []string{"10ms", "100ms"}, "mmap_early_writeback": wb}
+	}
+	world("early.json", true, crashes(1))
+	world("noearly.json", true, crashes(0))
+	return dir
+}
+
+// TestCompatOverlay: the fast end-to-end test of compat_overlay. A module
+// outside the workspace that calls mmap and flock through syscall and
+// golang.org/x/sys/unix does not build for wasip1 on its own; with
+// compat_overlay it builds (sf-build names the shims), a mapping stays
+// coherent with the file, msync(MS_SYNC) makes stores durable, a crash
+// loses the unsynced ones and releases the lock, and the module cache is
+// not written.
+func TestCompatOverlay(t *testing.T) {
+	needTools(t)
+	dir := compatModule(t)
+	r := runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "nocompat.json", "-q")
+	r.wantExit(t, 2)
+	if !strings.Contains(r.stderr, "undefined: syscall.Mmap") && !strings.Contains(r.stderr, "undefined: unix.Mmap") {
+		t.Errorf("without compat_overlay the build should fail on Mmap\n%s", r)
+	}
+
+	r = runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
+	r.wantExit(t, 0)
+	for _, want := range []string{
+		"compat  mmcheck: syscall: generic",
+		"compat  mmcheck: golang.org/x/sys@v0.50.0: generic",
+	} {
+		if !strings.Contains(r.stderr, want) {
+			t.Errorf("sf-build does not say %q\n%s", want, r)
+		}
+	}
+	var man struct {
+		Modules []struct {
+			Node   string
+			Compat []string
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &man); err != nil {
+		t.Fatalf("no manifest: %v\n%s", err, r)
+	}
+	if len(man.Modules) != 2 || len(man.Modules[0].Compat) != 2 {
+		t.Errorf("want the mm module's two shims in the manifest\n%s", r)
+	}
+	copies, _ := filepath.Glob(filepath.Join(dir, ".seedfall", "build", "compat", "golang.org", "x", "sys@v0.50.0-sf*", "unix", "seedfall_wasip1.go"))
+	if len(copies) != 1 {
+		t.Errorf("want one copy of golang.org/x/sys with its shim in the build store, found %q", copies)
+	}
+
+	r = sfRun(t, dir, "-c", "seedfall.json", "-seed", "1", "-faults", "crash.faults.json")
+	r.wantExit(t, 0)
+	for _, want := range []string{
+		"mmcheck: first incarnation checked",
+		"fault crash mm#1",
+		"mmcheck: after the crash, synced stores kept, unsynced lost, lock free",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the trace lacks %q\n%s", want, r)
+		}
+	}
+}
+
+// TestMmapEarlyWriteback: at a crash, a dirty page of a shared writable
+// mapping is lost, unless mmap_early_writeback decides the kernel had
+// written it back already; that decision is a recorded fault that replays,
+// and without it the same schedule passes.
+func TestMmapEarlyWriteback(t *testing.T) {
+	needTools(t)
+	dir := compatModule(t)
+	r := sfRun(t, dir, "-c", "noearly.json", "-seed", "1")
+	r.wantExit(t, 0)
+	if !strings.Contains(r.stdout, "fault crash mm#1") {
+		t.Fatalf("seed 1 does not crash mm after its first incarnation\n%s", r)
+	}
+
+	r = sfRun(t, dir, "-c", "early.json", "-seed", "1")
+	r.wantExit(t, 1)
+	if want := "an unsynced store survived the crash"; !strings.Contains(r.stdout, want) {
+		t.Errorf("the report lacks %q\n%s", want, r)
+	}
+	sched := filepath.Join(dir, ".seedfall", "early", "seed-1.faults.json")
+	data, err := os.ReadFile(sched)
+	if err != nil {
+		t.Fatalf("no schedule: %v\n%s", err, r)
+	}
+	var s map[string]any
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	faults, _ := s["faults"].([]any)
+	var kept []any
+	found := 0
+	for _, f := range faults {
+		m, _ := f.(map[string]any)
+		if m["kind"] == "mmap_early_writeback" {
+			found++
+			if m["path"] != "data/pages" || m["offset"] != float64(8192) || m["node"] != "mm" {
+				t.Errorf("early writeback fault %v, want mm's data/pages at offset 8192", m)
+			}
+			continue
+		}
+		kept = append(kept, f)
+	}
+	if found != 1 {
+		t.Fatalf("%d mmap_early_writeback faults in the schedule, want 1 (one dirty page)\n%s", found, data)
+	}
+	r = sfRun(t, dir, "-c", "early.json", "-seed", "1", "-faults", sched)
+	r.wantExit(t, 1)
+	s["faults"] = kept
+	without := filepath.Join(dir, "without.faults.json")
+	writeJSON(t, without, s)
+	r = sfRun(t, dir, "-c", "early.json", "-seed", "1", "-faults", without)
+	r.wantExit(t, 0)
+}
