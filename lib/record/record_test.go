@@ -31,6 +31,12 @@ func sample() []any {
 			FaultsBefore: 14, FaultsAfter: 2, ShrinkRuns: 23, Duration: "1.9s", DurationNs: 1_900_000_000, Budget: 63,
 			Schedule: ".seedfall/seedfall/seed-2.faults.json", Repro: "sf-run -c seedfall.json -seed 2 -faults .seedfall/seedfall/seed-2.faults.json"},
 		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Shrunk: 1, RealNs: 2_000_000_000, Status: "shrunk"},
+		Start{Kind: KindStart, Tool: "sf-shrink", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "2", Count: 1, Jobs: 2},
+		Cause{Kind: KindCause, Seed: 2, Config: "seedfall.json", Failure: "assert: lost", FailAtNs: 3_121_302_000, At: "0s",
+			Branches: 10, Same: 3, Share: 0.3},
+		Cause{Kind: KindCause, Seed: 2, Config: "seedfall.json", Failure: "assert: lost", FailAtNs: 3_121_302_000, At: "1.2s",
+			AtNs: 1_200_000_000, Branches: 10, Same: 10, Share: 1, Inevitable: true, Faults: []string{"crash server, restart at 1.5s"}},
+		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Caused: 1, RealNs: 4_000_000_000, Status: "caused"},
 		Start{Kind: KindStart, Tool: "sf-mutate", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "1-20", Count: 20, Jobs: 2},
 		Mutant{Kind: KindMutant, Name: "net_dup_chunk", Source: "runtime", Verdict: VerdictKilled, KilledBySeed: 18,
 			Reason: "client#1: ledger total holds no deposit that was never sent", Repro: "sf-mutate -c seedfall.json -seeds 18 -only net_dup_chunk",
@@ -177,15 +183,18 @@ func TestReaderDecodesGolden(t *testing.T) {
 			got = append(got, "summary/"+a.Summary.Tool)
 		case a.Shrink != nil:
 			got = append(got, "shrink")
+		case a.Cause != nil:
+			got = append(got, "cause/"+a.Cause.At)
 		case a.ShrinkSummary != nil:
-			got = append(got, "shrink-summary")
+			got = append(got, "shrink-summary/"+a.ShrinkSummary.Status)
 		case a.Mutant != nil:
 			got = append(got, "mutant/"+a.Mutant.Source)
 		case a.MutateSummary != nil:
 			got = append(got, "mutate-summary")
 		}
 	}
-	want := "start/sf-run,seed,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
+	want := "start/sf-run,seed,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary/shrunk," +
+		"start/sf-shrink,cause/0s,cause/1.2s,shrink-summary/caused,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("decoded %v, want %s", got, want)
 	}
