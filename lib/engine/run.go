@@ -109,6 +109,12 @@ type Property struct {
 	// Margin is, for comparison properties, the smallest margin of an
 	// always and the largest of a sometimes; nil for the other forms.
 	Margin *float64 `json:"margin,omitempty"`
+	// FirstNs and FirstTrueNs are when the property was first reached
+	// and first true; MarginNs when Margin last moved. sf-run -explore
+	// branches a run there.
+	FirstNs     int64 `json:"-"`
+	FirstTrueNs int64 `json:"-"`
+	MarginNs    int64 `json:"-"`
 
 	falsified bool // false at least once
 }
