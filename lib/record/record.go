@@ -202,6 +202,8 @@ type Cause struct {
 	// Faults describes the seed's faults that fired since the previous
 	// point and before this one, which this point's branches keep.
 	Faults []string `json:"faults,omitempty"`
+	// Repro runs the seed as it failed.
+	Repro string `json:"repro"`
 }
 
 // ShrinkSummary closes an sf-shrink stream.

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -48,12 +49,20 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 		return nil, err
 	}
 	PrintCause(c.Stderr, out)
+	args := []string{c.RunTool, "-c", j.world.config, "-seed", strconv.FormatUint(j.seed, 10)}
+	if j.world.profile != "" {
+		args = append(args, "-profile", j.world.profile)
+	}
+	for _, s := range j.world.setList() {
+		args = append(args, "-set", s)
+	}
+	repro := sweep.ShellJoin(args)
 	var recs []record.Cause
 	for i, pt := range out.Points {
 		rec := record.Cause{Kind: record.KindCause, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
 			Set: j.world.setList(), Failure: out.Failure.String(), FailAtNs: out.FailAtNs,
 			At: time.Duration(pt.AtNs).String(), AtNs: pt.AtNs, Branches: pt.Runs, Same: pt.Same, Share: pt.Share(),
-			Inevitable: out.Inevitable >= 0 && i >= out.Inevitable}
+			Inevitable: out.Inevitable >= 0 && i >= out.Inevitable, Repro: repro}
 		for _, f := range pt.Kept {
 			rec.Faults = append(rec.Faults, schedule.Time(int64(f.At))+" "+f.Describe())
 		}
