@@ -64,7 +64,7 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 			At: time.Duration(pt.AtNs).String(), AtNs: pt.AtNs, Branches: pt.Runs, Same: pt.Same, Share: pt.Share(),
 			Inevitable: out.Inevitable >= 0 && i >= out.Inevitable, Repro: repro}
 		for _, f := range pt.Kept {
-			rec.Faults = append(rec.Faults, schedule.Time(int64(f.At))+" "+f.Describe())
+			rec.Faults = append(rec.Faults, time.Duration(f.At).String()+" "+f.Describe())
 		}
 		recs = append(recs, rec)
 	}
@@ -80,7 +80,7 @@ func PrintCause(w io.Writer, out *CauseOutcome) {
 	fmt.Fprintf(w, "  %12s  %9s  %5s\n", "branch at", "same way", "share")
 	for i, pt := range out.Points {
 		for _, f := range pt.Kept {
-			fmt.Fprintf(w, "  %12s  fault: %s\n", schedule.Time(int64(f.At)), f.Describe())
+			fmt.Fprintf(w, "  %12s  fault: %s\n", time.Duration(f.At), f.Describe())
 		}
 		filled := int(pt.Share()*causeBarWidth + 0.5)
 		mark := ""
@@ -91,12 +91,12 @@ func PrintCause(w io.Writer, out *CauseOutcome) {
 			100*pt.Share(), strings.Repeat("#", filled), strings.Repeat(".", causeBarWidth-filled), mark)
 	}
 	if out.Inevitable >= 0 {
-		fmt.Fprintf(w, "inevitable from %s: every branch from there on fails the same way\n\n", schedule.Time(out.Points[out.Inevitable].AtNs))
+		fmt.Fprintf(w, "inevitable from %s: every branch from there on fails the same way\n\n", time.Duration(out.Points[out.Inevitable].AtNs))
 		return
 	}
 	if n := len(out.Points); n > 0 {
 		last := out.Points[n-1]
-		fmt.Fprintf(w, "never inevitable: at the last moment, %s, %d of %d branches fail the same way\n\n", schedule.Time(last.AtNs), last.Same, last.Runs)
+		fmt.Fprintf(w, "never inevitable: at the last moment, %s, %d of %d branches fail the same way\n\n", time.Duration(last.AtNs), last.Same, last.Runs)
 	}
 }
 
