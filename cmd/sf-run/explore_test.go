@@ -28,8 +28,8 @@ func TestExplore(t *testing.T) {
 	if len(found) == 0 {
 		t.Fatalf("no failure found by branching in 8 runs\n%s", r)
 	}
-	if !strings.Contains(r.stdout, "explore: 8 runs (1 starting seeds, 7 branches)") ||
-		!strings.Contains(r.stdout, "failures found by branching, the first at run "+found[0][1]) {
+	if !strings.Contains(r.stdout, "explore: 8 runs (1 starting seed, 7 branches)") ||
+		!strings.Contains(r.stdout, " found by branching, the first at run "+found[0][1]+"\n") {
 		t.Errorf("want the closing lines to count the runs and name the first failure's run\n%s", r)
 	}
 	for _, f := range found {

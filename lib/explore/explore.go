@@ -339,17 +339,27 @@ func Print(w io.Writer, out *Outcome) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "explore: %d runs (%d starting seeds, %d branches); %d runs kept for reaching %d new states\n",
-		out.Runs, out.SeedRuns, out.Runs-out.SeedRuns, out.Corpus, out.Signals)
+	fmt.Fprintf(w, "explore: %s (%s, %s); %s kept for reaching %s\n", plural(out.Runs, "run"),
+		plural(out.SeedRuns, "starting seed"), plural(out.Runs-out.SeedRuns, "branch"), plural(out.Corpus, "run"), plural(out.Signals, "new state"))
 	switch {
 	case out.Interrupted:
 		fmt.Fprintf(w, "explore: interrupted after %d runs\n", out.Runs)
 	case branched > 0:
-		fmt.Fprintf(w, "explore: %d failures found by branching, the first at run %d\n", branched, first)
+		fmt.Fprintf(w, "explore: %s found by branching, the first at run %d\n", plural(branched, "failure"), first)
 	default:
 		fmt.Fprintln(w, "explore: no failure found by branching")
 	}
 	if plain := len(out.Found) - branched; plain > 0 {
-		fmt.Fprintf(w, "explore: %d starting seeds failed without branching\n", plain)
+		fmt.Fprintf(w, "explore: %s failed without branching\n", plural(plain, "starting seed"))
 	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "ch") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
