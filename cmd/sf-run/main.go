@@ -32,7 +32,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-run",
 		Usage:           "run a world over seeds on the deterministic simulator",
-		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-shard K/N] [-j N] [-check] [-json]",
+		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200]",
 		Description:     "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
 		HideHelpCommand: true,
 		// -set values are JSON and may hold commas: never split them.

@@ -27,7 +27,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:                      "sf-shrink",
 		Usage:                     "cut a failing seed down to the faults that make it fail",
-		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] | sf-run ... -json | sf-shrink [-max 10]",
+		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] | sf-run ... -json | sf-shrink [-max 10] [-cause]",
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
 		Reader:                    stdin,
