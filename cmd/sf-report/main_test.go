@@ -40,7 +40,7 @@ func testMain(m *testing.M) int {
 	}
 	defer os.RemoveAll(dir)
 	tools.bin = filepath.Join(dir, "bin")
-	for _, pkg := range []string{"./cmd/sf-run", "./cmd/sf-report"} {
+	for _, pkg := range []string{"./cmd/sf-run", "./cmd/sf-report", "./cmd/sf-shrink"} {
 		cmd := exec.Command("go", "build", "-o", filepath.Join(tools.bin, filepath.Base(pkg)), pkg)
 		cmd.Dir = root
 		if out, err := cmd.CombinedOutput(); err != nil {
@@ -132,6 +132,27 @@ func TestPipeline(t *testing.T) {
 	r = shell(t, dir, "sf-run -seeds 1-2 -json=false | sf-report -findings ''")
 	if r.code != 2 || !strings.Contains(r.stderr, "sf-report: <stdin>:1: not a JSON record (this is sf-run's report for people") {
 		t.Errorf("human text into sf-report:\n%s", r)
+	}
+}
+
+// TestCausePipeline: the cause records of sf-shrink -cause -json join the
+// sweep's finding of their seed, in the text report and as a chart and
+// table in the HTML page.
+func TestCausePipeline(t *testing.T) {
+	dir := world(t)
+	r := shell(t, dir, "sf-run -seeds 10 -json > run.jsonl; sf-shrink -c seedfall.json -seed 10 -cause -cause-moments 2 -cause-branches 2 -j 2 -json > cause.jsonl 2>/dev/null; "+
+		"sf-report -findings '' -html r.html run.jsonl cause.jsonl")
+	if r.code != 1 || !strings.Contains(r.stdout, "findings (1):") ||
+		!regexp.MustCompile(`(?m)^    cause of seed 10 \(2 branches per moment\): (inevitable from|never inevitable)`).MatchString(r.stdout) ||
+		!regexp.MustCompile(`(?m)^ +0s +\d/2 +\d+%  [#.]{20}$`).MatchString(r.stdout) {
+		t.Fatalf("the report does not show seed 10's cause curve under its finding:\n%s", r)
+	}
+	page, err := os.ReadFile(filepath.Join(dir, "r.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `id="sweep-1-finding-1-cause-chart"`) || !strings.Contains(string(page), `<td>0s</td>`) {
+		t.Errorf("the page has no cause chart and table for finding 1")
 	}
 }
 

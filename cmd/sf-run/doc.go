@@ -5,6 +5,7 @@
 //
 //	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE] [-pin]] [-j N] [-check] [-json]
 //	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect] [-compress]
+//	sf-run [-c seedfall.json] -explore [-explore-runs 200] [-seeds 1-10] [-j N] [-profile NAME] [-set path=value ...]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
 // seed with its own faults, and prints the first failure in full (what
@@ -50,6 +51,22 @@
 // seeds' artifacts. -json writes a "pin" record per pin before the seed
 // records, and the summary counts "pins" and "pins_failed". A pin that does
 // not read or does not fit the world is an input error naming its file.
+//
+// -explore explores by branching instead of sweeping. It runs the starting
+// seeds (-seeds, 1-10 by default), keeps each passing run that reached
+// something no run had (a property reached or true for the first time, a
+// buggify site fired for the first time, a comparison property's margin
+// closer to failing or to true than ever), and runs branches of the kept
+// runs (schedule branches: the run up to a moment as it was, everything
+// after it, planned faults included, drawn again; which buggify sites are
+// enabled stays the seed's), half of them 1ns after a moment the run
+// reached something new, keeping in turn the branches that reach something
+// new, until -explore-runs runs (starting seeds included) have been made.
+// Each failure a branch finds is printed with the schedule written for it,
+// .seedfall/<world>/explore-<seed>-run-<n>.faults.json, which replays with
+// -seed N -faults FILE. The same flags explore the same way whatever -j is.
+// It takes none of -seed, -faults, -shard, -check, -json, -inspect,
+// -compress, -history-timeout.
 //
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
 // end, the summary covers the seeds that finished and says so (the JSONL

@@ -14,6 +14,7 @@ import (
 	"github.com/sf-dst/sf/lib/manual"
 
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/explore"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
@@ -31,7 +32,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:            "sf-run",
 		Usage:           "run a world over seeds on the deterministic simulator",
-		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json]",
+		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200]",
 		Description:     "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
 		HideHelpCommand: true,
 		// -set values are JSON and may hold commas: never split them.
@@ -53,6 +54,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
 			&cli.BoolFlag{Name: "pin", Usage: "with -seed: store the failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first"},
 			&cli.BoolFlag{Name: "compress", Usage: "write each seed's trace and history as zstd files (seed-N.trace.log.zst); every sf tool reads them as they are"},
+			&cli.BoolFlag{Name: "explore", Usage: "from the passing seeds of -seeds (default 1-10), branch runs where they reach something new and keep the branches that do, writing a schedule for each failure found"},
+			&cli.IntFlag{Name: "explore-runs", Value: explore.DefaultRuns, Usage: "with -explore: the budget of runs, starting seeds included"},
 			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
 		},
 		Action: func(c *cli.Context) error {
@@ -63,6 +66,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				Faults: c.String("faults"), Tool: toolName(args), Profile: c.String("profile"), Set: c.StringSlice("set"),
 				HistoryTimeout: c.Duration("history-timeout"), Inspect: c.Bool("inspect"), Compress: c.Bool("compress"), Pin: c.Bool("pin"),
 				Stdin: stdin, Stdout: stdout, Stderr: stderr}
+			if c.Bool("explore") || c.IsSet("explore-runs") {
+				return exploreMain(c, args, stdout, stderr)
+			}
 			if o.HistoryTimeout <= 0 {
 				return usage("-history-timeout %v: must be more than 0, since checking a history may take exponential time", o.HistoryTimeout)
 			}
@@ -143,4 +149,40 @@ func toolName(args []string) string {
 		return args[0]
 	}
 	return "sf-run"
+}
+
+// exploreMain is sf-run -explore. It takes the world's flags and -seeds,
+// -j and -explore-runs; the flags of a sweep or a replay mean nothing to it.
+func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error {
+	if !c.Bool("explore") {
+		return usage("-explore-runs needs -explore")
+	}
+	for _, f := range []string{"seed", "faults", "shard", "check", "json", "inspect", "compress", "history-timeout"} {
+		if c.IsSet(f) {
+			return usage("-explore does not take -%s", f)
+		}
+	}
+	if c.Int("j") < 1 {
+		return usage("-j must be at least 1")
+	}
+	if n := c.Int("explore-runs"); n < 1 || n > explore.MaxRuns {
+		return usage("-explore-runs %d: must be between 1 and %d", n, explore.MaxRuns)
+	}
+	if c.String("c") == "-" {
+		return usage("-explore reads the world from a file, not stdin")
+	}
+	text := "1-10"
+	if c.IsSet("seeds") {
+		text = c.String("seeds")
+	}
+	seeds, err := config.ParseSeeds(text)
+	if err != nil {
+		return usage("-seeds: %v", err)
+	}
+	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
+		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args)}
+	if code := explore.Main(o, stdout, stderr); code != 0 {
+		return cli.Exit("", code)
+	}
+	return nil
 }

@@ -5,6 +5,7 @@
 //	sf-shrink -c seedfall.json -seed N [-faults FILE] [-profile NAME] [-set path=value ...] [-j N] [-json] [-pin]
 //	sf-run -c seedfall.json -seeds 1-500 -json | sf-shrink [-max 10] [-j N] [-json] [-pin]
 //	sf-shrink [-max 10] [-json] [-pin] records.jsonl ...
+//	sf-shrink -cause [-cause-moments 10] [-cause-branches 10] (-c seedfall.json -seed N | records.jsonl ...) [-j N] [-json]
 //
 // Given one seed, it runs the seed (or replays -faults FILE), notes how it
 // fails, and replays it with ever smaller subsets of its faults (delta
@@ -43,11 +44,25 @@
 // when one fails again; a pin that passes is a regression test kept. The
 // shrink record names the pin in "pinned".
 //
+// -cause draws each failing seed's cause curve instead of shrinking it: it
+// branches the seed (a schedule branch of every stream) at K moments spread
+// over [0, failure time) and at, and 1ns after, each of the latest K fault
+// times (-cause-moments K), runs M branches at each (-cause-branches M),
+// and prints for each moment the share of branches that still fail the same
+// way, with the seed's faults between the moments. A branch keeps what
+// happened before its moment and draws everything after it again: the
+// scheduler and the other random streams are re-keyed, and the planned
+// faults that had not fired are drawn anew; which buggify sites are enabled,
+// and swarm's choices, stay the seed's. The failure became inevitable where
+// the share reaches 100% and stays there. Branch keys come from the seed,
+// the moment and the branch number, so the curve does not depend on -j.
+// With -json each moment is a "cause" record. It does not take -faults.
+//
 // SIGINT or SIGTERM stops sf-shrink: the seed being shrunk is dropped, no
 // other starts, and the summary (with "interrupted": true in -json) counts
 // the seeds it finished.
 //
 // Exit status: 0 when there was nothing to shrink, 1 when failing seeds were
-// shrunk, 2 on usage or input errors or when a seed could not be shrunk, 130
+// shrunk (or, with -cause, their curves drawn), 2 on usage or input errors or when a seed could not be shrunk, 130
 // when it was interrupted.
 package main

@@ -27,7 +27,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	app := &cli.App{
 		Name:                      "sf-shrink",
 		Usage:                     "cut a failing seed down to the faults that make it fail",
-		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] [-pin] | sf-run ... -json | sf-shrink [-max 10] [-pin]",
+		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] [-pin] | sf-run ... -json | sf-shrink [-max 10] [-pin] [-cause]",
 		HideHelpCommand:           true,
 		DisableSliceFlagSeparator: true,
 		Reader:                    stdin,
@@ -43,16 +43,28 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "replays run at once"},
 			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout"},
 			&cli.BoolFlag{Name: "pin", Usage: "also store each shrunk schedule as a pinned regression under .seedfall/pinned/, which every sweep of sf-run replays first"},
+			&cli.BoolFlag{Name: "cause", Usage: "instead of shrinking, branch each failing seed at moments up to its failure and show how often it still fails"},
+			&cli.IntFlag{Name: "cause-moments", Value: shrink.DefaultCauseMoments, Usage: "with -cause: moments spread over the run, and latest faults to branch around"},
+			&cli.IntFlag{Name: "cause-branches", Value: shrink.DefaultCauseBranches, Usage: "with -cause: branches run at each moment"},
 		},
 		Action: func(c *cli.Context) error {
 			cmd := shrink.Command{Config: c.String("c"), Profile: c.String("profile"), Set: c.StringSlice("set"),
 				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), Pin: c.Bool("pin"), RunTool: runTool(args),
+				Cause: c.Bool("cause"), CauseMoments: c.Int("cause-moments"), CauseBranches: c.Int("cause-branches"),
 				Stdin: stdin, Stdout: stdout, Stderr: stderr}
 			switch {
 			case c.Int("j") < 1:
 				return usage("-j must be at least 1")
 			case c.Int("max") < 1:
 				return usage("-max must be at least 1")
+			case (c.IsSet("cause-moments") || c.IsSet("cause-branches")) && !c.Bool("cause"):
+				return usage("-cause-moments and -cause-branches need -cause")
+			case c.Int("cause-moments") < 1 || c.Int("cause-branches") < 1:
+				return usage("-cause-moments and -cause-branches must be at least 1")
+			case c.Int("cause-moments") > 1000 || c.Int("cause-branches") > 1000:
+				return usage("-cause-moments and -cause-branches must be at most 1000")
+			case c.Bool("cause") && c.IsSet("faults"):
+				return usage("-cause branches the seed's own faults; it does not take -faults")
 			case c.IsSet("seed"):
 				s, err := strconv.ParseUint(c.String("seed"), 10, 64)
 				if err != nil {

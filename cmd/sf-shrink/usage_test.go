@@ -24,6 +24,9 @@ func TestUsageInProcess(t *testing.T) {
 		{"seed and records", []string{"-seed", "1", "run.jsonl"}, "", "sf-shrink: give -seed or record files, not both (see sf-shrink -h)\n"},
 		{"flag after a record file", []string{"run.jsonl", "-c", "w.json"}, "",
 			"sf-shrink: -c needs -seed N; reading records, the world comes from them (see sf-shrink -h)\n"},
+		{"cause moments without cause", []string{"-seed", "1", "-cause-moments", "3"}, "", "sf-shrink: -cause-moments and -cause-branches need -cause (see sf-shrink -h)\n"},
+		{"zero branches", []string{"-seed", "1", "-cause", "-cause-branches", "0"}, "", "sf-shrink: -cause-moments and -cause-branches must be at least 1 (see sf-shrink -h)\n"},
+		{"cause with faults", []string{"-seed", "1", "-cause", "-faults", "f.json"}, "", "sf-shrink: -cause branches the seed's own faults; it does not take -faults (see sf-shrink -h)\n"},
 		{"unknown flag", []string{"-seeds", "1"}, "", "sf-shrink: flag provided but not defined: -seeds (see sf-shrink -h)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -104,4 +104,19 @@ func (r *run) applyBranch(b schedule.Branch) {
 		what = "every stream"
 	}
 	r.tracef("branch: re-keyed %s at %s (key %d)", what, schedule.Time(int64(b.At)), b.Key)
+	if b.Stream == "" && r.opts.RedrawAfterBranch && r.opts.Faults == nil {
+		r.redrawPlanned(b.Key)
+	}
+}
+
+// redrawPlanned replaces the planned timed faults that have not fired yet
+// with a fresh draw over the rest of the fault period, keyed by the plan's
+// seed and the branch's key, so that repeated branches compose as the
+// stream groups do. Faults already under way (a crash waiting to restart, a
+// partition not yet healed) keep their end, which is not in the plan.
+func (r *run) redrawPlanned(key uint64) {
+	r.planSeed = rng.New(r.planSeed, "branch/plan", key).Uint64()
+	dropped := len(r.planned) - r.next
+	r.planned = append(r.planned[:r.next:r.next], r.drawFaults(r.planSeed, r.now)...)
+	r.tracef("branch: redrew the planned faults after %s (%d dropped, %d drawn)", schedule.Time(r.now), dropped, len(r.planned)-r.next)
 }

@@ -44,7 +44,7 @@ func (r *run) netNodes() []string {
 // drawNetFaults plans the network faults of the fault period. Each fault
 // type has its own stream, and per-node types one per node, so removing one
 // fault never moves another.
-func (r *run) drawNetFaults() []Fault {
+func (r *run) drawNetFaults(seed uint64, from int64) []Fault {
 	nf := &r.spec.Net
 	var out []Fault
 	nodes := r.netNodes()
@@ -54,8 +54,8 @@ func (r *run) drawNetFaults() []Fault {
 		if rate <= 0 {
 			return
 		}
-		s := rng.New(r.seed, purpose, key)
-		for t := int64(0); ; {
+		s := rng.New(seed, purpose, key)
+		for t := from; ; {
 			t += s.ExpNs(rate)
 			if t >= period || t < 0 {
 				return

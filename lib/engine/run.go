@@ -83,6 +83,14 @@ type Options struct {
 	// scheduler step at or after each one's time (branch.go says which
 	// streams each name covers). Defaults to none.
 	Branches []schedule.Branch
+	// RedrawAfterBranch, in a run that draws its own faults (Faults nil),
+	// makes each branch of every stream also throw away the planned timed
+	// faults (crashes, clock jumps, bitrot, network faults) that have not
+	// fired yet and draw them again, from the branch's key, over the rest
+	// of the fault period. Without it those were all drawn before the first
+	// step and a branch keeps them. sf-shrink -cause and sf-run -explore set
+	// it so that a branch re-randomizes every fault after its time.
+	RedrawAfterBranch bool
 	// Interrupt, when it becomes true, ends the run at its next scheduler
 	// step with StatusInterrupted: a sweep that was asked to stop.
 	Interrupt *atomic.Bool
@@ -101,6 +109,12 @@ type Property struct {
 	// Margin is, for comparison properties, the smallest margin of an
 	// always and the largest of a sometimes; nil for the other forms.
 	Margin *float64 `json:"margin,omitempty"`
+	// FirstNs and FirstTrueNs are when the property was first reached
+	// and first true; MarginNs when Margin last moved. sf-run -explore
+	// branches a run there.
+	FirstNs     int64 `json:"-"`
+	FirstTrueNs int64 `json:"-"`
+	MarginNs    int64 `json:"-"`
 
 	falsified bool // false at least once
 }
@@ -251,6 +265,9 @@ type run struct {
 	// Options.Branches to apply.
 	streamSeeds [numBranchStreams]uint64
 	nextBranch  int
+	// planSeed keys the planned timed faults: the run's seed until a
+	// branch with Options.RedrawAfterBranch redraws them.
+	planSeed uint64
 
 	// mutant is Options.Mutant; engineHits counts the operations it
 	// weakened that the engine itself handles (osync_ignored,
@@ -291,6 +308,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	for g := range r.streamSeeds {
 		r.streamSeeds[g] = seed
 	}
+	r.planSeed = seed
 	names := make([]string, len(spec.Nodes))
 	for i := range spec.Nodes {
 		ns := &spec.Nodes[i]
@@ -354,7 +372,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		}
 		sort.SliceStable(r.planned, func(i, j int) bool { return r.planned[i].At < r.planned[j].At })
 	} else {
-		r.planned = r.drawFaults()
+		r.planned = r.drawFaults(seed, 0)
 	}
 	for _, n := range r.nodes {
 		if !n.spec.Finally {
@@ -466,10 +484,11 @@ func (r *run) buggifyOn() bool {
 	return r.spec.Buggify && (r.swarm == nil || r.swarm[KindBuggify] > 0)
 }
 
-// drawFaults plans the seed's timed faults over the fault period. Each node
+// drawFaults plans the seed's timed faults over the fault period after
+// from, keyed by seed (the run's seed, or a branch's redraw key). Each node
 // and fault type has its own stream, so removing one fault never moves
 // another.
-func (r *run) drawFaults() []Fault {
+func (r *run) drawFaults(seed uint64, from int64) []Fault {
 	var out []Fault
 	crashRate := r.rate(KindCrash, r.spec.CrashPerSec)
 	jumpRate := r.rate(KindClockJump, r.spec.ClockJumpPerSec)
@@ -478,8 +497,8 @@ func (r *run) drawFaults() []Fault {
 			continue
 		}
 		if crashRate > 0 {
-			s := rng.New(r.seed, "crash", rng.Key(n.spec.Name))
-			for t := int64(0); ; {
+			s := rng.New(seed, "crash", rng.Key(n.spec.Name))
+			for t := from; ; {
 				t += s.ExpNs(crashRate)
 				if t >= r.spec.DurationNs || t < 0 {
 					break
@@ -490,8 +509,8 @@ func (r *run) drawFaults() []Fault {
 			}
 		}
 		if rot := r.rate(KindBitrot, r.spec.Disk.BitrotPerSec); rot > 0 {
-			s := rng.New(r.seed, KindBitrot+"/when", rng.Key(n.spec.Name))
-			for t := int64(0); ; {
+			s := rng.New(seed, KindBitrot+"/when", rng.Key(n.spec.Name))
+			for t := from; ; {
 				t += s.ExpNs(rot)
 				if t >= r.spec.DurationNs || t < 0 {
 					break
@@ -500,8 +519,8 @@ func (r *run) drawFaults() []Fault {
 			}
 		}
 		if jumpRate > 0 && r.spec.ClockJumpMaxNs > 0 {
-			s := rng.New(r.seed, "clockjump", rng.Key(n.spec.Name))
-			for t := int64(0); ; {
+			s := rng.New(seed, "clockjump", rng.Key(n.spec.Name))
+			for t := from; ; {
 				t += s.ExpNs(jumpRate)
 				if t >= r.spec.DurationNs || t < 0 {
 					break
@@ -511,7 +530,7 @@ func (r *run) drawFaults() []Fault {
 			}
 		}
 	}
-	out = append(out, r.drawNetFaults()...)
+	out = append(out, r.drawNetFaults(seed, from)...)
 	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
 	return out
 }

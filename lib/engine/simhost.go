@@ -194,12 +194,15 @@ func (in *instance) property(ctx context.Context, kind uint32, cond bool, msg, d
 		key := name + "\x00" + msg
 		pr := in.run.props[key]
 		if pr == nil {
-			pr = &Property{Kind: name, Message: msg}
+			pr = &Property{Kind: name, Message: msg, FirstNs: in.run.now}
 			in.run.props[key] = pr
 		}
 		pr.Reached = true
 		pr.Hits++
 		if cond {
+			if !pr.True {
+				pr.FirstTrueNs = in.run.now
+			}
 			pr.True = true
 		} else {
 			pr.falsified = true
@@ -209,8 +212,10 @@ func (in *instance) property(ctx context.Context, kind uint32, cond bool, msg, d
 			case pr.Margin == nil:
 				v := *margin
 				pr.Margin = &v
+				pr.MarginNs = in.run.now
 			case name == "always" && *margin < *pr.Margin, name == "sometimes" && *margin > *pr.Margin:
 				*pr.Margin = *margin
+				pr.MarginNs = in.run.now
 			}
 		}
 	}

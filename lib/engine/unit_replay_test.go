@@ -293,6 +293,63 @@ func unitBranches(t *testing.T, e *engine.Engine, wasm string) {
 		return out
 	}
 
+	t.Run("redraw after branch", func(t *testing.T) {
+		// Clock jumps are planned timed faults: a branch keeps them unless
+		// RedrawAfterBranch, which keeps those before it and draws the rest
+		// again; a replay of the faults that fired, with the branch, fires
+		// the same ones.
+		jumpy := *spec
+		jumpy.ClockJumpPerSec, jumpy.ClockJumpMaxNs = 10, int64(time.Millisecond)
+		jumpy.Nodes = append([]engine.NodeSpec{}, spec.Nodes...)
+		for i := range jumpy.Nodes {
+			jumpy.Nodes[i].Faults = true
+		}
+		branch := []schedule.Branch{{At: at, Key: 9}}
+		base := unitRun(t, e, &jumpy, 4, engine.Options{})
+		kept := unitRun(t, e, &jumpy, 4, engine.Options{Branches: branch})
+		redrawn := unitRun(t, e, &jumpy, 4, engine.Options{Branches: branch, RedrawAfterBranch: true})
+		split := func(fs []engine.Fault) (before, after []engine.Fault) {
+			for _, f := range fs {
+				if f.At < at {
+					before = append(before, f)
+				} else {
+					after = append(after, f)
+				}
+			}
+			return
+		}
+		b0, a0 := split(base.Faults)
+		b1, a1 := split(kept.Faults)
+		b2, a2 := split(redrawn.Faults)
+		if len(b0) == 0 || len(a0) == 0 {
+			t.Fatalf("want clock jumps before and after the branch, got %d and %d", len(b0), len(a0))
+		}
+		if !reflect.DeepEqual(b0, b1) || !reflect.DeepEqual(a0, a1) {
+			t.Errorf("a branch without RedrawAfterBranch moved a planned fault")
+		}
+		if !reflect.DeepEqual(b0, b2) {
+			t.Errorf("RedrawAfterBranch moved a fault before the branch")
+		}
+		if len(a2) == 0 || reflect.DeepEqual(a0, a2) {
+			t.Errorf("RedrawAfterBranch kept the faults after the branch: %v", a2)
+		}
+		hasText := func(lines []string, text string) bool {
+			for _, l := range lines {
+				if strings.Contains(l, text) {
+					return true
+				}
+			}
+			return false
+		}
+		if !hasText(redrawn.Trace, "branch: redrew the planned faults after 500ms (") {
+			t.Errorf("no trace line says the faults were redrawn")
+		}
+		replay := unitRun(t, e, &jumpy, 4, engine.Options{Faults: redrawn.Faults, Branches: branch, RedrawAfterBranch: true})
+		if !reflect.DeepEqual(replay.Faults, redrawn.Faults) || hasText(replay.Trace, "redrew") {
+			t.Errorf("the replay of the redrawn run's faults fired other faults, or redrew a schedule's")
+		}
+	})
+
 	t.Run("every stream", func(t *testing.T) {
 		opts := engine.Options{Branches: []schedule.Branch{{At: at, Key: 9}}}
 		res := unitRun(t, e, spec, 4, opts)

@@ -26,6 +26,7 @@ const (
 	KindShrink  = "shrink"
 	KindMutant  = "mutant"
 	KindPin     = "pin"
+	KindCause   = "cause"
 )
 
 // Start opens a stream.
@@ -217,18 +218,51 @@ type Shrink struct {
 	Pinned string `json:"pinned,omitempty"`
 }
 
+// Cause is one point of the curve sf-shrink -cause draws for a failing
+// seed: branched at At, how many of Branches runs still failed the same way.
+// A seed's points come in order of At.
+type Cause struct {
+	Kind    string   `json:"kind"`
+	Seed    uint64   `json:"seed"`
+	Config  string   `json:"config"`
+	Profile string   `json:"profile,omitempty"`
+	Set     []string `json:"set,omitempty"`
+	// Failure is how the seed fails, as sf-shrink compares failures
+	// ("assert: acknowledged write lost"); FailAtNs is when.
+	Failure  string `json:"failure"`
+	FailAtNs int64  `json:"fail_at_ns"`
+	// At is the moment as a Go duration string; AtNs the same in
+	// nanoseconds.
+	At       string `json:"at"`
+	AtNs     int64  `json:"at_ns"`
+	Branches int    `json:"branches"`
+	Same     int    `json:"same"`
+	// Share is Same / Branches.
+	Share float64 `json:"share"`
+	// Inevitable says this point and every later one have a share of 1:
+	// from here on the failure no longer depends on what comes after.
+	Inevitable bool `json:"inevitable,omitempty"`
+	// Faults describes the seed's faults that fired since the previous
+	// point and before this one, which this point's branches keep.
+	Faults []string `json:"faults,omitempty"`
+	// Repro runs the seed as it failed.
+	Repro string `json:"repro"`
+}
+
 // ShrinkSummary closes an sf-shrink stream.
 type ShrinkSummary struct {
 	Kind   string `json:"kind"`
 	Tool   string `json:"tool"`
 	Shrunk int    `json:"shrunk"`
+	// Caused counts the seeds whose cause curve sf-shrink -cause drew.
+	Caused int `json:"caused,omitempty"`
 	// Errors counts the seeds that could not be shrunk.
 	Errors int `json:"errors"`
 	// Skipped counts failing seeds of the input past -max, or that were
 	// not failures sf-shrink can replay (nondeterministic).
 	Skipped int    `json:"skipped"`
 	RealNs  int64  `json:"real_ns"`
-	Status  string `json:"status"` // shrunk, nothing, error or interrupted
+	Status  string `json:"status"` // shrunk, caused, nothing, error or interrupted
 	// Interrupted says SIGINT or SIGTERM stopped sf-shrink before every
 	// seed was shrunk; the counts cover the seeds it finished.
 	Interrupted bool `json:"interrupted,omitempty"`
@@ -335,6 +369,7 @@ type Any struct {
 	Seed    *Seed
 	Summary *Summary // an sf-run summary
 	Shrink  *Shrink
+	Cause   *Cause
 	// ShrinkSummary is set instead of Summary for a summary whose tool is
 	// sf-shrink.
 	ShrinkSummary *ShrinkSummary
@@ -419,6 +454,9 @@ func (r *Reader) Next() (*Any, error) {
 		case KindShrink:
 			a.Shrink = &Shrink{}
 			err = json.Unmarshal(line, a.Shrink)
+		case KindCause:
+			a.Cause = &Cause{}
+			err = json.Unmarshal(line, a.Cause)
 		case KindMutant:
 			a.Mutant = &Mutant{}
 			err = json.Unmarshal(line, a.Mutant)

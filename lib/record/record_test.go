@@ -38,6 +38,13 @@ func sample() []any {
 			Schedule: ".seedfall/seedfall/seed-2.faults.json", Repro: "sf-run -c seedfall.json -seed 2 -faults .seedfall/seedfall/seed-2.faults.json",
 			Pinned: ".seedfall/pinned/seedfall/seed-2.json"},
 		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Shrunk: 1, RealNs: 2_000_000_000, Status: "shrunk"},
+		Start{Kind: KindStart, Tool: "sf-shrink", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "2", Count: 1, Jobs: 2},
+		Cause{Kind: KindCause, Seed: 2, Config: "seedfall.json", Failure: "assert: lost", FailAtNs: 3_121_302_000, At: "0s",
+			Branches: 10, Same: 3, Share: 0.3, Repro: "sf-run -c seedfall.json -seed 2"},
+		Cause{Kind: KindCause, Seed: 2, Config: "seedfall.json", Failure: "assert: lost", FailAtNs: 3_121_302_000, At: "1.2s",
+			AtNs: 1_200_000_000, Branches: 10, Same: 10, Share: 1, Inevitable: true, Faults: []string{"crash server, restart at 1.5s"},
+			Repro: "sf-run -c seedfall.json -seed 2"},
+		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Caused: 1, RealNs: 4_000_000_000, Status: "caused"},
 		Start{Kind: KindStart, Tool: "sf-mutate", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "1-20", Count: 20, Jobs: 2},
 		Mutant{Kind: KindMutant, Name: "net_dup_chunk", Source: "runtime", Verdict: VerdictKilled, KilledBySeed: 18,
 			Reason: "client#1: ledger total holds no deposit that was never sent", Repro: "sf-mutate -c seedfall.json -seeds 18 -only net_dup_chunk",
@@ -184,8 +191,10 @@ func TestReaderDecodesGolden(t *testing.T) {
 			got = append(got, "summary/"+a.Summary.Tool)
 		case a.Shrink != nil:
 			got = append(got, "shrink")
+		case a.Cause != nil:
+			got = append(got, "cause/"+a.Cause.At)
 		case a.ShrinkSummary != nil:
-			got = append(got, "shrink-summary")
+			got = append(got, "shrink-summary/"+a.ShrinkSummary.Status)
 		case a.Mutant != nil:
 			got = append(got, "mutant/"+a.Mutant.Source)
 		case a.MutateSummary != nil:
@@ -194,7 +203,8 @@ func TestReaderDecodesGolden(t *testing.T) {
 			got = append(got, "pin/"+a.Pin.Status)
 		}
 	}
-	want := "start/sf-run,seed,pin/fail,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
+	want := "start/sf-run,seed,pin/fail,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary/shrunk," +
+		"start/sf-shrink,cause/0s,cause/1.2s,shrink-summary/caused,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("decoded %v, want %s", got, want)
 	}

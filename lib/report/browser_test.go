@@ -42,7 +42,7 @@ func browser(t *testing.T) string {
 // but itself, and shows the numbers the records hold.
 func TestHTMLInBrowser(t *testing.T) {
 	exe := browser(t)
-	sweeps := build(t, "run.jsonl", "shrink.jsonl")
+	sweeps := build(t, "run.jsonl", "shrink.jsonl", "cause.jsonl")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	f, err := os.Create(page)
@@ -140,6 +140,16 @@ func TestHTMLInBrowser(t *testing.T) {
 	// Hovering a fault lights up its line in the list.
 	eval(`document.querySelector("#sweep-1-finding-1-timeline .mark").dispatchEvent(new MouseEvent("mouseenter")) ? 1 : 0`, new(int))
 	eval(`document.querySelectorAll("#sweep-1-finding-1 ol.faults li.hot").length`, &hot)
+	// The cause curve of finding 1: its table, its chart's points and
+	// where it marks the failure inevitable.
+	var causeRows [][]string
+	var circles, inevitableLines int
+	var verdict, shares string
+	eval(`Array.from(document.querySelectorAll("#sweep-1-finding-1-cause tr")).slice(1).map(r => Array.from(r.cells).map(c => c.textContent.trim()))`, &causeRows)
+	eval(`document.querySelectorAll("#sweep-1-finding-1-cause-chart circle").length`, &circles)
+	eval(`document.querySelectorAll("#sweep-1-finding-1-cause-chart line.inevitable").length`, &inevitableLines)
+	eval(`document.getElementById("sweep-1-finding-1-cause-verdict").textContent`, &verdict)
+	eval(`Array.from(document.querySelectorAll("#sweep-1-finding-1-cause-chart circle")).map(c => c.dataset.share + "@" + c.getBBox().y.toFixed(0)).join(" ")`, &shares)
 	// Give the embedded history page a moment to run its script.
 	if err := chromedp.Do(ctx, chromedp.Sleep(300*time.Millisecond)); err != nil {
 		t.Fatal(err)
@@ -175,6 +185,19 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	if iframes != 1 {
 		t.Errorf("finding 2 embeds %d history timelines, want 1", iframes)
+	}
+	wantCause := [][]string{
+		{"0s", "3/10", "30%", ""},
+		{"1.85s", "4/10", "40%", ""},
+		{"3.112882207s", "5/10", "50%", ""},
+		{"3.112882208s", "10/10", "100%", "3.112882s crash server, restart at 3.589059s"},
+	}
+	if fmt.Sprint(causeRows) != fmt.Sprint(wantCause) {
+		t.Errorf("cause table:\n%v\nwant\n%v", causeRows, wantCause)
+	}
+	// A circle of radius 3 at a share s has its top at 130-120*s-3.
+	if circles != 4 || inevitableLines != 1 || verdict != "inevitable from 3.112882208s" || shares != "30%@91 40%@79 50%@67 100%@7" {
+		t.Errorf("cause chart: %d points (%s), %d inevitable marks, verdict %q", circles, shares, inevitableLines, verdict)
 	}
 	if hot != 1 {
 		t.Errorf("hovering the fault lit %d lines of the list, want 1", hot)

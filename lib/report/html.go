@@ -53,6 +53,58 @@ type PageFinding struct {
 	// HistoryPage its content when small enough to embed.
 	HistoryLink string
 	HistoryPage string
+	// Curve is the cause curve laid out for the chart, when there is one.
+	Curve *PageCurve
+}
+
+// PageCurve is a cause curve as the chart draws it: x from the start of the
+// run (0) to the failure (chartWidth), y from a share of 100% (chartTop) to
+// 0% (chartBottom).
+type PageCurve struct {
+	*Curve
+	Points   []PagePoint
+	Polyline string // the points of the SVG polyline
+	Verdict  string
+	// InevitableX is where the chart marks the failure inevitable; -1 when
+	// it never is.
+	InevitableX float64
+}
+
+// PagePoint is one moment of the chart.
+type PagePoint struct {
+	X, Y     float64
+	At       string
+	Same     int
+	Branches int
+	Share    string // "70%"
+	Faults   []string
+}
+
+// The chart's frame, in SVG user units.
+const (
+	chartWidth  = 600.0
+	chartTop    = 10.0
+	chartBottom = 130.0
+)
+
+func layoutCurve(c *Curve) *PageCurve {
+	pc := &PageCurve{Curve: c, Verdict: c.Verdict(), InevitableX: -1}
+	var pts []string
+	for i, p := range c.Points {
+		x := 0.0
+		if c.FailAtNs > 0 {
+			x = chartWidth * float64(p.AtNs) / float64(c.FailAtNs)
+		}
+		y := chartBottom - (chartBottom-chartTop)*p.Share
+		pc.Points = append(pc.Points, PagePoint{X: x, Y: y, At: p.At, Same: p.Same, Branches: p.Branches,
+			Share: fmt.Sprintf("%.0f%%", 100*p.Share), Faults: p.Faults})
+		pts = append(pts, fmt.Sprintf("%.1f,%.1f", x, y))
+		if i == c.Inevitable() {
+			pc.InevitableX = x
+		}
+	}
+	pc.Polyline = strings.Join(pts, " ")
+	return pc
 }
 
 // BuildPage works out the page of sweeps; dir is where the page will live.
@@ -67,6 +119,9 @@ func BuildPage(sweeps []*Sweep, dir string) Page {
 				t := Layout(f.Schedule, f.Shrunk.DurationNs)
 				pf.Timeline = &t
 				pf.Faults = schedule.Lines(f.Schedule.Faults)
+			}
+			if f.Cause != nil {
+				pf.Curve = layoutCurve(f.Cause)
 			}
 			if f.Timeline != "" {
 				pf.HistoryLink = relativeTo(dir, f.Timeline)

@@ -89,6 +89,13 @@ func markdown(w io.Writer, s *Sweep) {
 				}
 				fmt.Fprintln(w, "```")
 			}
+			if c := f.Cause; c != nil {
+				fmt.Fprintf(w, "\nCause of seed %d, %d branches per moment: **%s**\n\n", c.Seed, c.Branches(), cell(c.Verdict()))
+				fmt.Fprintln(w, "| branch at | same way | share | faults kept since the moment before |\n|---:|---:|---:|---|")
+				for _, p := range c.Points {
+					fmt.Fprintf(w, "| %s | %d/%d | %.0f%% | %s |\n", p.At, p.Same, p.Branches, 100*p.Share, cell(strings.Join(p.Faults, "; ")))
+				}
+			}
 			if f.Timeline != "" {
 				fmt.Fprintf(w, "\nHistory timeline: %s\n", code(f.Timeline))
 			}

@@ -36,6 +36,7 @@ type stream struct {
 	// stream ended without one (the run was killed).
 	summary *record.Summary
 	shrinks []record.Shrink
+	causes  []record.Cause
 	// shrinkDone says an sf-shrink stream reached its summary.
 	shrinkDone bool
 }
@@ -76,7 +77,7 @@ func readStreams(in Input) ([]*stream, error) {
 			out = append(out, cur)
 			continue
 		}
-		if kind != record.KindSeed && kind != record.KindSummary && kind != record.KindShrink {
+		if kind != record.KindSeed && kind != record.KindSummary && kind != record.KindShrink && kind != record.KindCause {
 			continue // a kind this version does not know
 		}
 		if cur == nil {
@@ -90,6 +91,8 @@ func readStreams(in Input) ([]*stream, error) {
 			cur.seeds = append(cur.seeds, seedOf(rec))
 		case record.KindShrink:
 			cur.shrinks = append(cur.shrinks, shrinkOf(rec))
+		case record.KindCause:
+			cur.causes = append(cur.causes, causeOf(rec))
 		case record.KindSummary:
 			switch rec.Get("tool").String() {
 			case "sf-shrink":
@@ -171,6 +174,14 @@ func shrinkOf(r gjson.Result) record.Shrink {
 		FaultsAfter: int(r.Get("faults_after").Int()), ShrinkRuns: int(r.Get("shrink_runs").Int()),
 		Duration: r.Get("duration").String(), DurationNs: r.Get("duration_ns").Int(), Budget: int(r.Get("budget").Int()),
 		Schedule: r.Get("schedule").String(), Repro: r.Get("repro").String(), Error: r.Get("error").String()}
+}
+
+func causeOf(r gjson.Result) record.Cause {
+	return record.Cause{Kind: record.KindCause, Seed: r.Get("seed").Uint(), Config: r.Get("config").String(),
+		Profile: r.Get("profile").String(), Set: strings_(r.Get("set")), Failure: r.Get("failure").String(),
+		FailAtNs: r.Get("fail_at_ns").Int(), At: r.Get("at").String(), AtNs: r.Get("at_ns").Int(),
+		Branches: int(r.Get("branches").Int()), Same: int(r.Get("same").Int()), Share: r.Get("share").Float(),
+		Inevitable: r.Get("inevitable").Bool(), Faults: strings_(r.Get("faults")), Repro: r.Get("repro").String()}
 }
 
 func summaryOf(r gjson.Result) record.Summary {

@@ -195,3 +195,54 @@ func TestShrinkErrorsAreShown(t *testing.T) {
 		t.Fatalf("Markdown lacks the shrink error\n%s", md.String())
 	}
 }
+
+// TestCauseCurve: sf-shrink -cause records join the finding of their seed,
+// or make a sweep of their own, and every format shows the curve's numbers.
+func TestCauseCurve(t *testing.T) {
+	sweeps := build(t, "run.jsonl", "shrink.jsonl", "cause.jsonl")
+	if len(sweeps) != 2 {
+		t.Fatalf("%d sweeps, want the run's and one for other.json's curve", len(sweeps))
+	}
+	c := sweeps[0].Findings[0].Cause
+	if c == nil || c.Seed != 1 || len(c.Points) != 4 || c.Inevitable() != 3 || c.Branches() != 10 {
+		t.Fatalf("finding 1's curve: %+v, want seed 1's 4 points, inevitable from the 4th", c)
+	}
+	if c.Verdict() != "inevitable from 3.112882208s" {
+		t.Errorf("verdict %q", c.Verdict())
+	}
+	o := sweeps[1]
+	if o.Title() != "other.json: seeds sf-shrink -cause branched" || len(o.Findings) != 1 || o.Findings[0].Title() != "liveness · server" ||
+		o.Findings[0].Repro() != "sf-run -c other.json -seed 4" {
+		t.Errorf("the curve of a seed no sweep holds: %q, %d findings", o.Title(), len(o.Findings))
+	}
+	if v := o.Findings[0].Cause.Verdict(); v != "never inevitable: 3 of 4 branches at the last moment, 1s" {
+		t.Errorf("verdict %q", v)
+	}
+	var txt, md strings.Builder
+	Text(&txt, sweeps)
+	Markdown(&md, sweeps)
+	for _, want := range []string{
+		"    cause of seed 1 (10 branches per moment): inevitable from 3.112882208s\n",
+		"                  0s       3/10    30%  ######..............\n",
+		"                      fault 3.112882s crash server, restart at 3.589059s\n        3.112882208s      10/10   100%  ####################\n",
+	} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("text lacks %q\n%s", want, txt.String())
+		}
+	}
+	for _, want := range []string{
+		"Cause of seed 1, 10 branches per moment: **inevitable from 3.112882208s**",
+		"| 3.112882208s | 10/10 | 100% | 3.112882s crash server, restart at 3.589059s |",
+		"| 1s | 3/4 | 75% |  |",
+	} {
+		if !strings.Contains(md.String(), want) {
+			t.Errorf("markdown lacks %q\n%s", want, md.String())
+		}
+	}
+	p := BuildPage(sweeps, ".")
+	pc := p.Sweeps[0].Findings[0].Curve
+	if pc == nil || len(pc.Points) != 4 || pc.Points[0].X != 0 || pc.Points[0].Y != chartBottom-(chartBottom-chartTop)*0.3 ||
+		pc.Points[3].Y != chartTop || pc.InevitableX != pc.Points[3].X {
+		t.Errorf("chart layout: %+v", pc)
+	}
+}

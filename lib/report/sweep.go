@@ -55,6 +55,8 @@ type Sweep struct {
 	// ShrinkOnly is set for a report of sf-shrink records that match no
 	// sf-run sweep given: it has findings and nothing else.
 	ShrinkOnly bool
+	// causeOnly marks a ShrinkOnly sweep made of sf-shrink -cause curves.
+	causeOnly bool
 	// ShrinkErrors are the seeds sf-shrink could not shrink, each as
 	// "seed N: why".
 	ShrinkErrors []string
@@ -110,6 +112,9 @@ type Finding struct {
 	// ScheduleErr why it could not be read.
 	Schedule    *schedule.Schedule
 	ScheduleErr string
+	// Cause is the cause curve sf-shrink -cause drew for one of the
+	// finding's seeds, if its records were given.
+	Cause *Curve
 
 	// Status, FirstSeen and LastSeen come from the findings file:
 	// new, ongoing, resolved or regressed. Empty without one.
@@ -212,6 +217,7 @@ func Build(inputs []Input) ([]*Sweep, error) {
 		sweeps = append(sweeps, sw)
 	}
 	sweeps = append(sweeps, attachShrinks(sweeps, shrinks)...)
+	sweeps = append(sweeps, attachCauses(sweeps, shrinks)...)
 	if len(sweeps) == 0 {
 		return nil, fmt.Errorf("no sf-run or sf-shrink records in the input")
 	}

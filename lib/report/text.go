@@ -68,6 +68,9 @@ func (s *Sweep) Title() string {
 	for _, v := range s.Set {
 		t += " -set " + v
 	}
+	if s.causeOnly {
+		return t + ": seeds sf-shrink -cause branched"
+	}
 	if s.ShrinkOnly {
 		return t + ": shrunk seeds"
 	}
@@ -80,6 +83,9 @@ func (s *Sweep) Title() string {
 
 // Counts is the sweep's one-line summary.
 func (s *Sweep) Counts() string {
+	if s.causeOnly {
+		return fmt.Sprintf("%s among the seeds branched", Plural(len(s.Findings), "way of failing"))
+	}
 	if s.ShrinkOnly {
 		return fmt.Sprintf("%s among the shrunk seeds", Plural(len(s.Findings), "way of failing"))
 	}
@@ -169,6 +175,11 @@ func text(w io.Writer, s *Sweep) {
 			} else if f.ScheduleErr != "" {
 				fmt.Fprintf(w, "      (cannot read it: %s)\n", f.ScheduleErr)
 			}
+		}
+		if f.Cause != nil {
+			var b strings.Builder
+			curveText(&b, f.Cause, "    ")
+			fmt.Fprint(w, b.String())
 		}
 		if f.Timeline != "" {
 			fmt.Fprintf(w, "    history timeline: %s\n", f.Timeline)

@@ -50,6 +50,11 @@ type Command struct {
 	// Pin also stores each shrunk schedule as a pinned regression under
 	// .seedfall/pinned/ (lib/pin). Defaults to false.
 	Pin bool
+	// Cause draws each seed's cause curve (cause.go) instead of shrinking
+	// it, with CauseMoments moments and CauseBranches branches at each.
+	Cause         bool
+	CauseMoments  int
+	CauseBranches int
 	// RunTool is how the replay lines call sf-run. Defaults to "sf-run".
 	RunTool string
 	Stdin   io.Reader
@@ -157,6 +162,27 @@ func Main(c Command) int {
 			sum.Interrupted = true
 			break
 		}
+		if c.Cause {
+			recs, err := c.causeOne(j, prepared, interrupt)
+			if errors.Is(err, ErrInterrupted) {
+				sum.Interrupted = true
+				break
+			}
+			if err != nil {
+				sum.Errors++
+				fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
+				bar.Add(true)
+				continue
+			}
+			sum.Caused++
+			if jw != nil {
+				for _, r := range recs {
+					jw.Write(r)
+				}
+			}
+			bar.Add(false)
+			continue
+		}
 		rec, err := c.shrinkOne(j, prepared, interrupt)
 		if errors.Is(err, ErrInterrupted) {
 			sum.Interrupted = true
@@ -194,6 +220,8 @@ func Main(c Command) int {
 		sum.Status = "error"
 	case sum.Shrunk > 0:
 		sum.Status = "shrunk"
+	case sum.Caused > 0:
+		sum.Status = "caused"
 	default:
 		sum.Status = "nothing"
 	}
@@ -205,7 +233,7 @@ func Main(c Command) int {
 		return exitcode.Interrupted
 	case "error":
 		return exitcode.Usage
-	case "shrunk":
+	case "shrunk", "caused":
 		return exitcode.Problem
 	}
 	return exitcode.Pass

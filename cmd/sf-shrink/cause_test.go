@@ -1,0 +1,97 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestCause: sf-shrink -cause on a failing kvlog seed draws a curve whose
+// records are consistent with each other and with the seed's faults, the
+// same for any -j, and refuses a seed that passes.
+func TestCause(t *testing.T) {
+	dir := kvlogDir(t)
+	args := []string{"-c", "seedfall.json", "-seed", "10", "-cause", "-cause-moments", "3", "-cause-branches", "3", "-json"}
+	r := sfShrink(t, dir, "", append(args, "-j", "2")...)
+	r.wantExit(t, 1)
+	recs := records(t, r)
+	sum := recs[len(recs)-1]
+	if sum["tool"] != "sf-shrink" || sum["caused"] != float64(1) || sum["status"] != "caused" {
+		t.Errorf("summary %v, want sf-shrink's with caused 1 and status caused", sum)
+	}
+	points := recs[1 : len(recs)-1]
+	if len(points) < 3 {
+		t.Fatalf("want at least the 3 evenly spread moments, got %d points\n%s", len(points), r)
+	}
+	last := int64(-1)
+	var faultAt []int64
+	inevitableSeen := false
+	for i, p := range points {
+		if p["kind"] != "cause" || p["seed"] != float64(10) || p["failure"] != "assert: acknowledged write lost" {
+			t.Fatalf("point %d: %v, want a cause record of seed 10 failing with the lost write", i, p)
+		}
+		at := int64(p["at_ns"].(float64))
+		failAt := int64(p["fail_at_ns"].(float64))
+		if at <= last || at >= failAt {
+			t.Errorf("point %d at %d: want moments increasing and before the failure at %d", i, at, failAt)
+		}
+		last = at
+		same, branches := p["same"].(float64), p["branches"].(float64)
+		if branches != 3 || same < 0 || same > branches || p["share"] != same/branches {
+			t.Errorf("point %d: same %v of %v branches, share %v", i, same, branches, p["share"])
+		}
+		inev, _ := p["inevitable"].(bool)
+		if inevitableSeen && !inev {
+			t.Errorf("point %d is not inevitable after an inevitable one", i)
+		}
+		if inev && same != branches {
+			t.Errorf("point %d is inevitable with %v of %v", i, same, branches)
+		}
+		inevitableSeen = inevitableSeen || inev
+		fl, _ := p["faults"].([]any)
+		for _, f := range fl {
+			if !strings.Contains(f.(string), "crash server") {
+				t.Errorf("point %d keeps %q, want kvlog's server crashes", i, f)
+			}
+			faultAt = append(faultAt, at)
+		}
+	}
+	if len(faultAt) == 0 {
+		t.Fatalf("no point lists a fault of the seed\n%s", r)
+	}
+	// Every fault gets a moment 1ns after it, which keeps it, and one at it,
+	// which does not.
+	for _, at := range faultAt {
+		found := false
+		for _, p := range points {
+			if int64(p["at_ns"].(float64)) == at-1 {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no moment just before the fault kept at %d", at)
+		}
+	}
+	if !strings.Contains(r.stderr, "seed 10: assert: acknowledged write lost at ") ||
+		!(strings.Contains(r.stderr, "inevitable from ") || strings.Contains(r.stderr, "never inevitable")) ||
+		!strings.Contains(r.stderr, "fault: crash server") {
+		t.Errorf("stderr lacks the curve for people\n%s", r)
+	}
+
+	// The curve does not depend on -j.
+	again := sfShrink(t, dir, "", append(args, "-j", "1")...)
+	again.wantExit(t, 1)
+	strip := func(s string) string {
+		lines := strings.Split(strings.TrimSpace(s), "\n")
+		return strings.Join(lines[1:len(lines)-1], "\n") // the start (jobs) and summary (real time) differ
+	}
+	if strip(again.stdout) != strip(r.stdout) {
+		t.Errorf("-j 1 drew another curve:\n%s\nwant:\n%s", again.stdout, r.stdout)
+	}
+
+	// A seed that passes has no failure to find the cause of.
+	pass := sfShrink(t, dir, "", "-c", "seedfall.fixed.json", "-seed", "10", "-cause", "-cause-moments", "2", "-cause-branches", "2")
+	pass.wantExit(t, 2)
+	if !strings.Contains(pass.stderr, "sf-shrink: seed 10 of seedfall.fixed.json: the seed does not fail (pass): no failure to find the cause of") {
+		t.Errorf("want the passing seed named\n%s", pass)
+	}
+}

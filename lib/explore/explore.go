@@ -1,0 +1,365 @@
+// Package explore is sf-run -explore: it runs a world's starting seeds,
+// keeps the passing runs that reached something no run had reached before
+// (a property first reached or first true, a buggify site first fired, a
+// property's margin closer to failing), and branches them (schedule
+// branches) at the moments they reached it, keeping in turn the branches
+// that reach new states, until a budget of runs is spent. Every failure a
+// branch finds is written as a schedule with its branches, which
+// sf-run -seed N -faults replays.
+package explore
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/shrink"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+// DefaultRuns is the budget of runs when -explore-runs is not given.
+const DefaultRuns = 200
+
+// MaxRuns bounds the budget.
+const MaxRuns = 1_000_000
+
+// batch is how many branches are drawn before their results are looked
+// at. It is fixed, not -j, so the exploration is the same for any -j.
+const batch = 8
+
+// Options tune one exploration.
+type Options struct {
+	// Seeds are the starting seeds, run plainly first; they count against
+	// Runs.
+	Seeds []uint64
+	// Runs is the budget: every run, starting seeds and branches.
+	Runs int
+	// Jobs is how many runs go at once; the outcome does not depend on it.
+	Jobs int
+	// Config, Profile and Set are how the replay lines and the schedules
+	// name the world; Tool is the sf-run they call.
+	Config  string
+	Profile string
+	Set     []string
+	Tool    string
+	// Interrupt, when it becomes true, ends the runs at their next step
+	// and stops the exploration.
+	Interrupt *atomic.Bool
+}
+
+// Found is one failure explore found.
+type Found struct {
+	Run      int // 1-based, in the order explore counts runs
+	Seed     uint64
+	Branches []schedule.Branch // none for a starting seed that failed
+	Result   *engine.Result
+	Failure  shrink.Failure
+	// Schedule is the schedule written for a branched failure, relative to
+	// the working directory when below it; Repro replays it.
+	Schedule string
+	Repro    string
+}
+
+// Outcome is what an exploration did.
+type Outcome struct {
+	Runs        int // runs made
+	SeedRuns    int // of them, starting seeds
+	Corpus      int // runs kept because they reached something new
+	Found       []Found
+	Signals     int // distinct things reached (see reached)
+	Interrupted bool
+}
+
+// reached is one thing a run can reach for the first time, with when.
+type reached struct {
+	key string
+	at  int64
+}
+
+// coverage is everything the runs so far reached.
+type coverage struct {
+	seen   map[string]bool
+	margin map[string]float64 // per property, the margin closest to failing (always) or to true (sometimes)
+}
+
+// news lists what r reached that no earlier run did, and records it.
+func (c *coverage) news(r *engine.Result) []reached {
+	var out []reached
+	add := func(key string, at int64) {
+		if !c.seen[key] {
+			c.seen[key] = true
+			out = append(out, reached{key, at})
+		}
+	}
+	for _, p := range r.Properties {
+		id := p.Kind + "\x00" + p.Message
+		if p.Reached {
+			add("reached\x00"+id, p.FirstNs)
+		}
+		if p.True {
+			add("true\x00"+id, p.FirstTrueNs)
+		}
+		if p.Margin == nil {
+			continue
+		}
+		m := *p.Margin
+		best, ok := c.margin[id]
+		// An always is closer to failing with a smaller margin, a
+		// sometimes closer to true with a larger one.
+		closer := !ok || (p.Kind == "always" && m < best) || (p.Kind == "sometimes" && m > best)
+		if closer {
+			c.margin[id] = m
+			out = append(out, reached{"margin\x00" + id + "\x00" + strconv.FormatFloat(m, 'g', -1, 64), p.MarginNs})
+		}
+	}
+	for _, f := range r.Faults {
+		if f.Kind == engine.KindBuggify {
+			add("fired\x00"+f.Site, int64(f.At))
+		}
+	}
+	return out
+}
+
+// entry is a run kept in the corpus: a seed, its branches, the moments it
+// reached something new, and the span [from, end) after its last branch
+// and before it ended, where its own branches go.
+type entry struct {
+	seed      uint64
+	branches  []schedule.Branch
+	moments   []int64
+	from, end int64
+}
+
+// moment draws where to branch e: half the time 1ns after one of the
+// moments it reached something new, which keeps that state and draws what
+// follows afresh; otherwise anywhere in its span, which explores other
+// ways to the states it reached (a Sometimes evaluated once, at the end of
+// the run, has no time left after it).
+func (e *entry) moment(s *rng.Stream) int64 {
+	if len(e.moments) > 0 && s.Chance(0.5) {
+		return e.moments[s.Intn(len(e.moments))]
+	}
+	return s.Between(e.from, e.end-1)
+}
+
+// candidate is one run to make.
+type candidate struct {
+	seed     uint64
+	branches []schedule.Branch
+}
+
+// Run explores the prepared world and reports each failure to report as it
+// is found (the schedule of a branched one already written).
+func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
+	if o.Jobs < 1 {
+		o.Jobs = 1
+	}
+	if o.Runs < 1 {
+		o.Runs = DefaultRuns
+	}
+	if o.Tool == "" {
+		o.Tool = "sf-run"
+	}
+	out := &Outcome{}
+	cov := &coverage{seen: map[string]bool{}, margin: map[string]float64{}}
+	var corpus []entry
+	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
+
+	// consider takes the results of a batch in candidate order, so the
+	// corpus and the numbering do not depend on which run finished first.
+	consider := func(cands []candidate, results []*engine.Result) error {
+		for i, r := range results {
+			out.Runs++
+			c := cands[i]
+			switch r.Status {
+			case engine.StatusFail:
+				f := Found{Run: out.Runs, Seed: c.seed, Branches: c.branches, Result: r, Failure: shrink.FailureOf(r)}
+				if len(c.branches) > 0 {
+					if err := writeSchedule(p, o, &f); err != nil {
+						return err
+					}
+				} else {
+					f.Repro = sweep.ShellJoin(replayArgs(o, c.seed, ""))
+				}
+				out.Found = append(out.Found, f)
+				report(f)
+			case engine.StatusPass, engine.StatusHorizon:
+				news := cov.news(r)
+				if len(news) == 0 {
+					continue
+				}
+				e := entry{seed: c.seed, branches: c.branches, end: r.AtNs}
+				if n := len(c.branches); n > 0 {
+					// A branch before the run's last one could not follow
+					// it in the list.
+					e.from = int64(c.branches[n-1].At)
+				}
+				seen := map[int64]bool{}
+				for _, s := range news {
+					if t := s.at + 1; t >= e.from && t < e.end && !seen[t] {
+						seen[t] = true
+						e.moments = append(e.moments, t)
+					}
+				}
+				sort.Slice(e.moments, func(i, j int) bool { return e.moments[i] < e.moments[j] })
+				out.Signals += len(news)
+				if e.from < e.end-1 {
+					corpus = append(corpus, e)
+					out.Corpus++
+				}
+			}
+		}
+		return nil
+	}
+
+	seeds := o.Seeds
+	if len(seeds) > o.Runs {
+		seeds = seeds[:o.Runs]
+	}
+	for from := 0; from < len(seeds) && !interrupted(); from += batch {
+		var cands []candidate
+		for _, s := range seeds[from:min(from+batch, len(seeds))] {
+			cands = append(cands, candidate{seed: s})
+		}
+		results, err := runAll(p, cands, o)
+		if err != nil {
+			return nil, err
+		}
+		if interrupted() {
+			break
+		}
+		if err := consider(cands, results); err != nil {
+			return nil, err
+		}
+	}
+	out.SeedRuns = out.Runs
+	for out.Runs < o.Runs && len(corpus) > 0 && !interrupted() {
+		var cands []candidate
+		for i := range min(batch, o.Runs-out.Runs) {
+			// Each branch is drawn from the number of the run it will be,
+			// so the exploration is a function of the flags alone.
+			s := rng.New(0, "explore", uint64(out.Runs+i))
+			e := corpus[s.Intn(len(corpus))]
+			at := e.moment(s)
+			br := append(append([]schedule.Branch{}, e.branches...), schedule.Branch{At: schedule.Dur(at), Key: s.Uint64()})
+			cands = append(cands, candidate{seed: e.seed, branches: br})
+		}
+		results, err := runAll(p, cands, o)
+		if err != nil {
+			return nil, err
+		}
+		if interrupted() {
+			break
+		}
+		if err := consider(cands, results); err != nil {
+			return nil, err
+		}
+	}
+	out.Interrupted = interrupted()
+	return out, nil
+}
+
+// runAll makes the runs of a batch, up to o.Jobs at once.
+func runAll(p *sweep.Prepared, cands []candidate, o Options) ([]*engine.Result, error) {
+	results := make([]*engine.Result, len(cands))
+	errs := make([]error, len(cands))
+	sem := make(chan struct{}, o.Jobs)
+	var wg sync.WaitGroup
+	for i, c := range cands {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer wg.Done()
+			defer func() { <-sem }()
+			results[i], errs[i] = p.Engine.Run(p.Spec, c.seed, engine.Options{Branches: c.branches, RedrawAfterBranch: true, Interrupt: o.Interrupt})
+		}()
+	}
+	wg.Wait()
+	return results, errors.Join(errs...)
+}
+
+// writeSchedule writes a branched failure's schedule: its branches and the
+// faults that fired, which replay it exactly (a replay fires the faults it
+// lists and the branches re-key the rest as the run did).
+func writeSchedule(p *sweep.Prepared, o Options, f *Found) error {
+	r := f.Result
+	sched := &schedule.Schedule{Seed: f.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: schedule.Dur(r.AtNs),
+		Branches: f.Branches, Faults: append([]engine.Fault{}, r.Faults...)}
+	sched.Sort()
+	path := filepath.Join(sweep.ArtifactDir(p.World), fmt.Sprintf("explore-%d-run-%d.faults.json", f.Seed, f.Run))
+	if err := sched.WriteFile(path); err != nil {
+		return fmt.Errorf("writing the schedule of run %d: %w", f.Run, err)
+	}
+	f.Schedule = relPath(path)
+	f.Repro = sweep.ShellJoin(replayArgs(o, f.Seed, f.Schedule))
+	return nil
+}
+
+func relPath(p string) string {
+	if wd, err := os.Getwd(); err == nil {
+		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+			return r
+		}
+	}
+	return p
+}
+
+func replayArgs(o Options, seed uint64, faults string) []string {
+	args := []string{o.Tool, "-c", o.Config, "-seed", strconv.FormatUint(seed, 10)}
+	if o.Profile != "" {
+		args = append(args, "-profile", o.Profile)
+	}
+	for _, s := range o.Set {
+		args = append(args, "-set", s)
+	}
+	if faults != "" {
+		args = append(args, "-faults", faults)
+	}
+	return args
+}
+
+// Print writes the outcome's closing lines for people.
+func Print(w io.Writer, out *Outcome) {
+	branched, first := 0, 0
+	for _, f := range out.Found {
+		if len(f.Branches) > 0 {
+			branched++
+			if first == 0 {
+				first = f.Run
+			}
+		}
+	}
+	fmt.Fprintf(w, "explore: %s (%s, %s); %s kept for reaching %s\n", plural(out.Runs, "run"),
+		plural(out.SeedRuns, "starting seed"), plural(out.Runs-out.SeedRuns, "branch"), plural(out.Corpus, "run"), plural(out.Signals, "new state"))
+	switch {
+	case out.Interrupted:
+		fmt.Fprintf(w, "explore: interrupted after %d runs\n", out.Runs)
+	case branched > 0:
+		fmt.Fprintf(w, "explore: %s found by branching, the first at run %d\n", plural(branched, "failure"), first)
+	default:
+		fmt.Fprintln(w, "explore: no failure found by branching")
+	}
+	if plain := len(out.Found) - branched; plain > 0 {
+		fmt.Fprintf(w, "explore: %s failed without branching\n", plural(plain, "starting seed"))
+	}
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	if strings.HasSuffix(noun, "ch") {
+		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}

@@ -1,0 +1,205 @@
+package shrink
+
+import (
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+// Defaults of sf-shrink -cause.
+const (
+	DefaultCauseMoments  = 10
+	DefaultCauseBranches = 10
+	// MaxCauseRuns bounds moments × branches: each is one whole run.
+	MaxCauseRuns = 100_000
+)
+
+// CauseOptions tune one cause analysis.
+type CauseOptions struct {
+	// Moments is K: the moments spread evenly over [0, failure time), and
+	// the number of the latest faults before the failure that get a moment
+	// just before and just after them.
+	Moments int
+	// Branches is M, the branches run at each moment.
+	Branches int
+	// Jobs is how many branches run at once; the result does not depend
+	// on it.
+	Jobs      int
+	Interrupt *atomic.Bool
+}
+
+// CausePoint is the curve at one moment.
+type CausePoint struct {
+	AtNs int64
+	// Same counts the branches, of Runs, that failed the same way as the
+	// seed.
+	Same, Runs int
+	// Kept are the seed's faults that this moment keeps and the moment
+	// before it did not: those that fired in [previous moment, AtNs).
+	Kept []engine.Fault
+}
+
+// Share is the fraction of branches that failed the same way.
+func (p CausePoint) Share() float64 {
+	if p.Runs == 0 {
+		return 0
+	}
+	return float64(p.Same) / float64(p.Runs)
+}
+
+// CauseOutcome is a failing seed's curve.
+type CauseOutcome struct {
+	Seed     uint64
+	Failure  Failure
+	FailAtNs int64
+	// Faults are the faults that fired in the seed's own run.
+	Faults []engine.Fault
+	Points []CausePoint
+	// Inevitable is the index of the first point from which every point
+	// has a share of 100%, or -1.
+	Inevitable int
+	// Runs counts every run: the seed's own and the branches.
+	Runs int
+}
+
+// CauseMoments are the moments the curve is measured at, sorted and each
+// once: K spread evenly over [0, failAt), and for each of the last K fault
+// times before failAt, that time (a branch there re-randomizes the fault)
+// and 1ns later (a branch there keeps it).
+func CauseMoments(k int, failAt int64, faults []engine.Fault) []int64 {
+	seen := map[int64]bool{}
+	var out []int64
+	add := func(t int64) {
+		if t >= 0 && t < failAt && !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	for i := range k {
+		add(int64(float64(failAt) * float64(i) / float64(k)))
+	}
+	var times []int64
+	tseen := map[int64]bool{}
+	for _, f := range faults {
+		if t := int64(f.At); t < failAt && !tseen[t] {
+			tseen[t] = true
+			times = append(times, t)
+		}
+	}
+	sort.Slice(times, func(i, j int) bool { return times[i] < times[j] })
+	if len(times) > k {
+		times = times[len(times)-k:]
+	}
+	for _, t := range times {
+		add(t)
+		add(t + 1)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// CauseKey is the key of branch i at moment at of seed: drawn from the
+// three, so a curve is the same on every machine and for any -j.
+func CauseKey(seed uint64, at int64, i int) uint64 {
+	return rng.New(seed, "cause", uint64(at), uint64(i)).Uint64()
+}
+
+// Cause measures, for a failing seed that draws its own faults, how likely
+// its failure is once the run is branched at each moment: everything before
+// the moment happens as in the seed (its faults included), everything
+// after is drawn again (engine.Options.RedrawAfterBranch), apart from
+// which buggify sites are enabled and the swarm's choice of fault types,
+// which stay the seed's.
+func Cause(p *sweep.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error) {
+	if o.Jobs < 1 {
+		o.Jobs = 1
+	}
+	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
+	first, err := p.Engine.Run(p.Spec, seed, engine.Options{Interrupt: o.Interrupt})
+	if err != nil {
+		return nil, err
+	}
+	if interrupted() {
+		return nil, ErrInterrupted
+	}
+	if first.Status != engine.StatusFail {
+		return nil, fmt.Errorf("%w (%s)", ErrPasses, first.Status)
+	}
+	out := &CauseOutcome{Seed: seed, Failure: FailureOf(first), FailAtNs: first.AtNs, Faults: first.Faults, Inevitable: -1, Runs: 1}
+	moments := CauseMoments(o.Moments, first.AtNs, first.Faults)
+	if len(moments)*o.Branches > MaxCauseRuns {
+		return nil, fmt.Errorf("%d moments × %d branches is over the limit of %d runs", len(moments), o.Branches, MaxCauseRuns)
+	}
+	type task struct{ m, i int }
+	tasks := make(chan task)
+	same := make([][]bool, len(moments))
+	for m := range same {
+		same[m] = make([]bool, o.Branches)
+	}
+	var mu sync.Mutex
+	var firstErr error
+	var wg sync.WaitGroup
+	for range o.Jobs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for t := range tasks {
+				at := moments[t.m]
+				r, err := p.Engine.Run(p.Spec, seed, engine.Options{RedrawAfterBranch: true, Interrupt: o.Interrupt,
+					Branches: []schedule.Branch{{At: schedule.Dur(at), Key: CauseKey(seed, at, t.i)}}})
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = fmt.Errorf("branch %d at %s: %w", t.i, schedule.Time(at), err)
+					}
+					mu.Unlock()
+					continue
+				}
+				same[t.m][t.i] = out.Failure.Same(r)
+			}
+		}()
+	}
+	for m := range moments {
+		for i := range o.Branches {
+			if interrupted() {
+				break
+			}
+			tasks <- task{m, i}
+		}
+	}
+	close(tasks)
+	wg.Wait()
+	if interrupted() {
+		return nil, ErrInterrupted
+	}
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	fi := 0
+	faults := append([]engine.Fault{}, first.Faults...)
+	sort.SliceStable(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
+	for m, at := range moments {
+		pt := CausePoint{AtNs: at, Runs: o.Branches}
+		for _, s := range same[m] {
+			if s {
+				pt.Same++
+			}
+		}
+		for fi < len(faults) && int64(faults[fi].At) < at {
+			pt.Kept = append(pt.Kept, faults[fi])
+			fi++
+		}
+		out.Points = append(out.Points, pt)
+		out.Runs += o.Branches
+	}
+	for i := len(out.Points) - 1; i >= 0 && out.Points[i].Same == out.Points[i].Runs && out.Points[i].Runs > 0; i-- {
+		out.Inevitable = i
+	}
+	return out, nil
+}
