@@ -375,7 +375,12 @@ func BenchmarkModels(b *testing.B) {
 		if name == "append" || name == "queue" || name == "set" {
 			keys = 64 // a state grows with its key's writes; keep it short
 		}
-		ops := genModel(name, n, keys, 12, 1)
+		// Check gets operations as sf-check and the engine give them: read
+		// from a history file, with the events' positions.
+		ops, err := history.Parse(historyFile(genModel(name, n, keys, 12, 1)), history.ReadOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
 		b.Run(name, func(b *testing.B) { benchModel(b, name, ops) })
 	}
 }

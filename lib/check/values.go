@@ -45,6 +45,9 @@ func (vr *valueReader) scalar() (b []byte, isNull bool, err error) {
 
 // str decodes a whole raw value as a string; null is "" when nullOK.
 func (vr *valueReader) str(raw []byte, nullOK bool) ([]byte, error) {
+	if b, ok := plainString(raw); ok {
+		return b, nil
+	}
 	vr.s.Reset(raw)
 	b, isNull, err := vr.scalar()
 	if err == nil && isNull && !nullOK {
@@ -54,6 +57,22 @@ func (vr *valueReader) str(raw []byte, nullOK bool) ([]byte, error) {
 		err = fmt.Errorf("found trailing text")
 	}
 	return b, err
+}
+
+// plainString is str's quick path for what nearly every value is: a string
+// with nothing around it, no escapes and no control characters, whose bytes
+// are its content. Anything else goes to the scanner.
+func plainString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	b := raw[1 : len(raw)-1]
+	for _, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return nil, false
+		}
+	}
+	return b, true
 }
 
 // integer decodes a whole raw value as an int64 (a JSON integer or a string
