@@ -72,7 +72,7 @@ demo: build
 	@bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./lib/sweep ./lib/engine ./lib/check ./lib/shrink ./lib/mutate
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
 
 clean:
 	rm -rf $(BIN) .seedfall examples/*/.seedfall

@@ -224,6 +224,8 @@ func TestUsage(t *testing.T) {
 	for _, tc := range []struct{ line, stderr string }{
 		{"sf-report < /dev/null", "sf-report: <stdin>: no records: pipe sf-run"},
 		{"echo '{\"kind\":' > bad.jsonl && sf-report bad.jsonl", "sf-report: bad.jsonl:1: not a JSON record"},
+		// Nested deeper than gjson's validator can recurse: an error, not a crash.
+		{"head -c 8000000 /dev/zero | tr '\\0' '[' > deep.jsonl && sf-report deep.jsonl", "sf-report: deep.jsonl:1: not a JSON record"},
 		{"sf-report missing.jsonl", "sf-report: open missing.jsonl: no such file or directory"},
 		{"sf-report -md - -html - x", "sf-report: -md - and -html - cannot both write stdout (see sf-report -h)"},
 		{"sf-run -seeds 1-3 -shard 5/4", "sf-run: -shard: \"5/4\": K must be between 1 and N, and N at least 1 (see sf-run -h)"},

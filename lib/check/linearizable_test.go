@@ -3,6 +3,7 @@ package check
 import (
 	"bytes"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -413,5 +414,27 @@ func TestCounterOverflow(t *testing.T) {
 				t.Errorf("error\n %s\nwant\n %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// TestReadListMemo: reading a key's lists with the memo of its previous read
+// gives what reading each list afresh gives, whether the next list extends
+// the last, ends inside one of its tokens (12 and 123), shrinks, or fails.
+func TestReadListMemo(t *testing.T) {
+	reads := []string{`["1","2"]`, `["1","2","3"]`, `["1","2","3"]`, `[1,12]`, `[1,123]`, `[1,123 ]`, `["1","2" ,"4"]`,
+		`["1"]`, `[]`, `null`, `["1",`, `["1","5"]`, `["1","5",null]`, `["1","5","6"]`, `["1","5"] x`, `["1","5","\u0036"]`}
+	memo := &valueReader{}
+	memos := map[string]*listMemo{}
+	in := newInterner()
+	fresh := &valueReader{}
+	for _, r := range reads {
+		got, gerr := memo.readList(memos, "x", []byte(r), in)
+		want, werr := fresh.readList(map[string]*listMemo{}, "x", []byte(r), in)
+		if (gerr == nil) != (werr == nil) || !slices.Equal(got, want) {
+			t.Errorf("%s: with the memo %v %v, afresh %v %v", r, got, gerr, want, werr)
+		}
+	}
+	if n := len(in.names); n != 9 { // "", 1, 2, 3, 12, 123, 4, 5, 6 and nothing else
+		t.Errorf("%d values interned: %q", n, in.names)
 	}
 }

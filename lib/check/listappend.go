@@ -93,6 +93,9 @@ type laKey struct {
 	index   map[string]int32 // value -> id, once the key has keyIndexMin values
 	longest int32            // the mop with the longest committed read, or -1
 	bad     bool             // no version order can be trusted for this key
+	// last is the key's last read list, whose text the next read mostly
+	// repeats (see listMemo); its ids are a view of the elements.
+	last listMemo
 }
 
 // anomalyAcc collects the instances of one kind of anomaly. Examples are
@@ -304,10 +307,20 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 		default:
 			m.val = int32(len(c.elems))
 			if !s.Null() {
+				start := s.Pos
 				if err := s.Expect('['); err != nil {
 					return fmt.Errorf("micro-op %d: read value: want a list or null: %w", i, err)
 				}
-				for j := 0; !s.Next(']'); j++ {
+				// Take the elements this list shares with the key's last
+				// read from that read, without scanning them again.
+				last := &c.keys[k].last
+				j := last.shared(raw[start:])
+				if j > 0 {
+					c.elems = append(c.elems, last.ids[:j]...)
+					s.Pos = start + int(last.ends[j-1])
+				}
+				last.ends = last.ends[:j]
+				for ; !s.Next(']'); j++ {
 					if j > 0 {
 						if err := s.Expect(','); err != nil {
 							return err
@@ -329,7 +342,10 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 						v = c.value(k, vb)
 					}
 					c.elems = append(c.elems, v)
+					last.ends = append(last.ends, int32(s.Pos-start))
 				}
+				last.raw = raw[start:s.Pos]
+				last.ids = c.elems[m.val:len(c.elems):len(c.elems)]
 			}
 			m.n = int32(len(c.elems)) - m.val
 			if kk := &c.keys[k]; kk.longest < 0 || m.n > c.mops[kk.longest].n {

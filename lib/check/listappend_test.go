@@ -254,3 +254,23 @@ func bigComponentHistory(n int) []history.HistoryOp {
 	}
 	return txnHistory(specs...)
 }
+
+// TestListAppendReadMemo: a read takes the elements it shares with the key's
+// last read from that read, but only whole elements: after a read of
+// [1, 12], a read of [1, 123] has 123, not 12, and the two are incompatible.
+func TestListAppendReadMemo(t *testing.T) {
+	mops := []string{`[["append","x",1]]`, `[["append","x",12]]`, `[["append","x",123]]`,
+		`[["r","x",[1,12]]]`, `[["r","x",[1,123]]]`, `[["r","x",[1, 12,123]],["r","x",[1,12,123]]]`}
+	var ops []history.HistoryOp
+	for i, m := range mops {
+		ops = append(ops, history.HistoryOp{ID: int64(i), Process: int64(i), F: "txn", Call: int64(10 * i), Return: int64(10*i + 5),
+			Value: []byte(m), Output: []byte(m), Status: history.StatusOK})
+	}
+	r := mustCheck(t, ops, Options{Model: ListAppend})
+	if got := kinds(r); got != "incompatible-order" {
+		t.Fatalf("anomalies %q, want incompatible-order:\n%s", got, dump(r))
+	}
+	if ex := r.Anomalies[0].Example; !strings.Contains(ex, `T4 read x ["1" "123"]`) || !strings.Contains(ex, `[r x ["1" "12" "123"], r x ["1" "12" "123"]]`) {
+		t.Errorf("example %q does not show T4's read [1 123] and T5's reads [1 12 123]", ex)
+	}
+}

@@ -90,6 +90,8 @@ type decoder struct {
 	keys   *interner
 	vr     valueReader
 	sorted []int32 // scratch for set reads
+	// memos holds each key's last list read (append and set models).
+	memos map[string]*listMemo
 	// sums holds, per key of a counter history, the sum of its positive
 	// adds and the sum of its negative adds so far (see checkRange).
 	sums map[string]*[2]int64
@@ -207,20 +209,21 @@ func (d *decoder) decode(op *history.HistoryOp, in *linInput, out *linOutput) (d
 			if out.n, err = d.vr.integer(op.Output); err != nil {
 				err = d.valueError(op, "output", op.Output, "an integer", err)
 			}
-		case "set":
-			d.sorted = d.sorted[:0]
-			err = d.vr.list(op.Output, func(b []byte) { d.sorted = append(d.sorted, d.vals.id(b)) })
-			if err != nil {
-				err = d.valueError(op, "output", op.Output, "a list of strings", err)
+		default:
+			if d.memos == nil {
+				d.memos = map[string]*listMemo{}
+			}
+			ids, lerr := d.vr.readList(d.memos, op.Key, op.Output, d.vals)
+			if lerr != nil {
+				err = d.valueError(op, "output", op.Output, "a list of strings", lerr)
 				break
 			}
-			slices.Sort(d.sorted)
-			out.list = slices.Clone(slices.Compact(d.sorted))
-		default:
-			err = d.vr.list(op.Output, func(b []byte) { out.list = append(out.list, d.vals.id(b)) })
-			if err != nil {
-				err = d.valueError(op, "output", op.Output, "a list of strings", err)
+			if d.m.name == "set" {
+				d.sorted = append(d.sorted[:0], ids...)
+				slices.Sort(d.sorted)
+				ids = slices.Compact(d.sorted)
 			}
+			out.list = slices.Clone(ids)
 		}
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/sf-dst/sf/lib/history/jsontext"
@@ -44,6 +45,9 @@ func (vr *valueReader) scalar() (b []byte, isNull bool, err error) {
 
 // str decodes a whole raw value as a string; null is "" when nullOK.
 func (vr *valueReader) str(raw []byte, nullOK bool) ([]byte, error) {
+	if b, ok := plainString(raw); ok {
+		return b, nil
+	}
 	vr.s.Reset(raw)
 	b, isNull, err := vr.scalar()
 	if err == nil && isNull && !nullOK {
@@ -53,6 +57,22 @@ func (vr *valueReader) str(raw []byte, nullOK bool) ([]byte, error) {
 		err = fmt.Errorf("found trailing text")
 	}
 	return b, err
+}
+
+// plainString is str's quick path for what nearly every value is: a string
+// with nothing around it, no escapes and no control characters, whose bytes
+// are its content. Anything else goes to the scanner.
+func plainString(raw []byte) ([]byte, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return nil, false
+	}
+	b := raw[1 : len(raw)-1]
+	for _, c := range b {
+		if c < 0x20 || c == '"' || c == '\\' {
+			return nil, false
+		}
+	}
+	return b, true
 }
 
 // integer decodes a whole raw value as an int64 (a JSON integer or a string
@@ -82,31 +102,40 @@ func (vr *valueReader) integer(raw []byte) (int64, error) {
 }
 
 // list decodes a raw array of scalars (null is the empty list), calling each
-// with every element.
-func (vr *valueReader) list(raw []byte, each func([]byte)) error {
+// with every element and the offset in raw just after it. With resume above
+// 0, raw[:resume] is known to be the valid start of the array up to the end
+// of an element (see listMemo), and decoding goes on from there.
+func (vr *valueReader) list(raw []byte, resume int, each func(b []byte, end int)) error {
 	vr.s.Reset(raw)
-	if vr.s.Null() {
-		if !vr.s.AtEnd() {
-			return fmt.Errorf("found trailing text")
+	if resume > 0 {
+		vr.s.Pos = resume
+	} else {
+		if vr.s.Null() {
+			if !vr.s.AtEnd() {
+				return fmt.Errorf("found trailing text")
+			}
+			return nil
 		}
-		return nil
+		if err := vr.s.Expect('['); err != nil {
+			return fmt.Errorf("found %s", vr.s.Peek())
+		}
 	}
-	if err := vr.s.Expect('['); err != nil {
-		return fmt.Errorf("found %s", vr.s.Peek())
+	done := vr.s.Next(']')
+	if !done && resume > 0 {
+		if err := vr.s.Expect(','); err != nil {
+			return err
+		}
 	}
-	if !vr.s.Next(']') {
-		for {
-			b, isNull, err := vr.scalar()
-			if err != nil {
-				return fmt.Errorf("an element: %w", err)
-			}
-			if isNull {
-				return fmt.Errorf("an element is null")
-			}
-			each(b)
-			if vr.s.Next(']') {
-				break
-			}
+	for !done {
+		b, isNull, err := vr.scalar()
+		if err != nil {
+			return fmt.Errorf("an element: %w", err)
+		}
+		if isNull {
+			return fmt.Errorf("an element is null")
+		}
+		each(b, vr.s.Pos)
+		if done = vr.s.Next(']'); !done {
 			if err := vr.s.Expect(','); err != nil {
 				return err
 			}
@@ -116,6 +145,71 @@ func (vr *valueReader) list(raw []byte, each func([]byte)) error {
 		return fmt.Errorf("found trailing text")
 	}
 	return nil
+}
+
+// listMemo is the last list read from one key, decoded. Reads of a key
+// mostly repeat the list the previous read saw and add to its end, so the
+// next read reuses the elements of the text the two share and decodes only
+// the rest: with lists of hundreds of elements, interning each one again
+// was most of the cost of checking append and set histories.
+type listMemo struct {
+	raw  []byte  // the list's JSON text (an operation's output, never changed)
+	ids  []int32 // its elements, interned, in the order of the text
+	ends []int32 // the offset in raw just after each element
+}
+
+// shared returns how many of the memo's leading elements raw has too: the
+// bytes up to the end of each are the same, and in raw that end is the end
+// of a token (an integer 12 is not a prefix of 123).
+func (m *listMemo) shared(raw []byte) int {
+	n := min(len(m.raw), len(raw))
+	common := 0
+	// Compare in chunks: most of the text is shared.
+	for common+64 <= n && string(m.raw[common:common+64]) == string(raw[common:common+64]) {
+		common += 64
+	}
+	for common < n && m.raw[common] == raw[common] {
+		common++
+	}
+	i, _ := slices.BinarySearch(m.ends, int32(common)+1) // the elements that end within common
+	for i > 0 {
+		end := int(m.ends[i-1])
+		if end < len(raw) {
+			switch raw[end] {
+			case ',', ']', ' ', '\t', '\n', '\r':
+				return i
+			}
+		}
+		i--
+	}
+	return 0
+}
+
+// readList decodes raw, the list a read of key returned, into the elements'
+// ids in the order of the text, reusing what it shares with the key's
+// previous read. The result is valid until the next call for the same key.
+func (vr *valueReader) readList(memos map[string]*listMemo, key string, raw []byte, intern *interner) ([]int32, error) {
+	m := memos[key]
+	if m == nil {
+		m = &listMemo{}
+		memos[key] = m
+	}
+	n := m.shared(raw)
+	resume := 0
+	if n > 0 {
+		resume = int(m.ends[n-1])
+	}
+	m.ids, m.ends = m.ids[:n], m.ends[:n]
+	err := vr.list(raw, resume, func(b []byte, end int) {
+		m.ids = append(m.ids, intern.id(b))
+		m.ends = append(m.ends, int32(end))
+	})
+	if err != nil {
+		m.raw, m.ids, m.ends = nil, m.ids[:0], m.ends[:0]
+		return nil, err
+	}
+	m.raw = raw
+	return m.ids, nil
 }
 
 // interner numbers distinct strings from 1; 0 is the empty string, which the

@@ -7,11 +7,14 @@ package record
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
+
+	"github.com/tidwall/gjson"
 )
 
 // Schema is the version of the record format. It changes only when a field
@@ -422,15 +425,20 @@ func (r *Reader) Next() (*Any, error) {
 		if len(line) == 0 {
 			continue
 		}
-		var head struct {
-			Kind string `json:"kind"`
+		// gjson validates the line and finds its kind (and a summary's
+		// tool) in one pass each; only the record's own struct is decoded
+		// with encoding/json, once, as every field of it matters.
+		if !Valid(line) {
+			return nil, fmt.Errorf("%s:%d: not a JSON record: %v", r.name, r.line, whyInvalid(line))
 		}
-		if err := json.Unmarshal(line, &head); err != nil {
-			return nil, fmt.Errorf("%s:%d: not a JSON record: %v", r.name, r.line, err)
+		rec := gjson.ParseBytes(line)
+		if !rec.IsObject() {
+			return nil, fmt.Errorf("%s:%d: not a JSON record: a JSON %s, not an object", r.name, r.line, jsonKind(rec))
 		}
-		a := &Any{Kind: head.Kind, Raw: append(json.RawMessage(nil), line...)}
+		kind := rec.Get("kind").String()
+		a := &Any{Kind: kind, Raw: append(json.RawMessage(nil), line...)}
 		var err error
-		switch head.Kind {
+		switch kind {
 		case KindStart:
 			a.Start = &Start{}
 			err = json.Unmarshal(line, a.Start)
@@ -438,16 +446,14 @@ func (r *Reader) Next() (*Any, error) {
 			a.Seed = &Seed{}
 			err = json.Unmarshal(line, a.Seed)
 		case KindSummary:
-			var tool struct {
-				Tool string `json:"tool"`
-			}
-			if err = json.Unmarshal(line, &tool); err == nil && tool.Tool == "sf-shrink" {
+			switch rec.Get("tool").String() {
+			case "sf-shrink":
 				a.ShrinkSummary = &ShrinkSummary{}
 				err = json.Unmarshal(line, a.ShrinkSummary)
-			} else if err == nil && tool.Tool == "sf-mutate" {
+			case "sf-mutate":
 				a.MutateSummary = &MutateSummary{}
 				err = json.Unmarshal(line, a.MutateSummary)
-			} else if err == nil {
+			default:
 				a.Summary = &Summary{}
 				err = json.Unmarshal(line, a.Summary)
 			}
@@ -465,7 +471,7 @@ func (r *Reader) Next() (*Any, error) {
 			err = json.Unmarshal(line, a.Pin)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: bad %s record: %v", r.name, r.line, head.Kind, err)
+			return nil, fmt.Errorf("%s:%d: bad %s record: %v", r.name, r.line, kind, err)
 		}
 		return a, nil
 	}
@@ -476,6 +482,72 @@ func (r *Reader) Next() (*Any, error) {
 		return nil, fmt.Errorf("%s: %w", r.name, err)
 	}
 	return nil, io.EOF
+}
+
+// DepthMax is the deepest nesting of arrays and objects a record may have.
+// Records nest a few levels; gjson's validator recurses once per level, so a
+// line of megabytes of '[' would overflow the stack without this bound.
+const DepthMax = 256
+
+// Valid reports whether line is one JSON value nested at most DepthMax deep.
+// sf-report and the Reader check records with it before gjson reads them.
+func Valid(line []byte) bool {
+	return shallow(line) && gjson.ValidBytes(line)
+}
+
+// shallow reports whether b nests arrays and objects at most DepthMax deep.
+// Counting brackets (bytes.Count is vectorized) settles nearly every line:
+// fewer than DepthMax of them cannot nest deeper. Only a line with more is
+// walked, skipping strings.
+func shallow(b []byte) bool {
+	if bytes.Count(b, []byte{'['})+bytes.Count(b, []byte{'{'}) <= DepthMax {
+		return true
+	}
+	depth := 0
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '[', '{':
+			if depth++; depth > DepthMax {
+				return false
+			}
+		case ']', '}':
+			depth--
+		case '"':
+			for i++; i < len(b) && b[i] != '"'; i++ {
+				if b[i] == '\\' {
+					i++
+				}
+			}
+		}
+	}
+	return true
+}
+
+// whyInvalid says why a line that Valid refused is not JSON, with
+// encoding/json's description.
+func whyInvalid(line []byte) error {
+	if !shallow(line) {
+		return fmt.Errorf("nested deeper than %d levels", DepthMax)
+	}
+	var v any
+	if err := json.Unmarshal(line, &v); err != nil {
+		return err
+	}
+	return errors.New("not valid JSON")
+}
+
+func jsonKind(r gjson.Result) string {
+	switch {
+	case r.IsArray():
+		return "array"
+	case r.Type == gjson.String:
+		return "string"
+	case r.Type == gjson.Number:
+		return "number"
+	case r.Type == gjson.Null:
+		return "null"
+	}
+	return "boolean"
 }
 
 // tooLong is the error of the current line being over the limit.

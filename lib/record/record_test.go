@@ -122,6 +122,33 @@ func TestReaderSkipsUnknown(t *testing.T) {
 	}
 }
 
+// TestReaderDeepLine: gjson's validator recurses once per level of nesting,
+// so a line of millions of '[' would overflow the stack and crash the tool;
+// Valid refuses it first, and the Reader says why. A record nested
+// DepthMax deep still reads.
+func TestReaderDeepLine(t *testing.T) {
+	deep := strings.Repeat("[", 4<<20)
+	r := NewReader(strings.NewReader(deep+"\n"), "deep.jsonl")
+	if _, err := r.Next(); err == nil || err.Error() != "deep.jsonl:1: not a JSON record: nested deeper than 256 levels" {
+		t.Errorf("error %v, want one saying deep.jsonl:1 is nested too deep", err)
+	}
+	nested := `{"kind":"seed","seed":3,"x":` + strings.Repeat("[", DepthMax-1) + strings.Repeat("]", DepthMax-1) + `}`
+	a, err := NewReader(strings.NewReader(nested+"\n"), "ok.jsonl").Next()
+	if err != nil || a.Seed == nil || a.Seed.Seed != 3 {
+		t.Errorf("record nested %d deep: %+v, %v", DepthMax, a, err)
+	}
+	for in, want := range map[string]string{
+		`[1]`:                        "not a JSON record: a JSON array, not an object",
+		`{"kind":"seed"`:             "not a JSON record: unexpected end of JSON input",
+		`{"kind":"seed","seed":"x"}`: "bad seed record: json: cannot unmarshal",
+	} {
+		_, err := NewReader(strings.NewReader(in), "b.jsonl").Next()
+		if err == nil || !strings.HasPrefix(err.Error(), "b.jsonl:1: "+want) {
+			t.Errorf("%s: error %v, want %q", in, err, want)
+		}
+	}
+}
+
 // TestReaderLineLimit: a line over the limit is an error that names its line
 // and the limit, whether or not it ends with a newline; a line at the limit
 // is read.

@@ -60,7 +60,7 @@ func readStreams(in Input) ([]*stream, error) {
 			continue
 		}
 		where := fmt.Sprintf("%s:%d", in.Name, line)
-		if !gjson.ValidBytes(b) || !gjson.ParseBytes(b).IsObject() {
+		if !record.Valid(b) || !gjson.ParseBytes(b).IsObject() {
 			return nil, fmt.Errorf("%s: not a JSON record%s", where, notRecordsHint(b))
 		}
 		rec := gjson.ParseBytes(b)
