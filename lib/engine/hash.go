@@ -66,6 +66,7 @@ const (
 	cNetDial
 	cNetAddrs
 	cSimUDP
+	cPreempt // a preemption countdown reached zero (preempt.go)
 )
 
 var callNames = map[callID]string{
@@ -85,6 +86,7 @@ var callNames = map[callID]string{
 	cSimSockStatus: "sim.sock_status", cPollWake: "poll_oneoff wake", cSimBuggify: "sim.buggify",
 	cSimQuietFor: "sim.quiet_for", cSimSetupComplete: "sim.setup_complete", cSimHistory: "sim.history",
 	cNetListen: "net.tcp_listen", cNetDial: "net.tcp_dial", cNetAddrs: "net.tcp_addrs", cSimUDP: "sim.udp",
+	cPreempt: "preempt",
 }
 
 func mixHash(h, v uint64) uint64 {
