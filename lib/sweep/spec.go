@@ -55,7 +55,11 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 	}
 	if preemptSet(w) {
 		p := w.Preempt
-		spec.Preempt = &engine.Preempt{Strategy: p.Strategy, Depth: p.Depth, Steps: p.Steps, Calls: p.Calls, Loops: p.Loops}
+		strategy := p.Strategy
+		if p.Interleave && (strategy == "none" || strategy == "") {
+			strategy = "random" // what loading does already; kept for worlds built in code
+		}
+		spec.Preempt = &engine.Preempt{Strategy: strategy, Depth: p.Depth, Steps: p.Steps, Calls: p.Calls, Loops: p.Loops}
 	}
 	for _, l := range w.Links {
 		spec.Net.Links = append(spec.Net.Links, simnet.Link{From: l.From, To: l.To, LatencyNs: rangeNs(l.Latency)})
