@@ -14,7 +14,7 @@ import (
 // spec: a field that reaches nothing is a setting users write in vain.
 var elsewhere = map[string]string{
 	"nodes": "node specs (Prepare)", "workload": "node specs", "workloads": "node specs", "finally": "node specs",
-	"compat_overlay": "refused by config: not supported",
+	"compat_overlay":              "refused by config: not supported",
 	"faults.preset":               "expanded into the other fields by config",
 	"faults.include_workload":     "per-node fault flags (World.FaultsFor in Prepare)",
 	"faults.mmap_early_writeback": "refused by config: needs compat_overlay",
