@@ -173,7 +173,7 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 	if mode.preempt {
 		if instrumented, err = rewriteModule(bin, mode); err != nil {
 			if errors.Is(err, errUninstrumentable) {
-				err = errors.New("preempt: the module cannot be instrumented to count calls")
+				err = errors.New("preempt: the module cannot be instrumented to count calls (preempt needs a module built by Go for wasip1)")
 			}
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
