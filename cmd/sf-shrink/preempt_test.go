@@ -36,6 +36,12 @@ func TestIssue16Race(t *testing.T) {
 	if s := sweepSummary(t, dir, "seedfall.json", noneSeeds, 0); s["failed"] != float64(0) {
 		t.Errorf("strategy none: %v seeds failed, want none", s["failed"])
 	}
+	// The other strategies find it too: calls, and interleave (random).
+	for _, set := range [][]string{{"-set", "preempt.strategy=calls", "-set", "preempt.calls=1000"}, {"-set", "preempt.interleave=true"}} {
+		if s := sweepSummary(t, dir, "seedfall.json", "1-3", 1, set...); s["failed"] != float64(3) {
+			t.Errorf("%v: %v of 3 seeds failed, want all", set, s["failed"])
+		}
+	}
 	if s := sweepSummary(t, dir, "seedfall.fixed.json", "1-50", 0, "-check"); s["failed"] != float64(0) || s["nondeterministic"] != float64(0) {
 		t.Errorf("the fixed program: %v failed and %v nondeterministic of 50, want 0 and 0", s["failed"], s["nondeterministic"])
 	}
