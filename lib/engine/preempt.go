@@ -162,15 +162,17 @@ func (in *instance) preemptDue(ctx context.Context, m api.Module) {
 	in.preemptSync()
 	slice := ps.sliceUsed >= PreemptSliceCalls
 	yield := slice
-	if ps.left != preemptNever && ps.left <= 0 {
-		if !in.canPreempt(m) && !slice {
-			// On the runtime's own stack, where it cannot yield: ask again
-			// at the next counted call.
-			in.hcall(cPreempt, uint64(ps.total), 0)
-			in.pCounter.Set(1)
-			in.pLoaded = 1
-			return
-		}
+	due := ps.left != preemptNever && ps.left <= 0
+	onG := in.canPreempt(m)
+	if due && !onG && !slice {
+		// On the runtime's own stack, where it cannot yield: ask again
+		// at the next counted call.
+		in.hcall(cPreempt, uint64(ps.total), 0)
+		in.pCounter.Set(1)
+		in.pLoaded = 1
+		return
+	}
+	if due && onG {
 		switch r.spec.Preempt.Strategy {
 		case "random":
 			ps.left = 1 + int64(ps.random.Intn(preemptRandomMax))
@@ -193,6 +195,8 @@ func (in *instance) preemptDue(ctx context.Context, m api.Module) {
 			}
 		}
 	}
+	// A strategy that is due on g0 at the end of a slice stays due: the
+	// reload after the slice's park asks again at the next counted call.
 	flags := uint64(0)
 	if yield && in.requestPreempt(m) {
 		flags = 1
