@@ -108,3 +108,35 @@ func TestPreemptLoopsBusyLoopFailsOnLiveness(t *testing.T) {
 		t.Errorf("failed at %s of virtual time, want after the 100ms of duration and recovery", time.Duration(r.AtNs))
 	}
 }
+
+// TestPreemptLoopsLetOtherNodesRun: a node spinning forever without a call
+// no longer holds up the world with preempt.loops. It parks at the end of
+// each time slice, so the workload's sleeps end and the run passes, where
+// without counting the spinner would run into the watchdog.
+func TestPreemptLoopsLetOtherNodesRun(t *testing.T) {
+	spin, sleeper := buildGuest(t, "spin"), buildGuest(t, "sleeper")
+	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	spec := &Spec{
+		Nodes: []NodeSpec{
+			{Name: "spinner", Wasm: spin},
+			{Name: "client", Wasm: sleeper, Args: []string{"-for", "100ms", "-step", "20ms"}, Workload: true},
+		},
+		DurationNs: int64(10 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
+		WatchdogNs: int64(20 * time.Second),
+		Preempt:    &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true},
+	}
+	r, err := e.Run(spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusPass {
+		t.Fatalf("%s %s %q, want a pass: the client's sleeps should end while the spinner parks", r.Status, r.Class, r.Message)
+	}
+	if r.AtNs < 100*int64(time.Millisecond) || r.AtNs > 200*int64(time.Millisecond) {
+		t.Errorf("passed at %s of virtual time, want the client's 100ms of sleeps plus at most a few slices", time.Duration(r.AtNs))
+	}
+}
