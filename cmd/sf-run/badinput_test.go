@@ -109,7 +109,7 @@ func TestBadInput(t *testing.T) {
 				"tiny.wasm": "\x00asm\x01\x00\x00\x00" + "\x01\x04\x01\x60\x00\x00" + "\x03\x02\x01\x00" +
 					"\x07\x0a\x01\x06_start\x00\x00" + "\x0a\x04\x01\x02\x00\x0b",
 			},
-			want:  []string{"node client (", "tiny.wasm)", "preempt: the module cannot be instrumented to count calls (preempt needs a module built by Go for wasip1)"},
+			want: []string{"node client (", "tiny.wasm)", "preempt: the module cannot be instrumented to count calls (preempt needs a module built by Go for wasip1)"},
 		},
 		{
 			name: "faults naming an unknown node",
