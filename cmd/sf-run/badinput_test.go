@@ -101,6 +101,17 @@ func TestBadInput(t *testing.T) {
 			want:  []string{": workload (client): /", "/empty.wasm is not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)\n"},
 		},
 		{
+			// A valid wasip1 command, but not Go's: preemption cannot count
+			// its calls, and says so instead of running it without.
+			name: "preempt with a module that is not Go's",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "wasm": "tiny.wasm"}, "preempt": {"strategy": "random"}}`,
+				"tiny.wasm": "\x00asm\x01\x00\x00\x00" + "\x01\x04\x01\x60\x00\x00" + "\x03\x02\x01\x00" +
+					"\x07\x0a\x01\x06_start\x00\x00" + "\x0a\x04\x01\x02\x00\x0b",
+			},
+			want: []string{"node client (", "tiny.wasm)", "preempt: the module cannot be instrumented to count calls (preempt needs a module built by Go for wasip1)"},
+		},
+		{
 			name: "faults naming an unknown node",
 			files: map[string]string{
 				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,

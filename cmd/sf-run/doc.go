@@ -68,6 +68,13 @@
 // It takes none of -seed, -faults, -shard, -check, -json, -inspect,
 // -compress, -history-timeout.
 //
+// A world with preempt fields preempts goroutines inside each node
+// (docs/preemption.md). With preempt.strategy pct every change point is a
+// preempt fault in the trace and the schedule ("fault preempt counter#1 at
+// counted call #55889"), and the trace ends with a line that says how many
+// calls each node counted ("pct: counted calls per node: counter=244939
+// (steps 250000)"), the number preempt.steps should cover.
+//
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
 // end, the summary covers the seeds that finished and says so (the JSONL
 // summary has "interrupted": true), and sf-run exits 130.

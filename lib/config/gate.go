@@ -126,6 +126,14 @@ var Implemented = map[string]bool{
 	"faults.slow_factor":          true,
 	"faults.pause_per_sec":        true,
 	"faults.pause_for":            true,
+
+	// Goroutine preemption inside a node.
+	"preempt.strategy":   true,
+	"preempt.interleave": true,
+	"preempt.depth":      true,
+	"preempt.steps":      true,
+	"preempt.calls":      true,
+	"preempt.loops":      true,
 }
 
 // setPlace is where an entry of World.Set was written, for messages.

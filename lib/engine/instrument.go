@@ -1,6 +1,10 @@
 package engine
 
-import "errors"
+import (
+	"bytes"
+	"errors"
+	"fmt"
+)
 
 // loopTickEvery is how many loop iterations a guest runs between two calls
 // to sched_yield that the instrumentation adds.
@@ -21,12 +25,48 @@ const loopTickEvery = 1 << 16
 // that the rewriter does not understand, is returned unchanged with ok false:
 // the watchdog can then only abandon it.
 func instrumentLoops(bin []byte) (out []byte, ok bool) {
-	res, err := rewriteLoops(bin)
+	res, err := rewriteModule(bin, instrumentMode{})
 	if err != nil {
 		return bin, false
 	}
 	return res, true
 }
+
+// instrumentMode says what the rewriter counts besides the loop ticks.
+type instrumentMode struct {
+	// preempt counts every function entry down on the preemption counter
+	// (preempt.go), and loops counts every loop iteration on it too.
+	preempt, loops bool
+}
+
+// Names under which a preempting module exports the preemption countdown
+// and Go's g register, so that the host can reload the one and find the
+// running goroutine through the other.
+const (
+	exportPreemptCounter = "sf.preempt_countdown"
+	exportG              = "sf.g"
+)
+
+// Layout of Go's wasm runtime that preemption relies on. The wasm backend
+// (cmd/internal/obj/wasm) keeps the g register in global 2, as an i64, and
+// every function that may grow its stack compares SP with g.stackguard0,
+// loaded as an i32 at offset 16 of g. runtime.morestack reads g.m at offset
+// 48, and g0 is the first field of m. A module whose code does not contain
+// both loads is refused rather than written to at the wrong place.
+const (
+	goGlobalG        = 2
+	goOffStackguard0 = 16
+	goOffM           = 48
+	goOffG0          = 0
+	goStackPreempt   = 0xfffffffffffffade // runtime/stack.go stackPreempt on a 64-bit uintptr
+)
+
+var (
+	// global.get 2; i32.wrap_i64; i32.load align=2 offset=16
+	patStackguard0 = []byte{0x23, goGlobalG, 0xa7, 0x28, 0x02, goOffStackguard0}
+	// global.get 2; i32.wrap_i64; i64.load align=3 offset=48
+	patGM = []byte{0x23, goGlobalG, 0xa7, 0x29, 0x03, goOffM}
+)
 
 var errUninstrumentable = errors.New("module cannot be instrumented")
 
@@ -68,13 +108,13 @@ func joinSections(header []byte, secs []section) []byte {
 	return out
 }
 
-func rewriteLoops(bin []byte) ([]byte, error) {
+func rewriteModule(bin []byte, mode instrumentMode) ([]byte, error) {
 	secs, err := splitSections(bin)
 	if err != nil {
 		return nil, err
 	}
 	var imp imports
-	globalsAt, codeAt := -1, -1
+	globalsAt, codeAt, exportsAt := -1, -1, -1
 	var definedGlobals uint32
 	for i, s := range secs {
 		switch s.id {
@@ -89,6 +129,8 @@ func rewriteLoops(bin []byte) ([]byte, error) {
 				return nil, errUninstrumentable
 			}
 			definedGlobals = c
+		case 7:
+			exportsAt = i
 		case 10:
 			codeAt = i
 		}
@@ -97,15 +139,38 @@ func rewriteLoops(bin []byte) ([]byte, error) {
 		return nil, errUninstrumentable
 	}
 	counter := imp.globals + definedGlobals
+	preemptCounter := counter + 1
 
-	// Globals: one more, the countdown, a mutable i32.
+	if mode.preempt {
+		if exportsAt < 0 || imp.globals != 0 {
+			return nil, errors.New("preempt: the module is not laid out as Go's wasm backend lays it out (no exports, or imported globals)")
+		}
+		if t, err := globalType(secs[globalsAt].body, goGlobalG); err != nil || t != 0x7e {
+			return nil, errors.New("preempt: global 2 of the module is not Go's g register (an i64)")
+		}
+		code := secs[codeAt].body
+		if !bytes.Contains(code, patStackguard0) || !bytes.Contains(code, patGM) {
+			return nil, fmt.Errorf("preempt: the module's code never loads g.stackguard0 at offset %d or g.m at offset %d: it was not built by a Go release whose runtime layout sf knows", goOffStackguard0, goOffM)
+		}
+	}
+
+	// Globals: the loop countdown, a mutable i32, and with preempt the
+	// preemption countdown, which starts at 1 so that the first counted call
+	// asks the host for its real value.
 	g := secs[globalsAt].body
 	_, n, _ := uleb(g)
-	ng := appendUleb(nil, definedGlobals+1)
+	added := uint32(1)
+	if mode.preempt {
+		added = 2
+	}
+	ng := appendUleb(nil, definedGlobals+added)
 	ng = append(ng, g[n:]...)
 	ng = append(ng, 0x7f, 0x01, 0x41)
 	ng = appendSleb32(ng, loopTickEvery)
 	ng = append(ng, 0x0b)
+	if mode.preempt {
+		ng = append(ng, 0x7f, 0x01, 0x41, 0x01, 0x0b)
+	}
 	secs[globalsAt].body = ng
 
 	var check []byte
@@ -122,12 +187,94 @@ func rewriteLoops(bin []byte) ([]byte, error) {
 	check = append(check, 0x10)
 	check = appendUleb(check, uint32(imp.schedYield))
 	check = append(check, 0x1a, 0x0b) // drop, end
-	code, err := instrumentCode(secs[codeAt].body, check)
+
+	var entry []byte
+	if mode.preempt {
+		// Count down; at zero call sched_yield with the counter left at 0,
+		// which is how the host tells this call from a loop tick.
+		entry = append(entry, 0x23)
+		entry = appendUleb(entry, preemptCounter)
+		entry = append(entry, 0x41, 0x01, 0x6b, 0x24)
+		entry = appendUleb(entry, preemptCounter)
+		entry = append(entry, 0x23)
+		entry = appendUleb(entry, preemptCounter)
+		entry = append(entry, 0x45, 0x04, 0x40, 0x10)
+		entry = appendUleb(entry, uint32(imp.schedYield))
+		entry = append(entry, 0x1a, 0x0b)
+		if mode.loops {
+			check = append(check, entry...)
+		}
+		e, err := addExports(secs[exportsAt].body, preemptCounter)
+		if err != nil {
+			return nil, err
+		}
+		secs[exportsAt].body = e
+	}
+	code, err := instrumentCode(secs[codeAt].body, entry, check)
 	if err != nil {
 		return nil, err
 	}
 	secs[codeAt].body = code
 	return joinSections(bin[:8], secs), nil
+}
+
+// globalType returns the value type of defined global idx.
+func globalType(b []byte, idx uint32) (byte, error) {
+	count, n, ok := uleb(b)
+	if !ok || idx >= count {
+		return 0, errUninstrumentable
+	}
+	b = b[n:]
+	for i := uint32(0); ; i++ {
+		if len(b) < 3 {
+			return 0, errUninstrumentable
+		}
+		t := b[0]
+		if i == idx {
+			return t, nil
+		}
+		b = b[2:]
+		// A constant expression: one instruction, then end.
+		switch op := b[0]; op {
+		case 0x41, 0x42, 0x23:
+			_, n, ok := uleb(b[1:])
+			if !ok {
+				return 0, errUninstrumentable
+			}
+			b = b[1+n:]
+		case 0x43:
+			b = b[min(5, len(b)):]
+		case 0x44:
+			b = b[min(9, len(b)):]
+		default:
+			return 0, errUninstrumentable
+		}
+		if len(b) < 1 || b[0] != 0x0b {
+			return 0, errUninstrumentable
+		}
+		b = b[1:]
+	}
+}
+
+// addExports appends the exports of the preemption countdown and of Go's g
+// register to an export section.
+func addExports(b []byte, counter uint32) ([]byte, error) {
+	count, n, ok := uleb(b)
+	if !ok {
+		return nil, errUninstrumentable
+	}
+	out := appendUleb(nil, count+2)
+	out = append(out, b[n:]...)
+	for _, e := range []struct {
+		name string
+		idx  uint32
+	}{{exportPreemptCounter, counter}, {exportG, goGlobalG}} {
+		out = appendUleb(out, uint32(len(e.name)))
+		out = append(out, e.name...)
+		out = append(out, 0x03) // global
+		out = appendUleb(out, e.idx)
+	}
+	return out, nil
 }
 
 type imports struct {
@@ -215,7 +362,7 @@ func skipLimits(b []byte) ([]byte, error) {
 	return b, nil
 }
 
-func instrumentCode(b []byte, check []byte) ([]byte, error) {
+func instrumentCode(b []byte, entry, check []byte) ([]byte, error) {
 	count, n, ok := uleb(b)
 	if !ok {
 		return nil, errUninstrumentable
@@ -231,7 +378,7 @@ func instrumentCode(b []byte, check []byte) ([]byte, error) {
 		fn := b[n : n+int(size)]
 		b = b[n+int(size):]
 		var err error
-		body, err = instrumentBody(body[:0], fn, check)
+		body, err = instrumentBody(body[:0], fn, entry, check)
 		if err != nil {
 			return nil, err
 		}
@@ -244,10 +391,11 @@ func instrumentCode(b []byte, check []byte) ([]byte, error) {
 	return out, nil
 }
 
-// instrumentBody copies one function body, inserting check after the block
-// type of every loop instruction. It decodes every instruction so that an
-// immediate byte is never mistaken for an opcode.
-func instrumentBody(out, fn, check []byte) ([]byte, error) {
+// instrumentBody copies one function body, inserting entry after its locals
+// and check after the block type of every loop instruction. It decodes
+// every instruction so that an immediate byte is never mistaken for an
+// opcode.
+func instrumentBody(out, fn, entry, check []byte) ([]byte, error) {
 	p := 0
 	u := func() bool { // skip one LEB128 number
 		for p < len(fn) {
@@ -272,6 +420,7 @@ func instrumentBody(out, fn, check []byte) ([]byte, error) {
 		p++
 	}
 	out = append(out, fn[:p]...)
+	out = append(out, entry...)
 	last := p
 	blockType := func() bool {
 		if p >= len(fn) {

@@ -208,8 +208,9 @@ type node struct {
 	slow        float64 // slowdown factor, 1 when not slowed
 	slowSeq     int
 	pausedUntil int64
-	jumps       int64 // clock jumps applied so far
-	monoJumps   int64 // with monotonic_jump, the jumps the monotonic clock took too
+	jumps       int64         // clock jumps applied so far
+	monoJumps   int64         // with monotonic_jump, the jumps the monotonic clock took too
+	preempt     *preemptState // with Spec.Preempt, its goroutine preemption
 }
 
 // wall is the node's wall clock: the fixed epoch plus virtual time, moved by
@@ -313,7 +314,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	for i := range spec.Nodes {
 		ns := &spec.Nodes[i]
 		names[i] = ns.Name
-		m, err := e.Compile(ns.Wasm)
+		m, err := e.CompileFor(ns.Wasm, spec.Preempt)
 		if err != nil {
 			return nil, fmt.Errorf("node %s: %w", ns.Name, err)
 		}
@@ -374,6 +375,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	} else {
 		r.planned = r.drawFaults(seed, 0)
 	}
+	r.initPreempt()
 	for _, n := range r.nodes {
 		if !n.spec.Finally {
 			r.start(n)
@@ -381,6 +383,7 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	}
 	r.guardedLoop()
 	r.shutdown()
+	r.preemptTrace()
 	if r.res.Status == StatusPass || r.res.Status == StatusHorizon {
 		r.checkHistory()
 	}
@@ -574,7 +577,7 @@ func (r *run) start(n *node) {
 	n.restartAt = math.MaxInt64
 	if n.count > 1 {
 		if n.spec.UpgradeWasm != "" && n.count == 2 {
-			m, err := r.eng.Compile(n.spec.UpgradeWasm)
+			m, err := r.eng.CompileFor(n.spec.UpgradeWasm, r.spec.Preempt)
 			if err == nil {
 				n.compiled = m
 				r.tracef("restart %s, upgraded", in.name)
@@ -1124,6 +1127,12 @@ type instance struct {
 	// they were stretched to.
 	slowDeadlines map[int64]int64
 	stepStart     time.Time
+	// pCounter and gReg are, with Spec.Preempt, the guest's preemption
+	// countdown and Go's g register (preempt.go); pLoaded is the countdown
+	// as the host last set it.
+	pCounter api.MutableGlobal
+	gReg     api.Global
+	pLoaded  int64
 	// hold says who may touch the run's state: the scheduler or this
 	// instance's goroutine (see holdSched). It is the only field both read
 	// without a channel handoff between them.
@@ -1196,6 +1205,7 @@ func (in *instance) main() {
 		return
 	}
 	in.mod = mod
+	in.preemptStart(mod)
 	in.hold.Store(holdWasm)
 	_, err = mod.ExportedFunction("_start").Call(ctx)
 	if in.hold.Swap(holdSched) == holdAbandoned {
@@ -1224,6 +1234,9 @@ func (in *instance) main() {
 		}
 		in.trap = "wasm trap: " + msgText
 	}
+	if in.pCounter != nil {
+		in.preemptSync()
+	}
 	mod.Close(context.Background())
 	r.back <- msg{kind: msgExited, inst: in}
 }
@@ -1232,6 +1245,7 @@ func (in *instance) main() {
 // if the instance should go on; a kill ends the guest from inside the host
 // call.
 func (in *instance) park(ctx context.Context) {
+	in.preemptParked()
 	in.parked = true
 	in.hold.Store(holdSched)
 	in.run.back <- msg{kind: msgParked, inst: in}

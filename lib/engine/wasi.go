@@ -200,7 +200,14 @@ func init() {
 		in.random.Fill(b)
 		s[0] = eSuccess
 	})
-	w("sched_yield", cSchedYield, nil, r1, func(in *instance, ctx context.Context, _ api.Module, s []uint64) {
+	w("sched_yield", cSchedYield, nil, r1, func(in *instance, ctx context.Context, m api.Module, s []uint64) {
+		if in.pCounter != nil && uint32(in.pCounter.Get()) == 0 {
+			// Only the instrumentation's function-entry countdown calls
+			// with the counter at zero.
+			in.preemptDue(ctx, m)
+			s[0] = eSuccess
+			return
+		}
 		in.hcall(cSchedYield, 0, 0)
 		in.watchdogTick(ctx)
 		s[0] = eSuccess

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -85,6 +86,10 @@ type Spec struct {
 	// history check's work (limits.go). Defaults to the Default*Max
 	// constants.
 	Limits Limits
+	// Preempt, when not nil, preempts goroutines inside every program
+	// (preempt.go). Defaults to nil: no counting and no preemption, the
+	// module runs as it did before preemption existed.
+	Preempt *Preempt
 	// NetOverlay puts /etc/hosts and /etc/nsswitch.conf on every node's disk
 	// before it starts, so that guests built with the net_overlay resolve
 	// node names (netoverlay.go).
@@ -132,13 +137,29 @@ func (e *Engine) Close() error { return e.rt.Close(context.Background()) }
 // Compile compiles the module at path once per engine and checks that it is
 // a wasip1 command that sf can run.
 func (e *Engine) Compile(path string) (wazero.CompiledModule, error) {
+	return e.CompileFor(path, nil)
+}
+
+// CompileFor is Compile for a world with the preemption settings p (nil for
+// none): a preempting world runs a module that also counts calls, compiled
+// and cached apart from the plain one.
+func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
+	var mode instrumentMode
+	key := abs
+	if p != nil {
+		mode = instrumentMode{preempt: true, loops: p.Loops}
+		key += "\x00preempt"
+		if p.Loops {
+			key += "+loops"
+		}
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if m, ok := e.compiled[abs]; ok {
+	if m, ok := e.compiled[key]; ok {
 		return m, nil
 	}
 	bin, err := os.ReadFile(abs)
@@ -148,7 +169,17 @@ func (e *Engine) Compile(path string) (wazero.CompiledModule, error) {
 	if _, err := splitSections(bin); err != nil {
 		return nil, fmt.Errorf("%s: not a WebAssembly module", path)
 	}
-	instrumented, _ := instrumentLoops(bin)
+	var instrumented []byte
+	if mode.preempt {
+		if instrumented, err = rewriteModule(bin, mode); err != nil {
+			if errors.Is(err, errUninstrumentable) {
+				err = errors.New("preempt: the module cannot be instrumented to count calls (preempt needs a module built by Go for wasip1)")
+			}
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+	} else {
+		instrumented, _ = instrumentLoops(bin)
+	}
 	m, err := e.rt.CompileModule(context.Background(), mergeDataSegments(instrumented))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
@@ -156,7 +187,7 @@ func (e *Engine) Compile(path string) (wazero.CompiledModule, error) {
 	if err := checkGuest(path, m); err != nil {
 		return nil, err
 	}
-	e.compiled[abs] = m
+	e.compiled[key] = m
 	return m, nil
 }
 

@@ -88,7 +88,7 @@ var registry = []Kind{
 	{Name: KindPause, Span: true, Swarm: true, Fields: []string{"pause_per_sec", "pause_for"}},
 	{Name: KindUDPDrop, Counter: "datagram", Swarm: true, Fields: []string{"udp_loss"}},
 	{Name: KindUDPDup, Counter: "datagram", Swarm: true, Fields: []string{"udp_dup"}},
-	{Name: KindPreempt, Counter: "counted call", Unsupported: "goroutine preemption (preempt.strategy) is not supported by this version"},
+	{Name: KindPreempt, Counter: "counted call"},
 	{Name: KindMmapWB, Counter: "disk op", Swarm: true, Fields: []string{"mmap_early_writeback"}},
 }
 

@@ -23,13 +23,37 @@ func BenchmarkHttpkvSweep(b *testing.B) {
 	benchSweep(b, "httpkv", "seedfall.json", "seedfall.fixed.json")
 }
 
+// BenchmarkKvlogPreempt shows what counting calls costs the guest: kvlog's
+// fixed world without preempt, with strategy none (counting only, a yield
+// every 4,194,304 calls), with random (a yield every 1 to 4,096 calls) and
+// with random and preempt.loops.
+func BenchmarkKvlogPreempt(b *testing.B) {
+	for _, v := range []struct {
+		name string
+		set  []string
+	}{
+		{"off", nil},
+		{"none", []string{"preempt.strategy=none"}},
+		{"random", []string{"preempt.strategy=random"}},
+		{"random+loops", []string{"preempt.strategy=random", "preempt.loops=true"}},
+	} {
+		b.Run(v.name, func(b *testing.B) {
+			benchSweepWith(b, config.LoadOptions{Set: v.set}, []int{1}, "kvlog", "seedfall.fixed.json")
+		})
+	}
+}
+
 func benchSweep(b *testing.B, example string, worlds ...string) {
+	benchSweepWith(b, config.LoadOptions{}, []int{1, 2}, example, worlds...)
+}
+
+func benchSweepWith(b *testing.B, opts config.LoadOptions, jobList []int, example string, worlds ...string) {
 	for _, world := range worlds {
-		p, err := Prepare("../../examples/"+example+"/"+world, config.LoadOptions{}, io.Discard)
+		p, err := Prepare("../../examples/"+example+"/"+world, opts, io.Discard)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, jobs := range []int{1, 2} {
+		for _, jobs := range jobList {
 			b.Run(world+"/j"+string(rune('0'+jobs)), func(b *testing.B) {
 				const seeds = 60
 				var steps, virt int64

@@ -69,12 +69,12 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 			}
 		}
 		if ns.UpgradeWasm != "" {
-			if _, err := eng.Compile(ns.UpgradeWasm); err != nil {
+			if _, err := eng.CompileFor(ns.UpgradeWasm, spec.Preempt); err != nil {
 				eng.Close()
 				return nil, fmt.Errorf("node %s (upgrade_to %s): %w", n.Name, n.UpgradeTo, err)
 			}
 		}
-		if _, err := eng.Compile(ns.Wasm); err != nil {
+		if _, err := eng.CompileFor(ns.Wasm, spec.Preempt); err != nil {
 			eng.Close()
 			where := n.Wasm
 			if where == "" {

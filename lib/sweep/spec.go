@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/disk"
@@ -52,6 +53,14 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 			LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
 		},
 	}
+	if preemptSet(w) {
+		p := w.Preempt
+		strategy := p.Strategy
+		if p.Interleave && (strategy == "none" || strategy == "") {
+			strategy = "random" // what loading does already; kept for worlds built in code
+		}
+		spec.Preempt = &engine.Preempt{Strategy: strategy, Depth: p.Depth, Steps: p.Steps, Calls: p.Calls, Loops: p.Loops}
+	}
 	for _, l := range w.Links {
 		spec.Net.Links = append(spec.Net.Links, simnet.Link{From: l.From, To: l.To, LatencyNs: rangeNs(l.Latency)})
 	}
@@ -66,3 +75,14 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 }
 
 func rangeNs(r config.Range) [2]int64 { return [2]int64{int64(r[0]), int64(r[1])} }
+
+// preemptSet reports whether the world sets any preempt field: only then do
+// its programs count calls, so a world without one runs as it always did.
+func preemptSet(w *config.World) bool {
+	for _, p := range w.Set {
+		if strings.HasPrefix(p, "preempt.") {
+			return true
+		}
+	}
+	return false
+}

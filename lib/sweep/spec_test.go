@@ -14,7 +14,7 @@ import (
 // spec: a field that reaches nothing is a setting users write in vain.
 var elsewhere = map[string]string{
 	"nodes": "node specs (Prepare)", "workload": "node specs", "workloads": "node specs", "finally": "node specs",
-	"compat_overlay": "refused by config: not supported", "preempt": "refused by config: not supported",
+	"compat_overlay":              "refused by config: not supported",
 	"faults.preset":               "expanded into the other fields by config",
 	"faults.include_workload":     "per-node fault flags (World.FaultsFor in Prepare)",
 	"faults.mmap_early_writeback": "refused by config: needs compat_overlay",
@@ -52,13 +52,20 @@ func TestEveryWorldFieldReachesTheEngine(t *testing.T) {
 				continue
 			}
 			w := base
+			cmp := baseSpec
+			if strings.HasPrefix(path, "preempt.") {
+				// Preemption is on only in a world that sets a preempt
+				// field, so the field must change a spec that has it on.
+				w.Set = []string{path}
+				cmp = want(w)
+			}
 			fv := reflect.ValueOf(&w).Elem().FieldByIndex(fieldPath(t, &base, path))
 			if !change(fv, path) {
 				t.Errorf("%s: the test cannot change a field of type %s", path, f.Type)
 				continue
 			}
 			seen++
-			if reflect.DeepEqual(want(w), baseSpec) {
+			if reflect.DeepEqual(want(w), cmp) {
 				t.Errorf("world field %s reaches no engine behaviour: EngineSpec ignores it", path)
 			}
 		}
