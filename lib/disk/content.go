@@ -176,14 +176,6 @@ func (c *content) copyRange(src *content, a, e int64, twin *content, pool *pageP
 	}
 }
 
-// byteAt returns byte i of c, which must be inside it.
-func (c *content) byteAt(i int64) byte {
-	if pg := c.pages[i/PageBytes]; pg != nil {
-		return pg[i%PageBytes]
-	}
-	return 0
-}
-
 // flip flips bit of byte i of c alone, which must be inside it.
 func (c *content) flip(i int64, bit uint8, twin *content, pool *pagePool) {
 	c.writable(i/PageBytes, twin, pool)[i%PageBytes] ^= 1 << bit

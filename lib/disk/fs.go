@@ -74,8 +74,9 @@ const (
 	PathBytesMax = 4096
 	// SymlinkHopsMax is how many symlinks one resolution follows, as on Linux; more is ELOOP.
 	SymlinkHopsMax = 40
-	// FileBytesMax is the largest file size. Files live in memory, holes
-	// included, so a write or truncate past it fails with EFBIG rather than
+	// FileBytesMax is the largest file size. Files live in memory; a hole
+	// costs only its place in the file's page list, but written data costs
+	// its size, so a write or truncate past it fails with EFBIG rather than
 	// exhausting the host.
 	FileBytesMax = 1 << 30
 	// PageBytes is the size of a page: the unit of writeback that crash
