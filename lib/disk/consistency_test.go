@@ -54,6 +54,10 @@ func checkConsistent(t *testing.T, fs *FS) {
 		}
 	}
 	var used int64
+	pageOwner := map[*page]pageUse{}
+	for _, pg := range fs.pool.free {
+		pageOwner[pg] = pageUse{}
+	}
 	for ino, n := range fs.inodes {
 		if len(n.links) != names[ino] {
 			t.Fatalf("ino %d (%s): %d links, %d entries", ino, fs.PathOf(ino), len(n.links), names[ino])
@@ -74,23 +78,26 @@ func checkConsistent(t *testing.T, fs *FS) {
 			// content, except in stale pages (failed, lost or misdirected
 			// syncs).
 			got := n.applyPrefix(len(n.pending), 0)
-			if len(got) != len(n.data) {
-				t.Fatalf("file %q: durable content plus pending operations has %d bytes, current %d", fs.PathOf(ino), len(got), len(n.data))
+			data := n.data.bytes()
+			if len(got) != len(data) {
+				t.Fatalf("file %q: durable content plus pending operations has %d bytes, current %d", fs.PathOf(ino), len(got), len(data))
 			}
 			for i := range got {
-				if got[i] != n.data[i] && !n.stale[int64(i)/PageBytes] {
-					t.Fatalf("file %q: durable content plus pending operations is %q, current is %q (byte %d)", fs.PathOf(ino), got, n.data, i)
+				if got[i] != data[i] && !n.stale[int64(i)/PageBytes] {
+					t.Fatalf("file %q: durable content plus pending operations is %q, current is %q (byte %d)", fs.PathOf(ino), got, data, i)
 				}
 			}
 			for p := range n.stale {
-				if p*PageBytes >= int64(len(n.durable)) {
-					t.Fatalf("file %q: stale page %d past the durable size %d", fs.PathOf(ino), p, len(n.durable))
+				if p*PageBytes >= n.durable.size {
+					t.Fatalf("file %q: stale page %d past the durable size %d", fs.PathOf(ino), p, n.durable.size)
 				}
 			}
-			if last := len(n.damaged) - 1; last >= 0 && n.damaged[last][1] > int64(len(n.durable)) {
-				t.Fatalf("file %q: damaged %v past the durable size %d", fs.PathOf(ino), n.damaged, len(n.durable))
+			if last := len(n.damaged) - 1; last >= 0 && n.damaged[last][1] > n.durable.size {
+				t.Fatalf("file %q: damaged %v past the durable size %d", fs.PathOf(ino), n.damaged, n.durable.size)
 			}
-			used += int64(len(n.data))
+			checkContent(t, fs.PathOf(ino)+" (current)", &n.data, pageOwner, n.ino)
+			checkContent(t, fs.PathOf(ino)+" (durable)", &n.durable, pageOwner, n.ino)
+			used += n.data.size
 		}
 	}
 	if used != fs.usedBytes {
@@ -106,6 +113,38 @@ func checkConsistent(t *testing.T, fs *FS) {
 	}
 }
 
+// pageUse is where a page of content sits: a file and an index.
+type pageUse struct {
+	ino Ino
+	idx int
+}
+
+// checkContent checks the invariants of content c of file ino: its page
+// count, zeros past its size, and that each of its pages sits nowhere else
+// than at the same index of the same file's other version (and not in the
+// free pool), which owner records across calls.
+func checkContent(t *testing.T, what string, c *content, owner map[*page]pageUse, ino Ino) {
+	t.Helper()
+	if int64(len(c.pages)) != numPages(c.size) {
+		t.Fatalf("%s: %d pages for %d bytes", what, len(c.pages), c.size)
+	}
+	if tail := c.size % PageBytes; tail != 0 {
+		if pg := c.pages[len(c.pages)-1]; pg != nil && !isZero(pg[tail:]) {
+			t.Fatalf("%s: bytes past the size %d are not zero", what, c.size)
+		}
+	}
+	for i, pg := range c.pages {
+		if pg == nil {
+			continue
+		}
+		use, seen := owner[pg]
+		if seen && use != (pageUse{ino, i}) {
+			t.Fatalf("%s: page %d is also page %d of ino %d (ino 0: the free pool)", what, i, use.idx, use.ino)
+		}
+		owner[pg] = pageUse{ino, i}
+	}
+}
+
 // checkCrashed checks, after Crash, that the view is the durable image.
 func checkCrashed(t *testing.T, fs *FS) {
 	t.Helper()
@@ -116,8 +155,8 @@ func checkCrashed(t *testing.T, fs *FS) {
 	for ino, n := range fs.inodes {
 		switch n.typ {
 		case TypeRegular:
-			if len(n.pending) > 0 || !bytes.Equal(n.data, n.durable) {
-				t.Fatalf("file %d after crash: pending %d, data %q, durable %q", ino, len(n.pending), n.data, n.durable)
+			if len(n.pending) > 0 || !bytes.Equal(n.data.bytes(), n.durable.bytes()) {
+				t.Fatalf("file %d after crash: pending %d, data %q, durable %q", ino, len(n.pending), n.data.bytes(), n.durable.bytes())
 			}
 		case TypeDir:
 			if len(n.entries) != len(n.durableEntries) {

@@ -1,9 +1,6 @@
 package disk
 
-import (
-	"slices"
-	"sort"
-)
+import "sort"
 
 // Crash is a power cut: the view becomes exactly the durable image. Pending
 // writes, truncates and directory operations are dropped. The namespace is
@@ -64,10 +61,10 @@ func (fs *FS) Crash() {
 			continue
 		}
 		if n.typ == TypeRegular {
-			n.data = slices.Clone(n.durable)
+			n.data.becomeTwin(&n.durable, n.pool)
 			n.pending = nil
 			n.stale = nil
-			fs.usedBytes += int64(len(n.data))
+			fs.usedBytes += n.data.size
 		}
 	}
 }

@@ -279,8 +279,8 @@ func TestApplyPrefix(t *testing.T) {
 			t.Errorf("applyPrefix(%d, %d) = %q, want %q", tt.k, tt.torn, got, tt.want)
 		}
 	}
-	if !bytes.Equal(n.durable, []byte("abcdef")) {
-		t.Fatalf("applyPrefix changed the durable content: %q", n.durable)
+	if !bytes.Equal(n.durable.bytes(), []byte("abcdef")) {
+		t.Fatalf("applyPrefix changed the durable content: %q", n.durable.bytes())
 	}
 	for i, op := range n.pending {
 		if i > 0 && op.seq <= n.pending[i-1].seq {

@@ -28,19 +28,18 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	}
 	written := n.replayDurable(ops, dropped)
 	n.pending = nil
-	b := n.durable
-	if len(b) != len(n.data) && (fs.mutant != MutantTruncateNotDurable || len(b) < len(n.data)) {
-		panic(fmt.Sprintf("disk: ino %d: durable size %d after sync, current size %d", n.ino, len(b), len(n.data)))
+	size := n.durable.size
+	if size != n.data.size && (fs.mutant != MutantTruncateNotDurable || size < n.data.size) {
+		panic(fmt.Sprintf("disk: ino %d: durable size %d after sync, current size %d", n.ino, size, n.data.size))
 	}
-	size := int64(len(b))
 	for _, p := range written {
 		if !n.stale[p] || dropped(p) {
 			continue
 		}
 		a, e := pageRange(p, size)
-		e = min(e, int64(len(n.data)))
+		e = min(e, n.data.size)
 		if a < e {
-			copy(b[a:e], n.data[a:e])
+			n.durable.copyRange(&n.data, a, e, &n.data, n.pool)
 			n.damaged = n.damaged.remove(a, e)
 		}
 		delete(n.stale, p)
@@ -50,6 +49,14 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 			delete(n.stale, p)
 		}
 	}
+	// The pages this sync wrote now hold what reads see, unless a fault or a
+	// mutant made them differ: let the durable version share them.
+	limit := numPages(min(size, n.data.size))
+	for _, p := range written {
+		if p < limit {
+			n.durable.share(p, &n.data, n.pool)
+		}
+	}
 }
 
 // replayDurable applies ops to the durable content of n, except the bytes
@@ -57,16 +64,16 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 // file still takes the size those writes give it. It returns the pages that
 // took written bytes, in the order written.
 func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool) (written []int64) {
-	b := n.durable
+	d := &n.durable
 	for _, op := range ops {
 		if op.truncate {
-			b = resize(b, op.off)
+			d.resize(op.off, &n.data, n.pool)
 			n.damaged = n.damaged.clip(op.off)
 			continue
 		}
 		end := op.off + int64(len(op.data))
-		if end > int64(len(b)) {
-			b = resize(b, end)
+		if end > d.size {
+			d.resize(end, &n.data, n.pool)
 		}
 		first, last := pagesOf(op.off, end)
 		for p := first; p < last; p++ {
@@ -75,12 +82,11 @@ func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool) (writ
 				n.markStale(p)
 				continue
 			}
-			copy(b[a:e], op.data[a-op.off:e-op.off])
+			d.writeAt(op.data[a-op.off:e-op.off], a, &n.data, n.pool)
 			n.damaged = n.damaged.remove(a, e)
 			written = append(written, p)
 		}
 	}
-	n.durable = b
 	return written
 }
 
@@ -94,7 +100,7 @@ func (n *inode) markStale(p int64) {
 // dirtyPages returns, sorted, the pages inside the current size that a
 // pending write of the regular file n touches.
 func (n *inode) dirtyPages() []int64 {
-	size := int64(len(n.data))
+	size := n.data.size
 	var out []int64
 	for _, op := range n.pending {
 		if op.truncate {
@@ -157,7 +163,7 @@ func (fs *FS) SyncLosingPage(ino Ino, r *rng.Stream) (page int64, err error) {
 	}
 	lost := dirty[r.Intn(len(dirty))]
 	fs.syncFile(n, func(p int64) bool { return p == lost })
-	n.damaged = n.damaged.add(pageRange(lost, int64(len(n.data))))
+	n.damaged = n.damaged.add(pageRange(lost, n.data.size))
 	return lost * PageBytes, nil
 }
 
@@ -182,8 +188,8 @@ func (fs *FS) SyncMisdirected(ino Ino, r *rng.Stream) (from, to int64, ok bool, 
 	if n.typ != TypeRegular {
 		return 0, 0, false, fs.Sync(ino)
 	}
-	size := int64(len(n.data))
-	pages := (size + PageBytes - 1) / PageBytes
+	size := n.data.size
+	pages := numPages(size)
 	dirty := n.dirtyPages()
 	if len(dirty) == 0 || pages < 2 {
 		fs.syncFile(n, nil)
@@ -195,11 +201,11 @@ func (fs *FS) SyncMisdirected(ino Ino, r *rng.Stream) (from, to int64, ok bool, 
 		dst++
 	}
 	fs.syncFile(n, func(p int64) bool { return p == src })
-	block := make([]byte, PageBytes)
+	var block [PageBytes]byte
 	a, e := pageRange(src, size)
-	copy(block, n.data[a:e])
+	n.data.readAt(block[:e-a], a)
 	a, e = pageRange(dst, size)
-	copy(n.durable[a:e], block)
+	n.durable.writeAt(block[:e-a], a, &n.data, n.pool)
 	n.markStale(dst)
 	n.damaged = n.damaged.add(pageRange(src, size))
 	n.damaged = n.damaged.add(a, e)
@@ -218,9 +224,9 @@ func (fs *FS) BitRot(r *rng.Stream) (Damage, bool) {
 	var total int64
 	for _, ino := range fs.sortedInos() {
 		n := fs.inodes[ino]
-		if n.typ == TypeRegular && len(n.durable) > 0 && (len(n.links) > 0 || n.durableLinks > 0) {
+		if n.typ == TypeRegular && n.durable.size > 0 && (len(n.links) > 0 || n.durableLinks > 0) {
 			files = append(files, n)
-			total += int64(len(n.durable))
+			total += n.durable.size
 		}
 	}
 	if total == 0 {
@@ -229,18 +235,30 @@ func (fs *FS) BitRot(r *rng.Stream) (Damage, bool) {
 	i := int64(r.Uint64n(uint64(total)))
 	bit := uint8(r.Intn(8))
 	for _, n := range files {
-		if i >= int64(len(n.durable)) {
-			i -= int64(len(n.durable))
+		if i >= n.durable.size {
+			i -= n.durable.size
 			continue
 		}
-		n.durable[i] ^= 1 << bit
 		if n.visibleFromDurable(i) {
-			n.data[i] ^= 1 << bit
+			n.flipBoth(i, bit)
+		} else {
+			n.durable.flip(i, bit, &n.data, n.pool)
 		}
 		n.damaged = n.damaged.add(i, i+1)
 		return Damage{Path: fs.PathOf(n.ino), Offset: i, Bit: bit}, true
 	}
 	panic("unreachable")
+}
+
+// flipBoth flips bit of byte off in both the durable and the current
+// content: once when the page is shared, in each copy otherwise.
+func (n *inode) flipBoth(off int64, bit uint8) {
+	if p := off / PageBytes; n.durable.shared(p, &n.data) {
+		n.durable.pages[p][off%PageBytes] ^= 1 << bit
+		return
+	}
+	n.durable.flip(off, bit, &n.data, n.pool)
+	n.data.flip(off, bit, &n.durable, n.pool)
 }
 
 // visibleFromDurable reports whether byte off of the current content comes
@@ -316,13 +334,15 @@ func (fs *FS) WrittenBack(ino Ino, p []byte, off int64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	if off < 0 || off >= int64(len(n.durable)) {
+	if off < 0 || off >= n.durable.size {
 		return 0, nil
 	}
-	k := copy(n.durable[off:], p)
+	k := int(min(int64(len(p)), n.durable.size-off))
+	n.durable.writeAt(p[:k], off, &n.data, n.pool)
 	n.damaged = n.damaged.remove(off, off+int64(k))
-	if off < int64(len(n.data)) {
-		copy(n.data[off:], p[:k])
+	if off < n.data.size {
+		m := int(min(int64(k), n.data.size-off))
+		n.data.writeAt(p[:m], off, &n.durable, n.pool)
 	}
 	return k, nil
 }

@@ -32,7 +32,7 @@ func resize(b []byte, n int64) []byte {
 // applyPrefix(0, 0) is the durable content and applyPrefix(len(pending), 0)
 // the current content. The result is a new slice.
 func (n *inode) applyPrefix(k, torn int) []byte {
-	b := slices.Clone(n.durable)
+	b := n.durable.bytes()
 	for _, op := range n.pending[:k] {
 		b = op.apply(b)
 	}

@@ -74,8 +74,9 @@ const (
 	PathBytesMax = 4096
 	// SymlinkHopsMax is how many symlinks one resolution follows, as on Linux; more is ELOOP.
 	SymlinkHopsMax = 40
-	// FileBytesMax is the largest file size. Files live in memory, holes
-	// included, so a write or truncate past it fails with EFBIG rather than
+	// FileBytesMax is the largest file size. Files live in memory; a hole
+	// costs only its place in the file's page list, but written data costs
+	// its size, so a write or truncate past it fails with EFBIG rather than
 	// exhausting the host.
 	FileBytesMax = 1 << 30
 	// PageBytes is the size of a page: the unit of writeback that crash
@@ -99,6 +100,8 @@ type FS struct {
 	nextIno       Ino
 	seq           uint64   // sequence number of the last write, truncate or directory operation
 	dirOps        []*dirOp // pending directory operations in sequence order (StrictDirs only)
+
+	pool pagePool // free pages, shared by the files of this FS
 
 	mutant     Mutant      // see SetMutant
 	mutantHits int         // see MutantHits
@@ -125,10 +128,15 @@ type inode struct {
 	// durableLinks counts the durable entries that name the inode.
 	durableLinks int
 
-	// Regular files.
-	data    []byte   // current content: what reads see
-	durable []byte   // durable content: what a crash keeps
-	pending []fileOp // writes and truncates since the last Sync, oldest first
+	// Regular files. data and durable share the pages on which they agree
+	// (see content).
+	data    content   // current content: what reads see
+	durable content   // durable content: what a crash keeps
+	pool    *pagePool // the FS's pool, for data and durable
+	pending []fileOp  // writes and truncates since the last Sync, oldest first
+	// opBuf holds the bytes of small pending writes back to back (see
+	// keepBytes); it is reused once pending is empty.
+	opBuf []byte
 	// stale holds the pages whose durable content is not what the pending
 	// operations replayed on it would make of the current content: pages
 	// whose writes a failed, lost or misdirected Sync did not write, and the
@@ -179,7 +187,7 @@ func (fs *FS) Root() Ino { return RootIno }
 
 func (fs *FS) alloc(typ FileType) *inode {
 	t := fs.now()
-	n := &inode{ino: fs.nextIno, typ: typ, atim: t, mtim: t, ctim: t}
+	n := &inode{ino: fs.nextIno, typ: typ, atim: t, mtim: t, ctim: t, pool: &fs.pool}
 	fs.nextIno++
 	if typ == TypeDir {
 		n.entries = make(map[string]Ino)
@@ -212,7 +220,7 @@ func (fs *FS) Stat(ino Ino) (Stat, error) {
 	st := Stat{Ino: n.ino, Type: n.typ, Atim: n.atim, Mtim: n.mtim, Ctim: n.ctim}
 	switch n.typ {
 	case TypeRegular:
-		st.Size = int64(len(n.data))
+		st.Size = n.data.size
 		st.Nlink = uint64(len(n.links))
 	case TypeSymlink:
 		st.Size = int64(len(n.target))
@@ -237,10 +245,7 @@ func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, EINVAL
 	}
-	if off >= int64(len(n.data)) {
-		return 0, nil
-	}
-	return copy(p, n.data[off:]), nil
+	return n.data.readAt(p, off), nil
 }
 
 // WriteAt writes p at off into the current content of a regular file,
@@ -267,7 +272,7 @@ func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 		return 0, EFBIG
 	}
 	if fs.capacityBytes > 0 {
-		size := int64(len(n.data))
+		size := n.data.size
 		endMax := size + max(fs.capacityBytes-fs.usedBytes, 0)
 		if end := off + int64(len(p)); end > endMax {
 			if endMax <= off {
@@ -282,17 +287,38 @@ func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 
 // write records a write of p at off to the regular file n, with no checks.
 func (fs *FS) write(n *inode, p []byte, off int64) {
-	op := fileOp{seq: fs.nextSeq(), off: off, data: slices.Clone(p)}
-	fs.setData(n, op.apply(n.data))
+	op := fileOp{seq: fs.nextSeq(), off: off, data: n.keepBytes(p)}
+	old := n.data.size
+	n.data.writeAt(op.data, off, &n.durable, n.pool)
+	fs.usedBytes += n.data.size - old
 	n.pending = append(n.pending, op)
 	n.touch(fs.now())
 }
 
-// setData sets the current content of the regular file n, keeping the
-// disk's usage up to date.
-func (fs *FS) setData(n *inode, b []byte) {
-	fs.usedBytes += int64(len(b)) - int64(len(n.data))
-	n.data = b
+// opBufBytes bounds the buffer that an inode keeps for the bytes of its small
+// pending writes; writes of more than half of it get an allocation of their
+// own.
+const opBufBytes = 64 << 10
+
+// keepBytes returns a copy of p for a pending write of n. Small writes are
+// copied into n.opBuf, which is reused from the start once n has no pending
+// operation: nothing reads the data of an operation after it left pending.
+// So a write+fsync loop makes no garbage for these copies, and a file keeps
+// at most opBufBytes for them between its syncs.
+func (n *inode) keepBytes(p []byte) []byte {
+	if len(p) > opBufBytes/2 {
+		return slices.Clone(p)
+	}
+	if len(n.pending) == 0 {
+		n.opBuf = n.opBuf[:0]
+	}
+	if len(n.opBuf)+len(p) > cap(n.opBuf) {
+		// The old buffer stays with the pending writes that use it.
+		n.opBuf = make([]byte, 0, min(max(2*cap(n.opBuf), 4*len(p), 4<<10), opBufBytes))
+	}
+	at := len(n.opBuf)
+	n.opBuf = append(n.opBuf, p...)
+	return n.opBuf[at:len(n.opBuf):len(n.opBuf)]
 }
 
 // Truncate sets the size of a regular file, dropping bytes past size or
@@ -316,7 +342,8 @@ func (fs *FS) Truncate(ino Ino, size int64) error {
 
 func (fs *FS) truncate(n *inode, size int64) {
 	op := fileOp{seq: fs.nextSeq(), truncate: true, off: size}
-	fs.setData(n, op.apply(n.data))
+	fs.usedBytes += size - n.data.size
+	n.data.resize(size, &n.durable, n.pool)
 	n.pending = append(n.pending, op)
 	n.touch(fs.now())
 }
@@ -464,7 +491,7 @@ func (fs *FS) Release(ino Ino) {
 			}
 		}
 	}
-	fs.usedBytes -= int64(len(n.data))
+	fs.usedBytes -= n.data.size
 	delete(fs.inodes, ino)
 }
 
@@ -495,8 +522,8 @@ func (fs *FS) Files() []FileInfo {
 			fi := FileInfo{Path: prefix + name, Ino: ino, Type: n.typ}
 			switch n.typ {
 			case TypeRegular:
-				fi.Size = int64(len(n.data))
-				fi.DurableSize = int64(len(n.durable))
+				fi.Size = n.data.size
+				fi.DurableSize = n.durable.size
 				fi.PendingOps = len(n.pending)
 				for _, op := range n.pending {
 					fi.PendingBytes += int64(len(op.data))

@@ -165,7 +165,7 @@ func (fs *FS) CrashWith(rules CrashRules, r *rng.Stream) CrashReport {
 		}
 		slices.Sort(inos)
 		for _, ino := range inos {
-			cand := hit[ino].clip(int64(len(fs.inodes[ino].durable)))
+			cand := hit[ino].clip(fs.inodes[ino].durable.size)
 			if total := cand.total(); total > 0 {
 				off := cand.nth(int64(r.Uint64n(uint64(total))))
 				flips = append(flips, flip{ino, off, uint8(r.Intn(8))})
@@ -178,8 +178,7 @@ func (fs *FS) CrashWith(rules CrashRules, r *rng.Stream) CrashReport {
 		if n == nil {
 			continue // the file did not survive the crash
 		}
-		n.durable[f.off] ^= 1 << f.bit
-		n.data[f.off] ^= 1 << f.bit
+		n.flipBoth(f.off, f.bit)
 		n.damaged = n.damaged.add(f.off, f.off+1)
 		rep.Corrupted = append(rep.Corrupted, Damage{Path: fs.PathOf(f.ino), Offset: f.off, Bit: f.bit})
 	}
@@ -245,29 +244,25 @@ func (fs *FS) crashDuringSync(rules CrashRules, r *rng.Stream, rep *CrashReport,
 // in hit the bytes covered by the writes that reached the disk.
 func (p *filePlan) apply(rep *CrashReport, hit map[Ino]ranges) {
 	n := p.n
-	b := n.durable
+	d := &n.durable
 	for i, op := range n.pending {
 		if op.truncate {
 			if p.keepTrunc[i] {
-				b = resize(b, op.off)
+				d.resize(op.off, &n.data, n.pool)
 				n.damaged = n.damaged.clip(op.off)
 			}
 			continue
 		}
 		for _, rg := range p.land[i] {
-			if rg[1] > int64(len(b)) {
-				b = resize(b, rg[1])
-			}
-			copy(b[rg[0]:rg[1]], op.data[rg[0]-op.off:rg[1]-op.off])
+			d.writeAt(op.data[rg[0]-op.off:rg[1]-op.off], rg[0], &n.data, n.pool)
 			n.damaged = n.damaged.remove(rg[0], rg[1])
 		}
 	}
 	if p.size >= 0 {
-		b = resize(b, p.size)
+		d.resize(p.size, &n.data, n.pool)
 		n.damaged = n.damaged.clip(p.size)
 	}
-	n.durable = b
-	size := int64(len(b))
+	size := d.size
 	for i, op := range n.pending {
 		if op.rest {
 			continue
@@ -395,7 +390,7 @@ func planModel(n *inode, rules CrashRules, r *rng.Stream) *filePlan {
 	}
 	pageLane := func(page int64) []int64 { return []int64{page} }
 	chain := func(int64) []int64 { return []int64{chainLane} }
-	size := int64(len(n.durable))
+	size := n.durable.size
 	for i, op := range n.pending {
 		if op.truncate {
 			u := unit{op: i, trunc: true}
@@ -424,7 +419,7 @@ func planModel(n *inode, rules CrashRules, r *rng.Stream) *filePlan {
 	q := r.Float64()
 	blocked := map[int64]bool{}
 	if ext4 {
-		p.size = int64(len(n.durable))
+		p.size = n.durable.size
 	}
 	for _, u := range units {
 		free := true

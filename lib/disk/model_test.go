@@ -647,7 +647,7 @@ func crashState(fs *FS) string {
 	byID := map[int][]byte{}
 	for _, f := range fs.Files() {
 		names[f.Path] = int(f.Ino)
-		byID[int(f.Ino)] = fs.inodes[f.Ino].data
+		byID[int(f.Ino)] = fs.inodes[f.Ino].data.bytes()
 	}
 	return render(names, func(id int) []byte { return byID[id] })
 }

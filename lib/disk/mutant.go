@@ -76,8 +76,8 @@ func (fs *FS) mutantSync(n *inode) bool {
 		}
 		off := n.pending[last].off
 		fs.syncFile(n, nil)
-		if off < int64(len(n.durable)) {
-			n.durable[off] ^= 1
+		if off < n.durable.size {
+			n.durable.flip(off, 0, &n.data, n.pool)
 			n.damaged = n.damaged.add(off, off+1)
 			fs.mutantHits++
 		}
@@ -111,7 +111,7 @@ func (fs *FS) fillHoles() {
 // skipShrinks, under MutantTruncateNotDurable, drops from ops the truncates
 // that would shrink the durable content as the ops replay, counting each.
 func (fs *FS) skipShrinks(n *inode, ops []fileOp) []fileOp {
-	size := int64(len(n.durable))
+	size := n.durable.size
 	var out []fileOp
 	for i, op := range ops {
 		if op.truncate && op.off < size {

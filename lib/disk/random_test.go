@@ -41,7 +41,7 @@ func durableView(fs *FS) string {
 		n := fs.inodes[f.Ino]
 		switch f.Type {
 		case TypeRegular:
-			fmt.Fprintf(&b, "%s %q\n", f.Path, n.durable)
+			fmt.Fprintf(&b, "%s %q\n", f.Path, n.durable.bytes())
 		case TypeSymlink:
 			fmt.Fprintf(&b, "%s -> %s\n", f.Path, n.target)
 		default:
@@ -58,7 +58,7 @@ func currentView(fs *FS) string {
 		n := fs.inodes[f.Ino]
 		switch f.Type {
 		case TypeRegular:
-			fmt.Fprintf(&b, "%s %q\n", f.Path, n.data)
+			fmt.Fprintf(&b, "%s %q\n", f.Path, n.data.bytes())
 		case TypeSymlink:
 			fmt.Fprintf(&b, "%s -> %s\n", f.Path, n.target)
 		default:

@@ -1,0 +1,210 @@
+package disk
+
+// page is one PageBytes block of a file's content.
+type page [PageBytes]byte
+
+// content is the bytes of one version of a regular file, the current or the
+// durable one, as a list of pages.
+//
+// The two versions of a file share the pages on which they agree: a page
+// pointer may sit at the same index in both, and then belongs to both. Every
+// change to one version goes through a method that takes the other one, its
+// twin, and copies a shared page before writing to it, so sharing is never
+// visible; it only keeps a synced file from costing twice its size. No page
+// is ever shared between files or between indexes.
+//
+// Invariants: len(pages) is the number of pages size spans; a nil page reads
+// as zeros and costs nothing, which is how holes and grown files start; the
+// bytes of the last page past size are zero, so that growing a file needs no
+// clearing.
+type content struct {
+	size  int64
+	pages []*page
+}
+
+// pagePoolMax is how many free pages a pool keeps: enough to recycle the
+// pages a write and its fsync copy and release, small next to any disk.
+const pagePoolMax = 256
+
+// pagePool recycles pages within one FS, so that a write+fsync loop, which
+// copies a shared page on each write and releases the durable copy on each
+// fsync, does not leave a page of garbage per operation for the collector.
+type pagePool struct {
+	free []*page
+}
+
+// get returns a page, zeroed if zero is true and otherwise with any content.
+func (pp *pagePool) get(zero bool) *page {
+	if k := len(pp.free); k > 0 {
+		pg := pp.free[k-1]
+		pp.free[k-1] = nil
+		pp.free = pp.free[:k-1]
+		if zero {
+			clear(pg[:])
+		}
+		return pg
+	}
+	return new(page)
+}
+
+// put takes back a page that nothing refers to any more.
+func (pp *pagePool) put(pg *page) {
+	if pg != nil && len(pp.free) < pagePoolMax {
+		pp.free = append(pp.free, pg)
+	}
+}
+
+// numPages returns how many pages size bytes span.
+func numPages(size int64) int64 { return (size + PageBytes - 1) / PageBytes }
+
+// shared reports whether page p of c is also page p of twin.
+func (c *content) shared(p int64, twin *content) bool {
+	pg := c.pages[p]
+	return pg != nil && p < int64(len(twin.pages)) && twin.pages[p] == pg
+}
+
+// writable returns page p of c for writing: a new zeroed page for a nil one,
+// a copy for one shared with twin.
+func (c *content) writable(p int64, twin *content, pool *pagePool) *page {
+	pg := c.pages[p]
+	switch {
+	case pg == nil:
+		pg = pool.get(true)
+		c.pages[p] = pg
+	case c.shared(p, twin):
+		cp := pool.get(false)
+		*cp = *pg
+		pg = cp
+		c.pages[p] = pg
+	}
+	return pg
+}
+
+// drop forgets page p of c, giving it back to the pool unless twin has it.
+func (c *content) drop(p int64, twin *content, pool *pagePool) {
+	if !c.shared(p, twin) {
+		pool.put(c.pages[p])
+	}
+	c.pages[p] = nil
+}
+
+// resize sets the size of c, dropping bytes past size or extending with
+// zeros.
+func (c *content) resize(size int64, twin *content, pool *pagePool) {
+	if size >= c.size {
+		for int64(len(c.pages)) < numPages(size) {
+			c.pages = append(c.pages, nil)
+		}
+		c.size = size
+		return
+	}
+	keep := numPages(size)
+	for p := keep; p < int64(len(c.pages)); p++ {
+		c.drop(p, twin, pool)
+	}
+	c.pages = c.pages[:keep]
+	c.size = size
+	if tail := size % PageBytes; tail != 0 && c.pages[keep-1] != nil {
+		last := c.pages[keep-1]
+		if isZero(last[tail:]) {
+			return
+		}
+		clear(c.writable(keep-1, twin, pool)[tail:])
+	}
+}
+
+func isZero(b []byte) bool {
+	for _, x := range b {
+		if x != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// writeAt writes b at off, growing c with zeros first if off+len(b) is past
+// its end.
+func (c *content) writeAt(b []byte, off int64, twin *content, pool *pagePool) {
+	if end := off + int64(len(b)); end > c.size {
+		c.resize(end, twin, pool)
+	}
+	for len(b) > 0 {
+		p, in := off/PageBytes, off%PageBytes
+		k := copy(c.writable(p, twin, pool)[in:], b)
+		b, off = b[k:], off+int64(k)
+	}
+}
+
+// readAt copies the bytes of c from off into b and returns their count,
+// short at the end of c.
+func (c *content) readAt(b []byte, off int64) int {
+	if off >= c.size {
+		return 0
+	}
+	b = b[:min(int64(len(b)), c.size-off)]
+	n := 0
+	for n < len(b) {
+		p, in := off/PageBytes, off%PageBytes
+		var k int
+		if pg := c.pages[p]; pg != nil {
+			k = copy(b[n:], pg[in:])
+		} else {
+			k = min(len(b)-n, int(PageBytes-in))
+			clear(b[n : n+k])
+		}
+		n += k
+		off += int64(k)
+	}
+	return n
+}
+
+// copyRange makes bytes [a, e) of c those of src, which must cover them.
+// Pages c already shares with src are left alone.
+func (c *content) copyRange(src *content, a, e int64, twin *content, pool *pagePool) {
+	for a < e {
+		p, in := a/PageBytes, a%PageBytes
+		k := min(e-a, PageBytes-in)
+		if sp := src.pages[p]; sp != c.pages[p] {
+			dst := c.writable(p, twin, pool)
+			if sp == nil {
+				clear(dst[in : in+k])
+			} else {
+				copy(dst[in:in+k], sp[in:in+k])
+			}
+		}
+		a += k
+	}
+}
+
+// flip flips bit of byte i of c alone, which must be inside it.
+func (c *content) flip(i int64, bit uint8, twin *content, pool *pagePool) {
+	c.writable(i/PageBytes, twin, pool)[i%PageBytes] ^= 1 << bit
+}
+
+// bytes returns a copy of all of c.
+func (c *content) bytes() []byte {
+	b := make([]byte, c.size)
+	c.readAt(b, 0)
+	return b
+}
+
+// share makes page p of c the page p of twin when both hold the same bytes,
+// giving c's own copy back to the pool. Both must have page p.
+func (c *content) share(p int64, twin *content, pool *pagePool) {
+	mine, theirs := c.pages[p], twin.pages[p]
+	if mine == theirs || mine == nil || theirs == nil || *mine != *theirs {
+		return
+	}
+	pool.put(mine)
+	c.pages[p] = theirs
+}
+
+// becomeTwin makes c a copy of twin that shares all its pages, giving back
+// the pages c alone held.
+func (c *content) becomeTwin(twin *content, pool *pagePool) {
+	for p := range c.pages {
+		c.drop(int64(p), twin, pool)
+	}
+	c.size = twin.size
+	c.pages = append(c.pages[:0], twin.pages...)
+}

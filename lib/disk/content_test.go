@@ -1,0 +1,125 @@
+package disk
+
+import (
+	"bytes"
+	"testing"
+)
+
+// heldPages counts the distinct pages the files of fs hold, and the pages
+// they would hold with no sharing between the two versions of a file.
+func heldPages(fs *FS) (distinct, unshared int) {
+	seen := map[*page]bool{}
+	for _, n := range fs.inodes {
+		for _, c := range []*content{&n.data, &n.durable} {
+			for _, pg := range c.pages {
+				if pg != nil {
+					unshared++
+					if !seen[pg] {
+						seen[pg] = true
+						distinct++
+					}
+				}
+			}
+		}
+	}
+	return distinct, unshared
+}
+
+// TestContentCopiesSharedPages checks that a change to one version of a file
+// never shows in the other, whichever method makes it, and that bytes past
+// the size read as zeros after a shrink and a growth.
+func TestContentCopiesSharedPages(t *testing.T) {
+	var pool pagePool
+	var a, b content
+	a.writeAt(bytes.Repeat([]byte{'x'}, 3*PageBytes), 0, &b, &pool)
+	b.becomeTwin(&a, &pool)
+	want := a.bytes()
+	check := func(step string) {
+		t.Helper()
+		if got := a.bytes(); !bytes.Equal(got, want) {
+			t.Fatalf("%s changed the twin", step)
+		}
+	}
+	b.writeAt([]byte("hello"), PageBytes-2, &a, &pool)
+	check("writeAt")
+	b.flip(5, 0, &a, &pool)
+	check("flip")
+	b.resize(PageBytes+10, &a, &pool)
+	check("resize down")
+	b.resize(2*PageBytes, &a, &pool)
+	check("resize up")
+	if got := b.bytes()[PageBytes+10:]; !bytes.Equal(got, make([]byte, len(got))) {
+		t.Fatalf("bytes past a shrink come back as %q, want zeros", got)
+	}
+	b.copyRange(&content{size: 3 * PageBytes, pages: make([]*page, 3)}, 0, 3, &a, &pool)
+	check("copyRange")
+	if got := b.bytes()[:6]; !bytes.Equal(got, []byte{0, 0, 0, 'x', 'x', 'x' ^ 1}) {
+		t.Fatalf("after copyRange of zeros and flip: %q", got)
+	}
+	if len(b.pages) != 2 {
+		t.Fatalf("b has %d pages, want 2", len(b.pages))
+	}
+	b.becomeTwin(&a, &pool)
+	for p := range b.pages {
+		if !b.shared(int64(p), &a) {
+			t.Fatalf("page %d not shared after becomeTwin", p)
+		}
+	}
+}
+
+// TestSyncedFileCostsItsSize checks that the durable version of a synced
+// file shares its pages with the current one, through a write+fsync loop, a
+// crash, overwrites and a failed fsync, and that the loop makes the copies
+// of pending writes reuse one buffer.
+func TestSyncedFileCostsItsSize(t *testing.T) {
+	fs := newTestFS()
+	ino := writeFile(t, fs, "log", "")
+	rec := bytes.Repeat([]byte("0123456789"), 100)
+	var size int64
+	for i := range 200 {
+		rec[0] = byte(i)
+		if _, err := fs.WriteAt(ino, rec, size); err != nil {
+			t.Fatal(err)
+		}
+		size += int64(len(rec))
+		if err := fs.Sync(ino); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pages := int(numPages(size))
+	if distinct, unshared := heldPages(fs); distinct != pages || unshared != 2*pages {
+		t.Fatalf("after 200 appends with fsync: %d distinct pages (%d unshared), want %d (%d)", distinct, unshared, pages, 2*pages)
+	}
+	n := fs.inodes[ino]
+	if cap(n.opBuf) > 4<<10 {
+		t.Fatalf("write+fsync loop grew the buffer of pending writes to %d bytes", cap(n.opBuf))
+	}
+	if len(fs.pool.free) > pagePoolMax {
+		t.Fatalf("pool holds %d pages, more than %d", len(fs.pool.free), pagePoolMax)
+	}
+
+	// Overwrites in three pages, not synced: those three are copied.
+	for _, off := range []int64{10, 5 * PageBytes, 5*PageBytes + 20, 30 * PageBytes} {
+		if _, err := fs.WriteAt(ino, []byte("over"), off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if distinct, _ := heldPages(fs); distinct != pages+3 {
+		t.Fatalf("with 3 pages overwritten: %d distinct pages, want %d", distinct, pages+3)
+	}
+	checkConsistent(t, fs)
+	// A failed fsync leaves them stale: durable and current differ there.
+	if err := fs.SyncEIO(ino); err != EIO {
+		t.Fatalf("SyncEIO: %v", err)
+	}
+	if distinct, _ := heldPages(fs); distinct != pages+3 {
+		t.Fatalf("after a failed fsync: %d distinct pages, want %d", distinct, pages+3)
+	}
+	checkConsistent(t, fs)
+	// A crash makes the current version the durable one again.
+	fs.Crash()
+	checkCrashed(t, fs)
+	if distinct, _ := heldPages(fs); distinct != pages {
+		t.Fatalf("after a crash: %d distinct pages, want %d", distinct, pages)
+	}
+}
