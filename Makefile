@@ -75,5 +75,7 @@ demo: build
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
 
+# clean keeps .seedfall/pinned/: pinned regressions are committed with the code.
 clean:
-	rm -rf $(BIN) .seedfall examples/*/.seedfall
+	rm -rf $(BIN)
+	@for d in .seedfall examples/*/.seedfall; do [ -d "$$d" ] && find "$$d" -mindepth 1 -maxdepth 1 ! -name pinned -exec rm -rf {} +; done; true
