@@ -15,9 +15,8 @@ import (
 // build decodes the history into Porcupine operations, dropping failed
 // operations and reads of unknown outcome, with unknown and pending
 // operations returning after the end of the history. It also returns the
-// history's keys, sorted (linInput.key is an index into them), and the rank
-// that unknown and pending operations return at, after every other event.
-func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []string, int64, error) {
+// history's keys, sorted; linInput.key is an index into them.
+func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []string, error) {
 	calls, rets, end := history.Order(ops)
 	clients := history.ClientIDs(ops)
 	ins := make([]linInput, len(ops))
@@ -28,13 +27,13 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 		op := &ops[i]
 		drop, err := d.decode(op, &ins[i], &outs[i])
 		if err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
 		if drop {
 			continue
 		}
 		if err := d.checkRange(op, &ins[i]); err != nil {
-			return nil, nil, 0, err
+			return nil, nil, err
 		}
 		ret := rets[i]
 		if op.Status != history.StatusOK {
@@ -69,7 +68,7 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 	for r, id := range order {
 		sorted[r] = names[id]
 	}
-	return pops, sorted, end, nil
+	return pops, sorted, nil
 }
 
 // partition groups operations by key, in key order, keeping each group in
@@ -88,60 +87,6 @@ func partition(pops []porcupine.Operation, nkeys int) [][]porcupine.Operation {
 		groups[k] = append(groups[k], pops[i])
 	}
 	return slices.DeleteFunc(groups, func(g []porcupine.Operation) bool { return len(g) == 0 })
-}
-
-// eventsByKey lays pops out as Porcupine events, grouped by key in key
-// order and, within a key, in the order of their ranks (Call and Return,
-// which build numbers from 0 to end, distinct below end), with the returns
-// at end last. It returns each key's events, without the keys that have
-// none, as parts of one slice. Porcupine checks a list of operations by
-// sorting their calls and returns by time, which took a third of its time on
-// these histories; the ranks give that order without a sort. An event's Id
-// is its operation's index in pops.
-func eventsByKey(pops []porcupine.Operation, end int64, nkeys int) [][]porcupine.Event {
-	key := func(j int) int32 { return pops[j].Input.(*linInput).key }
-	next := make([]int, nkeys+1) // where the key's next event goes
-	for j := range pops {
-		next[key(j)+1] += 2
-	}
-	for k := 1; k <= nkeys; k++ {
-		next[k] += next[k-1]
-	}
-	groups := make([][]porcupine.Event, 0, nkeys)
-	evs := make([]porcupine.Event, 2*len(pops))
-	for k := range nkeys {
-		if next[k+1] > next[k] {
-			groups = append(groups, evs[next[k]:next[k+1]:next[k+1]])
-		}
-	}
-	put := func(j int, kind porcupine.EventKind, value any) {
-		k := key(j)
-		evs[next[k]] = porcupine.Event{ClientId: pops[j].ClientId, Kind: kind, Value: value, Id: j}
-		next[k]++
-	}
-	at := make([]int32, end) // rank -> 2*op+1 for a call, 2*op+2 for a return
-	for j := range pops {
-		at[pops[j].Call] = int32(2*j + 1)
-		if r := pops[j].Return; r < end {
-			at[r] = int32(2*j + 2)
-		}
-	}
-	for _, e := range at {
-		switch j := int(e-1) / 2; {
-		case e == 0:
-			// the rank of a dropped operation
-		case e%2 == 1:
-			put(j, porcupine.CallEvent, pops[j].Input)
-		default:
-			put(j, porcupine.ReturnEvent, pops[j].Output)
-		}
-	}
-	for j := range pops {
-		if pops[j].Return >= end {
-			put(j, porcupine.ReturnEvent, pops[j].Output)
-		}
-	}
-	return groups
 }
 
 // porcupineModel wraps the model for Porcupine, partitioned by key.
@@ -174,7 +119,7 @@ func (d *decoder) porcupineModel(nkeys int) porcupine.Model {
 
 func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start time.Time) (*Report, error) {
 	d := newDecoder(m)
-	pops, keys, end, err := d.build(ops)
+	pops, keys, err := d.build(ops)
 	if err != nil {
 		return nil, err
 	}
@@ -188,16 +133,7 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	if opts.MaxSteps > 0 {
 		res = d.searchByKey(pops, len(keys), opts.MaxSteps, limit, start)
 	} else {
-		// Porcupine partitions the events it is given; give it the first
-		// key's, and the partition function hands it every key's.
-		groups := eventsByKey(pops, end, len(keys))
-		byEvents := model
-		byEvents.PartitionEvent = func([]porcupine.Event) [][]porcupine.Event { return groups }
-		var first []porcupine.Event
-		if len(groups) > 0 {
-			first = groups[0]
-		}
-		res = porcupine.CheckEventsTimeout(byEvents, first, limit)
+		res = porcupine.CheckOperationsTimeout(model, pops, limit)
 	}
 	switch res {
 	case porcupine.Ok:

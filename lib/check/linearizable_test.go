@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/anishathalye/porcupine"
 	"github.com/sf-dst/sf/lib/history"
 )
 
@@ -437,69 +436,5 @@ func TestReadListMemo(t *testing.T) {
 	}
 	if n := len(in.names); n != 9 { // "", 1, 2, 3, 12, 123, 4, 5, 6 and nothing else
 		t.Errorf("%d values interned: %q", n, in.names)
-	}
-}
-
-// TestEventsByKeyAgreesWithOperations checks that Porcupine, given the
-// events eventsByKey lays out, reaches the verdict it reaches on the same
-// operations sorted by time, on generated histories of every model with and
-// without a corrupted output, some unknown and pending.
-func TestEventsByKeyAgreesWithOperations(t *testing.T) {
-	illegal := 0
-	for _, info := range modelInfos {
-		m := linModels[info.Name]
-		if m == nil {
-			continue
-		}
-		for seed := uint64(1); seed <= 6; seed++ {
-			ops := genModel(info.Name, 300, 3, 5, seed)
-			for i := range ops {
-				switch {
-				case i%37 == 5:
-					ops[i].Status, ops[i].Output = history.StatusUnknown, nil
-				case i%53 == 7:
-					ops[i].Status, ops[i].Output, ops[i].Return = history.StatusPending, nil, -1
-				}
-			}
-			if seed%2 == 0 {
-				// Swap two ok outputs of the same key: most such swaps
-				// make the history illegal.
-				for i := 10; i < len(ops); i++ {
-					if ops[i].Status == history.StatusOK && ops[i].Key == ops[9].Key && ops[i].F == ops[9].F && string(ops[i].Output) != string(ops[9].Output) && ops[9].Status == history.StatusOK {
-						ops[i].Output, ops[9].Output = ops[9].Output, ops[i].Output
-						break
-					}
-				}
-			}
-			ops, err := history.Parse(historyFile(ops), history.ReadOptions{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			d := newDecoder(m)
-			pops, keys, end, err := d.build(ops)
-			if err != nil {
-				t.Fatal(err)
-			}
-			model := d.porcupineModel(len(keys))
-			want := porcupine.CheckOperationsTimeout(model, pops, 0)
-			groups := eventsByKey(pops, end, len(keys))
-			n := 0
-			for _, g := range groups {
-				n += len(g)
-			}
-			if n != 2*len(pops) {
-				t.Fatalf("%s seed %d: %d events for %d operations", info.Name, seed, n, len(pops))
-			}
-			model.PartitionEvent = func([]porcupine.Event) [][]porcupine.Event { return groups }
-			if got := porcupine.CheckEventsTimeout(model, groups[0], 0); got != want {
-				t.Errorf("%s seed %d: events give %v, operations %v", info.Name, seed, got, want)
-			}
-			if want == porcupine.Illegal {
-				illegal++
-			}
-		}
-	}
-	if illegal == 0 {
-		t.Error("no generated history was illegal: the comparison only covers legal ones")
 	}
 }
