@@ -251,6 +251,7 @@ func copyWorld(t *testing.T, src, dst string) {
 		}
 	}
 	abs(w["workload"])
+	abs(w["finally"])
 	writeJSON(t, dst, w)
 }
 

@@ -6,6 +6,7 @@ import (
 	_ "embed"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/parser"
@@ -51,6 +52,9 @@ var compatUnixFile []byte
 //go:embed compat/bbolt_common_wasm.go.txt
 var compatBboltFile []byte
 
+//go:embed compat/boltdb_bolt_wasip1.go.txt
+var compatBoltV1File []byte
+
 //go:embed compat/pebble_rawalloc_wasm.go.txt
 var compatPebbleRawalloc []byte
 
@@ -87,6 +91,9 @@ var moduleShims = map[string]moduleShim{
 		map[string][]byte{"unix/seedfall_wasip1.go": compatUnixFile}, nil},
 	"go.etcd.io/bbolt": {"bbolt (its wasm constants; mmap and flock through the generic shim)",
 		map[string][]byte{"internal/common/bolt_wasm.go": compatBboltFile}, nil},
+	// The original bolt, which raft-boltdb/v2 still imports.
+	"github.com/boltdb/bolt": {"bolt (its wasm constants; mmap and flock through the generic shim, without its raw madvise call)",
+		map[string][]byte{"bolt_seedfall_wasip1.go": compatBoltV1File}, []string{"bolt_unix.go"}},
 	"github.com/cockroachdb/pebble": {"pebble (its wasm constants, and a wasip1 file system with flock through the generic shim)",
 		map[string][]byte{"internal/rawalloc/rawalloc_wasm.go": compatPebbleRawalloc,
 			"internal/manual/manual_wasm.go": compatPebbleManual, "vfs/seedfall_wasip1.go": compatPebbleVFS},
@@ -289,6 +296,15 @@ func compatCopy(store, path, version, src string, shim moduleShim) (string, erro
 			if err = os.Remove(filepath.Join(tmp, filepath.FromSlash(name))); err != nil {
 				break
 			}
+		}
+	}
+	if err == nil {
+		// A module that predates modules (github.com/boltdb/bolt) has no
+		// go.mod, and a replacement directory must have one. Go synthesizes
+		// "module <path>" for such a module in the cache; the copy gets the
+		// same, so it builds with the same language version (go 1.16).
+		if _, serr := os.Stat(filepath.Join(tmp, "go.mod")); errors.Is(serr, fs.ErrNotExist) {
+			err = os.WriteFile(filepath.Join(tmp, "go.mod"), []byte("module "+path+"\n"), 0o644)
 		}
 	}
 	if err == nil {
