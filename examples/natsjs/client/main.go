@@ -69,12 +69,22 @@ func main() {
 			}
 			time.Sleep(100 * time.Millisecond)
 			// A crash can take the stream itself when its
-			// definition was not yet on disk: define it again, so
-			// that the loss shows as missing messages at the end
-			// rather than as a stream nobody can publish to.
+			// definition was not durable. Defining it again would
+			// hide that (the new stream finds the old message
+			// files), so a stream gone after acknowledged messages
+			// is a failure of its own.
 			ctx, cancel = context.WithTimeout(context.Background(), time.Second)
-			js.CreateOrUpdateStream(ctx, cfg)
+			_, err = js.Stream(ctx, stream)
 			cancel()
+			if errors.Is(err, jetstream.ErrStreamNotFound) {
+				if len(acked) > 0 {
+					sim.Fail(fmt.Sprintf("stream %s lost after a restart, with %d acknowledged messages", stream, len(acked)))
+				}
+				retry("create stream", func(ctx context.Context) error {
+					_, err := js.CreateOrUpdateStream(ctx, cfg)
+					return err
+				})
+			}
 		}
 		time.Sleep(*pause)
 	}
@@ -103,6 +113,9 @@ func main() {
 // counts as changed: it is left out, so the check reports it lost.
 func readAll(ctx context.Context, js jetstream.JetStream) (map[string]bool, error) {
 	s, err := js.Stream(ctx, stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return map[string]bool{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
