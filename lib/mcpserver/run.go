@@ -100,16 +100,9 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 	if err != nil {
 		return nil, out, err
 	}
-	text := in.Seeds
-	if strings.TrimSpace(text) == "" {
-		text = "1-100"
-	}
-	seeds, err := config.ParseSeeds(text)
+	seeds, text, err := seedsInput(tool, in.Seeds, ": split it (shard, or smaller ranges)")
 	if err != nil {
-		return nil, out, inputError(tool, "seeds", "%v", err)
-	}
-	if len(seeds) > SeedsMax {
-		return nil, out, inputError(tool, "seeds", "%s is %d seeds, more than the %d one call may run: split it (shard, or smaller ranges)", text, len(seeds), SeedsMax)
+		return nil, out, err
 	}
 	o.Seeds, o.SeedsText = seeds, text
 	if in.Shard != "" {
@@ -341,4 +334,20 @@ func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint6
 		}
 	}
 	return record.Seed{}, nil, 0, fmt.Errorf("sf-run: its records hold no seed record")
+}
+
+// seedsInput reads a tool's seeds field, 1-100 when empty, and refuses more
+// than SeedsMax; hint is added to that refusal.
+func seedsInput(tool, text, hint string) ([]uint64, string, error) {
+	if strings.TrimSpace(text) == "" {
+		text = "1-100"
+	}
+	seeds, err := config.ParseSeeds(text)
+	if err != nil {
+		return nil, text, inputError(tool, "seeds", "%v", err)
+	}
+	if len(seeds) > SeedsMax {
+		return nil, text, inputError(tool, "seeds", "%s is %d seeds, more than the %d one call may run%s", text, len(seeds), SeedsMax, hint)
+	}
+	return seeds, text, nil
 }

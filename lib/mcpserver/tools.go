@@ -17,7 +17,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sf-dst/sf/lib/check"
-	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/faultsedit"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/mutate"
@@ -281,16 +280,9 @@ func (s *Server) mutate(ctx context.Context, _ *mcp.CallToolRequest, in MutateIn
 	if err != nil {
 		return nil, out, err
 	}
-	text := in.Seeds
-	if strings.TrimSpace(text) == "" {
-		text = "1-100"
-	}
-	seeds, err := config.ParseSeeds(text)
+	seeds, text, err := seedsInput(tool, in.Seeds, "")
 	if err != nil {
-		return nil, out, inputError(tool, "seeds", "%v", err)
-	}
-	if len(seeds) > SeedsMax {
-		return nil, out, inputError(tool, "seeds", "%s is %d seeds, more than the %d one call may run", text, len(seeds), SeedsMax)
+		return nil, out, err
 	}
 	if in.App && len(in.Only) > 0 {
 		return nil, out, inputError(tool, "only", "picks runtime mutants and cannot be combined with app")
