@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -22,6 +23,16 @@ func TestNATSJetStream(t *testing.T) {
 	}
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
 	r.wantExit(t, 0)
+	// net.Interfaces lists the node's eth0 under net_overlay, so the server
+	// finds an address for 0.0.0.0 and does not complain at start.
+	one := sfRun(t, dir, "-c", "seedfall.json", "-seed", "1")
+	one.wantExit(t, 0)
+	if !regexp.MustCompile(`server#1: .*\] Listening for client connections on 0\.0\.0\.0:4222\n`).MatchString(one.stdout) {
+		t.Errorf("the trace of seed 1 does not show the server listening\n%s", one)
+	}
+	if strings.Contains(one.stdout, "can not be resolved properly") {
+		t.Errorf("the server could not resolve its address at start\n%s", one)
+	}
 	r = sfRun(t, dir, "-c", "seedfall.interval.json", "-seeds", "1-3")
 	r.wantExit(t, 1)
 	// A crash takes either acknowledged messages or, earlier, the stream

@@ -7,9 +7,11 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -235,4 +237,94 @@ func TestNetOverlayUDPReplay(t *testing.T) {
 	if m := udpOverlayOK.FindStringSubmatch(d.stdout); m == nil || m[1] != "1" {
 		t.Errorf("one dropped datagram should cost one retry\n%s", d)
 	}
+}
+
+// TestNetOverlayInterfaces: with net_overlay, net.Interfaces and its kin
+// show each program a loopback lo and an eth0 with its own 10.0.0.N, the
+// same on every run; without it they show nothing, as Go's wasip1 stub
+// does.
+func TestNetOverlayInterfaces(t *testing.T) {
+	needTools(t)
+	t.Parallel()
+	dir := t.TempDir()
+	pkg := filepath.Join(tools.root, "lib", "engine", "testdata", "overlayguests", "ifaces")
+	w := map[string]any{
+		"net_overlay": true,
+		"nodes":       []map[string]any{{"name": "alpha", "pkg": pkg}, {"name": "beta", "pkg": pkg}},
+		// The workload waits, so that both nodes print before it ends the run.
+		"workload": map[string]any{"name": "client", "pkg": pkg, "args": []string{"-after", "1s"}},
+		"duration": "10s",
+	}
+	writeJSON(t, filepath.Join(dir, "overlay.json"), w)
+	w["net_overlay"] = false
+	writeJSON(t, filepath.Join(dir, "plain.json"), w)
+
+	r := sfRun(t, dir, "-c", "overlay.json", "-seed", "1")
+	r.wantExit(t, 0)
+	noStackTrace(t, r)
+	const (
+		lo      = `index 1 name lo mtu 65536 hw "" flags up|loopback|running`
+		loAddr  = `*net.IPNet 127.0.0.1/8`
+		noIface = `nil, err route ip+net: no such network interface`
+	)
+	for i, node := range []string{"alpha", "beta", "client"} {
+		n := i + 1
+		eth := fmt.Sprintf(`index 2 name eth0 mtu 1500 hw "02:00:0a:00:00:%02x" flags up|broadcast|multicast|running`, n)
+		ethAddr := fmt.Sprintf(`*net.IPNet 10.0.0.%d/8`, n)
+		want := []string{
+			`Interfaces: 2, err <nil>`,
+			lo,
+			`lo Addrs: [` + loAddr + `], err <nil>`,
+			eth,
+			`eth0 Addrs: [` + ethAddr + `], err <nil>`,
+			`InterfaceAddrs: [` + loAddr + ` ` + ethAddr + `], err <nil>`,
+			`InterfaceByName("lo"): ` + lo + `, err <nil>`,
+			`InterfaceByName("eth0"): ` + eth + `, err <nil>`,
+			`InterfaceByName("eth1"): ` + noIface,
+			`InterfaceByIndex(1): ` + lo + `, err <nil>`,
+			`InterfaceByIndex(2): ` + eth + `, err <nil>`,
+			`InterfaceByIndex(3): ` + noIface,
+		}
+		if got := ifaceLines(r.stdout, node); !slices.Equal(got, want) {
+			t.Errorf("%s printed\n%s\nwant\n%s", node, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+	again := sfRun(t, dir, "-c", "overlay.json", "-seed", "1")
+	hash := regexp.MustCompile(`determinism hash \w+ `)
+	if h := hash.FindString(r.stdout); h == "" || h != hash.FindString(again.stdout) || traceSection(t, again.stdout) != traceSection(t, r.stdout) {
+		t.Errorf("a second run of the seed changed the trace or its hash\nfirst:\n%s\nsecond:\n%s", r.stdout, again.stdout)
+	}
+
+	plain := sfRun(t, dir, "-c", "plain.json", "-seed", "1")
+	plain.wantExit(t, 0)
+	want := []string{
+		`Interfaces: 0, err <nil>`,
+		`InterfaceAddrs: [], err <nil>`,
+		`InterfaceByName("lo"): ` + noIface,
+		`InterfaceByName("eth0"): ` + noIface,
+		`InterfaceByName("eth1"): ` + noIface,
+		`InterfaceByIndex(1): ` + noIface,
+		`InterfaceByIndex(2): ` + noIface,
+		`InterfaceByIndex(3): ` + noIface,
+	}
+	for _, node := range []string{"alpha", "beta", "client"} {
+		if got := ifaceLines(plain.stdout, node); !slices.Equal(got, want) {
+			t.Errorf("without net_overlay %s printed\n%s\nwant\n%s", node, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
+}
+
+// ifaceLines returns what the ifaces guest printed on node's first instance,
+// in order, without the trace's time and prefixes.
+func ifaceLines(stdout, node string) []string {
+	var out []string
+	prefix := node + "#1: ifaces: "
+	for line := range strings.Lines(stdout) {
+		if _, text, ok := strings.Cut(strings.TrimSpace(line), "  "); ok {
+			if rest, ok := strings.CutPrefix(text, prefix); ok {
+				out = append(out, rest)
+			}
+		}
+	}
+	return out
 }

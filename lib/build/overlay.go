@@ -28,13 +28,16 @@ import (
 //   - fd_fake.go: (*netFD).accept() gives the connections it accepts their
 //     addresses, through seedfallAccepted, and (*netFD).Read and Write send
 //     a UDP socket's reads and writes to seedfallRead and seedfallWrite;
+//   - interface_stub.go: interfaceTable and interfaceAddrTable describe the
+//     node's simulated interfaces, through seedfallInterfaceTable and
+//     seedfallInterfaceAddrTable, instead of none;
 //   - net_seedfall_wasip1.go: a new file of our own with those functions,
 //     the methods of *netFD that UDPConn calls (readFrom, writeTo and the
 //     rest, which take the place of fakeNetFD's), and the host imports they
 //     call.
 //
 // Overlay keys must be absolute paths into the GOROOT of the toolchain that
-// builds, so the two patched files are generated from that toolchain's own
+// builds, so the patched files are generated from that toolchain's own
 // copies each time, never kept in this repository. Each patch inserts one
 // line's worth of code right after an opening brace, so every other line of
 // Go's file keeps its number (and stack traces their meaning).
@@ -44,7 +47,7 @@ var netOverlayFile []byte
 
 // netOverlayVersion changes whenever the patches change, so that the
 // overlay's directory, and the modules built with it, change too.
-const netOverlayVersion = "2"
+const netOverlayVersion = "3"
 
 // NetOverlayFile is the name of the file net_overlay adds to package net.
 const NetOverlayFile = "net_seedfall_wasip1.go"
@@ -55,6 +58,8 @@ const (
 	acceptHook = ` defer func() { if err == nil { seedfallAccepted(netfd) } }();`
 	readHook   = ` if seedfallDatagram(fd) { return fd.seedfallRead(p) };`
 	writeHook  = ` if seedfallDatagram(fd) { return fd.seedfallWrite(p) };`
+	ifaceHook  = ` return seedfallInterfaceTable(ifindex);`
+	addrHook   = ` return seedfallInterfaceAddrTable(ifi);`
 )
 
 // netOverlay writes the overlay for the toolchain rooted at goroot into
@@ -65,11 +70,16 @@ func netOverlay(store, goroot string) (string, error) {
 	netDir := filepath.Join(goroot, "src", "net")
 	fakePath := filepath.Join(netDir, "net_fake.go")
 	fdPath := filepath.Join(netDir, "fd_fake.go")
+	ifacePath := filepath.Join(netDir, "interface_stub.go")
 	fakeSrc, err := os.ReadFile(fakePath)
 	if err != nil {
 		return "", fmt.Errorf("net_overlay: %w", err)
 	}
 	fdSrc, err := os.ReadFile(fdPath)
+	if err != nil {
+		return "", fmt.Errorf("net_overlay: %w", err)
+	}
+	ifaceSrc, err := os.ReadFile(ifacePath)
 	if err != nil {
 		return "", fmt.Errorf("net_overlay: %w", err)
 	}
@@ -81,8 +91,12 @@ func netOverlay(store, goroot string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	ifaceOut, err := patchInterfaces(ifacePath, ifaceSrc)
+	if err != nil {
+		return "", err
+	}
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(netOverlayVersion), []byte(goroot), fakeOut, fdOut, netOverlayFile} {
+	for _, part := range [][]byte{[]byte(netOverlayVersion), []byte(goroot), fakeOut, fdOut, ifaceOut, netOverlayFile} {
 		fmt.Fprintf(h, "%d:", len(part))
 		h.Write(part)
 	}
@@ -91,7 +105,7 @@ func netOverlay(store, goroot string) (string, error) {
 	if _, err := os.Stat(jsonPath); err == nil {
 		return jsonPath, nil
 	}
-	files := map[string][]byte{"net_fake.go": fakeOut, "fd_fake.go": fdOut, NetOverlayFile: netOverlayFile}
+	files := map[string][]byte{"net_fake.go": fakeOut, "fd_fake.go": fdOut, "interface_stub.go": ifaceOut, NetOverlayFile: netOverlayFile}
 	replace := map[string]string{}
 	for name, data := range files {
 		dst := filepath.Join(dir, name)
@@ -252,6 +266,58 @@ func patchFD(path string, src []byte) ([]byte, error) {
 	slices.SortFunc(patches, func(a, b patch) int { return b.off - a.off })
 	for _, p := range patches {
 		src = insertAfter(src, p.off, p.text)
+	}
+	return src, nil
+}
+
+// patchInterfaces makes interface_stub.go's interfaceTable and
+// interfaceAddrTable return what seedfallInterfaceTable and
+// seedfallInterfaceAddrTable say. Patching the file, rather than leaving it
+// out of the build and declaring the functions in ours, keeps whatever else
+// a Go release puts in it, and turns a change of these two signatures into a
+// clear error instead of a compile error inside package net.
+// interfaceMulticastAddrTable keeps Go's code: it lists no address.
+func patchInterfaces(path string, src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, shapeError(path, fmt.Sprintf("does not parse: %v", err))
+	}
+	funcs := map[string]*ast.FuncDecl{}
+	for _, d := range f.Decls {
+		if d, ok := d.(*ast.FuncDecl); ok && d.Recv == nil && d.Body != nil {
+			funcs[d.Name.Name] = d
+		}
+	}
+	var offs []int
+	hooks := map[int]string{}
+	for _, fp := range []struct {
+		name        string
+		params      map[string]string
+		resultTypes string
+		hook        string
+	}{
+		{"interfaceTable", map[string]string{"ifindex": "int"}, "[]Interface, error", ifaceHook},
+		{"interfaceAddrTable", map[string]string{"ifi": "*Interface"}, "[]Addr, error", addrHook},
+	} {
+		fn := funcs[fp.name]
+		if fn == nil {
+			return nil, shapeError(path, "no func "+fp.name)
+		}
+		if err := checkFields(fn.Type.Params, fp.params); err != nil {
+			return nil, shapeError(path, "func "+fp.name+": "+err.Error())
+		}
+		if got := fieldTypes(fn.Type.Results); got != fp.resultTypes {
+			return nil, shapeError(path, fmt.Sprintf("func %s returns (%s), want (%s)", fp.name, got, fp.resultTypes))
+		}
+		off := fset.Position(fn.Body.Lbrace).Offset
+		offs = append(offs, off)
+		hooks[off] = fp.hook
+	}
+	// From the end of the file back, so that each offset still holds.
+	slices.Sort(offs)
+	for _, off := range slices.Backward(offs) {
+		src = insertAfter(src, off, hooks[off])
 	}
 	return src, nil
 }

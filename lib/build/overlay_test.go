@@ -48,6 +48,10 @@ func TestPatchToolchainFiles(t *testing.T) {
 			"func (fd *netFD) Read(p []byte) (n int, err error) {":   readHook,
 			"func (fd *netFD) Write(p []byte) (nn int, err error) {": writeHook,
 		}, patchFD},
+		{"interface_stub.go", map[string]string{
+			"func interfaceTable(ifindex int) ([]Interface, error) {":   ifaceHook,
+			"func interfaceAddrTable(ifi *Interface) ([]Addr, error) {": addrHook,
+		}, patchInterfaces},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(netDir, tc.file)
@@ -94,6 +98,7 @@ func TestPatchToolchainFiles(t *testing.T) {
 func TestPatchShapes(t *testing.T) {
 	const sig = "func socket(ctx context.Context, net string, family, sotype, proto int, ipv6only bool, laddr, raddr sockaddr, ctrlCtxFn func(context.Context, string, string, syscall.RawConn) error)"
 	const readWrite = "func (fd *netFD) Read(p []byte) (n int, err error) { return }\nfunc (fd *netFD) Write(p []byte) (nn int, err error) { return }\n"
+	const tables = "func interfaceTable(ifindex int) ([]Interface, error) {\n\treturn nil, nil\n}\nfunc interfaceAddrTable(ifi *Interface) ([]Addr, error) {\n\treturn nil, nil\n}\n"
 	const unsupported = "; this Go release is not supported by net_overlay (turn it off, or use a Go release it supports)"
 	tests := []struct {
 		name, src, want string
@@ -123,12 +128,27 @@ func TestPatchShapes(t *testing.T) {
 			"net_overlay: fd_fake.go: method Write of *netFD: the receiver is not named fd" + unsupported, patchFD},
 		{"accept but Read returns more", "package net\nfunc (fd *netFD) accept() (netfd *netFD, err error) { return }\n" + strings.Replace(readWrite, "(n int, err error)", "(n int, ok bool, err error)", 1),
 			"net_overlay: fd_fake.go: method Read of *netFD returns (int, bool, error), want (int, error)" + unsupported, patchFD},
+
+		{"interfaces as expected", "package net\n" + tables, "", patchInterfaces},
+		{"interfaces without interfaceAddrTable", "package net\n" + strings.Replace(tables, "interfaceAddrTable", "interfaceAddrs", 1),
+			"net_overlay: interface_stub.go: no func interfaceAddrTable" + unsupported, patchInterfaces},
+		{"interfaces with interfaceTable a method", "package net\n" + strings.Replace(tables, "func interfaceTable", "func (t *table) interfaceTable", 1),
+			"net_overlay: interface_stub.go: no func interfaceTable" + unsupported, patchInterfaces},
+		{"interfaces with ifindex renamed", "package net\n" + strings.Replace(tables, "ifindex int", "index int", 1),
+			"net_overlay: interface_stub.go: func interfaceTable: no ifindex int" + unsupported, patchInterfaces},
+		{"interfaces with ifi retyped", "package net\n" + strings.Replace(tables, "ifi *Interface", "ifi Interface", 1),
+			"net_overlay: interface_stub.go: func interfaceAddrTable: ifi is Interface, want *Interface" + unsupported, patchInterfaces},
+		{"interfaces with other results", "package net\n" + strings.Replace(tables, "([]Addr, error)", "([]Addr, bool, error)", 1),
+			"net_overlay: interface_stub.go: func interfaceAddrTable returns ([]Addr, bool, error), want ([]Addr, error)" + unsupported, patchInterfaces},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			file := "net_fake.go"
-			if strings.Contains(tt.name, "accept") {
+			switch {
+			case strings.Contains(tt.name, "accept"):
 				file = "fd_fake.go"
+			case strings.HasPrefix(tt.name, "interfaces"):
+				file = "interface_stub.go"
 			}
 			out, err := tt.patch(file, []byte(tt.src))
 			switch {
@@ -168,10 +188,10 @@ func TestNetOverlayFiles(t *testing.T) {
 	if err := json.Unmarshal(data, &ov); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if len(ov.Replace) != 3 {
-		t.Errorf("the overlay replaces %d files, want 3: %v", len(ov.Replace), ov.Replace)
+	if len(ov.Replace) != 4 {
+		t.Errorf("the overlay replaces %d files, want 4: %v", len(ov.Replace), ov.Replace)
 	}
-	for _, name := range []string{"net_fake.go", "fd_fake.go", NetOverlayFile} {
+	for _, name := range []string{"net_fake.go", "fd_fake.go", "interface_stub.go", NetOverlayFile} {
 		key := filepath.Join(root, "src", "net", name)
 		dst, ok := ov.Replace[key]
 		if !ok {
@@ -200,6 +220,7 @@ func TestNetOverlayUnsupportedToolchain(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(netDir, "net_fake.go"), []byte("package net\n"), 0o644)
 	os.WriteFile(filepath.Join(netDir, "fd_fake.go"), []byte("package net\n"), 0o644)
+	os.WriteFile(filepath.Join(netDir, "interface_stub.go"), []byte("package net\n"), 0o644)
 	_, err := netOverlay(t.TempDir(), root)
 	want := "net_overlay: " + filepath.Join(netDir, "net_fake.go") + ": no func socket; this Go release is not supported by net_overlay (turn it off, or use a Go release it supports)"
 	if err == nil || err.Error() != want {

@@ -68,7 +68,8 @@ const (
 	cSimUDP
 	cMmapRegister // compat_overlay (mmap.go)
 	cMmapUnregister
-	cPreempt // a preemption countdown reached zero (preempt.go)
+	cPreempt   // a preemption countdown reached zero (preempt.go)
+	cNetNodeIP // net_overlay's node_ip (netoverlay.go)
 )
 
 var callNames = map[callID]string{
@@ -89,7 +90,7 @@ var callNames = map[callID]string{
 	cSimQuietFor: "sim.quiet_for", cSimSetupComplete: "sim.setup_complete", cSimHistory: "sim.history",
 	cNetListen: "net.tcp_listen", cNetDial: "net.tcp_dial", cNetAddrs: "net.tcp_addrs", cSimUDP: "sim.udp",
 	cMmapRegister: "compat.mmap_register", cMmapUnregister: "compat.mmap_unregister",
-	cPreempt: "preempt",
+	cPreempt: "preempt", cNetNodeIP: "net.node_ip",
 }
 
 func mixHash(h, v uint64) uint64 {

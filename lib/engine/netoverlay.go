@@ -246,6 +246,21 @@ func init() {
 		}
 		s[0] = eSuccess
 	})
+	// node_ip(out) writes the node's own IPv4 address at out, 4 bytes, for
+	// the interfaces that net.Interfaces and net.InterfaceAddrs list. The
+	// engine numbers the nodes, so it is the one source of the address that
+	// the program cannot change or lose: /etc/hosts is a file on the node's
+	// disk that disk faults can strike, and reading it there would shift the
+	// numbering of read faults.
+	w("node_ip", cNetNodeIP, p(i32), p(i32), func(in *instance, _ context.Context, m api.Module, s []uint64) {
+		ip := nodeIP(in.node.idx)
+		in.hcall(cNetNodeIP, uint64(in.node.idx), 0)
+		if !m.Memory().Write(uint32(s[0]), ip[:]) {
+			s[0] = eFault
+			return
+		}
+		s[0] = eSuccess
+	})
 	// udp_listen(ip, ip_len, port, out) binds a datagram socket on the node.
 	// out receives the fd, the port (a free one for port 0, as the SDK's
 	// sockets get) and the node's address.
