@@ -237,3 +237,81 @@ func TestUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestPins: a sweep replays the world's pinned regressions first and writes
+// a pin record for each; sf-report lists them, makes a finding of a pin that
+// fails (and fails the report), counts the pins of a sharded sweep once,
+// and passes a sweep whose pins all pass.
+func TestPins(t *testing.T) {
+	dir := world(t)
+	pins := filepath.Join(".seedfall", "pinned", "seedfall")
+	// Seed 3 of kvlog's buggy world pinned as it fails; seed 1 pinned by
+	// hand with no faults, which passes.
+	if r := shell(t, dir, "sf-run -seed 3 -pin > /dev/null 2>&1; echo '{\"seed\": 1, \"faults\": []}' > "+filepath.Join(pins, "seed-1.json")); r.code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, pins, "seed-3.json")); err != nil {
+		t.Fatal(err)
+	}
+	r := shell(t, dir, "sf-run -seeds 1-2 -json 2>/dev/null | tee run.jsonl | sf-report -findings '' -md r.md -html r.html")
+	if r.code != 1 {
+		t.Errorf("want exit status 1:\n%s", r)
+	}
+	for _, want := range []string{
+		"; 1 of 2 pinned regressions failed\n",
+		"\npinned regressions (2 replayed, 1 failed):\n",
+		"\n  ok   " + filepath.Join(pins, "seed-1.json") + " (original seed 1) passed\n",
+		"\n  FAIL " + filepath.Join(pins, "seed-3.json") + " (original seed 3) failed again at t=",
+		// The pin fails as the seeds do: one finding holds them all.
+		"\nfindings (1):\n 1. assert · acknowledged write lost\n    2 seeds: 1-2\n",
+		"\n    pin " + filepath.Join(pins, "seed-3.json") + " (original seed 3) failed again at t=",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("the report lacks %q\n%s", want, r)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
+	for _, want := range []string{"### Pinned regressions (2 replayed, 1 failed)", "| `" + filepath.Join(pins, "seed-3.json") + "` | 3 | ❌ failed again | at t="} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the Markdown lacks %q\n%s", want, md)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "r.html"))
+	for _, want := range []string{`id="sweep-1-pins">2<`, `id="sweep-1-pins-failed">1<`, `id="sweep-1-finding-1-pin-count">1<`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+
+	// Shards: the first replays the pins; merged, each counts once, and a
+	// report without shard 1 says that it has no pins.
+	r = shell(t, dir, "sf-run -seeds 1-2 -shard 1/2 -json > s1.jsonl 2>/dev/null; sf-run -seeds 1-2 -shard 2/2 -json > s2.jsonl 2>/dev/null; sf-report -findings '' s2.jsonl s1.jsonl")
+	if r.code != 1 || !strings.Contains(r.stdout, "\npinned regressions (2 replayed, 1 failed):\n") {
+		t.Errorf("merged shards: want exit status 1 and 2 pins replayed, 1 failed\n%s", r)
+	}
+	r = shell(t, dir, "sf-report -findings '' s2.jsonl")
+	if r.code != 1 || strings.Contains(r.stdout, "pinned regressions (") ||
+		!strings.Contains(r.stdout, "warning: shard 1 replays the world's pinned regressions: without it the report has none\n") {
+		t.Errorf("shard 2 alone: want a warning that the pins are in shard 1\n%s", r)
+	}
+
+	// The fixed world with seed 3's pin: it passes, and so does the report.
+	fixed, err := os.ReadFile(filepath.Join(dir, "seedfall.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fixed = bytes.Replace(fixed, []byte(`["-ack-before-fsync"]`), []byte(`[]`), 1)
+	fixedPins := filepath.Join(".seedfall", "pinned", "seedfall.fixed")
+	if err := os.WriteFile(filepath.Join(dir, "seedfall.fixed.json"), fixed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r = shell(t, dir, "mkdir -p "+fixedPins+" && cp "+filepath.Join(pins, "seed-3.json")+" "+fixedPins+"/ && "+
+		"sf-run -c seedfall.fixed.json -seeds 3 -json 2>/dev/null | sf-report -findings ''")
+	if r.code != 0 || !strings.Contains(r.stdout, "; 1 pinned regression passed\n") ||
+		!strings.Contains(r.stdout, "\n  ok   "+filepath.Join(fixedPins, "seed-3.json")+" (original seed 3) passed\n") {
+		t.Errorf("a pin that stays fixed: want exit status 0 and the pin listed as passed\n%s", r)
+	}
+	if r = shell(t, dir, "sf-report -h"); r.code != 0 || !strings.Contains(r.stdout, "Before the findings come the world's pinned\nregressions") {
+		t.Errorf("the manual does not tell of pinned regressions\n%s", r)
+	}
+}
