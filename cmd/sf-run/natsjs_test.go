@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestNATSJetStream: examples/natsjs, an embedded NATS server with its
@@ -15,18 +17,18 @@ func TestNATSJetStream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds nats-server for wasm; runs without -short")
 	}
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
 	for _, w := range []string{"seedfall.json", "seedfall.interval.json"} {
-		copyWorld(t, filepath.Join(tools.root, "examples", "natsjs", w), filepath.Join(dir, w))
+		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "natsjs", w), filepath.Join(dir, w))
 	}
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	r = sfRun(t, dir, "-c", "seedfall.interval.json", "-seeds", "1-3")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	// A crash takes either acknowledged messages or, earlier, the stream
 	// definition with them; the client names each.
-	if !strings.Contains(r.stdout, "acknowledged message lost") && !strings.Contains(r.stdout, "lost after a restart, with") {
+	if !strings.Contains(r.Stdout, "acknowledged message lost") && !strings.Contains(r.Stdout, "lost after a restart, with") {
 		t.Errorf("the report names no lost acknowledged message\n%s", r)
 	}
 }
