@@ -1,7 +1,7 @@
 package main
 
-// CLI scenario tests: they build the real sf-run and sf-build once per test
-// process and run them as a user would, on the kvlog example and on the tiny
+// CLI scenario tests: they build the real sf-run and sf-build (and sf-check)
+// once per test process and run them as a user would, on the kvlog example and on the tiny
 // guests in lib/engine/testdata/guests. Nothing is written into the
 // repository: every world file is copied into a temporary directory with its
 // package paths made absolute, so .seedfall lands there.

@@ -3,9 +3,9 @@
 // captured streams, and checks that the command wrote nothing to the
 // process's own standard output or standard error, which would mean some
 // code ignores the writers it was given. Tools builds the commands once per
-// test binary (tools.go), Exec and Shell run them as a user would, and the
-// file helpers copy example worlds into temporary folders (files.go). Only
-// tests import it.
+// test binary and keeps the folders its tests share (tools.go), Exec and
+// Shell run the commands as a user would (exec.go), and the file helpers
+// copy example worlds and read records (files.go). Only tests import it.
 package clitest
 
 import (
