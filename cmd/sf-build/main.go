@@ -25,21 +25,18 @@ func main() {
 // run is sf-build on the given arguments (args[0] is its name) and streams;
 // it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:            "sf-build",
-		Usage:           "build a world's Go packages for wasip1 and print the manifest",
-		UsageText:       "sf-build [-c seedfall.json] [-q]",
-		HideHelpCommand: true,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
+	return manual.Main(manual.Command{
+		Name:      "sf-build",
+		Usage:     "build a world's Go packages for wasip1 and print the manifest",
+		UsageText: "sf-build [-c seedfall.json] [-q]",
+		Doc:       docSource,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
+			manual.WorldFlag(),
 			&cli.BoolFlag{Name: "q", Usage: "no progress lines on stderr"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return manual.Usage("sf-build", "unexpected argument %q", c.Args().First())
+			if err := manual.NoArgs(c); err != nil {
+				return err
 			}
 			w, err := config.LoadWith(c.String("c"), config.LoadOptions{Stdin: stdin})
 			if err != nil {
@@ -57,7 +54,5 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stdout, string(data))
 			return nil
 		},
-	}
-	manual.Install(app, docSource)
-	return manual.Run(app, args)
+	}, args, stdin, stdout, stderr)
 }

@@ -22,13 +22,10 @@ func main() {
 // run is sf-check on the given arguments (args[0] is its name) and streams;
 // it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:            "sf-check",
-		Usage:           "check a recorded history for linearizability or serializability",
-		HideHelpCommand: true,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
+	return manual.Main(manual.Command{
+		Name:  "sf-check",
+		Usage: "check a recorded history for linearizability or serializability",
+		Doc:   docSource,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "history", Usage: "the history file, - for standard input"},
 			&cli.StringFlag{Name: "model", Value: check.ModelDefault, Usage: check.ModelList()},
@@ -73,16 +70,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				Stdout:   stdout,
 				Stderr:   stderr,
 			})
-			if code != 0 {
-				return cli.Exit("", code)
-			}
-			return nil
+			return manual.Status(code)
 		},
-	}
-	// -h prints the manual, which is this command's package documentation,
-	// and the flags with their defaults.
-	manual.Install(app, docSource)
-	return manual.Run(app, args)
+	}, args, stdin, stdout, stderr)
 }
 
 // isTerminal reports whether r is a terminal, where sf-check will not wait

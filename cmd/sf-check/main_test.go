@@ -3,9 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -14,53 +12,22 @@ import (
 	"github.com/sf-dst/sf/lib/clitest"
 )
 
-var (
-	binPath string
-	binErr  error
-)
+// tools is the real sf-check, built once into a temporary directory that
+// is removed afterwards.
+var tools clitest.Tools
 
-// TestMain builds the real sf-check binary once into a temporary directory
-// that it removes afterwards.
-func TestMain(m *testing.M) {
-	dir, err := os.MkdirTemp("", "sf-check-test")
-	if err != nil {
-		panic(err)
-	}
-	binPath = filepath.Join(dir, "sf-check")
-	if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-		binErr = errors.New(string(out))
-	}
-	code := m.Run()
-	os.RemoveAll(dir)
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-check")) }
 
 func sfCheck(t *testing.T) string {
 	t.Helper()
-	if binErr != nil {
-		t.Fatalf("building sf-check: %v", binErr)
-	}
-	return binPath
+	tools.Need(t)
+	return tools.Path("sf-check")
 }
 
 func runBin(t *testing.T, stdin string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(sfCheck(t), args...)
-	cmd.Dir = "testdata"
-	var o, e bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &o, &e
-	if stdin != "" {
-		cmd.Stdin = strings.NewReader(stdin)
-	}
-	err := cmd.Run()
-	var ee *exec.ExitError
-	switch {
-	case errors.As(err, &ee):
-		code = ee.ExitCode()
-	case err != nil:
-		t.Fatal(err)
-	}
-	return o.String(), e.String(), code
+	r := clitest.Exec(t, clitest.Cmd{Dir: "testdata", Stdin: stdin}, append([]string{sfCheck(t)}, args...)...)
+	return r.Stdout, r.Stderr, r.Code
 }
 
 // inProcess runs sf-check's run in testdata, as runBin runs the binary

@@ -4,7 +4,6 @@ import (
 	_ "embed"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -23,20 +22,14 @@ func main() {
 // run is sf-faults on the given arguments (args[0] is its name) and streams;
 // it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:            "sf-faults",
-		Usage:           "list, edit and check one seed's fault schedule",
-		UsageText:       "sf-faults -c seedfall.json -seed N [-faults FILE] [-remove N] [-shift N=AMOUNT] [-add JSON] [-out FILE] [-json]",
-		Description:     "Removes, shifts or adds faults of a seed's schedule, checks the result against the world, writes it and prints the sf-run command that replays it. Exit status: 0 done, 2 usage or input error.",
-		HideHelpCommand: true,
-		// -add values are JSON and -set values may be: never split them at
-		// commas.
-		DisableSliceFlagSeparator: true,
-		Reader:                    stdin,
-		Writer:                    stdout,
-		ErrWriter:                 stderr,
+	return manual.Main(manual.Command{
+		Name:        "sf-faults",
+		Usage:       "list, edit and check one seed's fault schedule",
+		UsageText:   "sf-faults -c seedfall.json -seed N [-faults FILE] [-remove N] [-shift N=AMOUNT] [-add JSON] [-out FILE] [-json]",
+		Description: "Removes, shifts or adds faults of a seed's schedule, checks the result against the world, writes it and prints the sf-run command that replays it. Exit status: 0 done, 2 usage or input error.",
+		Doc:         docSource,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
+			manual.WorldFlag(),
 			&cli.StringFlag{Name: "seed", Usage: "the seed whose schedule to edit (required)"},
 			&cli.StringFlag{Name: "faults", Usage: "the schedule to start from (- for stdin); default the seed's .seedfall/<world>/seed-N.faults.json, else the faults the seed draws"},
 			&cli.StringSliceFlag{Name: "remove", Usage: "remove fault N, counting from 1 as listed (repeatable)"},
@@ -44,32 +37,27 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringSliceFlag{Name: "add", Usage: `add one fault, as JSON: {"at":"1s","kind":"pause","node":"server","until":"1.5s"} (repeatable)`},
 			&cli.StringFlag{Name: "out", Usage: "write the result here; default the file it came from"},
 			&cli.BoolFlag{Name: "json", Usage: "write the resulting schedule on stdout and the listing on stderr"},
-			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
-			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable)"},
+			manual.ProfileFlag(),
+			manual.SetFlag(),
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usage("unexpected argument %q", c.Args().First())
+			if err := manual.NoArgs(c); err != nil {
+				return err
 			}
 			if !c.IsSet("seed") {
 				return usage("-seed N is required: a schedule belongs to one seed")
 			}
-			seed, err := strconv.ParseUint(c.String("seed"), 10, 64)
+			seed, err := manual.Seed(c)
 			if err != nil {
-				return usage("-seed: %q is not a seed (a whole number)", c.String("seed"))
+				return err
 			}
 			o := faultsedit.Options{Config: c.String("c"), Seed: seed, Faults: c.String("faults"),
 				Profile: c.String("profile"), Set: c.StringSlice("set"), Remove: c.StringSlice("remove"),
 				Shift: c.StringSlice("shift"), Add: c.StringSlice("add"), Out: c.String("out"), JSON: c.Bool("json"),
 				RunTool: runTool(args), Stdin: stdin, Stdout: stdout, Stderr: stderr}
-			if code := faultsedit.Main(o); code != 0 {
-				return cli.Exit("", code)
-			}
-			return nil
+			return manual.Status(faultsedit.Main(o))
 		},
-	}
-	manual.Install(app, docSource)
-	return manual.Run(app, args)
+	}, args, stdin, stdout, stderr)
 }
 
 func usage(format string, args ...any) error {

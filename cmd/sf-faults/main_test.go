@@ -7,16 +7,11 @@ package main
 
 import (
 	"bytes"
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -24,111 +19,27 @@ import (
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
-var tools struct {
-	root     string // the repository root
-	dir      string // temporary directory of the binaries and the world
-	bin      string // the directory of the built tools
-	sfFaults string
-	sfRun    string
-	skip     string // why the CLI tests cannot run, when they cannot
-}
+// tools are sf-faults and sf-run, built once per test process.
+var tools clitest.Tools
 
 const cmdTimeout = 3 * time.Minute
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-faults", "sf-run")) }
 
-func testMain(m *testing.M) int {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err == nil {
-		_, err = os.Stat(filepath.Join(root, "go.mod"))
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sf-faults tests: cannot find the repository root: %v\n", err)
-		return 1
-	}
-	tools.root = root
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		tools.skip = "no Go toolchain on PATH: the CLI tests build sf-faults and sf-run, and sf-faults builds the guests, with `go`"
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "sf-faults-test-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sf-faults tests: %v\n", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	tools.dir = dir
-	tools.bin = filepath.Join(dir, "bin")
-	tools.sfFaults = filepath.Join(tools.bin, "sf-faults")
-	tools.sfRun = filepath.Join(tools.bin, "sf-run")
-	for out, pkg := range map[string]string{tools.sfFaults: "./cmd/sf-faults", tools.sfRun: "./cmd/sf-run"} {
-		cmd := exec.Command(goCmd, "build", "-o", out, pkg)
-		cmd.Dir = root
-		if b, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "sf-faults tests: go build %s: %v\n%s", pkg, err, b)
-			return 1
-		}
-	}
-	return m.Run()
-}
-
-type result struct {
-	code           int
-	stdout, stderr string
-	cmdline        string
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("$ %s\nexit status %d\nstdout:\n%s\nstderr:\n%s", r.cmdline, r.code, r.stdout, r.stderr)
-}
-
-func (r result) wantExit(t *testing.T, code int) {
-	t.Helper()
-	if r.code != code {
-		t.Fatalf("exit status %d, want %d\n%s", r.code, code, r)
-	}
-	for _, s := range []string{r.stdout, r.stderr} {
-		if strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:") {
-			t.Fatalf("output holds a Go stack trace or panic:\n%s", r)
-		}
-	}
-}
+type result = clitest.Result
 
 // runBin runs argv in dir with stdin, argv[0] by its short name so that the
 // lines it prints read as a user's would, and the tools first on PATH.
 func runBin(t *testing.T, dir, stdin string, argv ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-	cmd.Args[0] = filepath.Base(argv[0])
-	cmd.Dir = dir
-	cmd.WaitDelay = 5 * time.Second
-	cmd.Env = append(os.Environ(), "PATH="+tools.bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	cmd.Stdin = strings.NewReader(stdin)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), cmdline: strings.Join(argv, " ")}
-	if ctx.Err() != nil {
-		t.Fatalf("%s did not finish in %s\n%s", r.cmdline, cmdTimeout, r)
-	}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("%s: %v", r.cmdline, err)
-	}
-	return r
+	c := clitest.Cmd{Dir: dir, Stdin: stdin, Env: []string{tools.OnPath()}, Name: filepath.Base(argv[0]), Timeout: cmdTimeout}
+	return clitest.Exec(t, c, argv...)
 }
 
 // sfFaults runs sf-faults on the kvlog world in dir.
 func sfFaults(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	return runBin(t, dir, "", append([]string{tools.sfFaults, "-c", "seedfall.json"}, args...)...)
+	return runBin(t, dir, "", append([]string{tools.Path("sf-faults"), "-c", "seedfall.json"}, args...)...)
 }
 
 // inProcess runs sf-faults's run in dir, in this process, as sfFaults runs
@@ -136,13 +47,7 @@ func sfFaults(t *testing.T, dir string, args ...string) result {
 func inProcess(t *testing.T, dir string, args ...string) result {
 	t.Helper()
 	t.Chdir(dir)
-	r := clitest.Run(t, run, "", append([]string{"sf-faults"}, args...)...)
-	return result{code: r.Code, stdout: r.Stdout, stderr: r.Stderr, cmdline: r.Cmdline}
-}
-
-var kvlogOnce struct {
-	sync.Once
-	dir string
+	return clitest.Run(t, run, "", append([]string{"sf-faults"}, args...)...)
 }
 
 // kvlogDir returns a directory holding a copy of examples/kvlog/seedfall.json
@@ -150,49 +55,7 @@ var kvlogOnce struct {
 // is built once; they do not run in parallel.
 func kvlogDir(t *testing.T) string {
 	t.Helper()
-	if tools.skip != "" {
-		t.Skip(tools.skip)
-	}
-	kvlogOnce.Do(func() {
-		src := filepath.Join(tools.root, "examples", "kvlog", "seedfall.json")
-		data, err := os.ReadFile(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var w map[string]any
-		if err := json.Unmarshal(data, &w); err != nil {
-			t.Fatal(err)
-		}
-		abs := func(n any) {
-			if node, ok := n.(map[string]any); ok {
-				if p, ok := node["pkg"].(string); ok && !filepath.IsAbs(p) {
-					node["pkg"] = filepath.Join(filepath.Dir(src), p)
-				}
-			}
-		}
-		for _, n := range w["nodes"].([]any) {
-			abs(n)
-		}
-		abs(w["workload"])
-		dir := filepath.Join(tools.dir, "kvlog")
-		out, _ := json.MarshalIndent(w, "", "  ")
-		writeFile(t, filepath.Join(dir, "seedfall.json"), string(out))
-		kvlogOnce.dir = dir
-	})
-	if kvlogOnce.dir == "" {
-		t.Fatal("could not set up the kvlog world")
-	}
-	return kvlogOnce.dir
-}
-
-func writeFile(t *testing.T, path, data string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	return tools.Example(t, "kvlog", "seedfall.json")
 }
 
 func readSchedule(t *testing.T, path string) *schedule.Schedule {
@@ -230,7 +93,7 @@ var replayRE = regexp.MustCompile(`(?m)^replay: (.*)$`)
 // returns what it did.
 func replay(t *testing.T, dir string, r result) result {
 	t.Helper()
-	m := replayRE.FindStringSubmatch(r.stdout)
+	m := replayRE.FindStringSubmatch(r.Stdout)
 	if m == nil {
 		t.Fatalf("no replay line:\n%s", r)
 	}
@@ -241,15 +104,15 @@ func TestOwnFaults(t *testing.T) {
 	dir := kvlogDir(t)
 	os.Remove(filepath.Join(dir, artifact(10)))
 	r := sfFaults(t, dir, "-seed", "10")
-	r.wantExit(t, 0)
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	r.WantExitClean(t, 0)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	want := `seed 10, 3 faults from a run of the seed (it fails at 1.642779141s), wrote ` + artifact(10)
 	if lines[0] != want {
 		t.Fatalf("header\n  %s\nwant\n  %s\n%s", lines[0], want, r)
 	}
 	if len(lines) != 6 || !strings.HasPrefix(lines[1], "  1  ") || !strings.Contains(lines[1], "crash server, restart at") ||
 		lines[4] != "duration 1.6s" {
-		t.Fatalf("listing:\n%s", r.stdout)
+		t.Fatalf("listing:\n%s", r.Stdout)
 	}
 	if want := "replay: sf-run -c seedfall.json -seed 10 -faults " + artifact(10); lines[5] != want {
 		t.Fatalf("replay line\n  %s\nwant\n  %s", lines[5], want)
@@ -259,14 +122,14 @@ func TestOwnFaults(t *testing.T) {
 		t.Fatalf("written schedule: %+v", s)
 	}
 	// The seed's own faults replay its failure.
-	replay(t, dir, r).wantExit(t, 1)
+	replay(t, dir, r).WantExitClean(t, 1)
 
 	// Now the artifact exists: sf-faults lists it and writes nothing.
 	before, _ := os.ReadFile(filepath.Join(dir, artifact(10)))
 	os.Chtimes(filepath.Join(dir, artifact(10)), time.Unix(1, 0), time.Unix(1, 0))
 	r = sfFaults(t, dir, "-seed", "10")
-	r.wantExit(t, 0)
-	if want := "seed 10, 3 faults from " + artifact(10) + ", not written\n"; !strings.HasPrefix(r.stdout, want) {
+	r.WantExitClean(t, 0)
+	if want := "seed 10, 3 faults from " + artifact(10) + ", not written\n"; !strings.HasPrefix(r.Stdout, want) {
 		t.Fatalf("header, want %q:\n%s", want, r)
 	}
 	after, _ := os.ReadFile(filepath.Join(dir, artifact(10)))
@@ -277,16 +140,16 @@ func TestOwnFaults(t *testing.T) {
 
 	// Removing every fault makes the replay pass; the failure needs them.
 	r = sfFaults(t, dir, "-seed", "10", "-remove", "1", "-remove", "2", "-remove", "3", "-out", "none.json")
-	r.wantExit(t, 0)
-	if want := "seed 10, 0 faults from " + artifact(10) + " (removed 3), wrote none.json\nduration 1.6s\nreplay: sf-run -c seedfall.json -seed 10 -faults none.json\n"; r.stdout != want {
-		t.Fatalf("stdout\n%s\nwant\n%s", r.stdout, want)
+	r.WantExitClean(t, 0)
+	if want := "seed 10, 0 faults from " + artifact(10) + " (removed 3), wrote none.json\nduration 1.6s\nreplay: sf-run -c seedfall.json -seed 10 -faults none.json\n"; r.Stdout != want {
+		t.Fatalf("stdout\n%s\nwant\n%s", r.Stdout, want)
 	}
-	replay(t, dir, r).wantExit(t, 0)
+	replay(t, dir, r).WantExitClean(t, 0)
 
 	// An edit without -out goes back to the artifact it came from.
 	r = sfFaults(t, dir, "-seed", "10", "-remove", "3")
-	r.wantExit(t, 0)
-	if !strings.HasPrefix(r.stdout, "seed 10, 2 faults from "+artifact(10)+" (removed 1), wrote "+artifact(10)+"\n") {
+	r.WantExitClean(t, 0)
+	if !strings.HasPrefix(r.Stdout, "seed 10, 2 faults from "+artifact(10)+" (removed 1), wrote "+artifact(10)+"\n") {
 		t.Fatalf("header:\n%s", r)
 	}
 	if s := readSchedule(t, filepath.Join(dir, artifact(10))); len(s.Faults) != 2 {
@@ -300,10 +163,10 @@ func edit(t *testing.T, input string, args ...string) (result, *schedule.Schedul
 	t.Helper()
 	dir := kvlogDir(t)
 	in, out := filepath.Join(dir, "in.json"), filepath.Join(dir, "out.json")
-	writeFile(t, in, input)
+	clitest.WriteFile(t, in, input)
 	os.Remove(out)
 	r := sfFaults(t, dir, append([]string{"-seed", "10", "-faults", "in.json", "-out", "out.json"}, args...)...)
-	r.wantExit(t, 0)
+	r.WantExitClean(t, 0)
 	return r, readSchedule(t, out)
 }
 
@@ -346,14 +209,14 @@ func TestEdits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, s := edit(t, tt.input, tt.args...)
-			if header, _, _ := strings.Cut(r.stdout, "\n"); header != tt.header {
+			if header, _, _ := strings.Cut(r.Stdout, "\n"); header != tt.header {
 				t.Fatalf("header\n  %s\nwant\n  %s", header, tt.header)
 			}
 			if fmt.Sprint(s.Faults) != fmt.Sprint(tt.want) {
 				t.Fatalf("faults\n  %+v\nwant\n  %+v", s.Faults, tt.want)
 			}
-			if got := strings.Count(r.stdout, "\n"); got != len(tt.want)+3 {
-				t.Fatalf("want a header, %d faults, the duration and the replay line:\n%s", len(tt.want), r.stdout)
+			if got := strings.Count(r.Stdout, "\n"); got != len(tt.want)+3 {
+				t.Fatalf("want a header, %d faults, the duration and the replay line:\n%s", len(tt.want), r.Stdout)
 			}
 			if s.ShrunkFrom != 0 || s.ShrinkRuns != 0 {
 				t.Fatalf("an edited schedule keeps shrunk_from %d, shrink_runs %d", s.ShrunkFrom, s.ShrinkRuns)
@@ -380,20 +243,20 @@ func TestEditKeepsTheRest(t *testing.T) {
 
 func TestWriteBack(t *testing.T) {
 	dir := kvlogDir(t)
-	writeFile(t, filepath.Join(dir, "back.json"), seed10)
+	clitest.WriteFile(t, filepath.Join(dir, "back.json"), seed10)
 	r := sfFaults(t, dir, "-seed", "10", "-faults", "back.json", "-remove", "1")
-	r.wantExit(t, 0)
-	if !strings.HasPrefix(r.stdout, "seed 10, 2 faults from back.json (removed 1), wrote back.json\n") {
+	r.WantExitClean(t, 0)
+	if !strings.HasPrefix(r.Stdout, "seed 10, 2 faults from back.json (removed 1), wrote back.json\n") {
 		t.Fatalf("header:\n%s", r)
 	}
 	if s := readSchedule(t, filepath.Join(dir, "back.json")); len(s.Faults) != 2 {
 		t.Fatalf("back.json after -remove 1: %+v", s)
 	}
 	// Without an edit, a file is listed and checked, never rewritten.
-	writeFile(t, filepath.Join(dir, "back.json"), seed10)
+	clitest.WriteFile(t, filepath.Join(dir, "back.json"), seed10)
 	r = sfFaults(t, dir, "-seed", "10", "-faults", "back.json")
-	r.wantExit(t, 0)
-	if !strings.HasPrefix(r.stdout, "seed 10, 3 faults from back.json, not written\n") || !strings.HasSuffix(r.stdout, "replay: sf-run -c seedfall.json -seed 10 -faults back.json\n") {
+	r.WantExitClean(t, 0)
+	if !strings.HasPrefix(r.Stdout, "seed 10, 3 faults from back.json, not written\n") || !strings.HasSuffix(r.Stdout, "replay: sf-run -c seedfall.json -seed 10 -faults back.json\n") {
 		t.Fatalf("stdout:\n%s", r)
 	}
 	if got, _ := os.ReadFile(filepath.Join(dir, "back.json")); string(got) != seed10 {
@@ -404,9 +267,9 @@ func TestWriteBack(t *testing.T) {
 func TestStdin(t *testing.T) {
 	dir := kvlogDir(t)
 	os.Remove(filepath.Join(dir, "from-stdin.json"))
-	r := runBin(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3", "-out", "from-stdin.json")
-	r.wantExit(t, 0)
-	if !strings.HasPrefix(r.stdout, "seed 10, 2 faults from <stdin> (removed 1), wrote from-stdin.json\n") {
+	r := runBin(t, dir, seed10, tools.Path("sf-faults"), "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3", "-out", "from-stdin.json")
+	r.WantExitClean(t, 0)
+	if !strings.HasPrefix(r.Stdout, "seed 10, 2 faults from <stdin> (removed 1), wrote from-stdin.json\n") {
 		t.Fatalf("header:\n%s", r)
 	}
 	if s := readSchedule(t, filepath.Join(dir, "from-stdin.json")); len(s.Faults) != 2 {
@@ -414,44 +277,44 @@ func TestStdin(t *testing.T) {
 	}
 
 	// An edit of stdin has nowhere to go back to.
-	r = runBin(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3")
-	r.wantExit(t, 2)
-	if want := "sf-faults: -faults -: the schedule came from stdin, so there is no file to write the edit back to: give -out FILE (or -json to print it)\n"; r.stderr != want {
-		t.Fatalf("stderr\n%s\nwant\n%s", r.stderr, want)
+	r = runBin(t, dir, seed10, tools.Path("sf-faults"), "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "3")
+	r.WantExitClean(t, 2)
+	if want := "sf-faults: -faults -: the schedule came from stdin, so there is no file to write the edit back to: give -out FILE (or -json to print it)\n"; r.Stderr != want {
+		t.Fatalf("stderr\n%s\nwant\n%s", r.Stderr, want)
 	}
 
 	// With -json the result goes to stdout, the listing to stderr, and the
 	// result pipes into sf-run.
-	r = runBin(t, dir, seed10, tools.sfFaults, "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "1", "-remove", "2", "-remove", "3", "-json")
-	r.wantExit(t, 0)
-	s, err := schedule.Parse("stdout", []byte(r.stdout))
+	r = runBin(t, dir, seed10, tools.Path("sf-faults"), "-c", "seedfall.json", "-seed", "10", "-faults", "-", "-remove", "1", "-remove", "2", "-remove", "3", "-json")
+	r.WantExitClean(t, 0)
+	s, err := schedule.Parse("stdout", []byte(r.Stdout))
 	if err != nil || len(s.Faults) != 0 || s.Duration != 1642779141 {
 		t.Fatalf("stdout is not the edited schedule (%v):\n%s", err, r)
 	}
-	if !strings.HasPrefix(r.stderr, "seed 10, 0 faults from <stdin> (removed 3), not written\n") ||
-		!strings.HasSuffix(r.stderr, "replay: sf-run -c seedfall.json -seed 10 -faults -\n") {
-		t.Fatalf("stderr:\n%s", r.stderr)
+	if !strings.HasPrefix(r.Stderr, "seed 10, 0 faults from <stdin> (removed 3), not written\n") ||
+		!strings.HasSuffix(r.Stderr, "replay: sf-run -c seedfall.json -seed 10 -faults -\n") {
+		t.Fatalf("stderr:\n%s", r.Stderr)
 	}
-	runBin(t, dir, r.stdout, tools.sfRun, "-c", "seedfall.json", "-seed", "10", "-faults", "-").wantExit(t, 0)
+	runBin(t, dir, r.Stdout, tools.Path("sf-run"), "-c", "seedfall.json", "-seed", "10", "-faults", "-").WantExitClean(t, 0)
 }
 
 // TestReplayLineKeepsProfileAndSet runs the printed replay line, which
 // carries -set (quoted for the shell), and gets the failure back.
 func TestReplayLineKeepsProfileAndSet(t *testing.T) {
 	dir := kvlogDir(t)
-	writeFile(t, filepath.Join(dir, "set.json"), seed10)
+	clitest.WriteFile(t, filepath.Join(dir, "set.json"), seed10)
 	set := `latency=["1ms","5ms"]`
 	r := sfFaults(t, dir, "-seed", "10", "-set", set, "-faults", "set.json", "-out", "set.out.json")
-	r.wantExit(t, 0)
+	r.WantExitClean(t, 0)
 	want := `replay: sf-run -c seedfall.json -seed 10 -set 'latency=["1ms","5ms"]' -faults set.out.json`
-	if !strings.Contains(r.stdout, want+"\n") {
+	if !strings.Contains(r.Stdout, want+"\n") {
 		t.Fatalf("want %s in:\n%s", want, r)
 	}
 	// The override sets the world's own latency, so the replay ends as a
 	// plain replay of the same schedule does.
 	rr := replay(t, dir, r)
-	plain := runBin(t, dir, "", tools.sfRun, "-c", "seedfall.json", "-seed", "10", "-faults", "set.out.json")
-	if (rr.code != 0 && rr.code != 1) || rr.code != plain.code || strings.Contains(rr.stderr, "sf-run:") {
+	plain := runBin(t, dir, "", tools.Path("sf-run"), "-c", "seedfall.json", "-seed", "10", "-faults", "set.out.json")
+	if (rr.Code != 0 && rr.Code != 1) || rr.Code != plain.Code || strings.Contains(rr.Stderr, "sf-run:") {
 		t.Fatalf("the replay line did not replay:\n%s\nwithout -set:\n%s", rr, plain)
 	}
 }
@@ -513,17 +376,17 @@ func TestErrors(t *testing.T) {
 	dir := kvlogDir(t)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			writeFile(t, filepath.Join(dir, "bad.json"), tt.input)
+			clitest.WriteFile(t, filepath.Join(dir, "bad.json"), tt.input)
 			os.Remove(filepath.Join(dir, "bad.out.json"))
 			args := append([]string{"-c", "seedfall.json", "-seed", "10", "-faults", "bad.json", "-out", "bad.out.json"}, tt.args...)
 			r := inProcess(t, dir, args...)
-			r.wantExit(t, 2)
+			r.WantExitClean(t, 2)
 			// The first test in a fresh directory also builds the world.
-			stderr := regexp.MustCompile(`(?m)^built .*\n`).ReplaceAllString(r.stderr, "")
+			stderr := regexp.MustCompile(`(?m)^built .*\n`).ReplaceAllString(r.Stderr, "")
 			if !strings.HasPrefix(stderr, "sf-faults: "+tt.want) {
-				t.Fatalf("stderr\n  %s\nwant\n  sf-faults: %s", r.stderr, tt.want)
+				t.Fatalf("stderr\n  %s\nwant\n  sf-faults: %s", r.Stderr, tt.want)
 			}
-			if r.stdout != "" {
+			if r.Stdout != "" {
 				t.Fatalf("an error printed on stdout:\n%s", r)
 			}
 			if _, err := os.Stat(filepath.Join(dir, "bad.out.json")); err == nil {
@@ -549,23 +412,23 @@ func TestUsageErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := inProcess(t, dir, tt.args...)
-			r.wantExit(t, 2)
-			if !strings.HasPrefix(r.stderr, tt.want) && !strings.Contains(r.stderr, tt.want) {
-				t.Fatalf("stderr\n%s\nwant\n%s", r.stderr, tt.want)
+			r.WantExitClean(t, 2)
+			if !strings.HasPrefix(r.Stderr, tt.want) && !strings.Contains(r.Stderr, tt.want) {
+				t.Fatalf("stderr\n%s\nwant\n%s", r.Stderr, tt.want)
 			}
 		})
 	}
 }
 
 func TestHelp(t *testing.T) {
-	if tools.skip != "" {
-		t.Skip(tools.skip)
+	if tools.Skip != "" {
+		t.Skip(tools.Skip)
 	}
-	r := inProcess(t, tools.dir, "-h")
-	r.wantExit(t, 0)
+	r := inProcess(t, tools.Dir, "-h")
+	r.WantExitClean(t, 0)
 	for _, s := range []string{"Sf-faults lists, edits and checks", "-shift value", "-add value", "-remove value", "-faults value", "-out value"} {
-		if !strings.Contains(r.stdout, s) {
-			t.Errorf("-h lacks %q:\n%s", s, r.stdout)
+		if !strings.Contains(r.Stdout, s) {
+			t.Errorf("-h lacks %q:\n%s", s, r.Stdout)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
@@ -26,43 +25,28 @@ func main() {
 // itself always runs on the process's own stdin and stdout, which an MCP
 // client connects to. It returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:            "sf-mcp",
-		Usage:           "serve the sf tools over the Model Context Protocol on stdio",
-		UsageText:       "sf-mcp [-dir DIR]",
-		HideHelpCommand: true,
-		Reader:          stdin,
-		Writer:          stdout,
-		ErrWriter:       stderr,
+	return manual.Main(manual.Command{
+		Name:      "sf-mcp",
+		Usage:     "serve the sf tools over the Model Context Protocol on stdio",
+		UsageText: "sf-mcp [-dir DIR]",
+		Doc:       docSource,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "dir", Usage: "the working directory tools resolve paths against (default: the current one)"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return manual.Usage("sf-mcp", "unexpected argument %q", c.Args().First())
+			if err := manual.NoArgs(c); err != nil {
+				return err
 			}
 			if d := c.String("dir"); d != "" {
 				if err := os.Chdir(d); err != nil {
 					return manual.Usage("sf-mcp", "-dir: %v", err)
 				}
 			}
-			srv := mcpserver.New(mcpserver.Options{RunTool: runTool(args)})
+			srv := mcpserver.New(mcpserver.Options{RunTool: manual.Sibling(args, "sf-run")})
 			if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
 				return cli.Exit(err.Error(), exitcode.Usage)
 			}
 			return nil
 		},
-	}
-	manual.Install(app, docSource)
-	return manual.Run(app, args)
-}
-
-// runTool is the sf-run that repro lines name: the one next to this binary
-// when it was started by a path (an absolute one, as MCP clients give,
-// stays absolute), else sf-run from PATH.
-func runTool(args []string) string {
-	if len(args) > 0 && filepath.Base(args[0]) != args[0] {
-		return filepath.Join(filepath.Dir(args[0]), "sf-run")
-	}
-	return "sf-run"
+	}, args, stdin, stdout, stderr)
 }

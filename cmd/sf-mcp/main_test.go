@@ -21,51 +21,23 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/clitest"
 	"github.com/sf-dst/sf/lib/mcpserver"
 	"github.com/sf-dst/sf/lib/record"
 )
 
-var bin struct {
-	root, mcp, skip string
-}
+// tools is sf-mcp, built once per test process.
+var tools clitest.Tools
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
-
-func testMain(m *testing.M) int {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		return 1
-	}
-	bin.root = root
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		bin.skip = "no Go toolchain on PATH"
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "sf-mcp-test-")
-	if err != nil {
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	bin.mcp = filepath.Join(dir, "sf-mcp")
-	cmd := exec.Command(goCmd, "build", "-o", bin.mcp, "./cmd/sf-mcp")
-	cmd.Dir = root
-	if b, err := cmd.CombinedOutput(); err != nil {
-		fmt.Fprintf(os.Stderr, "go build sf-mcp: %v\n%s", err, b)
-		return 1
-	}
-	return m.Run()
-}
+func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-mcp")) }
 
 // connect starts sf-mcp -dir dir and returns a client session on it.
 func connect(t *testing.T, dir string) *mcp.ClientSession {
 	t.Helper()
-	if bin.skip != "" {
-		t.Skip(bin.skip)
-	}
+	tools.Need(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	t.Cleanup(cancel)
-	cmd := exec.Command(bin.mcp, "-dir", dir)
+	cmd := exec.Command(tools.Path("sf-mcp"), "-dir", dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "sf-mcp-test", Version: "1"}, nil)
@@ -133,40 +105,14 @@ func text(res *mcp.CallToolResult) string {
 // into dir with its packages made absolute, under the name it had.
 func copyWorld(t *testing.T, dir, src string) {
 	t.Helper()
-	src = filepath.Join(bin.root, src)
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w map[string]any
-	if err := json.Unmarshal(data, &w); err != nil {
-		t.Fatal(err)
-	}
-	abs := func(n any) {
-		if node, ok := n.(map[string]any); ok {
-			if p, ok := node["pkg"].(string); ok {
-				node["pkg"] = filepath.Join(filepath.Dir(src), p)
-			}
-		}
-	}
-	for _, n := range w["nodes"].([]any) {
-		abs(n)
-	}
-	abs(w["workload"])
-	out, err := json.Marshal(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, filepath.Base(src)), out, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	clitest.CopyWorld(t, filepath.Join(tools.Root, src), filepath.Join(dir, filepath.Base(src)))
 }
 
 // docConfig is the client configuration docs/agents.md shows, with its
 // example paths replaced by the built binary and dir.
 func docConfig(t *testing.T, dir string) (command string, args []string) {
 	t.Helper()
-	doc, err := os.ReadFile(filepath.Join(bin.root, "docs", "agents.md"))
+	doc, err := os.ReadFile(filepath.Join(tools.Root, "docs", "agents.md"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,15 +137,13 @@ func docConfig(t *testing.T, dir string) (command string, args []string) {
 	for _, a := range sf.Args {
 		args = append(args, strings.ReplaceAll(a, "/home/me/src/myservice", dir))
 	}
-	return bin.mcp, args
+	return tools.Path("sf-mcp"), args
 }
 
 // TestListTools lists the tools of a server started as docs/agents.md
 // registers it.
 func TestListTools(t *testing.T) {
-	if bin.skip != "" {
-		t.Skip(bin.skip)
-	}
+	tools.Need(t)
 	command, args := docConfig(t, t.TempDir())
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "sf-mcp-test", Version: "1"}, nil).Connect(context.Background(),
 		&mcp.CommandTransport{Command: exec.Command(command, args...)}, nil)
@@ -269,7 +213,7 @@ func TestKvlog(t *testing.T) {
 	if err := os.MkdirAll(pinned, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	pinData, err := os.ReadFile(filepath.Join(bin.root, "examples/kvlog/.seedfall/pinned/seedfall.fixed/seed-3.json"))
+	pinData, err := os.ReadFile(filepath.Join(tools.Root, "examples/kvlog/.seedfall/pinned/seedfall.fixed/seed-3.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -434,7 +378,7 @@ func TestKvlog(t *testing.T) {
 	}
 
 	hist := filepath.Join(dir, "queue-lost.jsonl")
-	data, err := os.ReadFile(filepath.Join(bin.root, "cmd/sf-check/testdata/queue-lost.jsonl"))
+	data, err := os.ReadFile(filepath.Join(tools.Root, "cmd/sf-check/testdata/queue-lost.jsonl"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,9 +474,7 @@ func TestErrors(t *testing.T) {
 
 // TestUsage checks the command line of sf-mcp itself.
 func TestUsage(t *testing.T) {
-	if bin.skip != "" {
-		t.Skip(bin.skip)
-	}
+	tools.Need(t)
 	for _, c := range []struct {
 		args []string
 		code int
@@ -541,7 +483,7 @@ func TestUsage(t *testing.T) {
 		{[]string{"extra"}, 2, "sf-mcp: unexpected argument \"extra\" (see sf-mcp -h)\n"},
 		{[]string{"-dir", "/nonexistent-sf-mcp"}, 2, "sf-mcp: -dir: chdir /nonexistent-sf-mcp: no such file or directory (see sf-mcp -h)\n"},
 	} {
-		cmd := exec.Command(bin.mcp, c.args...)
+		cmd := exec.Command(tools.Path("sf-mcp"), c.args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		err := cmd.Run()
@@ -550,7 +492,7 @@ func TestUsage(t *testing.T) {
 			t.Errorf("sf-mcp %v: %v, stderr %q; want exit %d and %q", c.args, err, stderr.String(), c.code, c.want)
 		}
 	}
-	out, err := exec.Command(bin.mcp, "-h").Output()
+	out, err := exec.Command(tools.Path("sf-mcp"), "-h").Output()
 	if err != nil || !strings.Contains(string(out), "Model Context Protocol") || !strings.Contains(string(out), "-dir") {
 		t.Errorf("sf-mcp -h: %v\n%s", err, out)
 	}

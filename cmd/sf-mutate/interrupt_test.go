@@ -13,11 +13,9 @@ import (
 // TestInterrupted: SIGINT stops sf-mutate with exit 130, and its -json
 // stream still ends with a summary marked interrupted.
 func TestInterrupted(t *testing.T) {
-	if bin.skip != "" {
-		t.Skip(bin.skip)
-	}
+	tools.Need(t)
 	dir := copyWorld(t, "examples/ledger/seedfall.json")
-	cmd := exec.Command(bin.mutate, "-seeds", "1-100000", "-json")
+	cmd := exec.Command(tools.Path("sf-mutate"), "-seeds", "1-100000", "-json")
 	cmd.Dir = dir
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb

@@ -4,13 +4,10 @@ import (
 	_ "embed"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/manual"
 	"github.com/sf-dst/sf/lib/mutate"
 )
@@ -25,26 +22,22 @@ func main() {
 // run is sf-mutate on the given arguments (args[0] is its name) and
 // streams; it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:                      "sf-mutate",
-		Usage:                     "measure whether a world's checks catch the bugs they exist for",
-		UsageText:                 "sf-mutate [-c seedfall.json] [-seeds 1-100] [-only a,b | -app [-mutants 10]] [-md FILE] [-json]",
-		HideHelpCommand:           true,
-		DisableSliceFlagSeparator: true,
-		Reader:                    stdin,
-		Writer:                    stdout,
-		ErrWriter:                 stderr,
+	return manual.Main(manual.Command{
+		Name:      "sf-mutate",
+		Usage:     "measure whether a world's checks catch the bugs they exist for",
+		UsageText: "sf-mutate [-c seedfall.json] [-seeds 1-100] [-only a,b | -app [-mutants 10]] [-md FILE] [-json]",
+		Doc:       docSource,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
+			manual.WorldFlag(),
 			&cli.StringFlag{Name: "seeds", Usage: "seeds each mutant runs: 1-100, 7, or 1-5,9 (default 1-100)"},
 			&cli.StringFlag{Name: "only", Usage: "run only these runtime mutants, comma-separated"},
 			&cli.BoolFlag{Name: "app", Usage: "mutate the node packages' source instead of the simulated world"},
 			&cli.IntFlag{Name: "mutants", Value: mutate.DefaultAppMutants, Usage: "with -app: how many source mutants to pick"},
 			&cli.StringFlag{Name: "md", Usage: "also write the result as a Markdown table to this file"},
-			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
-			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable)"},
-			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "seeds run at once"},
-			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout"},
+			manual.ProfileFlag(),
+			manual.SetFlag(),
+			manual.JobsFlag("seeds run at once"),
+			manual.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
@@ -52,18 +45,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			}
 			cmd := mutate.Command{Config: c.String("c"), Profile: c.String("profile"), Set: c.StringSlice("set"),
 				App: c.Bool("app"), AppMutants: c.Int("mutants"), Jobs: c.Int("j"), JSON: c.Bool("json"),
-				Markdown: c.String("md"), Tool: tool(args, "sf-mutate"), RunTool: tool(args, "sf-run"),
+				Markdown: c.String("md"), Tool: manual.Sibling(args, "sf-mutate"), RunTool: manual.Sibling(args, "sf-run"),
 				Stdin: stdin, Stdout: stdout, Stderr: stderr}
-			text := c.String("seeds")
-			switch {
-			case c.IsSet("seeds") && strings.TrimSpace(text) == "":
-				return usage("-seeds is empty: give seeds such as 1-100, 7 or 1-5,9")
-			case text == "":
-				text = "1-100"
-			}
-			seeds, err := config.ParseSeeds(text)
+			seeds, text, err := manual.Seeds(c)
 			if err != nil {
-				return usage("-seeds: %v", err)
+				return err
 			}
 			cmd.Seeds, cmd.SeedsText = seeds, text
 			if c.IsSet("only") {
@@ -89,25 +75,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			case cmd.Jobs < 1:
 				return usage("-j must be at least 1")
 			}
-			if code := mutate.Main(cmd); code != 0 {
-				return cli.Exit("", code)
-			}
-			return nil
+			return manual.Status(mutate.Main(cmd))
 		},
-	}
-	manual.Install(app, docSource)
-	return manual.Run(app, args)
+	}, args, stdin, stdout, stderr)
 }
 
 func usage(format string, args ...any) error {
 	return manual.Usage("sf-mutate", format, args...)
-}
-
-// tool is how repro lines call a tool of sf: the one next to this binary
-// when it was run by a path, else the name alone, from PATH.
-func tool(args []string, name string) string {
-	if len(args) > 0 && filepath.Base(args[0]) != args[0] {
-		return filepath.Join(filepath.Dir(args[0]), name)
-	}
-	return name
 }

@@ -7,82 +7,31 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sf-dst/sf/lib/clitest"
 	"github.com/sf-dst/sf/lib/record"
 )
 
-var bin struct {
-	root, mutate, skip string
-}
+// tools are sf-mutate and sf-run, built once per test process.
+var tools clitest.Tools
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-mutate", "sf-run")) }
 
-func testMain(m *testing.M) int {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err != nil {
-		return 1
-	}
-	bin.root = root
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		bin.skip = "no Go toolchain on PATH"
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "sf-mutate-test-")
-	if err != nil {
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	for _, t := range []string{"sf-mutate", "sf-run"} {
-		cmd := exec.Command(goCmd, "build", "-o", filepath.Join(dir, t), "./cmd/"+t)
-		cmd.Dir = root
-		if b, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", t, err, b)
-			return 1
-		}
-	}
-	bin.mutate = filepath.Join(dir, "sf-mutate")
-	return m.Run()
-}
+type result = clitest.Result
 
-type result struct {
-	code           int
-	stdout, stderr string
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, r.stdout, r.stderr)
-}
+// mutateTimeout bounds one sf-mutate run: every mutant runs its seeds.
+const mutateTimeout = 20 * time.Minute
 
 func sfMutate(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	if bin.skip != "" {
-		t.Skip(bin.skip)
-	}
-	cmd := exec.Command(bin.mutate, args...)
-	cmd.Dir = dir
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	r := result{stdout: out.String(), stderr: errb.String()}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatal(err)
-	}
-	return r
+	tools.Need(t)
+	return clitest.Exec(t, clitest.Cmd{Dir: dir, Timeout: mutateTimeout}, append([]string{tools.Path("sf-mutate")}, args...)...)
 }
 
 // copyWorld copies the world file src (relative to the repository root) to
@@ -90,31 +39,8 @@ func sfMutate(t *testing.T, dir string, args ...string) result {
 // directory.
 func copyWorld(t *testing.T, src string) string {
 	t.Helper()
-	src = filepath.Join(bin.root, src)
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w map[string]any
-	if err := json.Unmarshal(data, &w); err != nil {
-		t.Fatal(err)
-	}
-	abs := func(n any) {
-		if node, ok := n.(map[string]any); ok {
-			if p, ok := node["pkg"].(string); ok {
-				node["pkg"] = filepath.Join(filepath.Dir(src), p)
-			}
-		}
-	}
-	for _, n := range w["nodes"].([]any) {
-		abs(n)
-	}
-	abs(w["workload"])
 	dir := t.TempDir()
-	data, _ = json.Marshal(w)
-	if err := os.WriteFile(filepath.Join(dir, "seedfall.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	clitest.CopyWorld(t, filepath.Join(tools.Root, src), filepath.Join(dir, "seedfall.json"))
 	return dir
 }
 
@@ -159,7 +85,7 @@ func TestBadOnly(t *testing.T) {
 func TestLedger(t *testing.T) {
 	dir := copyWorld(t, "examples/ledger/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1-10", "-only", "net_dup_chunk,truncate_not_durable,dirsync_noop", "-json", "-md", "mutants.md")
-	if r.code != 1 {
+	if r.Code != 1 {
 		t.Fatalf("want exit 1 (a survivor)\n%s", r)
 	}
 	for _, want := range []string{
@@ -169,11 +95,11 @@ func TestLedger(t *testing.T) {
 		"dirsync_noop           not exercised: no directory fsync that would make an entry durable (needs strict_dirs) in 10 seeds",
 		"1 mutant survived",
 	} {
-		if !strings.Contains(r.stderr, want) {
+		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("stderr has no %q\n%s", want, r)
 		}
 	}
-	muts, sum := records(t, r.stdout)
+	muts, sum := records(t, r.Stdout)
 	if m := muts["net_dup_chunk"]; m == nil || m.Verdict != record.VerdictKilled || m.KilledBySeed != 1 || m.Source != "runtime" {
 		t.Errorf("net_dup_chunk record %+v", m)
 	}
@@ -202,16 +128,16 @@ func TestLedger(t *testing.T) {
 func TestFailingBaseline(t *testing.T) {
 	dir := copyWorld(t, "examples/kvlog/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1-4", "-only", "fsync_noop", "-json")
-	if r.code != 1 {
+	if r.Code != 1 {
 		t.Fatalf("want exit 1\n%s", r)
 	}
-	replay := fmt.Sprintf("replay: %s -c seedfall.json -seed 1", filepath.Join(filepath.Dir(bin.mutate), "sf-run"))
+	replay := fmt.Sprintf("replay: %s -c seedfall.json -seed 1", filepath.Join(filepath.Dir(tools.Path("sf-mutate")), "sf-run"))
 	for _, want := range []string{"baseline: seed 1 fails with no mutant: client#1: acknowledged write lost", replay, "no mutant judged"} {
-		if !strings.Contains(r.stderr, want) {
+		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("stderr has no %q\n%s", want, r)
 		}
 	}
-	muts, sum := records(t, r.stdout)
+	muts, sum := records(t, r.Stdout)
 	if len(muts) != 0 || sum == nil || sum.Baseline != "fail" || sum.BaselineSeed != 1 || sum.Status != "baseline_failed" {
 		t.Errorf("records: %d mutants, summary %+v", len(muts), sum)
 	}
@@ -221,14 +147,14 @@ func TestFailingBaseline(t *testing.T) {
 // returns an int does not build (and is no survivor); the flipped
 // comparison makes the node exit 3 and is killed. The tree is untouched.
 func TestSourceMutants(t *testing.T) {
-	src := filepath.Join(bin.root, "cmd/sf-mutate/testdata/nobuild/server/main.go")
+	src := filepath.Join(tools.Root, "cmd/sf-mutate/testdata/nobuild/server/main.go")
 	before, _ := os.ReadFile(src)
 	dir := copyWorld(t, "cmd/sf-mutate/testdata/nobuild/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1-2", "-app", "-mutants", "5", "-json")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("want exit 0\n%s", r)
 	}
-	muts, sum := records(t, r.stdout)
+	muts, sum := records(t, r.Stdout)
 	var kinds []string
 	for k, m := range muts {
 		kinds = append(kinds, k+"="+m.Verdict)
@@ -236,7 +162,7 @@ func TestSourceMutants(t *testing.T) {
 	if sum == nil || sum.DidNotBuild != 1 || sum.Killed != 1 || sum.Mutants != 2 {
 		t.Errorf("summary %+v, mutants %v\n%s", sum, kinds, r)
 	}
-	if !strings.Contains(r.stderr, "did not build") || !strings.Contains(r.stderr, "c.Sync() -> nil, without syncing") {
+	if !strings.Contains(r.Stderr, "did not build") || !strings.Contains(r.Stderr, "c.Sync() -> nil, without syncing") {
 		t.Errorf("stderr:\n%s", r)
 	}
 	if after, _ := os.ReadFile(src); !bytes.Equal(before, after) {
@@ -250,10 +176,10 @@ func TestSourceMutants(t *testing.T) {
 func TestSourceMutantsCompatOverlay(t *testing.T) {
 	dir := copyWorld(t, "examples/bboltkv/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1", "-app", "-mutants", "2", "-json")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("want exit 0\n%s", r)
 	}
-	_, sum := records(t, r.stdout)
+	_, sum := records(t, r.Stdout)
 	if sum == nil || sum.Mutants != 2 || sum.DidNotBuild != 0 {
 		t.Errorf("summary %+v, want 2 mutants that all built\n%s", sum, r)
 	}

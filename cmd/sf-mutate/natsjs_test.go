@@ -15,11 +15,11 @@ func TestNATSJetStream(t *testing.T) {
 	}
 	dir := copyWorld(t, "examples/natsjs/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1-3", "-only", "fsync_noop,osync_ignored")
-	if r.code != 0 {
+	if r.Code != 0 {
 		t.Fatalf("want exit 0 (both killed)\n%s", r)
 	}
 	for _, want := range []string{"baseline: seeds 1-3 pass", "fsync_noop             killed", "osync_ignored          killed", "mutation score 2/2"} {
-		if !strings.Contains(r.stderr, want) {
+		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("stderr has no %q\n%s", want, r)
 		}
 	}

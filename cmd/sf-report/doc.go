@@ -18,31 +18,41 @@
 // findings, each with its seeds, the shortest shrunk schedule of those
 // seeds when sf-shrink records were given, and a line that replays it; the
 // property table with margins; the buggify table; and the seeds whose
-// history check gave up. A finding is a class of failure and the head of
-// its message: the property's message, or the failure's message without
-// the failing instance, cut at the first ": ", with numbers masked
-// ("assert · acknowledged write lost"); a liveness failure is the class and
-// the node ("liveness · server"). Instance numbers never count, so
-// client#1 and client#3 failing the same way are one finding. The HTML page
-// draws each shrunk schedule as a timeline of faults per node and embeds
-// (or, past 2 MiB, links) the history timeline of a failing history check.
+// history check gave up. Before the findings come the world's pinned
+// regressions that sf-run replayed ahead of the seeds (its pin records):
+// each pin file with its original seed and whether it passed, failed again,
+// failed differently or was nondeterministic, and for a failure when and
+// its message. A failing pin joins the finding it fails as (a finding may
+// hold pins and no seed) and fails the report. A finding is a class of
+// failure and the head of its message: the property's message, or the
+// failure's message without the failing instance, cut at the first ": ",
+// with numbers masked ("assert · acknowledged write lost"); a liveness
+// failure is the class and the node ("liveness · server"). Instance numbers
+// never count, so client#1 and client#3 failing the same way are one
+// finding. The HTML page draws each shrunk schedule as a timeline of faults
+// per node and embeds (or, past 2 MiB, links) the history timeline of a
+// failing history check.
 //
 // Streams of sf-run -shard K/N of one sweep (the same seed set and N) are
 // merged into one sweep, whatever order they come in; the report names the
-// shards that are missing. Shards of different worlds are an error. Other
-// streams are separate sweeps, reported one after another. sf-shrink
-// records join the finding of their seed in a sweep of their world.
+// shards that are missing. Shard 1 alone replays the pins, and the merged
+// sweep counts each pin file once even if several shards hold its replay.
+// Shards of different worlds are an error. Other streams are separate
+// sweeps, reported one after another. sf-shrink records join the finding of
+// their seed in a sweep of their world.
 //
 // Findings are kept across runs in the -findings file (default
 // .seedfall/findings.json; -findings "" keeps none), written atomically:
 // each finding's fingerprint (world, class, message head, and node for
-// liveness), when it was first and last seen, and its seeds. Every report
-// gives each finding a status: new, ongoing (seen before), regressed
-// (resolved before, seen again), and lists as resolved the findings of the
-// same world whose seeds all ran in this sweep and no longer fail that way.
-// SOURCE_DATE_EPOCH, when set, is the time findings are stamped with.
+// liveness), when it was first and last seen, and its seeds and failing
+// pins. Every report gives each finding a status: new, ongoing (seen
+// before), regressed (resolved before, seen again), and lists as resolved
+// the findings of the same world whose seeds (and pins) all ran in this
+// sweep and no longer fail that way. SOURCE_DATE_EPOCH, when set, is the
+// time findings are stamped with.
 //
-// Exit status: 0 when every sweep passed, 1 when a sweep failed or is
-// incomplete (missing shards, an interrupted or killed run), 2 on usage or
-// input errors (a line that is not a JSON record names its file and line).
+// Exit status: 0 when every sweep passed, 1 when a sweep failed (a seed, a
+// property or a pinned regression) or is incomplete (missing shards, an
+// interrupted or killed run), 2 on usage or input errors (a line that is
+// not a JSON record names its file and line).
 package main

@@ -5,100 +5,36 @@ package main
 // temporary directory.
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
-var tools struct {
-	bin  string // folder of the built sf-run and sf-report
-	root string
-	skip string
-}
+// tools are sf-run, sf-report and sf-shrink, built once per test process.
+var tools clitest.Tools
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
+func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-run", "sf-report", "sf-shrink")) }
 
-func testMain(m *testing.M) int {
-	root, _ := filepath.Abs(filepath.Join("..", ".."))
-	tools.root = root
-	if _, err := exec.LookPath("go"); err != nil {
-		tools.skip = "no Go toolchain on PATH"
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "sf-report-test-")
-	if err != nil {
-		fmt.Fprintln(os.Stderr, err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	tools.bin = filepath.Join(dir, "bin")
-	for _, pkg := range []string{"./cmd/sf-run", "./cmd/sf-report", "./cmd/sf-shrink"} {
-		cmd := exec.Command("go", "build", "-o", filepath.Join(tools.bin, filepath.Base(pkg)), pkg)
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "go build %s: %v\n%s", pkg, err, out)
-			return 1
-		}
-	}
-	return m.Run()
-}
-
-// world copies examples/kvlog's world into a new folder, its packages made
-// absolute, and returns the folder.
+// world copies examples/kvlog's worlds, seedfall.json (the planted bug) and
+// seedfall.fixed.json, into a new folder, and returns the folder.
 func world(t *testing.T) string {
 	t.Helper()
-	if tools.skip != "" {
-		t.Skip(tools.skip)
-	}
-	dir := t.TempDir()
-	data, err := os.ReadFile(filepath.Join(tools.root, "examples", "kvlog", "seedfall.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	abs := filepath.Join(tools.root, "examples", "kvlog")
-	data = bytes.ReplaceAll(data, []byte(`"pkg": "./`), []byte(`"pkg": "`+abs+`/`))
-	if err := os.WriteFile(filepath.Join(dir, "seedfall.json"), data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return dir
+	return tools.FreshExample(t, "kvlog", "seedfall.json", "seedfall.fixed.json")
 }
 
-type result struct {
-	code           int
-	stdout, stderr string
-	line           string
-}
+type result = clitest.Result
 
-// shell runs a command line with bash in dir, the tools first on PATH.
+// shell runs a command line with bash in dir, the tools first on PATH; a
+// pipeline fails when any of its commands does.
 func shell(t *testing.T, dir, line string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", line)
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "PATH="+tools.bin+string(os.PathListSeparator)+os.Getenv("PATH"), "SOURCE_DATE_EPOCH=1767225600")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	err := cmd.Run()
-	r := result{stdout: stdout.String(), stderr: stderr.String(), line: line}
-	if ee, ok := err.(*exec.ExitError); ok {
-		r.code = ee.ExitCode()
-	} else if err != nil {
-		t.Fatalf("%s: %v", line, err)
-	}
-	return r
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("$ %s\nexit %d\nstdout:\n%s\nstderr:\n%s", r.line, r.code, r.stdout, r.stderr)
+	return clitest.Shell(t, clitest.Cmd{Dir: dir, Env: []string{tools.OnPath(), "SOURCE_DATE_EPOCH=1767225600"}, Pipefail: true}, line)
 }
 
 // TestPipeline runs the issue's pipeline as written: sf-run's stdout is a
@@ -107,11 +43,11 @@ func TestPipeline(t *testing.T) {
 	dir := world(t)
 	r := shell(t, dir, "sf-run -seeds 1-6 | sf-report -html r.html -md r.md")
 	// pipefail: sf-run's status 1 (seeds failed) is the pipeline's.
-	if r.code != 1 || !strings.Contains(r.stdout, "findings (1):") || !strings.Contains(r.stdout, "assert · acknowledged write lost  [new]") {
+	if r.Code != 1 || !strings.Contains(r.Stdout, "findings (1):") || !strings.Contains(r.Stdout, "assert · acknowledged write lost  [new]") {
 		t.Fatalf("the pipeline did not report the planted bug:\n%s", r)
 	}
 	// The human report still reached stderr.
-	if !strings.Contains(r.stderr, "FAIL seed 1 at t=") {
+	if !strings.Contains(r.Stderr, "FAIL seed 1 at t=") {
 		t.Errorf("sf-run's report did not reach stderr:\n%s", r)
 	}
 	for _, f := range []string{"r.html", "r.md", ".seedfall/findings.json"} {
@@ -125,12 +61,12 @@ func TestPipeline(t *testing.T) {
 	}
 	// Run again: the finding is ongoing.
 	r = shell(t, dir, "sf-run -seeds 1-6 | sf-report")
-	if !strings.Contains(r.stdout, "[ongoing, first seen 2026-01-01T00:00:00Z]") {
+	if !strings.Contains(r.Stdout, "[ongoing, first seen 2026-01-01T00:00:00Z]") {
 		t.Errorf("second run:\n%s", r)
 	}
 	// -json=false keeps the report on a pipe, and sf-report says what it got.
 	r = shell(t, dir, "sf-run -seeds 1-2 -json=false | sf-report -findings ''")
-	if r.code != 2 || !strings.Contains(r.stderr, "sf-report: <stdin>:1: not a JSON record (this is sf-run's report for people") {
+	if r.Code != 2 || !strings.Contains(r.Stderr, "sf-report: <stdin>:1: not a JSON record (this is sf-run's report for people") {
 		t.Errorf("human text into sf-report:\n%s", r)
 	}
 }
@@ -142,9 +78,9 @@ func TestCausePipeline(t *testing.T) {
 	dir := world(t)
 	r := shell(t, dir, "sf-run -seeds 10 -json > run.jsonl; sf-shrink -c seedfall.json -seed 10 -cause -cause-moments 2 -cause-branches 2 -j 2 -json > cause.jsonl 2>/dev/null; "+
 		"sf-report -findings '' -html r.html run.jsonl cause.jsonl")
-	if r.code != 1 || !strings.Contains(r.stdout, "findings (1):") ||
-		!regexp.MustCompile(`(?m)^    cause of seed 10 \(2 branches per moment\): (inevitable from|never inevitable)`).MatchString(r.stdout) ||
-		!regexp.MustCompile(`(?m)^ +0s +\d/2 +\d+%  [#.]{20}$`).MatchString(r.stdout) {
+	if r.Code != 1 || !strings.Contains(r.Stdout, "findings (1):") ||
+		!regexp.MustCompile(`(?m)^    cause of seed 10 \(2 branches per moment\): (inevitable from|never inevitable)`).MatchString(r.Stdout) ||
+		!regexp.MustCompile(`(?m)^ +0s +\d/2 +\d+%  [#.]{20}$`).MatchString(r.Stdout) {
 		t.Fatalf("the report does not show seed 10's cause curve under its finding:\n%s", r)
 	}
 	page, err := os.ReadFile(filepath.Join(dir, "r.html"))
@@ -162,7 +98,7 @@ func TestCausePipeline(t *testing.T) {
 func TestShards(t *testing.T) {
 	dir := world(t)
 	// Build once, so the five runs below do not race to build.
-	if r := shell(t, dir, "sf-run -seeds 1 -json > /dev/null"); r.code != 1 && r.code != 0 {
+	if r := shell(t, dir, "sf-run -seeds 1 -json > /dev/null"); r.Code != 1 && r.Code != 0 {
 		t.Fatalf("%s", r)
 	}
 	seeds := "1-40"
@@ -184,22 +120,22 @@ func TestShards(t *testing.T) {
 	}
 	wg.Wait()
 	for _, r := range results {
-		if r.code != 1 {
+		if r.Code != 1 {
 			t.Fatalf("want exit 1 (the planted bug):\n%s", r)
 		}
 	}
 	whole := shell(t, dir, "sf-report -findings '' -md whole.md whole.jsonl")
 	merged := shell(t, dir, "sf-report -findings '' -md merged.md shard-3.jsonl shard-1.jsonl shard-4.jsonl shard-2.jsonl")
-	if whole.code != 1 || merged.code != 1 {
-		t.Fatalf("exit statuses %d and %d, want 1\n%s\n%s", whole.code, merged.code, whole, merged)
+	if whole.Code != 1 || merged.Code != 1 {
+		t.Fatalf("exit statuses %d and %d, want 1\n%s\n%s", whole.Code, merged.Code, whole, merged)
 	}
 	norm := func(s string) string {
 		s = regexp.MustCompile(`(?m)^real time .*\n`).ReplaceAllString(s, "")
 		s = regexp.MustCompile(` \(real time [^)]*\)`).ReplaceAllString(s, "")
 		return strings.ReplaceAll(s, ", 4 shards", "")
 	}
-	if norm(whole.stdout) != norm(merged.stdout) {
-		t.Errorf("merged report differs from the whole sweep's:\n--- whole\n%s\n--- merged\n%s", whole.stdout, merged.stdout)
+	if norm(whole.Stdout) != norm(merged.Stdout) {
+		t.Errorf("merged report differs from the whole sweep's:\n--- whole\n%s\n--- merged\n%s", whole.Stdout, merged.Stdout)
 	}
 	wmd, _ := os.ReadFile(filepath.Join(dir, "whole.md"))
 	mmd, _ := os.ReadFile(filepath.Join(dir, "merged.md"))
@@ -208,12 +144,12 @@ func TestShards(t *testing.T) {
 	}
 	// A missing shard is named, and the report says the sweep is incomplete.
 	part := shell(t, dir, "sf-report -findings '' shard-1.jsonl shard-2.jsonl shard-4.jsonl")
-	if !strings.Contains(part.stdout, "warning: missing shards: 3/4") {
+	if !strings.Contains(part.Stdout, "warning: missing shards: 3/4") {
 		t.Errorf("missing shard not named:\n%s", part)
 	}
 	// Shards must be of one world.
 	other := shell(t, dir, `sed 's/"config":"seedfall.json"/"config":"other.json"/' shard-2.jsonl > other-2.jsonl && sf-report -findings '' shard-1.jsonl other-2.jsonl`)
-	if other.code != 2 || !strings.Contains(other.stderr, "shards of one sweep run one world") {
+	if other.Code != 2 || !strings.Contains(other.Stderr, "shards of one sweep run one world") {
 		t.Errorf("shards of two worlds:\n%s", other)
 	}
 }
@@ -232,8 +168,78 @@ func TestUsage(t *testing.T) {
 		{"sf-run -seed 3 -shard 1/4", "sf-run: -shard slices a sweep (-seeds), not one seed (see sf-run -h)"},
 	} {
 		r := shell(t, dir, tc.line)
-		if r.code != 2 || !strings.Contains(r.stderr, tc.stderr) {
+		if r.Code != 2 || !strings.Contains(r.Stderr, tc.stderr) {
 			t.Errorf("want exit 2 and %q:\n%s", tc.stderr, r)
 		}
+	}
+}
+
+// TestPins: a sweep replays the world's pinned regressions first and writes
+// a pin record for each; sf-report lists them, makes a finding of a pin that
+// fails (and fails the report), counts the pins of a sharded sweep once,
+// and passes a sweep whose pins all pass.
+func TestPins(t *testing.T) {
+	dir := world(t)
+	pins := filepath.Join(".seedfall", "pinned", "seedfall")
+	// Seed 3 of kvlog's buggy world pinned as it fails; seed 1 pinned by
+	// hand with no faults, which passes.
+	if r := shell(t, dir, "sf-run -seed 3 -pin > /dev/null 2>&1; echo '{\"seed\": 1, \"faults\": []}' > "+filepath.Join(pins, "seed-1.json")); r.Code != 0 {
+		t.Fatalf("%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, pins, "seed-3.json")); err != nil {
+		t.Fatal(err)
+	}
+	r := shell(t, dir, "sf-run -seeds 1-2 -json 2>/dev/null | tee run.jsonl | sf-report -findings '' -md r.md -html r.html")
+	if r.Code != 1 {
+		t.Errorf("want exit status 1:\n%s", r)
+	}
+	for _, want := range []string{
+		"; 1 of 2 pinned regressions failed\n",
+		"\npinned regressions (2 replayed, 1 failed):\n",
+		"\n  ok   " + filepath.Join(pins, "seed-1.json") + " (original seed 1) passed\n",
+		"\n  FAIL " + filepath.Join(pins, "seed-3.json") + " (original seed 3) failed again at t=",
+		// The pin fails as the seeds do: one finding holds them all.
+		"\nfindings (1):\n 1. assert · acknowledged write lost\n    2 seeds: 1-2\n",
+		"\n    pin " + filepath.Join(pins, "seed-3.json") + " (original seed 3) failed again at t=",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("the report lacks %q\n%s", want, r)
+		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
+	for _, want := range []string{"### Pinned regressions (2 replayed, 1 failed)", "| `" + filepath.Join(pins, "seed-3.json") + "` | 3 | ❌ failed again | at t="} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the Markdown lacks %q\n%s", want, md)
+		}
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "r.html"))
+	for _, want := range []string{`id="sweep-1-pins">2<`, `id="sweep-1-pins-failed">1<`, `id="sweep-1-finding-1-pin-count">1<`} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+
+	// Shards: the first replays the pins; merged, each counts once, and a
+	// report without shard 1 says that it has no pins.
+	r = shell(t, dir, "sf-run -seeds 1-2 -shard 1/2 -json > s1.jsonl 2>/dev/null; sf-run -seeds 1-2 -shard 2/2 -json > s2.jsonl 2>/dev/null; sf-report -findings '' s2.jsonl s1.jsonl")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "\npinned regressions (2 replayed, 1 failed):\n") {
+		t.Errorf("merged shards: want exit status 1 and 2 pins replayed, 1 failed\n%s", r)
+	}
+	r = shell(t, dir, "sf-report -findings '' s2.jsonl")
+	if r.Code != 1 || strings.Contains(r.Stdout, "pinned regressions (") ||
+		!strings.Contains(r.Stdout, "warning: shard 1 replays the world's pinned regressions: without it the report has none\n") {
+		t.Errorf("shard 2 alone: want a warning that the pins are in shard 1\n%s", r)
+	}
+
+	// The fixed world with seed 3's pin: it passes, and so does the report.
+	fixedPins := filepath.Join(".seedfall", "pinned", "seedfall.fixed")
+	r = shell(t, dir, "mkdir -p "+fixedPins+" && cp "+filepath.Join(pins, "seed-3.json")+" "+fixedPins+"/ && "+
+		"sf-run -c seedfall.fixed.json -seeds 3 -json 2>/dev/null | sf-report -findings ''")
+	if r.Code != 0 || !strings.Contains(r.Stdout, "; 1 pinned regression passed\n") ||
+		!strings.Contains(r.Stdout, "\n  ok   "+filepath.Join(fixedPins, "seed-3.json")+" (original seed 3) passed\n") {
+		t.Errorf("a pin that stays fixed: want exit status 0 and the pin listed as passed\n%s", r)
+	}
+	if r = shell(t, dir, "sf-report -h"); r.Code != 0 || !strings.Contains(r.Stdout, "Before the findings come the world's pinned\nregressions") {
+		t.Errorf("the manual does not tell of pinned regressions\n%s", r)
 	}
 }

@@ -6,36 +6,18 @@ package main
 // the trace, and its random values come from the seed.
 
 import (
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 )
-
-var antithesisOnce struct {
-	sync.Once
-	dir string
-}
 
 // antithesisDir returns a directory holding copies of the example's worlds,
 // seedfall.json (the planted bug) and seedfall.fixed.json, with absolute
 // package paths. The subtests share it and run one after another.
 func antithesisDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	antithesisOnce.Do(func() {
-		dir := filepath.Join(tools.dir, "antithesis")
-		src := filepath.Join(tools.root, "examples", "antithesis")
-		copyWorld(t, filepath.Join(src, "seedfall.json"), filepath.Join(dir, "seedfall.json"))
-		copyWorld(t, filepath.Join(src, "seedfall.fixed.json"), filepath.Join(dir, "seedfall.fixed.json"))
-		antithesisOnce.dir = dir
-	})
-	if antithesisOnce.dir == "" {
-		t.Fatal("could not set up the antithesis worlds")
-	}
-	return antithesisOnce.dir
+	return tools.Example(t, "antithesis", "seedfall.json", "seedfall.fixed.json")
 }
 
 // The example's assertions, as client/main.go writes them.
@@ -62,7 +44,7 @@ func TestAntithesisSDK(t *testing.T) {
 	t.Run("buggy world fails on the Always", func(t *testing.T) {
 		removeArtifacts(t, dir)
 		r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-5", "-json")
-		r.wantExit(t, 1)
+		r.WantExit(t, 1)
 		recs := jsonRecords(t, r)
 		var first map[string]any // the first failing seed's record
 		for _, rec := range recs[1 : len(recs)-1] {
@@ -81,27 +63,27 @@ func TestAntithesisSDK(t *testing.T) {
 		if first == nil {
 			t.Fatalf("no seed of 1-5 found the planted bug\n%s", r)
 		}
-		if !strings.Contains(r.stderr, "FAIL seed ") || !strings.Contains(r.stderr, msgAlways) {
+		if !strings.Contains(r.Stderr, "FAIL seed ") || !strings.Contains(r.Stderr, msgAlways) {
 			t.Errorf("the human report on stderr lacks the failure\n%s", r)
 		}
 		// The replay of the first failing seed fails the same way.
 		s := strconv.Itoa(int(first["seed"].(float64)))
 		want, _ := first["message"].(string)
 		rep := sfRun(t, dir, "-c", "seedfall.json", "-seed", s)
-		rep.wantExit(t, 1)
-		if got := failureMessage(t, rep.stdout); got != want {
+		rep.WantExit(t, 1)
+		if got := failureMessage(t, rep.Stdout); got != want {
 			t.Errorf("seed %s: the replay fails with %q, the sweep with %q", s, got, want)
 		}
 	})
 
 	t.Run("fixed world passes with the SDK's properties", func(t *testing.T) {
 		r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1-10")
-		r.wantExit(t, 0)
-		if !strings.Contains(r.stdout, "ok  10 seeds passed") {
+		r.WantExit(t, 0)
+		if !strings.Contains(r.Stdout, "ok  10 seeds passed") {
 			t.Errorf("no `ok  10 seeds passed` line\n%s", r)
 		}
 		rows := map[string][]string{}
-		for _, m := range propertyRowRE.FindAllStringSubmatch(r.stdout, -1) {
+		for _, m := range propertyRowRE.FindAllStringSubmatch(r.Stdout, -1) {
 			rows[m[4]] = m[1:4]
 		}
 		for _, want := range []struct{ kind, msg string }{
@@ -124,14 +106,14 @@ func TestAntithesisSDK(t *testing.T) {
 				t.Errorf("the Always was reached in %d and true in %d of 10 passing seeds, want 10 and 10", reached, isTrue)
 			}
 		}
-		if strings.Contains(r.stdout, "<- never") {
+		if strings.Contains(r.Stdout, "<- never") {
 			t.Errorf("a property of the fixed world was never reached or never true\n%s", r)
 		}
 	})
 
 	t.Run("catalog and -json", func(t *testing.T) {
 		r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1-10", "-json")
-		r.wantExit(t, 0)
+		r.WantExit(t, 0)
 		recs := jsonRecords(t, r)
 		props, _ := recs[len(recs)-1]["properties"].([]any)
 		found := map[string]bool{}
@@ -156,8 +138,8 @@ func TestAntithesisSDK(t *testing.T) {
 
 	t.Run("the trace shows setup and events", func(t *testing.T) {
 		r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seed", "3")
-		r.wantExit(t, 0)
-		trace := traceSection(t, r.stdout)
+		r.WantExit(t, 0)
+		trace := traceSection(t, r.Stdout)
 		setup := strings.Index(trace, "  setup complete (client#1, Antithesis SDK)\n")
 		event := strings.Index(trace, "  event audit from client#1")
 		if setup < 0 || event < 0 || setup > event {
@@ -173,9 +155,9 @@ func TestAntithesisSDK(t *testing.T) {
 		var draws []string
 		for _, seed := range []string{"3", "3", "4"} {
 			r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seed", seed)
-			r.wantExit(t, 0)
-			outs = append(outs, realTimeRE.ReplaceAllString(r.stdout, ", NNms real)"))
-			d := firstDrawsRE.FindString(r.stdout)
+			r.WantExit(t, 0)
+			outs = append(outs, realTimeRE.ReplaceAllString(r.Stdout, ", NNms real)"))
+			d := firstDrawsRE.FindString(r.Stdout)
 			if d == "" {
 				t.Fatalf("seed %s: no `first draws` line\n%s", seed, r)
 			}

@@ -15,9 +15,9 @@ import (
 // file, field or node at fault, and never a Go stack trace. Where sf-build
 // reads the same input, it is held to the same.
 func TestBadInput(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	guest := func(name string) string {
-		return filepath.Join(tools.root, "lib", "engine", "testdata", "guests", name)
+		return filepath.Join(tools.Root, "lib", "engine", "testdata", "guests", name)
 	}
 	emptyDir := t.TempDir() // PATH without a Go toolchain
 	for _, tc := range []struct {
@@ -142,26 +142,30 @@ func TestBadInput(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			for name, content := range tc.files {
-				writeFile(t, filepath.Join(dir, name), []byte(content))
+				clitest.WriteFile(t, filepath.Join(dir, name), []byte(content))
 			}
 			args := append([]string{"-c", "world.json"}, tc.args...)
 			if len(tc.args) == 0 {
 				args = append(args, "-seeds", "1")
 			}
-			r := runBin(t, runOpts{dir: dir, path: tc.path}, tools.sfRun, args...)
+			c := clitest.Cmd{Dir: dir}
+			if tc.path != "" {
+				c.Env = []string{"PATH=" + tc.path}
+			}
+			r := runBin(t, c, tools.Path("sf-run"), args...)
 			check := func(r result) {
 				t.Helper()
-				r.wantExit(t, 2)
+				r.WantExit(t, 2)
 				for _, w := range tc.want {
-					if !strings.Contains(r.stderr, w) {
+					if !strings.Contains(r.Stderr, w) {
 						t.Errorf("stderr lacks %q\n%s", w, r)
 					}
 				}
-				noStackTrace(t, r)
+				r.NoStackTrace(t)
 			}
 			check(r)
 			if tc.build {
-				check(runBin(t, runOpts{dir: dir, path: tc.path}, tools.sfBuild, "-c", "world.json"))
+				check(runBin(t, c, tools.Path("sf-build"), "-c", "world.json"))
 			}
 		})
 	}
@@ -170,35 +174,35 @@ func TestBadInput(t *testing.T) {
 // TestPrebuiltWasmNeedsNoToolchain: a world whose nodes are all prebuilt
 // modules runs with no Go toolchain on PATH.
 func TestPrebuiltWasmNeedsNoToolchain(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	wasm := filepath.Join(dir, "sleeper.wasm")
 	cmd := exec.Command("go", "build", "-o", wasm, "./lib/engine/testdata/guests/sleeper")
-	cmd.Dir = tools.root
+	cmd.Dir = tools.Root
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	writeFile(t, filepath.Join(dir, "world.json"), []byte(`{"workload": {"name": "client", "wasm": "sleeper.wasm", "args": ["-for", "1s"]}}`))
-	r := runBin(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfRun, "-c", "world.json", "-seeds", "1-2")
-	r.wantExit(t, 0)
-	if !strings.Contains(r.stdout, "ok  2 seeds passed") {
+	clitest.WriteFile(t, filepath.Join(dir, "world.json"), []byte(`{"workload": {"name": "client", "wasm": "sleeper.wasm", "args": ["-for", "1s"]}}`))
+	r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + t.TempDir()}}, tools.Path("sf-run"), "-c", "world.json", "-seeds", "1-2")
+	r.WantExit(t, 0)
+	if !strings.Contains(r.Stdout, "ok  2 seeds passed") {
 		t.Errorf("want `ok  2 seeds passed`\n%s", r)
 	}
-	b := runBin(t, runOpts{dir: dir, path: t.TempDir()}, tools.sfBuild, "-c", "world.json")
-	b.wantExit(t, 0)
+	b := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + t.TempDir()}}, tools.Path("sf-build"), "-c", "world.json")
+	b.WantExit(t, 0)
 }
 
 // TestWorldLimitsInProcess: what the world file may and may not hold, through
 // run in-process: a byte order mark is skipped, and a world of more nodes
 // than the limit is refused with the count and the limit.
 func TestWorldLimitsInProcess(t *testing.T) {
-	needTools(t)
-	sleeper := filepath.Join(tools.root, "lib", "engine", "testdata", "guests", "sleeper")
+	tools.Need(t)
+	sleeper := filepath.Join(tools.Root, "lib", "engine", "testdata", "guests", "sleeper")
 	t.Run("byte order mark", func(t *testing.T) {
 		dir := t.TempDir()
-		writeFile(t, filepath.Join(dir, "world.json"), []byte("\xef\xbb\xbf"+`{"workload": {"name": "client", "pkg": "`+sleeper+`", "args": ["-for", "1s"]}}`))
+		clitest.WriteFile(t, filepath.Join(dir, "world.json"), []byte("\xef\xbb\xbf"+`{"workload": {"name": "client", "pkg": "`+sleeper+`", "args": ["-for", "1s"]}}`))
 		t.Chdir(dir)
 		r := clitest.Run(t, run, "", "sf-run", "-c", "world.json", "-seeds", "1")
 		if r.Code != 0 || !strings.Contains(r.Stdout, "ok  1 seeds passed") {
@@ -212,7 +216,7 @@ func TestWorldLimitsInProcess(t *testing.T) {
 			nodes = append(nodes, fmt.Sprintf(`{"name": "n%d", "pkg": "%s"}`, i, sleeper))
 		}
 		world := `{"nodes": [` + strings.Join(nodes, ", ") + `], "workload": {"name": "client", "pkg": "` + sleeper + `"}}`
-		writeFile(t, filepath.Join(dir, "world.json"), []byte(world))
+		clitest.WriteFile(t, filepath.Join(dir, "world.json"), []byte(world))
 		t.Chdir(dir)
 		r := clitest.Run(t, run, "", "sf-run", "-c", "world.json", "-seeds", "1")
 		r.Want(t, 2, "sf-run: world.json: nodes: the world has 65 nodes (workloads and finally included), more than the limit of 64\n")

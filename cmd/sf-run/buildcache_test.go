@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // goLogger puts a go command first on PATH that appends its subcommand to a
@@ -48,15 +50,15 @@ type cacheManifest struct {
 // after it, run no go build at all; editing a source file of one package
 // rebuilds that package only.
 func TestContentCache(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := ownModule(t)
 	path, since := goLogger(t)
 	build := func() (cacheManifest, []string) {
 		t.Helper()
-		r := runBin(t, runOpts{dir: dir, path: path}, tools.sfBuild, "-c", "sim/seedfall.json")
-		r.wantExit(t, 0)
+		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-build"), "-c", "sim/seedfall.json")
+		r.WantExit(t, 0)
 		var m cacheManifest
-		if err := json.Unmarshal([]byte(r.stdout), &m); err != nil || len(m.Modules) != 2 {
+		if err := json.Unmarshal([]byte(r.Stdout), &m); err != nil || len(m.Modules) != 2 {
 			t.Fatalf("want a manifest of two modules: %v\n%s", err, r)
 		}
 		return m, since()
@@ -83,8 +85,8 @@ func TestContentCache(t *testing.T) {
 			t.Errorf("second build of %s: cached %v, sha256 %s then %s", m.Node, m.Cached, first.Modules[i].SHA256, m.SHA256)
 		}
 	}
-	r := runBin(t, runOpts{dir: dir, path: path}, tools.sfRun, "-c", "sim/seedfall.json", "-seeds", "1-2")
-	r.wantExit(t, 0)
+	r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-run"), "-c", "sim/seedfall.json", "-seeds", "1-2")
+	r.WantExit(t, 0)
 	if cmds := since(); count(cmds, "build") != 0 {
 		t.Errorf("the sweep after sf-build ran go build: %q", cmds)
 	}
@@ -94,7 +96,7 @@ func TestContentCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, server, []byte(strings.Replace(string(src), `":7000"`, `":7001"`, 1)))
+	clitest.WriteFile(t, server, []byte(strings.Replace(string(src), `":7000"`, `":7001"`, 1)))
 	third, cmds := build()
 	if n := count(cmds, "build"); n != 1 {
 		t.Errorf("after editing the server, go build ran %d times, want 1: %q", n, cmds)

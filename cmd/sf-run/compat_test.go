@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // mmcheckSrc is a node that uses mmap, msync and flock through both
@@ -99,7 +101,7 @@ func second() {
 func compatModule(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "mm")
-	sum, err := os.ReadFile(filepath.Join(tools.root, "go.sum"))
+	sum, err := os.ReadFile(filepath.Join(tools.Root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,17 +111,17 @@ func compatModule(t *testing.T) string {
 			sysSum = append(sysSum, line)
 		}
 	}
-	writeFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
+	clitest.WriteFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
 		"module example.com/mm\n\ngo 1.26.0\n\nrequire (\n\tgithub.com/sf-dst/sf/sim v0.0.0\n\tgolang.org/x/sys v0.50.0\n)\n\nreplace github.com/sf-dst/sf/sim => %s\n",
-		filepath.Join(tools.root, "sim"))))
-	writeFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(sysSum, "\n")+"\n"))
-	writeFile(t, filepath.Join(dir, "mmcheck", "main.go"), []byte(mmcheckSrc))
-	writeFile(t, filepath.Join(dir, "crash.faults.json"), []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "mm", "until": "600ms"}]}`))
+		filepath.Join(tools.Root, "sim"))))
+	clitest.WriteFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(sysSum, "\n")+"\n"))
+	clitest.WriteFile(t, filepath.Join(dir, "mmcheck", "main.go"), []byte(mmcheckSrc))
+	clitest.WriteFile(t, filepath.Join(dir, "crash.faults.json"), []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "mm", "until": "600ms"}]}`))
 	world := func(name string, compat bool, faults map[string]any) {
-		writeJSON(t, filepath.Join(dir, name), map[string]any{
+		clitest.WriteJSON(t, filepath.Join(dir, name), map[string]any{
 			"compat_overlay": compat,
 			"nodes":          []map[string]any{{"name": "mm", "pkg": "./mmcheck"}},
-			"workload":       map[string]any{"name": "client", "pkg": filepath.Join(tools.root, "lib", "engine", "testdata", "guests", "sleeper")},
+			"workload":       map[string]any{"name": "client", "pkg": filepath.Join(tools.Root, "lib", "engine", "testdata", "guests", "sleeper")},
 			"duration":       "2s",
 			"faults":         faults,
 		})
@@ -143,21 +145,21 @@ func compatModule(t *testing.T) string {
 // loses the unsynced ones and releases the lock, and the module cache is
 // not written.
 func TestCompatOverlay(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := compatModule(t)
-	r := runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "nocompat.json", "-q")
-	r.wantExit(t, 2)
-	if !strings.Contains(r.stderr, "undefined: syscall.Mmap") && !strings.Contains(r.stderr, "undefined: unix.Mmap") {
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "nocompat.json", "-q")
+	r.WantExit(t, 2)
+	if !strings.Contains(r.Stderr, "undefined: syscall.Mmap") && !strings.Contains(r.Stderr, "undefined: unix.Mmap") {
 		t.Errorf("without compat_overlay the build should fail on Mmap\n%s", r)
 	}
 
-	r = runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
-	r.wantExit(t, 0)
+	r = runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "seedfall.json")
+	r.WantExit(t, 0)
 	for _, want := range []string{
 		"compat  mmcheck: syscall: generic",
 		"compat  mmcheck: golang.org/x/sys@v0.50.0: generic",
 	} {
-		if !strings.Contains(r.stderr, want) {
+		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("sf-build does not say %q\n%s", want, r)
 		}
 	}
@@ -167,7 +169,7 @@ func TestCompatOverlay(t *testing.T) {
 			Compat []string
 		}
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &man); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &man); err != nil {
 		t.Fatalf("no manifest: %v\n%s", err, r)
 	}
 	if len(man.Modules) != 2 || len(man.Modules[0].Compat) != 2 {
@@ -179,13 +181,13 @@ func TestCompatOverlay(t *testing.T) {
 	}
 
 	r = sfRun(t, dir, "-c", "seedfall.json", "-seed", "1", "-faults", "crash.faults.json")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	for _, want := range []string{
 		"mmcheck: first incarnation checked",
 		"fault crash mm#1",
 		"mmcheck: after the crash, synced stores kept, unsynced lost, lock free",
 	} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("the trace lacks %q\n%s", want, r)
 		}
 	}
@@ -196,17 +198,17 @@ func TestCompatOverlay(t *testing.T) {
 // written it back already; that decision is a recorded fault that replays,
 // and without it the same schedule passes.
 func TestMmapEarlyWriteback(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := compatModule(t)
 	r := sfRun(t, dir, "-c", "noearly.json", "-seed", "1")
-	r.wantExit(t, 0)
-	if !strings.Contains(r.stdout, "fault crash mm#1") {
+	r.WantExit(t, 0)
+	if !strings.Contains(r.Stdout, "fault crash mm#1") {
 		t.Fatalf("seed 1 does not crash mm after its first incarnation\n%s", r)
 	}
 
 	r = sfRun(t, dir, "-c", "early.json", "-seed", "1")
-	r.wantExit(t, 1)
-	if want := "an unsynced store survived the crash"; !strings.Contains(r.stdout, want) {
+	r.WantExit(t, 1)
+	if want := "an unsynced store survived the crash"; !strings.Contains(r.Stdout, want) {
 		t.Errorf("the report lacks %q\n%s", want, r)
 	}
 	sched := filepath.Join(dir, ".seedfall", "early", "seed-1.faults.json")
@@ -236,10 +238,10 @@ func TestMmapEarlyWriteback(t *testing.T) {
 		t.Fatalf("%d mmap_early_writeback faults in the schedule, want 1 (one dirty page)\n%s", found, data)
 	}
 	r = sfRun(t, dir, "-c", "early.json", "-seed", "1", "-faults", sched)
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	s["faults"] = kept
 	without := filepath.Join(dir, "without.faults.json")
-	writeJSON(t, without, s)
+	clitest.WriteJSON(t, without, s)
 	r = sfRun(t, dir, "-c", "early.json", "-seed", "1", "-faults", without)
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 }

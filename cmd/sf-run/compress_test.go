@@ -12,13 +12,13 @@ import (
 // history as zstd files and names them in its records, keeps the schedule
 // plain JSON, and sf-check reads the compressed history as it is.
 func TestCompressArtifacts(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeHistoryWorld(t, filepath.Join(dir, "bug.json"), "register", []string{"-stale"}, "kv", nil)
 
 	r := sfRun(t, dir, "-c", "bug.json", "-seeds", "1-3", "-json", "-compress")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	failed := 0
 	for _, rec := range jsonRecords(t, r) {
 		if rec["kind"] != "seed" || rec["status"] != "fail" {
@@ -45,8 +45,8 @@ func TestCompressArtifacts(t *testing.T) {
 		}
 		hist := filepath.Join(dir, arts["history"].(string))
 		c, v := sfCheck(t, hist, "kv")
-		if c.code != 1 || v.Verdict != "illegal" {
-			t.Errorf("sf-check on %s: exit %d, verdict %q; want 1 and illegal\n%s", hist, c.code, v.Verdict, c)
+		if c.Code != 1 || v.Verdict != "illegal" {
+			t.Errorf("sf-check on %s: exit %d, verdict %q; want 1 and illegal\n%s", hist, c.Code, v.Verdict, c)
 		}
 	}
 	if failed == 0 {

@@ -11,13 +11,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // passingSeeds is how many seeds a world that must pass runs.
@@ -31,28 +31,11 @@ func passingSeeds() int {
 // failingSeedsMax is how many seeds a world that must fail gets to fail in.
 const failingSeedsMax = 50
 
-var symswapOnce struct {
-	sync.Once
-	dir string
-}
-
 // symswapDir returns a directory holding copies of the symswap worlds,
 // built once per test process.
 func symswapDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	symswapOnce.Do(func() {
-		dir := filepath.Join(tools.dir, "symswap")
-		src := filepath.Join(tools.root, "examples", "symswap")
-		for _, w := range []string{"seedfall.json", "seedfall.ext4.json", "seedfall.fixed.json"} {
-			copyWorld(t, filepath.Join(src, w), filepath.Join(dir, w))
-		}
-		symswapOnce.dir = dir
-	})
-	if symswapOnce.dir == "" {
-		t.Fatal("could not set up the symswap worlds")
-	}
-	return symswapOnce.dir
+	return tools.Example(t, "symswap", "seedfall.json", "seedfall.ext4.json", "seedfall.fixed.json")
 }
 
 // kvlogDiskWorld copies examples/kvlog/seedfall.<name>.json into the shared
@@ -60,12 +43,8 @@ func symswapDir(t *testing.T) string {
 // directory and the file's name there.
 func kvlogDiskWorld(t *testing.T, name string) (dir, file string) {
 	t.Helper()
-	dir = kvlogDir(t)
 	file = "seedfall." + name + ".json"
-	if _, err := os.Stat(filepath.Join(dir, file)); err != nil {
-		copyWorld(t, filepath.Join(tools.root, "examples", "kvlog", file), filepath.Join(dir, file))
-	}
-	return dir, file
+	return tools.Example(t, "kvlog", file), file
 }
 
 // firstFailure runs world in dir over seeds 1 to failingSeedsMax, the first
@@ -76,11 +55,11 @@ func firstFailure(t *testing.T, dir, world string) (string, result) {
 	t.Helper()
 	for _, seeds := range []string{"1-10", "11-" + strconv.Itoa(failingSeedsMax)} {
 		r := sfRun(t, dir, "-c", world, "-seeds", seeds)
-		switch r.code {
+		switch r.Code {
 		case 0:
 			continue
 		case 1:
-			if s := failedSeeds(r.stdout); len(s) > 0 {
+			if s := failedSeeds(r.Stdout); len(s) > 0 {
 				return s[0], r
 			}
 		}
@@ -95,8 +74,8 @@ func wantPass(t *testing.T, dir, world string) {
 	t.Helper()
 	n := passingSeeds()
 	r := sfRun(t, dir, "-c", world, "-seeds", fmt.Sprintf("1-%d", n))
-	r.wantExit(t, 0)
-	if want := fmt.Sprintf("ok  %d seeds passed", n); !strings.Contains(r.stdout, want) {
+	r.WantExit(t, 0)
+	if want := fmt.Sprintf("ok  %d seeds passed", n); !strings.Contains(r.Stdout, want) {
 		t.Errorf("%s: no line %q\n%s", world, want, r)
 	}
 }
@@ -108,13 +87,13 @@ func TestSymswap(t *testing.T) {
 	dir := symswapDir(t)
 	t.Run("dir_reorder fails", func(t *testing.T) {
 		seed, r := firstFailure(t, dir, "seedfall.json")
-		msg := failureMessage(t, r.stdout)
+		msg := failureMessage(t, r.Stdout)
 		for _, want := range []string{"current points at a whole generation", "which does not exist: current points at nothing"} {
 			if !strings.Contains(msg, want) {
 				t.Errorf("seed %s fails with %q, want it to say %q\n%s", seed, msg, want, r)
 			}
 		}
-		if !strings.Contains(r.stdout, "crash server") {
+		if !strings.Contains(r.Stdout, "crash server") {
 			t.Errorf("seed %s failed without a crash\n%s", seed, r)
 		}
 	})
@@ -156,12 +135,12 @@ func TestKvlogDiskWorlds(t *testing.T) {
 				return
 			}
 			seed, r := firstFailure(t, dir, file)
-			block, _, _ := strings.Cut(r.stdout, "\nreplay: ")
+			block, _, _ := strings.Cut(r.Stdout, "\nreplay: ")
 			if !strings.Contains(block, tc.fault) {
 				t.Errorf("seed %s: no %q among the faults before the failure\n%s", seed, tc.fault, r)
 			}
-			msgs := []string{failureMessage(t, r.stdout)}
-			for _, m := range regexp.MustCompile(`(?m)^FAIL seed \d+ at t=\S+: (.*)$`).FindAllStringSubmatch(r.stdout, -1) {
+			msgs := []string{failureMessage(t, r.Stdout)}
+			for _, m := range regexp.MustCompile(`(?m)^FAIL seed \d+ at t=\S+: (.*)$`).FindAllStringSubmatch(r.Stdout, -1) {
 				msgs = append(msgs, m[1])
 			}
 			seen := false
@@ -205,7 +184,7 @@ type diskSchedule struct {
 func readDiskSchedule(t *testing.T, path string) diskSchedule {
 	t.Helper()
 	var s diskSchedule
-	if err := json.Unmarshal([]byte(readFile(t, path)), &s); err != nil {
+	if err := json.Unmarshal([]byte(clitest.ReadFile(t, path)), &s); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return s
@@ -249,20 +228,20 @@ func replayExactly(t *testing.T, dir, world string) diskSchedule {
 	t.Helper()
 	removeArtifacts(t, dir)
 	seed, _ := firstFailure(t, dir, world)
-	sweepLog := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
-	schedText := readFile(t, artifact(t, dir, "seed-"+seed+".faults.json"))
+	sweepLog := clitest.ReadFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
+	schedText := clitest.ReadFile(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 	sched := filepath.Join(t.TempDir(), "seed.faults.json")
-	writeFile(t, sched, []byte(schedText))
+	clitest.WriteFile(t, sched, []byte(schedText))
 	var s diskSchedule
 	if err := json.Unmarshal([]byte(schedText), &s); err != nil {
 		t.Fatal(err)
 	}
 	replay := sfRun(t, dir, "-c", world, "-seed", seed, "-faults", sched)
-	replay.wantExit(t, 1)
-	if got, want := failureMessage(t, replay.stdout), failureMessage(t, sweepLog); got != want {
+	replay.WantExit(t, 1)
+	if got, want := failureMessage(t, replay.Stdout), failureMessage(t, sweepLog); got != want {
 		t.Errorf("with -faults seed %s fails with %q, in the sweep with %q", seed, got, want)
 	}
-	if got, want := traceSection(t, replay.stdout), traceSection(t, sweepLog); got != want {
+	if got, want := traceSection(t, replay.Stdout), traceSection(t, sweepLog); got != want {
 		t.Errorf("with -faults the trace of seed %s differs from the sweep's:\n%s", seed, firstDiff(got, want))
 	}
 	// The replay wrote the schedule again: the same faults, field by field.
@@ -282,24 +261,24 @@ func replayExactly(t *testing.T, dir, world string) diskSchedule {
 func TestRemovingADiskFaultMovesNoOther(t *testing.T) {
 	dir := kvlogDir(t)
 	w := map[string]any{
-		"nodes":     []any{map[string]any{"name": "server", "pkg": filepath.Join(tools.root, "examples", "kvlog", "server"), "args": []string{"-read-from-disk"}}},
-		"workload":  map[string]any{"name": "client", "pkg": filepath.Join(tools.root, "examples", "kvlog", "client"), "args": []string{"-writes", "200", "-value-bytes", "100"}},
+		"nodes":     []any{map[string]any{"name": "server", "pkg": filepath.Join(tools.Root, "examples", "kvlog", "server"), "args": []string{"-read-from-disk"}}},
+		"workload":  map[string]any{"name": "client", "pkg": filepath.Join(tools.Root, "examples", "kvlog", "client"), "args": []string{"-writes", "200", "-value-bytes", "100"}},
 		"duration":  "60s",
 		"latency":   []string{"1ms", "5ms"},
 		"supervise": true,
 		"faults":    map[string]any{"read_corrupt": 0.01, "lost_write": 0.1, "misdirected_write": 0.1},
 	}
 	const file = "seedfall.removal.json"
-	writeJSON(t, filepath.Join(dir, file), w)
+	clitest.WriteJSON(t, filepath.Join(dir, file), w)
 	removeArtifacts(t, dir)
 	r := sfRun(t, dir, "-c", file, "-seeds", "1-10")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	// The first failing seed with a lost or misdirected write before
 	// another disk fault.
 	var seed string
 	var orig diskSchedule
 	var drop int
-	for _, s := range failedSeeds(r.stdout) {
+	for _, s := range failedSeeds(r.Stdout) {
 		sched := readDiskSchedule(t, artifact(t, dir, "seed-"+s+".faults.json"))
 		for i, f := range sched.Faults {
 			if (f.Kind == "lost_write" || f.Kind == "misdirected_write") && i < len(sched.Faults)-2 {
@@ -322,13 +301,13 @@ func TestRemovingADiskFaultMovesNoOther(t *testing.T) {
 		t.Fatalf("seed %s: no read_corrupt in %+v", seed, orig.Faults)
 	}
 
-	origLog := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
+	origLog := clitest.ReadFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
 	edited := orig
 	edited.Faults = append(append([]diskFault{}, orig.Faults[:drop]...), orig.Faults[drop+1:]...)
 	path := filepath.Join(t.TempDir(), "edited.faults.json")
-	writeJSON(t, path, edited)
+	clitest.WriteJSON(t, path, edited)
 	again := sfRun(t, dir, "-c", file, "-seed", seed, "-faults", path)
-	again.wantExit(t, 1)
+	again.WantExit(t, 1)
 	got := readDiskSchedule(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 	if len(got.Faults) != len(edited.Faults) {
 		t.Fatalf("seed %s without fault %d (%+v): %d faults fired, want %d\nwant %+v\ngot  %+v",
@@ -340,7 +319,7 @@ func TestRemovingADiskFaultMovesNoOther(t *testing.T) {
 			t.Errorf("seed %s without fault %d: fault %+v moved to %+v", seed, drop+1, want, g)
 		}
 	}
-	if a, b := failureMessage(t, again.stdout), failureMessage(t, origLog); a != b {
+	if a, b := failureMessage(t, again.Stdout), failureMessage(t, origLog); a != b {
 		t.Errorf("seed %s: removing a fault the program cannot see changed the failure from %q to %q", seed, b, a)
 	}
 }
@@ -348,7 +327,7 @@ func TestRemovingADiskFaultMovesNoOther(t *testing.T) {
 // TestDiskBadInput: disk settings that make no sense are input errors
 // naming the JSON path, exit 2, before anything runs.
 func TestDiskBadInput(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	sleeper := `{"name": "client", "pkg": "` + guestPkg("sleeper") + `"}`
 	worldWith := func(faults string) string {
 		return `{"workload": ` + sleeper + `, "faults": {` + faults + `}}`
@@ -378,16 +357,16 @@ func TestDiskBadInput(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
-			writeFile(t, filepath.Join(dir, "world.json"), []byte(tc.world))
+			clitest.WriteFile(t, filepath.Join(dir, "world.json"), []byte(tc.world))
 			r := sfRun(t, dir, "-c", "world.json", "-seeds", "1")
-			r.wantExit(t, 2)
-			if !strings.Contains(r.stderr, tc.want) {
+			r.WantExit(t, 2)
+			if !strings.Contains(r.Stderr, tc.want) {
 				t.Errorf("stderr lacks %q\n%s", tc.want, r)
 			}
-			if r.stdout != "" {
+			if r.Stdout != "" {
 				t.Errorf("an input error printed on stdout\n%s", r)
 			}
-			noStackTrace(t, r)
+			r.NoStackTrace(t)
 		})
 	}
 }
@@ -422,11 +401,11 @@ func TestInspectShowsDisks(t *testing.T) {
 	var seed int
 	for seed = 1; seed <= 20; seed++ {
 		r := sfRun(t, dir, "-c", file, "-seed", strconv.Itoa(seed), "-inspect")
-		if r.code != 0 && r.code != 1 {
-			t.Fatalf("exit status %d\n%s", r.code, r)
+		if r.Code != 0 && r.Code != 1 {
+			t.Fatalf("exit status %d\n%s", r.Code, r)
 		}
-		if d := inspectDisks(t, r.stdout); strings.Contains(d, "corrupted ranges:") {
-			disks, out = d, r.stdout
+		if d := inspectDisks(t, r.Stdout); strings.Contains(d, "corrupted ranges:") {
+			disks, out = d, r.Stdout
 			break
 		}
 	}
@@ -484,7 +463,7 @@ func TestInspectShowsPendingBytes(t *testing.T) {
 	dir := kvlogDir(t)
 	for seed := 1; seed <= 20; seed++ {
 		r := sfRun(t, dir, "-c", "seedfall.json", "-seed", strconv.Itoa(seed), "-inspect")
-		disks := inspectDisks(t, r.stdout)
+		disks := inspectDisks(t, r.Stdout)
 		if !regexp.MustCompile(`(?m)^  server: \d+ bytes used$`).MatchString(disks) {
 			t.Fatalf("seed %d: want `server: N bytes used` without a capacity\n%s", seed, disks)
 		}
@@ -615,26 +594,15 @@ func syncWrites(osync bool) {
 }
 `
 
-var diskcheckOnce struct {
-	sync.Once
-	dir string
-}
-
 // diskcheckDir returns a directory with the diskcheck guest in pkg/ and
 // room for world files, shared so that the guest is built once.
 func diskcheckDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	diskcheckOnce.Do(func() {
-		dir := filepath.Join(tools.dir, "diskcheck")
-		writeFile(t, filepath.Join(dir, "pkg", "go.mod"), []byte("module example.com/diskcheck\n\ngo 1.26\n"))
-		writeFile(t, filepath.Join(dir, "pkg", "main.go"), []byte(diskcheckSrc))
-		diskcheckOnce.dir = dir
+	return tools.Shared(t, "diskcheck", func(dir string) error {
+		clitest.WriteFile(t, filepath.Join(dir, "pkg", "go.mod"), []byte("module example.com/diskcheck\n\ngo 1.26\n"))
+		clitest.WriteFile(t, filepath.Join(dir, "pkg", "main.go"), []byte(diskcheckSrc))
+		return nil
 	})
-	if diskcheckOnce.dir == "" {
-		t.Fatal("could not set up the diskcheck guest")
-	}
-	return diskcheckOnce.dir
 }
 
 // TestGuestSeesENOSPC: with disk_bytes, a write that does not fit is short
@@ -653,13 +621,13 @@ func TestGuestSeesENOSPC(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := "enospc-" + tc.name + ".json"
-			writeFile(t, filepath.Join(dir, file), []byte(`{"workload": {"name": "filler", "pkg": "./pkg", "args": ["-mode", "enospc"]}, "faults": {`+tc.faults+`}}`))
+			clitest.WriteFile(t, filepath.Join(dir, file), []byte(`{"workload": {"name": "filler", "pkg": "./pkg", "args": ["-mode", "enospc"]}, "faults": {`+tc.faults+`}}`))
 			r := sfRun(t, dir, "-c", file, "-seed", "1")
-			r.wantExit(t, tc.code)
-			if !strings.Contains(r.stdout, tc.want) {
+			r.WantExit(t, tc.code)
+			if !strings.Contains(r.Stdout, tc.want) {
 				t.Errorf("the trace lacks %q\n%s", tc.want, r)
 			}
-			if tc.code == 0 && !strings.Contains(r.stdout, "diskcheck: ENOSPC ok") {
+			if tc.code == 0 && !strings.Contains(r.Stdout, "diskcheck: ENOSPC ok") {
 				t.Errorf("the guest did not finish its checks\n%s", r)
 			}
 		})
@@ -672,7 +640,7 @@ func TestGuestSeesENOSPC(t *testing.T) {
 func TestOSyncWritesSurviveACrash(t *testing.T) {
 	dir := diskcheckDir(t)
 	sched := filepath.Join(dir, "crash.faults.json")
-	writeFile(t, sched, []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "writer", "until": "600ms"}]}`))
+	clitest.WriteFile(t, sched, []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "writer", "until": "600ms"}]}`))
 	for _, tc := range []struct {
 		name  string
 		osync string
@@ -684,15 +652,15 @@ func TestOSyncWritesSurviveACrash(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			file := "osync-" + tc.osync + ".json"
-			writeFile(t, filepath.Join(dir, file), []byte(`{
+			clitest.WriteFile(t, filepath.Join(dir, file), []byte(`{
   "nodes": [{"name": "writer", "pkg": "./pkg", "args": ["-mode", "osync", "-osync=`+tc.osync+`"]}],
   "workload": {"name": "client", "pkg": "./pkg", "args": ["-mode", "sleep", "-for", "2s"]},
   "faults": {"crash_per_sec": 0.01}
 }`))
 			r := sfRun(t, dir, "-c", file, "-seed", "1", "-faults", sched)
-			r.wantExit(t, tc.code)
+			r.WantExit(t, tc.code)
 			for _, want := range []string{"diskcheck: wrote 100 records", "fault crash writer#1", "restart writer#2", tc.want} {
-				if !strings.Contains(r.stdout, want) {
+				if !strings.Contains(r.Stdout, want) {
 					t.Errorf("the trace lacks %q\n%s", want, r)
 				}
 			}
@@ -743,13 +711,13 @@ func TestReadFaultTraceNamesTheRead(t *testing.T) {
 	dir, file := kvlogDiskWorld(t, "read_corrupt")
 	seed, _ := firstFailure(t, dir, file)
 	r := sfRun(t, dir, "-c", file, "-seed", seed)
-	listed := regexp.MustCompile(`(?m)^ +\S+  read_corrupt server at disk read #(\d+) \(data/kv\.log\)$`).FindStringSubmatch(r.stdout)
+	listed := regexp.MustCompile(`(?m)^ +\S+  read_corrupt server at disk read #(\d+) \(data/kv\.log\)$`).FindStringSubmatch(r.Stdout)
 	if listed == nil {
 		t.Fatalf("no read_corrupt among the faults of seed %s\n%s", seed, r)
 	}
 	want := regexp.MustCompile(`fault read_corrupt on server#\d+ at disk read #` + listed[1] + ` \(`)
-	if !want.MatchString(traceSection(t, r.stdout)) {
-		line := regexp.MustCompile(`(?m)^.*fault read_corrupt on .*$`).FindString(r.stdout)
+	if !want.MatchString(traceSection(t, r.Stdout)) {
+		line := regexp.MustCompile(`(?m)^.*fault read_corrupt on .*$`).FindString(r.Stdout)
 		t.Errorf("the trace lacks %q; it says\n%s", want, line)
 	}
 }
@@ -761,13 +729,13 @@ func TestReadFaultTraceNamesTheRead(t *testing.T) {
 func TestLostWriteNeedsAPageToLose(t *testing.T) {
 	dir := diskcheckDir(t)
 	const file = "lostwrite.json"
-	writeFile(t, filepath.Join(dir, file), []byte(`{"workload": {"name": "w", "pkg": "./pkg", "args": ["-mode", "syncs"], "faults": true}, "faults": {"lost_write": 1}}`))
+	clitest.WriteFile(t, filepath.Join(dir, file), []byte(`{"workload": {"name": "w", "pkg": "./pkg", "args": ["-mode", "syncs"], "faults": true}, "faults": {"lost_write": 1}}`))
 	r := sfRun(t, dir, "-c", file, "-seed", "1")
-	r.wantExit(t, 0)
-	if !strings.Contains(r.stdout, "diskcheck: second fsync, nothing to write: <nil>") {
+	r.WantExit(t, 0)
+	if !strings.Contains(r.Stdout, "diskcheck: second fsync, nothing to write: <nil>") {
 		t.Fatalf("the guest did not run its fsyncs\n%s", r)
 	}
-	if !strings.Contains(r.stdout, "\nfaults (1):\n") || strings.Contains(r.stdout, "@-1") {
+	if !strings.Contains(r.Stdout, "\nfaults (1):\n") || strings.Contains(r.Stdout, "@-1") {
 		t.Errorf("want one lost_write, at the fsync that had a page to lose\n%s", r)
 	}
 }
@@ -777,14 +745,14 @@ func TestLostWriteNeedsAPageToLose(t *testing.T) {
 // lib/disk/RATIONALE.md says the caller of AddFile reports it. The node
 // once started with its disk over capacity ("18 of 5 bytes used (360.0%)").
 func TestSeededDiskLargerThanDiskBytes(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
-	writeFile(t, filepath.Join(dir, "seed", "big.dat"), make([]byte, 100))
-	writeFile(t, filepath.Join(dir, "world.json"), []byte(`{"nodes": [{"name": "server", "pkg": "`+guestPkg("sleeper")+`", "disk": "./seed"}], "workload": {"name": "client", "pkg": "`+guestPkg("sleeper")+`", "args": ["-for", "1s"]}, "faults": {"disk_bytes": 10}}`))
+	clitest.WriteFile(t, filepath.Join(dir, "seed", "big.dat"), make([]byte, 100))
+	clitest.WriteFile(t, filepath.Join(dir, "world.json"), []byte(`{"nodes": [{"name": "server", "pkg": "`+guestPkg("sleeper")+`", "disk": "./seed"}], "workload": {"name": "client", "pkg": "`+guestPkg("sleeper")+`", "args": ["-for", "1s"]}, "faults": {"disk_bytes": 10}}`))
 	r := sfRun(t, dir, "-c", "world.json", "-seeds", "1")
-	r.wantExit(t, 2)
-	if want := "world.json: node server: its seeded disk holds 100 bytes, more than faults.disk_bytes (10)"; !strings.Contains(r.stderr, want) {
+	r.WantExit(t, 2)
+	if want := "world.json: node server: its seeded disk holds 100 bytes, more than faults.disk_bytes (10)"; !strings.Contains(r.Stderr, want) {
 		t.Errorf("stderr lacks %q\n%s", want, r)
 	}
-	noStackTrace(t, r)
+	r.NoStackTrace(t)
 }

@@ -18,18 +18,18 @@ var exploreFail = regexp.MustCompile(`(?m)^FAIL run (\d+): seed (\d+) \(branched
 // and every schedule it writes holds its branch and replays with -faults to
 // the same failure.
 func TestExplore(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
-	copyWorld(t, filepath.Join(tools.root, "examples", "httpkv", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "httpkv", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
 	args := []string{"-c", "seedfall.json", "-seeds", "1", "-explore", "-explore-runs", "8"}
 	r := sfRun(t, dir, append(args, "-j", "2")...)
-	r.wantExit(t, 1)
-	found := exploreFail.FindAllStringSubmatch(r.stdout, -1)
+	r.WantExit(t, 1)
+	found := exploreFail.FindAllStringSubmatch(r.Stdout, -1)
 	if len(found) == 0 {
 		t.Fatalf("no failure found by branching in 8 runs\n%s", r)
 	}
-	if !strings.Contains(r.stdout, "explore: 8 runs (1 starting seed, 7 branches)") ||
-		!strings.Contains(r.stdout, " found by branching, the first at run "+found[0][1]+"\n") {
+	if !strings.Contains(r.Stdout, "explore: 8 runs (1 starting seed, 7 branches)") ||
+		!strings.Contains(r.Stdout, " found by branching, the first at run "+found[0][1]+"\n") {
 		t.Errorf("want the closing lines to count the runs and name the first failure's run\n%s", r)
 	}
 	for _, f := range found {
@@ -49,17 +49,17 @@ func TestExplore(t *testing.T) {
 			t.Fatalf("%s: want seed 1's schedule with its branches (%v)\n%s", f[4], err, data)
 		}
 		replay := sfRun(t, dir, "-c", "seedfall.json", "-seed", "1", "-faults", f[4])
-		replay.wantExit(t, 1)
-		if got := failureMessage(t, replay.stdout); got != f[3] || !strings.Contains(replay.stdout, "branch: re-keyed every stream") {
+		replay.WantExit(t, 1)
+		if got := failureMessage(t, replay.Stdout); got != f[3] || !strings.Contains(replay.Stdout, "branch: re-keyed every stream") {
 			t.Errorf("replaying %s: failed with %q, want %q and the branch in the trace\n%s", f[4], got, f[3], replay)
 		}
 	}
 
 	// Same flags, same exploration, whatever -j.
 	again := sfRun(t, dir, append(args, "-j", "1")...)
-	again.wantExit(t, 1)
-	if again.stdout != r.stdout {
-		t.Errorf("-j 1 explored differently:\n%s\nwant:\n%s", again.stdout, r.stdout)
+	again.WantExit(t, 1)
+	if again.Stdout != r.Stdout {
+		t.Errorf("-j 1 explored differently:\n%s\nwant:\n%s", again.Stdout, r.Stdout)
 	}
 }
 

@@ -8,15 +8,11 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
 
-var guestsOnce struct {
-	sync.Once
-	dir string
-}
+	"github.com/sf-dst/sf/lib/clitest"
+)
 
 // guestsDir returns a directory shared by the guest tests for their world
 // files, so each guest is built and compiled once per test process. The
@@ -24,22 +20,12 @@ var guestsOnce struct {
 // may overwrite.
 func guestsDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	guestsOnce.Do(func() {
-		dir := filepath.Join(tools.dir, "guests")
-		if err := os.MkdirAll(dir, 0o755); err == nil {
-			guestsOnce.dir = dir
-		}
-	})
-	if guestsOnce.dir == "" {
-		t.Fatal("could not make the guests directory")
-	}
-	return guestsOnce.dir
+	return tools.Shared(t, "guests", func(string) error { return nil })
 }
 
 // guestPkg is the absolute directory of a guest program.
 func guestPkg(name string) string {
-	return filepath.Join(tools.root, "lib", "engine", "testdata", "guests", name)
+	return filepath.Join(tools.Root, "lib", "engine", "testdata", "guests", name)
 }
 
 // node is a node or workload of a world file.
@@ -75,14 +61,14 @@ type guestRun struct {
 
 // runGuestWorld writes w as <name>.json in the shared guest directory and
 // replays seed 1 with -json.
-func runGuestWorld(t *testing.T, name string, w world, o runOpts) guestRun {
+func runGuestWorld(t *testing.T, name string, w world, o clitest.Cmd) guestRun {
 	t.Helper()
 	dir := guestsDir(t)
-	writeJSON(t, filepath.Join(dir, name+".json"), w)
-	o.dir = dir
-	r := runBin(t, o, tools.sfRun, "-c", name+".json", "-seed", "1", "-json")
-	g := guestRun{result: r, report: r.stderr}
-	if r.code == 2 {
+	clitest.WriteJSON(t, filepath.Join(dir, name+".json"), w)
+	o.Dir = dir
+	r := runBin(t, o, tools.Path("sf-run"), "-c", name+".json", "-seed", "1", "-json")
+	g := guestRun{result: r, report: r.Stderr}
+	if r.Code == 2 {
 		t.Fatalf("sf-run could not run the world\n%s", r)
 	}
 	recs := jsonRecords(t, r)
@@ -103,8 +89,8 @@ func (g guestRun) wantFailure(t *testing.T, class, node string) {
 		t.Errorf("seed: status %v, class %v, node %v, message %q; want fail, %s, %s\n%s",
 			g.rec["status"], g.rec["class"], g.rec["node"], g.rec["message"], class, node, g.result)
 	}
-	if g.code != 1 {
-		t.Errorf("exit status %d, want 1", g.code)
+	if g.Code != 1 {
+		t.Errorf("exit status %d, want 1", g.Code)
 	}
 	if !strings.Contains(g.report, "FAIL seed 1 at t=") {
 		t.Errorf("the report has no FAIL header\n%s", g.result)
@@ -114,7 +100,7 @@ func (g guestRun) wantFailure(t *testing.T, class, node string) {
 // wantPass checks that the seed passed.
 func (g guestRun) wantPass(t *testing.T) {
 	t.Helper()
-	if g.code != 0 || g.rec["status"] != "pass" {
+	if g.Code != 0 || g.rec["status"] != "pass" {
 		t.Fatalf("seed: status %v, class %v, message %q; want pass (exit 0)\n%s", g.rec["status"], g.rec["class"], g.rec["message"], g.result)
 	}
 }
@@ -145,7 +131,7 @@ const spinTimeout = 45 * time.Second
 // watchdog, reported as class watchdog naming it, and sf-run exits.
 func TestGuestSpinWatchdog(t *testing.T) {
 	t.Parallel()
-	g := runGuestWorld(t, "spin", spinWorld(), runOpts{timeout: spinTimeout})
+	g := runGuestWorld(t, "spin", spinWorld(), clitest.Cmd{Timeout: spinTimeout})
 	g.wantFailure(t, "watchdog", "spinner#1")
 	if m := message(g); !strings.Contains(m, "spinner#1") || !strings.Contains(m, "watchdog") {
 		t.Errorf("message %q should name spinner#1 and the watchdog", m)
@@ -158,7 +144,7 @@ func TestGuestSpinWatchdog(t *testing.T) {
 // whether the watchdog still fires when a collection starts during the spin.
 func TestGuestSpinWatchdogUnderGC(t *testing.T) {
 	t.Parallel()
-	g := runGuestWorld(t, "spin-gc", spinWorld(), runOpts{timeout: spinTimeout, env: []string{"GOGC=1"}})
+	g := runGuestWorld(t, "spin-gc", spinWorld(), clitest.Cmd{Timeout: spinTimeout, Env: []string{"GOGC=1"}})
 	g.wantFailure(t, "watchdog", "spinner#1")
 }
 
@@ -167,9 +153,9 @@ func TestGuestSpinWatchdogUnderGC(t *testing.T) {
 func TestGuestSpinSweep(t *testing.T) {
 	t.Parallel()
 	dir := guestsDir(t)
-	writeJSON(t, filepath.Join(dir, "spin-sweep.json"), spinWorld())
-	r := runBin(t, runOpts{dir: dir, timeout: spinTimeout}, tools.sfRun, "-c", "spin-sweep.json", "-seeds", "1-3", "-j", "1", "-json")
-	r.wantExit(t, 1)
+	clitest.WriteJSON(t, filepath.Join(dir, "spin-sweep.json"), spinWorld())
+	r := runBin(t, clitest.Cmd{Dir: dir, Timeout: spinTimeout}, tools.Path("sf-run"), "-c", "spin-sweep.json", "-seeds", "1-3", "-j", "1", "-json")
+	r.WantExit(t, 1)
 	recs := jsonRecords(t, r)
 	for _, rec := range recs[1 : len(recs)-1] {
 		if rec["class"] != "watchdog" || rec["node"] != "spinner#1" {
@@ -202,7 +188,7 @@ func TestGuestPanic(t *testing.T) {
 			t.Parallel()
 			w := world{Nodes: []node{{Name: "server", Pkg: guestPkg("panic"), Args: tc.args}}, Workload: sleeper(), Supervise: tc.supervise}
 			name := "panic-" + strings.ReplaceAll(tc.name, " ", "-")
-			g := runGuestWorld(t, name, w, runOpts{})
+			g := runGuestWorld(t, name, w, clitest.Cmd{})
 			g.wantFailure(t, "panic", "server#1")
 			if m := message(g); !strings.Contains(m, "planted panic in the panic guest") {
 				t.Errorf("message %q lacks the panic text", m)
@@ -225,7 +211,7 @@ func TestGuestExit(t *testing.T) {
 	t.Parallel()
 	t.Run("workload", func(t *testing.T) {
 		t.Parallel()
-		g := runGuestWorld(t, "exit-workload", world{Workload: node{Name: "client", Pkg: guestPkg("exit3")}}, runOpts{})
+		g := runGuestWorld(t, "exit-workload", world{Workload: node{Name: "client", Pkg: guestPkg("exit3")}}, clitest.Cmd{})
 		g.wantFailure(t, "exit", "client#1")
 		if m := message(g); !strings.Contains(m, "client#1") || !strings.Contains(m, "status 3") {
 			t.Errorf("message %q should name client#1 and status 3", m)
@@ -236,13 +222,13 @@ func TestGuestExit(t *testing.T) {
 	})
 	t.Run("node", func(t *testing.T) {
 		t.Parallel()
-		g := runGuestWorld(t, "exit-node", world{Nodes: []node{{Name: "server", Pkg: guestPkg("exit3")}}, Workload: sleeper()}, runOpts{})
+		g := runGuestWorld(t, "exit-node", world{Nodes: []node{{Name: "server", Pkg: guestPkg("exit3")}}, Workload: sleeper()}, clitest.Cmd{})
 		g.wantFailure(t, "exit", "server#1")
 	})
 	t.Run("supervised node", func(t *testing.T) {
 		t.Parallel()
 		w := world{Nodes: []node{{Name: "server", Pkg: guestPkg("exit3"), Args: []string{"-after", "500ms"}}}, Workload: sleeper(), Supervise: true}
-		g := runGuestWorld(t, "exit-supervised", w, runOpts{})
+		g := runGuestWorld(t, "exit-supervised", w, clitest.Cmd{})
 		g.wantPass(t)
 		for _, want := range []string{"server#1 exited with status 3", "restart server#2", "server#2: exit3: exiting with status 3", "sleeper#1 exited 0"} {
 			if !strings.Contains(g.report, want) {
@@ -256,7 +242,7 @@ func TestGuestExit(t *testing.T) {
 // class oom.
 func TestGuestOOM(t *testing.T) {
 	t.Parallel()
-	g := runGuestWorld(t, "oom", world{Nodes: []node{{Name: "hog", Pkg: guestPkg("oom")}}, Workload: sleeper()}, runOpts{})
+	g := runGuestWorld(t, "oom", world{Nodes: []node{{Name: "hog", Pkg: guestPkg("oom")}}, Workload: sleeper()}, clitest.Cmd{})
 	g.wantFailure(t, "oom", "hog#1")
 	if m := message(g); !strings.Contains(m, "out of memory") {
 		t.Errorf("message %q should say out of memory", m)
@@ -269,9 +255,9 @@ func TestGuestEscape(t *testing.T) {
 	t.Parallel()
 	secret := filepath.Join(t.TempDir(), "secret.txt")
 	const secretText = "SECRET-HOST-CONTENT-7f3a9c"
-	writeFile(t, secret, []byte(secretText+"\n"))
+	clitest.WriteFile(t, secret, []byte(secretText+"\n"))
 	w := world{Nodes: []node{{Name: "intruder", Pkg: guestPkg("escape"), Args: []string{secret}}}, Workload: sleeper()}
-	g := runGuestWorld(t, "escape", w, runOpts{})
+	g := runGuestWorld(t, "escape", w, clitest.Cmd{})
 	g.wantPass(t)
 	attempts := regexp.MustCompile(`(?m)intruder#1: escape: (ReadFile|Open) .*$`).FindAllString(g.report, -1)
 	if len(attempts) != 5 {
@@ -285,7 +271,7 @@ func TestGuestEscape(t *testing.T) {
 	passwd, _ := os.ReadFile("/etc/passwd")
 	first, _, _ := strings.Cut(string(passwd), "\n")
 	for _, leak := range []string{secretText, "root:x:0:0", first} {
-		if leak != "" && strings.Contains(g.stdout+g.stderr, leak) {
+		if leak != "" && strings.Contains(g.Stdout+g.Stderr, leak) {
 			t.Errorf("the output holds host data %q\n%s", leak, g.result)
 		}
 	}
@@ -298,7 +284,7 @@ func TestGuestEscape(t *testing.T) {
 // on a POSIX file system.
 func TestGuestFiles(t *testing.T) {
 	t.Parallel()
-	g := runGuestWorld(t, "files", world{Workload: node{Name: "files", Pkg: guestPkg("files")}}, runOpts{})
+	g := runGuestWorld(t, "files", world{Workload: node{Name: "files", Pkg: guestPkg("files")}}, clitest.Cmd{})
 	if fail := regexp.MustCompile(`files: FAIL .*`).FindString(g.report); fail != "" {
 		t.Errorf("%s", fail)
 	}
@@ -312,7 +298,7 @@ func TestGuestFiles(t *testing.T) {
 // exactly their time, and far less real time than virtual time.
 func TestGuestClock(t *testing.T) {
 	t.Parallel()
-	g := runGuestWorld(t, "clock", world{Workload: node{Name: "clock", Pkg: guestPkg("clock")}}, runOpts{})
+	g := runGuestWorld(t, "clock", world{Workload: node{Name: "clock", Pkg: guestPkg("clock")}}, clitest.Cmd{})
 	if fail := regexp.MustCompile(`clock: FAIL .*`).FindString(g.report); fail != "" {
 		t.Errorf("%s", fail)
 	}
@@ -344,7 +330,7 @@ func TestGuestEnv(t *testing.T) {
 		}},
 		Workload: node{Name: "client", Pkg: guestPkg("env"), Args: []string{"-node", "client", "-want-args", "", "-sleep", "1s"}},
 	}
-	g := runGuestWorld(t, "env", w, runOpts{})
+	g := runGuestWorld(t, "env", w, clitest.Cmd{})
 	if fail := regexp.MustCompile(`env: FAIL .*`).FindString(g.report); fail != "" {
 		t.Errorf("%s", fail)
 	}

@@ -11,45 +11,25 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // historyGuest is the absolute directory of a history guest program.
 func historyGuest(name string) string {
-	return filepath.Join(tools.root, "lib", "sweep", "testdata", "guests", name)
+	return filepath.Join(tools.Root, "lib", "sweep", "testdata", "guests", name)
 }
 
-var sfCheckOnce struct {
-	sync.Once
-	path string
-	err  error
-}
-
-// sfCheckBin builds the real sf-check once per test process (TestMain
-// builds only sf-run and sf-build) and returns its path.
+// sfCheckBin is the real sf-check, which TestMain builds with sf-run.
 func sfCheckBin(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	sfCheckOnce.Do(func() {
-		out := filepath.Join(tools.dir, "bin", "sf-check")
-		cmd := exec.Command("go", "build", "-o", out, "./cmd/sf-check")
-		cmd.Dir = tools.root
-		if b, err := cmd.CombinedOutput(); err != nil {
-			sfCheckOnce.err = fmt.Errorf("go build ./cmd/sf-check: %v\n%s", err, b)
-			return
-		}
-		sfCheckOnce.path = out
-	})
-	if sfCheckOnce.err != nil {
-		t.Fatal(sfCheckOnce.err)
-	}
-	return sfCheckOnce.path
+	tools.Need(t)
+	return tools.Path("sf-check")
 }
 
 // writeHistoryWorld writes a world file whose only program is the workload
@@ -64,7 +44,7 @@ func writeHistoryWorld(t *testing.T, path, guest string, args []string, model st
 	for k, v := range extra {
 		w[k] = v
 	}
-	writeJSON(t, path, w)
+	clitest.WriteJSON(t, path, w)
 }
 
 // historyEvent is one line of a history file, as the spec shows it.
@@ -161,11 +141,11 @@ type checkVerdict struct {
 // one sf-run wrote stays as it was.
 func sfCheck(t *testing.T, history, model string) (result, checkVerdict) {
 	t.Helper()
-	r := runBin(t, runOpts{dir: filepath.Dir(history)}, sfCheckBin(t),
+	r := runBin(t, clitest.Cmd{Dir: filepath.Dir(history)}, sfCheckBin(t),
 		"-history", history, "-model", model, "-json", "-timeline", filepath.Join(t.TempDir(), "timeline.html"))
 	var v checkVerdict
-	if r.code == 0 || r.code == 1 {
-		if err := json.Unmarshal([]byte(r.stdout), &v); err != nil {
+	if r.Code == 0 || r.Code == 1 {
+		if err := json.Unmarshal([]byte(r.Stdout), &v); err != nil {
 			t.Fatalf("sf-check -json printed no verdict record: %v\n%s", err, r)
 		}
 	}
@@ -192,7 +172,7 @@ func seedArtifacts(dir string) []string {
 // model's class, the anomaly in the trace and the history files next to the
 // world; sf-check on those files agrees.
 func TestHistoryModels(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	for _, tc := range []struct {
 		name, guest, bug, model string
@@ -224,7 +204,7 @@ func TestHistoryModels(t *testing.T) {
 					t.Skip("the same correct world as another case")
 				}
 				r := sfRun(t, dir, "-c", "ok.json", "-seeds", "1-3", "-json")
-				r.wantExit(t, 0)
+				r.WantExit(t, 0)
 				recs := jsonRecords(t, r)
 				for _, rec := range recs[1 : len(recs)-1] {
 					if rec["status"] != "pass" || rec["history_check"] != "ok" {
@@ -242,8 +222,8 @@ func TestHistoryModels(t *testing.T) {
 					t.Skip("the same correct world as another case")
 				}
 				r := sfRun(t, dir, "-c", "ok.json", "-seed", "2")
-				r.wantExit(t, 0)
-				if !strings.HasPrefix(r.stdout, "ok  seed 2 passed at t=") {
+				r.WantExit(t, 0)
+				if !strings.HasPrefix(r.Stdout, "ok  seed 2 passed at t=") {
 					t.Errorf("the replay did not pass\n%s", r)
 				}
 				hist := artifact(t, dir, "seed-2.history.jsonl")
@@ -261,7 +241,7 @@ func TestHistoryModels(t *testing.T) {
 				}
 				// Round trip: sf-check agrees that it passes.
 				c, v := sfCheck(t, hist, tc.model)
-				c.wantExit(t, 0)
+				c.WantExit(t, 0)
 				if v.Verdict != "ok" || !v.Passed || v.Class != tc.class {
 					t.Errorf("sf-check: verdict %q, passed %v, class %q; want ok, true, %s\n%s", v.Verdict, v.Passed, v.Class, tc.class, c)
 				}
@@ -269,7 +249,7 @@ func TestHistoryModels(t *testing.T) {
 
 			t.Run("planted bug fails", func(t *testing.T) {
 				r := sfRun(t, dir, "-c", "bug.json", "-seeds", "1-2", "-json")
-				r.wantExit(t, 1)
+				r.WantExit(t, 1)
 				recs := jsonRecords(t, r)
 				for _, rec := range recs[1 : len(recs)-1] {
 					seed := fmt.Sprint(rec["seed"])
@@ -289,25 +269,25 @@ func TestHistoryModels(t *testing.T) {
 					if tc.timeline {
 						if arts["timeline"] != ".seedfall/bug/seed-"+seed+".history.html" || !exists(html) {
 							t.Errorf("seed %s: artifacts %v; want the timeline .seedfall/bug/seed-%s.history.html, written", seed, arts, seed)
-						} else if page := readFile(t, html); !strings.Contains(page, "<html") {
+						} else if page := clitest.ReadFile(t, html); !strings.Contains(page, "<html") {
 							t.Errorf("%s is not an HTML page", html)
 						}
 					} else if arts["timeline"] != nil || exists(html) {
 						t.Errorf("seed %s: an isolation failure wrote a timeline: %v", seed, arts)
 					}
-					trace := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
+					trace := clitest.ReadFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
 					if !strings.Contains(trace, "  "+tc.anomaly) {
-						t.Errorf("seed %s: the trace lacks a line starting %q\n%s", seed, tc.anomaly, tail(trace, 10))
+						t.Errorf("seed %s: the trace lacks a line starting %q\n%s", seed, tc.anomaly, clitest.Tail(trace, 10))
 					}
 					if !strings.Contains(trace, "FAIL  "+msg+"\n") {
-						t.Errorf("seed %s: the trace does not end in FAIL  %s\n%s", seed, msg, tail(trace, 10))
+						t.Errorf("seed %s: the trace does not end in FAIL  %s\n%s", seed, msg, clitest.Tail(trace, 10))
 					}
 					readHistoryFile(t, hist)
 
 					// Round trip: sf-check finds the same: the same class,
 					// summary and anomalies, each as the trace prints it.
 					c, v := sfCheck(t, hist, tc.model)
-					c.wantExit(t, 1)
+					c.WantExit(t, 1)
 					if v.Verdict != "illegal" || v.Passed || v.Class != tc.class || v.Summary != msg {
 						t.Errorf("seed %s: sf-check: verdict %q, class %q, summary %q; the run failed with class %s and %q\n%s",
 							seed, v.Verdict, v.Class, v.Summary, tc.class, msg, c)
@@ -317,7 +297,7 @@ func TestHistoryModels(t *testing.T) {
 					}
 					for _, a := range v.Anomalies {
 						if line := a.Kind + ": " + a.Example; !strings.Contains(trace, "  "+line+"\n") {
-							t.Errorf("seed %s: sf-check finds %q, which is not a line of the run's trace\n%s", seed, line, tail(trace, 10))
+							t.Errorf("seed %s: sf-check finds %q, which is not a line of the run's trace\n%s", seed, line, clitest.Tail(trace, 10))
 						}
 					}
 				}
@@ -326,8 +306,8 @@ func TestHistoryModels(t *testing.T) {
 			t.Run("failing replay", func(t *testing.T) {
 				removeArtifacts(t, dir)
 				r := sfRun(t, dir, "-c", "bug.json", "-seed", "1")
-				r.wantExit(t, 1)
-				if !strings.Contains(r.stdout, "  "+tc.anomaly) || !strings.Contains(failureMessage(t, r.stdout), tc.summary) {
+				r.WantExit(t, 1)
+				if !strings.Contains(r.Stdout, "  "+tc.anomaly) || !strings.Contains(failureMessage(t, r.Stdout), tc.summary) {
 					t.Errorf("the replay does not show the anomaly %q and the failure %q\n%s", tc.anomaly, tc.summary, r)
 				}
 				if !exists(artifact(t, dir, "seed-1.history.jsonl")) {
@@ -346,7 +326,7 @@ func TestHistoryModels(t *testing.T) {
 // assert with the spec's message, so a typo cannot weaken the check. sf-check
 // rejects the same history as bad input.
 func TestHistoryOperationNotInModel(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	const want = `history (model queue): operation "put" is not one of dequeue, enqueue`
 	dir := t.TempDir()
@@ -357,11 +337,11 @@ func TestHistoryOperationNotInModel(t *testing.T) {
 		t.Fatalf("want start, seed and summary records\n%s", r)
 	}
 	rec := recs[1]
-	if rec["status"] != "fail" || rec["class"] != "assert" || rec["message"] != want || r.code != 1 {
+	if rec["status"] != "fail" || rec["class"] != "assert" || rec["message"] != want || r.Code != 1 {
 		t.Errorf("seed 1: status %v, class %v, message %q, exit status %d; want fail, assert, %q, 1\n%s",
-			rec["status"], rec["class"], rec["message"], r.code, want, r)
+			rec["status"], rec["class"], rec["message"], r.Code, want, r)
 	}
-	if !strings.Contains(r.stderr, "FAIL  "+want+"\n") {
+	if !strings.Contains(r.Stderr, "FAIL  "+want+"\n") {
 		t.Errorf("the trace lacks FAIL  %s\n%s", want, r)
 	}
 
@@ -371,8 +351,8 @@ func TestHistoryOperationNotInModel(t *testing.T) {
 		t.Fatalf("no %s; .seedfall holds %v", hist, seedArtifacts(dir))
 	}
 	c, _ := sfCheck(t, hist, "queue")
-	c.wantExit(t, 2)
-	if !strings.Contains(c.stderr, want) {
+	c.WantExit(t, 2)
+	if !strings.Contains(c.Stderr, want) {
 		t.Errorf("sf-check's error lacks %q\n%s", want, c)
 	}
 }
@@ -393,14 +373,14 @@ var (
 // that lands in an operation leaves exactly one open. Seeds are picked from
 // 1-30 by what the sweep and the replays report.
 func TestHistoryCrashInFlight(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	writeHistoryWorld(t, filepath.Join(dir, "crash.json"), "slowput", nil, "kv", map[string]any{
 		"faults": map[string]any{"include_workload": true, "crash_per_sec": 0.5, "restart_after": []string{"10ms", "100ms"}},
 	})
 	sweep := sfRun(t, dir, "-c", "crash.json", "-seeds", "1-30", "-json")
-	sweep.wantExit(t, 0)
+	sweep.WantExit(t, 0)
 	recs := jsonRecords(t, sweep)
 	var candidates []string
 	for _, rec := range recs[1 : len(recs)-1] {
@@ -426,7 +406,7 @@ func TestHistoryCrashInFlight(t *testing.T) {
 	for _, s := range candidates {
 		removeArtifacts(t, dir)
 		r = sfRun(t, dir, "-c", "crash.json", "-seed", s)
-		r.wantExit(t, 0)
+		r.WantExit(t, 0)
 		h = readHistoryFile(t, artifact(t, dir, "seed-"+s+".history.jsonl"))
 		puts := 0
 		for _, e := range h.open {
@@ -434,7 +414,7 @@ func TestHistoryCrashInFlight(t *testing.T) {
 				puts++
 			}
 		}
-		if len(h.open) >= 2 && puts >= 1 && len(diedRE.FindAllString(r.stdout, -1)) >= 2 {
+		if len(h.open) >= 2 && puts >= 1 && len(diedRE.FindAllString(r.Stdout, -1)) >= 2 {
 			seed = s
 			break
 		}
@@ -444,7 +424,7 @@ func TestHistoryCrashInFlight(t *testing.T) {
 	}
 	t.Logf("seed %s: %d operations, %d open", seed, h.ops, len(h.open))
 
-	trace := traceSection(t, r.stdout)
+	trace := traceSection(t, r.Stdout)
 	crashes := crashFaultRE.FindAllStringSubmatch(trace, -1)
 	died := diedRE.FindAllStringSubmatch(trace, -1)
 	if len(died) > len(crashes) {
@@ -467,14 +447,14 @@ func TestHistoryCrashInFlight(t *testing.T) {
 		t.Errorf("the history file has %d operations without a completion; the trace says %s never completed, and the died-with lines add up to %d\n%s",
 			len(h.open), m[1], sum, trace)
 	}
-	if !strings.Contains(r.stdout, "ok  seed "+seed+" passed") {
+	if !strings.Contains(r.Stdout, "ok  seed "+seed+" passed") {
 		t.Errorf("the replay did not pass\n%s", r)
 	}
 
 	// Round trip: sf-check, which treats the open operations the same way,
 	// passes the history too.
 	c, v := sfCheck(t, artifact(t, dir, "seed-"+seed+".history.jsonl"), "kv")
-	c.wantExit(t, 0)
+	c.WantExit(t, 0)
 	if v.Verdict != "ok" || v.Operations != h.ops {
 		t.Errorf("sf-check: verdict %q over %d operations, want ok over %d\n%s", v.Verdict, v.Operations, h.ops, c)
 	}

@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestIssue10InterruptedSweep: SIGINT or SIGTERM ends a long sweep with a
@@ -34,7 +36,7 @@ func TestIssue10InterruptedSweep(t *testing.T) {
 		{"SIGTERM", "seedfall.json", syscall.SIGTERM},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cmd := exec.Command(tools.sfRun, "-c", tc.world, "-seeds", "1-100000", "-json", "-j", "2")
+			cmd := exec.Command(tools.Path("sf-run"), "-c", tc.world, "-seeds", "1-100000", "-json", "-j", "2")
 			cmd.Args[0] = "sf-run"
 			cmd.Dir = dir
 			var stderr bytes.Buffer
@@ -65,17 +67,17 @@ func TestIssue10InterruptedSweep(t *testing.T) {
 				}
 			}
 			err = cmd.Wait()
-			r := result{stdout: strings.Join(lines, "\n") + "\n", stderr: stderr.String(), cmdline: strings.Join(cmd.Args, " ")}
+			r := result{Stdout: strings.Join(lines, "\n") + "\n", Stderr: stderr.String(), Cmdline: strings.Join(cmd.Args, " ")}
 			if ee, ok := err.(*exec.ExitError); ok {
-				r.code = ee.ExitCode()
+				r.Code = ee.ExitCode()
 			} else if err != nil {
 				t.Fatal(err)
 			}
 			if !signalled {
 				t.Fatalf("the sweep ended before 5 seed records\n%s", r)
 			}
-			r.wantExit(t, 130)
-			noStackTrace(t, r)
+			r.WantExit(t, 130)
+			r.NoStackTrace(t)
 			recs := jsonRecords(t, r)
 			sum := recs[len(recs)-1]
 			if sum["interrupted"] != true {
@@ -87,7 +89,7 @@ func TestIssue10InterruptedSweep(t *testing.T) {
 			if len(recs)-2 >= 100000 {
 				t.Errorf("every seed ran: the signal did not stop the sweep")
 			}
-			if !strings.Contains(r.stderr, "interrupted: the sweep was stopped") {
+			if !strings.Contains(r.Stderr, "interrupted: the sweep was stopped") {
 				t.Errorf("stderr does not say the sweep was interrupted\n%s", r)
 			}
 			filepath.WalkDir(filepath.Join(dir, ".seedfall"), func(p string, d fs.DirEntry, err error) error {
@@ -112,15 +114,15 @@ func fileHash(t *testing.T, path string) string {
 // TestIssue10SiblingWorlds: two worlds in one folder keep their artifacts
 // apart, under .seedfall/<world>/.
 func TestIssue10SiblingWorlds(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
 	for _, w := range []string{"seedfall.json", "seedfall.lost_write.json"} {
-		copyWorld(t, filepath.Join(tools.root, "examples", "kvlog", w), filepath.Join(dir, w))
+		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", w), filepath.Join(dir, w))
 	}
 	hashes := map[string]string{}
 	for i, w := range []string{"seedfall.json", "seedfall.lost_write.json"} {
 		r := sfRun(t, dir, "-c", w, "-seeds", "1-5", "-json")
-		r.wantExit(t, 1)
+		r.WantExit(t, 1)
 		want := filepath.Join(".seedfall", strings.TrimSuffix(w, ".json")) + string(filepath.Separator)
 		n := 0
 		for _, rec := range jsonRecords(t, r) {
@@ -160,26 +162,26 @@ func bash(t *testing.T, dir, line string) result {
 	if err != nil {
 		t.Skip("no bash on PATH")
 	}
-	r := runBin(t, runOpts{dir: dir, path: filepath.Dir(tools.sfRun) + string(os.PathListSeparator) + os.Getenv("PATH")}, sh, "-c", line)
-	r.cmdline = line
+	r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{tools.OnPath()}}, sh, "-c", line)
+	r.Cmdline = line
 	return r
 }
 
 // TestIssue10ReproKeepsProfileSetAndFaults: the repro line of a seed record
 // replays the same run, profile, overrides and schedule included.
 func TestIssue10ReproKeepsProfileSetAndFaults(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
-	copyWorld(t, filepath.Join(tools.root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
 	var w map[string]any
-	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(dir, "seedfall.json"))), &w); err != nil {
+	if err := json.Unmarshal([]byte(clitest.ReadFile(t, filepath.Join(dir, "seedfall.json"))), &w); err != nil {
 		t.Fatal(err)
 	}
 	w["profiles"] = map[string]any{"hard": map[string]any{"faults": map[string]any{"crash_per_sec": 1}}}
-	writeJSON(t, filepath.Join(dir, "hard.json"), w)
+	clitest.WriteJSON(t, filepath.Join(dir, "hard.json"), w)
 
 	r := sfRun(t, dir, "-c", "hard.json", "-seeds", "1-3", "-profile", "hard", "-set", "duration=8s", "-json")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	recs := jsonRecords(t, r)
 	for _, rec := range recs[:len(recs)-1] {
 		if set, _ := rec["set"].([]any); rec["profile"] != "hard" || len(set) != 1 || set[0] != "duration=8s" {
@@ -201,24 +203,24 @@ func TestIssue10ReproKeepsProfileSetAndFaults(t *testing.T) {
 		t.Errorf("repro %q, want %q", repro, want)
 	}
 	rep := bash(t, dir, repro)
-	rep.wantExit(t, 1)
-	if m := hashLineRE.FindStringSubmatch(rep.stdout); m == nil || m[1] != failing["determinism_hash"] {
+	rep.WantExit(t, 1)
+	if m := hashLineRE.FindStringSubmatch(rep.Stdout); m == nil || m[1] != failing["determinism_hash"] {
 		t.Errorf("the replay's determinism hash is %v, the sweep's %v\n%s", m, failing["determinism_hash"], rep)
 	}
 
 	// A -faults replay's record names the schedule, and its repro replays it.
 	sched := filepath.Join("my schedules", "s.faults.json")
-	writeFile(t, filepath.Join(dir, sched), []byte(readFile(t, filepath.Join(dir, fmt.Sprint(failing["artifacts"].(map[string]any)["faults"])))))
+	clitest.WriteFile(t, filepath.Join(dir, sched), []byte(clitest.ReadFile(t, filepath.Join(dir, fmt.Sprint(failing["artifacts"].(map[string]any)["faults"])))))
 	fr := sfRun(t, dir, "-c", "hard.json", "-seed", fmt.Sprint(failing["seed"]), "-profile", "hard", "-set", "duration=8s", "-faults", sched, "-json")
-	fr.wantExit(t, 1)
+	fr.WantExit(t, 1)
 	frec := jsonRecords(t, fr)[1]
 	frepro := fmt.Sprint(frec["repro"])
 	if !strings.HasSuffix(frepro, " -profile hard -set duration=8s -faults 'my schedules/s.faults.json'") {
 		t.Errorf("repro %q does not keep -profile, -set and the quoted -faults", frepro)
 	}
 	frep := bash(t, dir, frepro)
-	frep.wantExit(t, 1)
-	if m := hashLineRE.FindStringSubmatch(frep.stdout); m == nil || m[1] != frec["determinism_hash"] {
+	frep.WantExit(t, 1)
+	if m := hashLineRE.FindStringSubmatch(frep.Stdout); m == nil || m[1] != frec["determinism_hash"] {
 		t.Errorf("the -faults replay's determinism hash is %v, the record's %v\n%s", m, frec["determinism_hash"], frep)
 	}
 }
@@ -230,38 +232,38 @@ func TestIssue10ReplayKeepsItsSchedule(t *testing.T) {
 	dir := kvlogDir(t)
 	removeArtifacts(t, dir)
 	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
-	sweep.wantExit(t, 1)
-	seeds := failedSeeds(sweep.stdout)
+	sweep.WantExit(t, 1)
+	seeds := failedSeeds(sweep.Stdout)
 	if len(seeds) == 0 {
 		t.Fatalf("no failing seed\n%s", sweep)
 	}
 	path := artifact(t, dir, "seed-"+seeds[0]+".faults.json")
 	// Hand-edit the artifact so that a rewrite from the run would differ.
 	var s map[string]any
-	if err := json.Unmarshal([]byte(readFile(t, path)), &s); err != nil {
+	if err := json.Unmarshal([]byte(clitest.ReadFile(t, path)), &s); err != nil {
 		t.Fatal(err)
 	}
 	s["set"] = nil
 	b, _ := json.Marshal(s)
-	writeFile(t, path, b)
-	before := readFile(t, path)
+	clitest.WriteFile(t, path, b)
+	before := clitest.ReadFile(t, path)
 	rel, _ := filepath.Rel(dir, path)
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seed", seeds[0], "-faults", rel)
-	r.wantExit(t, 1)
-	if after := readFile(t, path); after != before {
+	r.WantExit(t, 1)
+	if after := clitest.ReadFile(t, path); after != before {
 		t.Errorf("the replay rewrote the schedule it read\nbefore:\n%s\nafter:\n%s", before, after)
 	}
 
 	hdir := t.TempDir()
 	writeHistoryWorld(t, filepath.Join(hdir, "ok.json"), "register", nil, "kv", nil)
-	writeFile(t, filepath.Join(hdir, "none.faults.json"), []byte(`{"faults": []}`))
+	clitest.WriteFile(t, filepath.Join(hdir, "none.faults.json"), []byte(`{"faults": []}`))
 	h := sfRun(t, hdir, "-c", "ok.json", "-seed", "2", "-faults", "none.faults.json")
-	h.wantExit(t, 0)
-	m := regexp.MustCompile(`(?m)^wrote history (\S+)$`).FindStringSubmatch(h.stdout)
+	h.WantExit(t, 0)
+	m := regexp.MustCompile(`(?m)^wrote history (\S+)$`).FindStringSubmatch(h.Stdout)
 	if m == nil {
 		t.Fatalf("the passing replay does not say it wrote a history\n%s", h)
 	}
-	if i, j := strings.Index(h.stdout, "\ndeterminism hash "), strings.Index(h.stdout, "\nwrote history "); i < 0 || j < i {
+	if i, j := strings.Index(h.Stdout, "\ndeterminism hash "), strings.Index(h.Stdout, "\nwrote history "); i < 0 || j < i {
 		t.Errorf("the wrote lines should follow the determinism hash\n%s", h)
 	}
 	hf := readHistoryFile(t, filepath.Join(hdir, m[1]))
@@ -283,25 +285,25 @@ func TestIssue10StrictSchedules(t *testing.T) {
 			"sf-run: -faults: bad.faults.json: faults[0].at: 1m30s is after the end of the run (1m0s)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			writeFile(t, filepath.Join(dir, "bad.faults.json"), []byte(tc.sched))
+			clitest.WriteFile(t, filepath.Join(dir, "bad.faults.json"), []byte(tc.sched))
 			r := sfRun(t, dir, "-c", "seedfall.json", "-seed", "1", "-faults", "bad.faults.json")
-			r.wantExit(t, 2)
-			noStackTrace(t, r)
-			if !strings.Contains(r.stderr, tc.want) {
+			r.WantExit(t, 2)
+			r.NoStackTrace(t)
+			if !strings.Contains(r.Stderr, tc.want) {
 				t.Errorf("stderr lacks %q\n%s", tc.want, r)
 			}
 		})
 	}
 
 	stdin := func(sched string) result {
-		return runBin(t, runOpts{dir: dir, stdin: sched}, tools.sfRun, "-c", "seedfall.json", "-seed", "1", "-faults", "-")
+		return runBin(t, clitest.Cmd{Dir: dir, Stdin: sched}, tools.Path("sf-run"), "-c", "seedfall.json", "-seed", "1", "-faults", "-")
 	}
 	t.Run("partition side from stdin", func(t *testing.T) {
 		r := stdin(`{"faults":[{"at":"1s","kind":"partition","side":["server"],"until":"2s"}]}`)
-		if r.code != 0 && r.code != 1 {
-			t.Fatalf("exit status %d\n%s", r.code, r)
+		if r.Code != 0 && r.Code != 1 {
+			t.Fatalf("exit status %d\n%s", r.Code, r)
 		}
-		tr := traceSection(t, r.stdout)
+		tr := traceSection(t, r.Stdout)
 		for _, want := range []string{"1.000s  fault partition [server] | [client] until 2.000s", "2.000s  partition healed"} {
 			if !strings.Contains(tr, want) {
 				t.Errorf("the trace lacks %q\n%s", want, tr)
@@ -316,7 +318,7 @@ func TestIssue10StrictSchedules(t *testing.T) {
 		plain := stdin(`{"faults":[]}`)
 		branched := stdin(`{"faults":[],"branches":[{"at":"1s","key":9}]}`)
 		again := stdin(`{"faults":[],"branches":[{"at":"1s","key":9}]}`)
-		a, b := traceSection(t, plain.stdout), traceSection(t, branched.stdout)
+		a, b := traceSection(t, plain.Stdout), traceSection(t, branched.Stdout)
 		if !strings.Contains(b, "1.000s  branch: re-keyed every stream at 1s (key 9)") {
 			t.Fatalf("the branched trace has no branch line\n%s", b)
 		}
@@ -335,20 +337,20 @@ func TestIssue10StrictSchedules(t *testing.T) {
 		if a == strings.Replace(b, "    1.000s  branch: re-keyed every stream at 1s (key 9)\n", "", 1) {
 			t.Errorf("the branch changed nothing after 1s")
 		}
-		if hashLineRE.FindString(branched.stdout) != hashLineRE.FindString(again.stdout) || traceSection(t, again.stdout) != b {
+		if hashLineRE.FindString(branched.Stdout) != hashLineRE.FindString(again.Stdout) || traceSection(t, again.Stdout) != b {
 			t.Errorf("the branched schedule replays differently twice")
 		}
-		if hashLineRE.FindString(branched.stdout) == hashLineRE.FindString(plain.stdout) {
+		if hashLineRE.FindString(branched.Stdout) == hashLineRE.FindString(plain.Stdout) {
 			t.Errorf("the branch did not change the determinism hash")
 		}
 	})
 	t.Run("budget", func(t *testing.T) {
 		r := stdin(`{"faults":[],"budget":10}`)
-		r.wantExit(t, 0)
-		if !strings.Contains(traceSection(t, r.stdout), "client#1: sim.Budget capped at 10 of 200 operations") {
+		r.WantExit(t, 0)
+		if !strings.Contains(traceSection(t, r.Stdout), "client#1: sim.Budget capped at 10 of 200 operations") {
 			t.Errorf("the trace does not show the cap\n%s", r)
 		}
-		if !strings.Contains(r.stdout, "client: wrote 10 keys") {
+		if !strings.Contains(r.Stdout, "client: wrote 10 keys") {
 			t.Errorf("the client did not stop at 10 writes\n%s", r)
 		}
 	})

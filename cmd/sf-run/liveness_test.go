@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // replayOne replays seed 1 (or the given seed) of a world with -json and
@@ -89,7 +91,7 @@ func TestLivenessStuckWorkload(t *testing.T) {
 	const msg = "liveness: client did not finish within 1s of the recovery phase starting at 2.000s"
 
 	r, rec, trace := replayOne(t, dir, live)
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	wantSeed(t, rec, "fail", "liveness", "client", msg)
 	wantAt(t, rec, 3*time.Second)
 	wantTraceLine(t, trace, "2.000s", recoveryText("the fault period ended", 0, "3.000s"))
@@ -99,7 +101,7 @@ func TestLivenessStuckWorkload(t *testing.T) {
 	}
 
 	sweep := pgSweep(t, dir, live, "-seeds", "1-3")
-	sweep.wantExit(t, 1)
+	sweep.WantExit(t, 1)
 	for _, s := range sweep.seeds {
 		wantSeed(t, s, "fail", "liveness", "client", msg)
 	}
@@ -107,7 +109,7 @@ func TestLivenessStuckWorkload(t *testing.T) {
 	// Without liveness mode the same workload only hits the time horizon.
 	plain := pgWorld(t, dir, "stuck-plain.json", map[string]any{"workload": stuck, "duration": "2s"})
 	r, rec, trace = replayOne(t, dir, plain)
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	wantSeed(t, rec, "horizon", "", "", "")
 	if l := firstTraceLine(trace, "recovery:"); l != "" {
 		t.Errorf("no liveness mode, yet the trace has %q", l)
@@ -116,7 +118,7 @@ func TestLivenessStuckWorkload(t *testing.T) {
 	// A workload that finishes in the recovery phase passes.
 	late := pgWorld(t, dir, "late.json", map[string]any{"workload": pgProg("client", "worker", "-for", "2500ms"), "duration": "2s", "liveness": map[string]any{"within": "1s"}})
 	r, rec, trace = replayOne(t, dir, late)
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	wantSeed(t, rec, "pass", "", "", "")
 	wantAt(t, rec, 2500*time.Millisecond)
 	wantTraceLine(t, trace, "2.000s", recoveryText("the fault period ended", 0, "3.000s"))
@@ -152,7 +154,7 @@ func TestRecoveryRestartsCrashedNodes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := pgWorld(t, dir, "restart-"+tc.name+".json", tc.world)
 			r, rec, trace := replayOne(t, dir, cfg)
-			r.wantExit(t, 0)
+			r.WantExit(t, 0)
 			wantSeed(t, rec, "pass", "", "", "")
 			wantAt(t, rec, tc.end)
 			crashes := crashLineRE.FindAllStringSubmatch(trace, -1)
@@ -211,7 +213,7 @@ func TestFinally(t *testing.T) {
 			}
 			cfg := pgWorld(t, dir, "finally-"+strings.ReplaceAll(tc.name, " ", "-")+".json", w)
 			r, rec, trace := replayOne(t, dir, cfg)
-			r.wantExit(t, tc.code)
+			r.WantExit(t, tc.code)
 			wantSeed(t, rec, tc.status, tc.class, tc.node, tc.msg)
 			started := firstTraceLine(trace, "check#1: finalcheck: started")
 			if !tc.finallyStarts {
@@ -261,7 +263,7 @@ func TestSeveralWorkloads(t *testing.T) {
 			}
 			cfg := pgWorld(t, dir, "workloads-"+strings.ReplaceAll(tc.name, " ", "-")+".json", w)
 			r, rec, trace := replayOne(t, dir, cfg)
-			r.wantExit(t, tc.code)
+			r.WantExit(t, tc.code)
 			wantSeed(t, rec, tc.status, tc.class, tc.node, tc.msg)
 			wantAt(t, rec, tc.end)
 			wantTraceLine(t, trace, "1.000s", "w1#1 exited 0")
@@ -307,7 +309,7 @@ func TestWorkloadFaults(t *testing.T) {
 			r := pgSweep(t, dir, cfg, "-seeds", "1-8")
 			row := r.prop(t, found)
 			if !tc.crashed {
-				r.wantExit(t, 1) // the Sometimes is never true
+				r.WantExit(t, 1) // the Sometimes is never true
 				for _, s := range r.seeds {
 					if s["status"] != "pass" || s["faults"] != float64(0) {
 						t.Errorf("seed %v: status %v (%v), %v faults; want a pass without faults", s["seed"], s["status"], s["message"], s["faults"])
@@ -318,7 +320,7 @@ func TestWorkloadFaults(t *testing.T) {
 				}
 				return
 			}
-			r.wantExit(t, 0)
+			r.WantExit(t, 0)
 			var crashed string
 			for _, s := range r.seeds {
 				if s["status"] != "pass" {
@@ -336,7 +338,7 @@ func TestWorkloadFaults(t *testing.T) {
 			}
 
 			rr, rec, trace := replayOne(t, dir, cfg, "-seed", crashed)
-			rr.wantExit(t, 0)
+			rr.WantExit(t, 0)
 			wantSeed(t, rec, "pass", "", "", "")
 			m := crashLineRE.FindStringSubmatch(trace)
 			if m == nil || m[2] != "client#1" {
@@ -398,7 +400,7 @@ func TestClockSkew(t *testing.T) {
 		"faults":   map[string]any{"clock_skew": bound.String()},
 	})
 	r := pgSweep(t, dir, cfg, "-seeds", "1-6")
-	r.wantExit(t, 1) // the client fails at the end, to keep every trace
+	r.WantExit(t, 1) // the client fails at the end, to keep every trace
 	skews := func(trace string) (a, b int64) {
 		t.Helper()
 		rd := clockReadings(t, trace)
@@ -434,7 +436,7 @@ func TestClockSkew(t *testing.T) {
 	seen := map[int64]bool{}
 	var seed2 [2]int64
 	for s := 1; s <= 6; s++ {
-		a, b := skews(readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s))))
+		a, b := skews(clitest.ReadFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s))))
 		if a == b {
 			t.Errorf("seed %d: a and b have the same skew %s", s, time.Duration(a))
 		}
@@ -472,7 +474,7 @@ func TestClockJumps(t *testing.T) {
 		"faults":   map[string]any{"clock_jump_per_sec": 2, "clock_jump_max": maxJump.String()},
 	})
 	r := pgSweep(t, dir, cfg, "-seeds", "1-3")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	total := 0
 	for s := 1; s <= 3; s++ {
 		sched := readFaultSchedule(t, artifact(t, dir, fmt.Sprintf("seed-%d.faults.json", s)))
@@ -491,7 +493,7 @@ func TestClockJumps(t *testing.T) {
 			jumps = append(jumps, jump{at, delta})
 		}
 		total += len(jumps)
-		trace := readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
+		trace := clitest.ReadFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
 		if got := jumpTraceRE.FindAllStringSubmatch(trace, -1); len(got) != len(jumps) {
 			t.Errorf("seed %d: %d clock jumps in the trace, %d in the schedule", s, len(got), len(jumps))
 		}
@@ -560,16 +562,16 @@ func TestSwarm(t *testing.T) {
 		"faults":   map[string]any{"crash_per_sec": 2, "clock_jump_per_sec": 2, "buggify": true, "swarm": true},
 	})
 	r := pgSweep(t, dir, cfg, "-seeds", fmt.Sprintf("1-%d", seeds))
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	types := []string{"crash", "clock_jump", "buggify"}
 	off, on := map[string]int{}, map[string]int{}
 	lines := map[string]bool{}
 	swarmLine := map[int]string{}
 	for s := 1; s <= seeds; s++ {
-		trace := readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
+		trace := clitest.ReadFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
 		m := swarmRE.FindStringSubmatch(trace)
 		if m == nil {
-			t.Fatalf("seed %d: no line like `0.000s  swarm: crash x1.17, clock_jump off, buggify x0.80`\n%s", s, tail(trace, 20))
+			t.Fatalf("seed %d: no line like `0.000s  swarm: crash x1.17, clock_jump off, buggify x0.80`\n%s", s, clitest.Tail(trace, 20))
 		}
 		swarmLine[s] = m[0]
 		lines[m[0]] = true
@@ -645,7 +647,7 @@ func TestProfileAndSet(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r, rec, trace := replayOne(t, dir, cfg, tc.args...)
-			r.wantExit(t, 0)
+			r.WantExit(t, 0)
 			wantAt(t, rec, tc.end)
 			crashes := crashLineRE.FindAllString(trace, -1)
 			if tc.crashes != (len(crashes) > 0) || tc.crashes != (rec["faults"] != float64(0)) {
@@ -666,19 +668,19 @@ func TestProfileAndSet(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := sfRun(t, dir, append([]string{"-c", cfg, "-seeds", "1"}, tc.args...)...)
-			r.wantExit(t, 2)
+			r.WantExit(t, 2)
 			for _, w := range tc.want {
-				if !strings.Contains(r.stderr, w) {
+				if !strings.Contains(r.Stderr, w) {
 					t.Errorf("stderr lacks %q\n%s", w, r)
 				}
 			}
-			if !strings.HasPrefix(r.stderr, "sf-run: ") || strings.Count(strings.TrimSpace(r.stderr), "\n") > 0 {
+			if !strings.HasPrefix(r.Stderr, "sf-run: ") || strings.Count(strings.TrimSpace(r.Stderr), "\n") > 0 {
 				t.Errorf("want one line on stderr starting with sf-run: \n%s", r)
 			}
-			if r.stdout != "" {
+			if r.Stdout != "" {
 				t.Errorf("an input error ran seeds\n%s", r)
 			}
-			noStackTrace(t, r)
+			r.NoStackTrace(t)
 		})
 	}
 }

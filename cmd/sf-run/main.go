@@ -4,9 +4,6 @@ import (
 	_ "embed"
 	"io"
 	"os"
-	"runtime"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/urfave/cli/v2"
@@ -29,27 +26,22 @@ func main() {
 // lines it prints spell it) and streams; it returns the exit status. Tests
 // call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:            "sf-run",
-		Usage:           "run a world over seeds on the deterministic simulator",
-		UsageText:       "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200]",
-		Description:     "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
-		HideHelpCommand: true,
-		// -set values are JSON and may hold commas: never split them.
-		DisableSliceFlagSeparator: true,
-		Reader:                    stdin,
-		Writer:                    stdout,
-		ErrWriter:                 stderr,
+	return manual.Main(manual.Command{
+		Name:        "sf-run",
+		Usage:       "run a world over seeds on the deterministic simulator",
+		UsageText:   "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200]",
+		Description: "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
+		Doc:         docSource,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"},
+			manual.WorldFlag(),
 			&cli.StringFlag{Name: "seeds", Usage: "seeds to run: 1-100, 7, or 1-5,9 (default 1-100)"},
 			&cli.StringFlag{Name: "seed", Usage: "replay one seed and print its trace"},
 			&cli.StringFlag{Name: "faults", Usage: "with -seed: apply this fault schedule instead of drawing faults"},
-			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "parallel workers"},
+			manual.JobsFlag("parallel workers"),
 			&cli.BoolFlag{Name: "check", Usage: "run every seed twice and fail seeds whose runs differ"},
 			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr (a sweep does so on its own when stdout is a pipe; -json=false keeps the report there)"},
 			&cli.StringFlag{Name: "shard", Usage: "run only the K-th of N slices of the seeds, K/N (for instance 2/4)"},
-			&cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"},
+			manual.ProfileFlag(),
 			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
 			&cli.BoolFlag{Name: "pin", Usage: "with -seed: store the failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first"},
@@ -59,8 +51,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
 		},
 		Action: func(c *cli.Context) error {
-			if c.NArg() > 0 {
-				return usage("unexpected argument %q", c.Args().First())
+			if err := manual.NoArgs(c); err != nil {
+				return err
 			}
 			o := sweep.Options{Config: c.String("c"), Jobs: c.Int("j"), Check: c.Bool("check"), JSON: c.Bool("json"),
 				Faults: c.String("faults"), Tool: toolName(args), Profile: c.String("profile"), Set: c.StringSlice("set"),
@@ -76,22 +68,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			case c.IsSet("seed") && c.IsSet("seeds"):
 				return usage("give -seed or -seeds, not both")
 			case c.IsSet("seed"):
-				s, err := strconv.ParseUint(c.String("seed"), 10, 64)
+				s, err := manual.Seed(c)
 				if err != nil {
-					return usage("-seed: %q is not a seed (a whole number)", c.String("seed"))
+					return err
 				}
 				o.Seeds, o.SeedsText, o.Replay = []uint64{s}, c.String("seed"), true
 			default:
-				text := c.String("seeds")
-				switch {
-				case c.IsSet("seeds") && strings.TrimSpace(text) == "":
-					return usage("-seeds is empty: give seeds such as 1-100, 7 or 1-5,9")
-				case text == "":
-					text = "1-100"
-				}
-				seeds, err := config.ParseSeeds(text)
+				seeds, text, err := manual.Seeds(c)
 				if err != nil {
-					return usage("-seeds: %v", err)
+					return err
 				}
 				o.Seeds, o.SeedsText = seeds, text
 				if c.IsSet("shard") {
@@ -129,14 +114,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if o.Jobs < 1 {
 				return usage("-j must be at least 1")
 			}
-			if code := sweep.Main(o); code != 0 {
-				return cli.Exit("", code)
-			}
-			return nil
+			return manual.Status(sweep.Main(o))
 		},
-	}
-	manual.Install(app, docSource)
-	return manual.Run(app, args)
+	}, args, stdin, stdout, stderr)
 }
 
 func usage(format string, args ...any) error {
@@ -181,8 +161,5 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
 		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args)}
-	if code := explore.Main(o, stdout, stderr); code != 0 {
-		return cli.Exit("", code)
-	}
-	return nil
+	return manual.Status(explore.Main(o, stdout, stderr))
 }

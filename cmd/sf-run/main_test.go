@@ -1,263 +1,55 @@
 package main
 
-// CLI scenario tests: they build the real sf-run and sf-build once per test
-// process and run them as a user would, on the kvlog example and on the tiny
+// CLI scenario tests: they build the real sf-run and sf-build (and sf-check)
+// once per test process and run them as a user would, on the kvlog example and on the tiny
 // guests in lib/engine/testdata/guests. Nothing is written into the
 // repository: every world file is copied into a temporary directory with its
 // package paths made absolute, so .seedfall lands there.
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sf-dst/sf/lib/clitest"
 )
 
-// tools holds what TestMain prepared for every test.
-var tools struct {
-	root    string // the repository root
-	dir     string // temporary directory of the binaries and shared worlds
-	sfRun   string // path of the built sf-run
-	sfBuild string // path of the built sf-build
-	skip    string // why the CLI tests cannot run, when they cannot
-}
+// tools are sf-run and sf-build, and sf-check for the history tests, built
+// once per test process.
+var tools clitest.Tools
 
-// cmdTimeout bounds every command a test runs, so a hang fails the test with
-// a message instead of stalling the whole test binary.
+// cmdTimeout bounds the commands a test starts on its own, so a hang fails
+// the test with a message instead of stalling the whole test binary.
 const cmdTimeout = 3 * time.Minute
 
-func TestMain(m *testing.M) { os.Exit(testMain(m)) }
-
-func testMain(m *testing.M) int {
-	root, err := filepath.Abs(filepath.Join("..", ".."))
-	if err == nil {
-		_, err = os.Stat(filepath.Join(root, "go.mod"))
-	}
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sf-run tests: cannot find the repository root: %v\n", err)
-		return 1
-	}
-	tools.root = root
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		tools.skip = "no Go toolchain on PATH: the CLI tests build sf-run and sf-build, and sf-run builds the guests, with `go`"
-		return m.Run()
-	}
-	dir, err := os.MkdirTemp("", "sf-run-test-")
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "sf-run tests: %v\n", err)
-		return 1
-	}
-	defer os.RemoveAll(dir)
-	tools.dir = dir
-	tools.sfRun = filepath.Join(dir, "bin", "sf-run")
-	tools.sfBuild = filepath.Join(dir, "bin", "sf-build")
-	for out, pkg := range map[string]string{tools.sfRun: "./cmd/sf-run", tools.sfBuild: "./cmd/sf-build"} {
-		cmd := exec.Command(goCmd, "build", "-o", out, pkg)
-		cmd.Dir = root
-		if b, err := cmd.CombinedOutput(); err != nil {
-			fmt.Fprintf(os.Stderr, "sf-run tests: go build %s: %v\n%s", pkg, err, b)
-			return 1
-		}
-	}
-	return m.Run()
-}
-
-// needTools skips the test when the binaries could not be built.
-func needTools(t *testing.T) {
-	t.Helper()
-	if tools.skip != "" {
-		t.Skip(tools.skip)
-	}
-}
+func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-run", "sf-build", "sf-check")) }
 
 // result is what one command did.
-type result struct {
-	code           int
-	stdout, stderr string
-	took           time.Duration
-	cmdline        string
-}
+type result = clitest.Result
 
-// runOpts tune one command.
-type runOpts struct {
-	dir     string        // working directory
-	env     []string      // extra environment, KEY=VALUE
-	path    string        // when set, PATH is replaced by this
-	timeout time.Duration // defaults to cmdTimeout
-	stdin   string        // standard input; none when empty
-}
-
-// runBin runs one of the built tools (argv[0] is its short name, so the replay
-// lines it prints read as a user's would) and returns what it did. A command
-// that does not finish in time fails the test.
-func runBin(t *testing.T, o runOpts, bin string, args ...string) result {
+// runBin runs one of the built tools by its short name, so that the replay
+// lines it prints read as a user's would, with its standard output a file,
+// as with "sf-run > out": on a pipe a sweep writes records instead of its
+// report (pipe_test.go tests that).
+func runBin(t *testing.T, c clitest.Cmd, bin string, args ...string) result {
 	t.Helper()
-	timeout := o.timeout
-	if timeout == 0 {
-		timeout = cmdTimeout
+	if c.Timeout == 0 {
+		c.Timeout = cmdTimeout
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, bin, args...)
-	cmd.Args[0] = filepath.Base(bin)
-	cmd.Dir = o.dir
-	if o.stdin != "" {
-		cmd.Stdin = strings.NewReader(o.stdin)
-	}
-	cmd.WaitDelay = 5 * time.Second
-	env := os.Environ()
-	if o.path != "" {
-		env = append(env, "PATH="+o.path)
-	}
-	cmd.Env = append(env, o.env...)
-	// Standard output is a file, as with "sf-run > out": on a pipe a sweep
-	// writes records instead of its report (pipe_test.go tests that).
-	stdoutFile, ferr := os.CreateTemp(t.TempDir(), "stdout-")
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
-	defer stdoutFile.Close()
-	var stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = stdoutFile, &stderr
-	start := time.Now()
-	err := cmd.Run()
-	stdout, ferr := os.ReadFile(stdoutFile.Name())
-	if ferr != nil {
-		t.Fatal(ferr)
-	}
-	r := result{stdout: string(stdout), stderr: stderr.String(), took: time.Since(start),
-		cmdline: filepath.Base(bin) + " " + strings.Join(args, " ")}
-	if ctx.Err() != nil {
-		t.Fatalf("%s (in %s) did not finish in %s: it hangs\nstdout (tail):\n%s\nstderr (tail):\n%s",
-			r.cmdline, o.dir, timeout, tail(r.stdout, 30), tail(r.stderr, 30))
-	}
-	var ee *exec.ExitError
-	switch {
-	case err == nil:
-	case errors.As(err, &ee):
-		r.code = ee.ExitCode()
-	default:
-		t.Fatalf("%s: %v", r.cmdline, err)
-	}
-	return r
+	c.Name, c.StdoutFile = filepath.Base(bin), true
+	return clitest.Exec(t, c, append([]string{bin}, args...)...)
 }
 
 // sfRun runs sf-run in dir.
 func sfRun(t *testing.T, dir string, args ...string) result {
 	t.Helper()
-	return runBin(t, runOpts{dir: dir}, tools.sfRun, args...)
-}
-
-func (r result) String() string {
-	return fmt.Sprintf("$ %s\nexit status %d after %s\nstdout:\n%s\nstderr:\n%s", r.cmdline, r.code, r.took.Round(time.Millisecond), tail(r.stdout, 25), tail(r.stderr, 25))
-}
-
-// wantExit fails the test unless the command exited with code.
-func (r result) wantExit(t *testing.T, code int) {
-	t.Helper()
-	if r.code != code {
-		t.Fatalf("exit status %d, want %d\n%s", r.code, code, r)
-	}
-}
-
-// tail returns the last n lines of s.
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = append([]string{fmt.Sprintf("... (%d lines before)", len(lines)-n)}, lines[len(lines)-n:]...)
-	}
-	return strings.Join(lines, "\n")
-}
-
-// noStackTrace fails the test if the output holds a Go stack trace or panic.
-func noStackTrace(t *testing.T, r result) {
-	t.Helper()
-	for _, s := range []string{r.stdout, r.stderr} {
-		if strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:") {
-			t.Errorf("output holds a Go stack trace or panic:\n%s", r)
-		}
-	}
-}
-
-// writeFile writes a file, making its directory.
-func writeFile(t *testing.T, path string, data []byte) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-// writeJSON writes v as a JSON file.
-func writeJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	writeFile(t, path, append(b, '\n'))
-}
-
-// copyWorld copies a world file of the repository to dst, with every node's
-// pkg and wasm made absolute against the source file's directory, so that
-// the copy builds the real packages but keeps its .seedfall next to itself.
-func copyWorld(t *testing.T, src, dst string) {
-	t.Helper()
-	data, err := os.ReadFile(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var w map[string]any
-	if err := json.Unmarshal(data, &w); err != nil {
-		t.Fatalf("%s: %v", src, err)
-	}
-	abs := func(n any) {
-		node, ok := n.(map[string]any)
-		if !ok {
-			return
-		}
-		for _, k := range []string{"pkg", "wasm"} {
-			if p, ok := node[k].(string); ok && !filepath.IsAbs(p) {
-				node[k] = filepath.Join(filepath.Dir(src), p)
-			}
-		}
-	}
-	if nodes, ok := w["nodes"].([]any); ok {
-		for _, n := range nodes {
-			abs(n)
-		}
-	}
-	abs(w["workload"])
-	abs(w["finally"])
-	writeJSON(t, dst, w)
-}
-
-var kvlogOnce struct {
-	sync.Once
-	dir string
+	return runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), args...)
 }
 
 // kvlogDir returns a directory holding copies of the kvlog example's worlds:
@@ -266,18 +58,7 @@ var kvlogOnce struct {
 // that use it do not run in parallel.
 func kvlogDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	kvlogOnce.Do(func() {
-		dir := filepath.Join(tools.dir, "kvlog")
-		src := filepath.Join(tools.root, "examples", "kvlog")
-		copyWorld(t, filepath.Join(src, "seedfall.json"), filepath.Join(dir, "seedfall.json"))
-		copyWorld(t, filepath.Join(src, "seedfall.fixed.json"), filepath.Join(dir, "seedfall.fixed.json"))
-		kvlogOnce.dir = dir
-	})
-	if kvlogOnce.dir == "" {
-		t.Fatal("could not set up the kvlog worlds")
-	}
-	return kvlogOnce.dir
+	return tools.Example(t, "kvlog", "seedfall.json", "seedfall.fixed.json")
 }
 
 // removeArtifacts deletes the seed artifacts in dir's .seedfall, keeping the
@@ -344,28 +125,28 @@ func TestKvlogBugIsFound(t *testing.T) {
 	dir := kvlogDir(t)
 	removeArtifacts(t, dir)
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-20")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	for _, want := range []string{"FAIL seed ", "acknowledged write lost", "faults before the failure", "\nreplay: "} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("report lacks %q\n%s", want, r)
 		}
 	}
-	m := failHeaderRE.FindStringSubmatch(r.stdout)
+	m := failHeaderRE.FindStringSubmatch(r.Stdout)
 	if m == nil {
 		t.Fatalf("no header like `FAIL seed N at t=3.121302s (867 scheduler steps, 38ms real)`\n%s", r)
 	}
 	seed := m[1]
-	if want := "\nreplay: sf-run -c seedfall.json -seed " + seed + "\n"; !strings.Contains(r.stdout, want) {
+	if want := "\nreplay: sf-run -c seedfall.json -seed " + seed + "\n"; !strings.Contains(r.Stdout, want) {
 		t.Errorf("report lacks the replay line %q\n%s", strings.TrimSpace(want), r)
 	}
-	if !regexp.MustCompile(`(?m)^FAIL \d+ of 20 seeds failed \(`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`(?m)^FAIL \d+ of 20 seeds failed \(`).MatchString(r.Stdout) {
 		t.Errorf("no summary line `FAIL n of 20 seeds failed (...)`\n%s", r)
 	}
-	for _, s := range failedSeeds(r.stdout) {
+	for _, s := range failedSeeds(r.Stdout) {
 		trace := artifact(t, dir, "seed-"+s+".trace.log")
-		text := readFile(t, trace)
+		text := clitest.ReadFile(t, trace)
 		if !strings.Contains(text, "FAIL seed "+s+" at t=") || !strings.Contains(text, "\ntrace:\n") {
-			t.Errorf("%s is not a failure report with a trace:\n%s", trace, tail(text, 20))
+			t.Errorf("%s is not a failure report with a trace:\n%s", trace, clitest.Tail(text, 20))
 		}
 		faults := artifact(t, dir, "seed-"+s+".faults.json")
 		var sched struct {
@@ -374,7 +155,7 @@ func TestKvlogBugIsFound(t *testing.T) {
 				At, Kind, Node, Until string
 			} `json:"faults"`
 		}
-		if err := json.Unmarshal([]byte(readFile(t, faults)), &sched); err != nil {
+		if err := json.Unmarshal([]byte(clitest.ReadFile(t, faults)), &sched); err != nil {
 			t.Fatalf("%s: %v", faults, err)
 		}
 		if fmt.Sprint(sched.Seed) != s || len(sched.Faults) == 0 {
@@ -392,11 +173,11 @@ func TestKvlogBugIsFound(t *testing.T) {
 func TestKvlogFixedPasses(t *testing.T) {
 	dir := kvlogDir(t)
 	r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1-20")
-	r.wantExit(t, 0)
-	if !regexp.MustCompile(`(?m)^ok  20 seeds passed \(\d+ hit the time horizon\) in \S+$`).MatchString(r.stdout) {
+	r.WantExit(t, 0)
+	if !regexp.MustCompile(`(?m)^ok  20 seeds passed \(\d+ hit the time horizon\) in \S+$`).MatchString(r.Stdout) {
 		t.Errorf("no line `ok  20 seeds passed (N hit the time horizon) in D`\n%s", r)
 	}
-	if strings.Contains(r.stdout, "FAIL") {
+	if strings.Contains(r.Stdout, "FAIL") {
 		t.Errorf("the fixed world reports a failure\n%s", r)
 	}
 }
@@ -407,24 +188,24 @@ func TestKvlogReplayIsIdenticalToSweep(t *testing.T) {
 	dir := kvlogDir(t)
 	removeArtifacts(t, dir)
 	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-6")
-	sweep.wantExit(t, 1)
-	seeds := failedSeeds(sweep.stdout)
+	sweep.WantExit(t, 1)
+	seeds := failedSeeds(sweep.Stdout)
 	if len(seeds) < 2 {
 		t.Fatalf("want at least 2 failing seeds in 1-6\n%s", sweep)
 	}
 	for _, s := range seeds[:2] {
 		// Read the sweep's artifact first: a replay rewrites it.
-		logText := readFile(t, artifact(t, dir, "seed-"+s+".trace.log"))
+		logText := clitest.ReadFile(t, artifact(t, dir, "seed-"+s+".trace.log"))
 		r := sfRun(t, dir, "-c", "seedfall.json", "-seed", s)
-		r.wantExit(t, 1)
-		if got, want := traceSection(t, r.stdout), traceSection(t, logText); got != want {
+		r.WantExit(t, 1)
+		if got, want := traceSection(t, r.Stdout), traceSection(t, logText); got != want {
 			t.Errorf("seed %s: the replay's trace differs from the sweep's .seedfall/seed-%s.trace.log\nreplay:\n%s\nsweep:\n%s", s, s, got, want)
 		}
-		if got, want := failureMessage(t, r.stdout), failureMessage(t, logText); got != want {
+		if got, want := failureMessage(t, r.Stdout), failureMessage(t, logText); got != want {
 			t.Errorf("seed %s: replay fails with %q, the sweep with %q", s, got, want)
 		}
 		// The whole failure block, real time aside, is the same too.
-		replayBlock, _, _ := strings.Cut(realTimeRE.ReplaceAllString(r.stdout, ")"), "\ntrace:\n")
+		replayBlock, _, _ := strings.Cut(realTimeRE.ReplaceAllString(r.Stdout, ")"), "\ntrace:\n")
 		sweepBlock, _, _ := strings.Cut(logText, "\ntrace:\n")
 		if strings.TrimSpace(replayBlock) != strings.TrimSpace(sweepBlock) {
 			t.Errorf("seed %s: failure report differs\nreplay:\n%s\nsweep:\n%s", s, replayBlock, sweepBlock)
@@ -442,26 +223,26 @@ func TestKvlogReplayWithFaults(t *testing.T) {
 	dir := kvlogDir(t)
 	removeArtifacts(t, dir)
 	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
-	sweep.wantExit(t, 1)
-	seeds := failedSeeds(sweep.stdout)
+	sweep.WantExit(t, 1)
+	seeds := failedSeeds(sweep.Stdout)
 	if len(seeds) == 0 {
 		t.Fatalf("no failing seed in 1-3\n%s", sweep)
 	}
 	s := seeds[0]
 	schedPath := artifact(t, dir, "seed-"+s+".faults.json")
-	schedText := readFile(t, schedPath)
-	sweepLog := readFile(t, artifact(t, dir, "seed-"+s+".trace.log"))
+	schedText := clitest.ReadFile(t, schedPath)
+	sweepLog := clitest.ReadFile(t, artifact(t, dir, "seed-"+s+".trace.log"))
 	schedCopy := filepath.Join(t.TempDir(), "seed.faults.json")
-	writeFile(t, schedCopy, []byte(schedText))
+	clitest.WriteFile(t, schedCopy, []byte(schedText))
 
 	plain := sfRun(t, dir, "-c", "seedfall.json", "-seed", s)
-	plain.wantExit(t, 1)
+	plain.WantExit(t, 1)
 	withFaults := sfRun(t, dir, "-c", "seedfall.json", "-seed", s, "-faults", schedCopy)
-	withFaults.wantExit(t, 1)
-	if got, want := failureMessage(t, withFaults.stdout), failureMessage(t, sweepLog); got != want {
+	withFaults.WantExit(t, 1)
+	if got, want := failureMessage(t, withFaults.Stdout), failureMessage(t, sweepLog); got != want {
 		t.Errorf("with -faults the seed fails with %q, in the sweep with %q", got, want)
 	}
-	if got, want := traceSection(t, withFaults.stdout), traceSection(t, plain.stdout); got != want {
+	if got, want := traceSection(t, withFaults.Stdout), traceSection(t, plain.Stdout); got != want {
 		t.Errorf("the trace with -faults differs from the plain replay\n-faults:\n%s\nplain:\n%s", got, want)
 	}
 
@@ -477,45 +258,32 @@ func TestKvlogReplayWithFaults(t *testing.T) {
 	}
 	sched["faults"] = append([]any{}, kept...)
 	noCrash := filepath.Join(t.TempDir(), "no-crash.faults.json")
-	writeJSON(t, noCrash, sched)
+	clitest.WriteJSON(t, noCrash, sched)
 	edited := sfRun(t, dir, "-c", "seedfall.json", "-seed", s, "-faults", noCrash)
-	edited.wantExit(t, 0)
+	edited.WantExit(t, 0)
 	// The schedule's duration is when the sweep's run failed, so the replay
 	// stops there and says that a pass within it is no proof of a fix.
-	if !strings.HasPrefix(edited.stdout, "ok  seed "+s+" passed within the schedule's duration at t=") ||
-		!strings.Contains(edited.stdout, "\nfaults (0):\n") || !strings.Contains(edited.stdout, "note: this replay passed, but only ran for the schedule's duration") {
+	if !strings.HasPrefix(edited.Stdout, "ok  seed "+s+" passed within the schedule's duration at t=") ||
+		!strings.Contains(edited.Stdout, "\nfaults (0):\n") || !strings.Contains(edited.Stdout, "note: this replay passed, but only ran for the schedule's duration") {
 		t.Errorf("without the crash the seed should pass with no faults, within the schedule's duration\n%s", edited)
 	}
-	if strings.Contains(edited.stdout, "fault crash") || strings.Contains(edited.stdout, "restart server#2") {
+	if strings.Contains(edited.Stdout, "fault crash") || strings.Contains(edited.Stdout, "restart server#2") {
 		t.Errorf("the schedule without crashes still crashed the server\n%s", edited)
 	}
 
 	// The bare list form of a schedule works as well.
 	bare := filepath.Join(t.TempDir(), "bare.faults.json")
-	writeJSON(t, bare, sched["faults"])
+	clitest.WriteJSON(t, bare, sched["faults"])
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seed", s, "-faults", bare)
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 }
 
-// seedRecords runs a sweep with -json and returns its records, checking
-// that stdout holds nothing but JSONL: a start record, seed records, and a
+// jsonRecords returns the records of a sweep run with -json, checking that
+// stdout holds nothing but JSONL: a start record, seed records, and a
 // summary last.
 func jsonRecords(t *testing.T, r result) []map[string]any {
 	t.Helper()
-	var recs []map[string]any
-	for i, line := range strings.Split(strings.TrimRight(r.stdout, "\n"), "\n") {
-		var rec map[string]any
-		if err := json.Unmarshal([]byte(line), &rec); err != nil {
-			t.Fatalf("stdout line %d is not a JSON object (%v): %q\n%s", i+1, err, line, r)
-		}
-		if _, ok := rec["kind"].(string); !ok {
-			t.Fatalf("stdout line %d has no kind: %q", i+1, line)
-		}
-		recs = append(recs, rec)
-	}
-	if len(recs) < 2 || recs[0]["kind"] != "start" || recs[len(recs)-1]["kind"] != "summary" {
-		t.Fatalf("want a start record first and a summary last\n%s", r)
-	}
+	recs := clitest.Records(t, r)
 	for i, rec := range recs[1 : len(recs)-1] {
 		if rec["kind"] != "seed" {
 			t.Errorf("record %d has kind %v, want seed", i+2, rec["kind"])
@@ -549,7 +317,7 @@ func TestKvlogCheck(t *testing.T) {
 			if sum := recs[len(recs)-1]; sum["nondeterministic"] != float64(0) {
 				t.Errorf("summary counts %v nondeterministic seeds", sum["nondeterministic"])
 			}
-			r.wantExit(t, tc.wantExit)
+			r.WantExit(t, tc.wantExit)
 		})
 	}
 }
@@ -561,8 +329,8 @@ func TestKvlogJSON(t *testing.T) {
 	var runs [2][]map[string]any
 	for i, jobs := range []string{"1", "2"} {
 		r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-5", "-json", "-j", jobs)
-		r.wantExit(t, 1)
-		if !strings.Contains(r.stderr, "FAIL seed ") {
+		r.WantExit(t, 1)
+		if !strings.Contains(r.Stderr, "FAIL seed ") {
 			t.Errorf("-json: the human report should go to stderr\n%s", r)
 		}
 		recs := jsonRecords(t, r)
@@ -626,10 +394,10 @@ func TestReplaySameSeedTwice(t *testing.T) {
 			var outs [2]string
 			for i := range outs {
 				r := sfRun(t, dir, "-c", tc.world, "-seed", tc.seed)
-				if r.code != 0 && r.code != 1 {
-					t.Fatalf("exit status %d\n%s", r.code, r)
+				if r.Code != 0 && r.Code != 1 {
+					t.Fatalf("exit status %d\n%s", r.Code, r)
 				}
-				outs[i] = realTimeRE.ReplaceAllString(r.stdout, ", NNms real)")
+				outs[i] = realTimeRE.ReplaceAllString(r.Stdout, ", NNms real)")
 			}
 			if outs[0] != outs[1] {
 				t.Errorf("two runs of seed %s differ:\n%s", tc.seed, firstDiff(outs[0], outs[1]))
@@ -701,15 +469,15 @@ func TestErrorsNameTheTool(t *testing.T) {
 		bin  string
 		args []string
 	}{
-		{tools.sfRun, []string{"-c", "seedfall.json", "-seeds", "5-1"}},
-		{tools.sfRun, []string{"-c", "nosuch.json", "-seeds", "1"}},
-		{tools.sfBuild, []string{"-c", "nosuch.json"}},
-		{tools.sfBuild, []string{"-c", "seedfall.json", "extra"}},
+		{tools.Path("sf-run"), []string{"-c", "seedfall.json", "-seeds", "5-1"}},
+		{tools.Path("sf-run"), []string{"-c", "nosuch.json", "-seeds", "1"}},
+		{tools.Path("sf-build"), []string{"-c", "nosuch.json"}},
+		{tools.Path("sf-build"), []string{"-c", "seedfall.json", "extra"}},
 	} {
-		r := runBin(t, runOpts{dir: dir}, tc.bin, tc.args...)
-		r.wantExit(t, 2)
+		r := runBin(t, clitest.Cmd{Dir: dir}, tc.bin, tc.args...)
+		r.WantExit(t, 2)
 		name := filepath.Base(tc.bin) + ": "
-		if !strings.HasPrefix(r.stderr, name) {
+		if !strings.HasPrefix(r.Stderr, name) {
 			t.Errorf("stderr does not start with %q\n%s", name, r)
 		}
 	}
@@ -718,9 +486,9 @@ func TestErrorsNameTheTool(t *testing.T) {
 // TestSfBuildCache: sf-build prints a manifest; a second build is a cache
 // hit.
 func TestSfBuildCache(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
-	copyWorld(t, filepath.Join(tools.root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
 	type manifest struct {
 		Modules []struct {
 			Node, Wasm, SHA256 string
@@ -729,9 +497,9 @@ func TestSfBuildCache(t *testing.T) {
 	}
 	var mans [2]manifest
 	for i := range mans {
-		r := runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "seedfall.json")
-		r.wantExit(t, 0)
-		if err := json.Unmarshal([]byte(r.stdout), &mans[i]); err != nil {
+		r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "seedfall.json")
+		r.WantExit(t, 0)
+		if err := json.Unmarshal([]byte(r.Stdout), &mans[i]); err != nil {
 			t.Fatalf("stdout is not the manifest: %v\n%s", err, r)
 		}
 		if len(mans[i].Modules) != 2 {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestNATSJetStream: examples/natsjs, an embedded NATS server with its
@@ -16,28 +18,28 @@ func TestNATSJetStream(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds nats-server for wasm; runs without -short")
 	}
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
 	for _, w := range []string{"seedfall.json", "seedfall.interval.json"} {
-		copyWorld(t, filepath.Join(tools.root, "examples", "natsjs", w), filepath.Join(dir, w))
+		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "natsjs", w), filepath.Join(dir, w))
 	}
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	// net.Interfaces lists the node's eth0 under net_overlay, so the server
 	// finds an address for 0.0.0.0 and does not complain at start.
 	one := sfRun(t, dir, "-c", "seedfall.json", "-seed", "1")
-	one.wantExit(t, 0)
-	if !regexp.MustCompile(`server#1: .*\] Listening for client connections on 0\.0\.0\.0:4222\n`).MatchString(one.stdout) {
+	one.WantExit(t, 0)
+	if !regexp.MustCompile(`server#1: .*\] Listening for client connections on 0\.0\.0\.0:4222\n`).MatchString(one.Stdout) {
 		t.Errorf("the trace of seed 1 does not show the server listening\n%s", one)
 	}
-	if strings.Contains(one.stdout, "can not be resolved properly") {
+	if strings.Contains(one.Stdout, "can not be resolved properly") {
 		t.Errorf("the server could not resolve its address at start\n%s", one)
 	}
 	r = sfRun(t, dir, "-c", "seedfall.interval.json", "-seeds", "1-3")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	// A crash takes either acknowledged messages or, earlier, the stream
 	// definition with them; the client names each.
-	if !strings.Contains(r.stdout, "acknowledged message lost") && !strings.Contains(r.stdout, "lost after a restart, with") {
+	if !strings.Contains(r.Stdout, "acknowledged message lost") && !strings.Contains(r.Stdout, "lost after a restart, with") {
 		t.Errorf("the report names no lost acknowledged message\n%s", r)
 	}
 }

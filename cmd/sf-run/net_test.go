@@ -7,6 +7,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // udpWorld writes a world of the udp guest: an echo server and a client that
@@ -20,7 +22,7 @@ func udpWorld(t *testing.T, dir string, clientArgs []string, faults map[string]a
 		"faults":   faults,
 	}
 	data, _ := json.Marshal(w)
-	writeFile(t, filepath.Join(dir, "udp.json"), data)
+	clitest.WriteFile(t, filepath.Join(dir, "udp.json"), data)
 }
 
 var udpFaultRE = regexp.MustCompile(`(?m)^\s+\S+  fault (udp_drop|udp_dup): datagram #(\d+) of (\S+) to (\S+)$`)
@@ -30,16 +32,16 @@ var udpFaultRE = regexp.MustCompile(`(?m)^\s+\S+  fault (udp_drop|udp_dup): data
 // the seed's schedule, and a replay of that schedule reproduces the run;
 // without the faults the same seed passes.
 func TestUDPLossAndDuplication(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	udpWorld(t, dir, []string{"-n", "40", "-strict"}, map[string]any{"udp_loss": 0.1, "udp_dup": 0.1})
 	r := sfRun(t, dir, "-c", "udp.json", "-seed", "1")
-	r.wantExit(t, 1)
-	if !strings.Contains(r.stdout, "datagrams lost") {
+	r.WantExit(t, 1)
+	if !strings.Contains(r.Stdout, "datagrams lost") {
 		t.Fatalf("the client did not report lost datagrams\n%s", r)
 	}
-	faults := udpFaultRE.FindAllStringSubmatch(traceSection(t, r.stdout), -1)
+	faults := udpFaultRE.FindAllStringSubmatch(traceSection(t, r.Stdout), -1)
 	drops, dups := 0, 0
 	for _, f := range faults {
 		if f[1] == "udp_drop" {
@@ -60,15 +62,15 @@ func TestUDPLossAndDuplication(t *testing.T) {
 		t.Fatalf("schedule lacks udp faults:\n%s", data)
 	}
 	again := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", sched)
-	again.wantExit(t, 1)
-	if traceSection(t, again.stdout) != traceSection(t, r.stdout) {
-		t.Errorf("replaying the schedule changed the trace\nfirst:\n%s\nreplay:\n%s", r.stdout, again.stdout)
+	again.WantExit(t, 1)
+	if traceSection(t, again.Stdout) != traceSection(t, r.Stdout) {
+		t.Errorf("replaying the schedule changed the trace\nfirst:\n%s\nreplay:\n%s", r.Stdout, again.Stdout)
 	}
 	empty := filepath.Join(dir, "none.json")
-	writeFile(t, empty, []byte(`[]`))
+	clitest.WriteFile(t, empty, []byte(`[]`))
 	clean := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", empty)
-	clean.wantExit(t, 0)
-	if !strings.Contains(clean.stdout, "udp: sent 40, 40 echoed, 0 timeouts, 0 duplicates") {
+	clean.WantExit(t, 0)
+	if !strings.Contains(clean.Stdout, "udp: sent 40, 40 echoed, 0 timeouts, 0 duplicates") {
 		t.Errorf("without faults every datagram should come back\n%s", clean)
 	}
 }
@@ -76,7 +78,7 @@ func TestUDPLossAndDuplication(t *testing.T) {
 // TestNetworkFaultsReplay: with every network fault on, a seed's run is the
 // same on replay and under -check, and the trace shows each kind.
 func TestNetworkFaultsReplay(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	udpWorld(t, dir, []string{"-n", "200"}, map[string]any{
@@ -87,25 +89,25 @@ func TestNetworkFaultsReplay(t *testing.T) {
 		"pause_per_sec": 1, "pause_for": []string{"50ms", "200ms"}, "swizzle_per_sec": 0.5,
 	})
 	a := sfRun(t, dir, "-c", "udp.json", "-seed", "3")
-	a.wantExit(t, 0)
+	a.WantExit(t, 0)
 	for _, kind := range []string{"fault partition", "fault clog", "fault reset", "fault slow", "fault pause", "partition healed"} {
-		if !strings.Contains(a.stdout, kind) {
-			t.Errorf("trace lacks %q\n%s", kind, a.stdout)
+		if !strings.Contains(a.Stdout, kind) {
+			t.Errorf("trace lacks %q\n%s", kind, a.Stdout)
 		}
 	}
 	b := sfRun(t, dir, "-c", "udp.json", "-seed", "3")
-	if traceSection(t, a.stdout) != traceSection(t, b.stdout) {
+	if traceSection(t, a.Stdout) != traceSection(t, b.Stdout) {
 		t.Errorf("two runs of seed 3 differ")
 	}
 	c := sfRun(t, dir, "-c", "udp.json", "-seeds", "1-4", "-check")
-	c.wantExit(t, 0)
+	c.WantExit(t, 0)
 }
 
 // TestConnectionAddresses: connections from sim.Listen and sim.Dial name
 // the nodes and ports at both ends, so servers that log or key on
 // RemoteAddr (as net/http does) see real addresses.
 func TestConnectionAddresses(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	w := map[string]any{
@@ -113,19 +115,19 @@ func TestConnectionAddresses(t *testing.T) {
 		"workload": map[string]any{"name": "client", "pkg": historyGuest("addrs")},
 	}
 	data, _ := json.Marshal(w)
-	writeFile(t, filepath.Join(dir, "addrs.json"), data)
+	clitest.WriteFile(t, filepath.Join(dir, "addrs.json"), data)
 	r := sfRun(t, dir, "-c", "addrs.json", "-seed", "1")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	for _, want := range []string{
 		"server#1: addrs: listener server:7300",
 		"server#1: addrs: accepted local server:7300 remote client:",
 		"client#1: addrs: dialed local client:",
 	} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("trace lacks %q\n%s", want, r)
 		}
 	}
-	if !regexp.MustCompile(`dialed local (client:\d+) remote server:7300`).MatchString(r.stdout) {
+	if !regexp.MustCompile(`dialed local (client:\d+) remote server:7300`).MatchString(r.Stdout) {
 		t.Errorf("the dialer's addresses are wrong\n%s", r)
 	}
 }
@@ -133,15 +135,15 @@ func TestConnectionAddresses(t *testing.T) {
 // TestHttpkvExample: the unmodified net/http example finds its bug with
 // partitions over the net_overlay, and its fixed variant passes.
 func TestHttpkvExample(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	for _, f := range []string{"seedfall.json", "seedfall.fixed.json"} {
-		copyWorld(t, filepath.Join(tools.root, "examples", "httpkv", f), filepath.Join(dir, f))
+		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "httpkv", f), filepath.Join(dir, f))
 	}
 	bug := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-50")
-	bug.wantExit(t, 1)
-	if !strings.Contains(bug.stdout, "acknowledged write lost after failover") {
+	bug.WantExit(t, 1)
+	if !strings.Contains(bug.Stdout, "acknowledged write lost after failover") {
 		t.Errorf("the bug was not found in 50 seeds\n%s", bug)
 	}
 	seeds := "1-200"
@@ -149,5 +151,5 @@ func TestHttpkvExample(t *testing.T) {
 		seeds = "1-40"
 	}
 	fixed := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", seeds)
-	fixed.wantExit(t, 0)
+	fixed.WantExit(t, 0)
 }

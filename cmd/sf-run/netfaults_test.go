@@ -18,21 +18,15 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
-)
 
-var netprobeOnce struct {
-	sync.Once
-	dir string
-	err error
-}
+	"github.com/sf-dst/sf/lib/clitest"
+)
 
 // netprobeDir returns a fresh directory for one sf-run world of the netprobe
 // guest. Its .seedfall/build and .seedfall/cache are links to a store that
@@ -40,33 +34,17 @@ var netprobeOnce struct {
 // nor compile the guest again, yet each keeps its seed artifacts apart.
 func netprobeDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	netprobeOnce.Do(func() {
-		dir := filepath.Join(tools.dir, "netprobe")
-		writeJSON(t, filepath.Join(dir, "warm.json"), netprobeWorld([]string{"-rounds", "1"}, nil))
-		writeFile(t, filepath.Join(dir, "none.json"), []byte("[]"))
-		r := sfRun(t, dir, "-c", "warm.json", "-seed", "1", "-faults", "none.json")
-		if r.code != 0 {
-			netprobeOnce.err = fmt.Errorf("the netprobe guest does not run:\n%s", r)
-			return
+	store := tools.Shared(t, "netprobe", func(dir string) error {
+		clitest.WriteJSON(t, filepath.Join(dir, "warm.json"), netprobeWorld([]string{"-rounds", "1"}, nil))
+		clitest.WriteFile(t, filepath.Join(dir, "none.json"), []byte("[]"))
+		if r := sfRun(t, dir, "-c", "warm.json", "-seed", "1", "-faults", "none.json"); r.Code != 0 {
+			return fmt.Errorf("the netprobe guest does not run:\n%s", r)
 		}
-		netprobeOnce.dir = dir
+		return nil
 	})
-	if netprobeOnce.err != nil {
-		t.Fatal(netprobeOnce.err)
-	}
-	if netprobeOnce.dir == "" {
-		t.Fatal("setting up the netprobe store failed in another test")
-	}
 	dir := t.TempDir()
-	for _, sub := range []string{"build", "cache"} {
-		if err := os.MkdirAll(filepath.Join(dir, ".seedfall"), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Symlink(filepath.Join(netprobeOnce.dir, ".seedfall", sub), filepath.Join(dir, ".seedfall", sub)); err != nil {
-			t.Fatal(err)
-		}
-	}
+	clitest.SeedfallLinks(t, dir, map[string]string{
+		"build": filepath.Join(store, ".seedfall", "build"), "cache": filepath.Join(store, ".seedfall", "cache")})
 	return dir
 }
 
@@ -480,11 +458,11 @@ func TestNetworkFaultsWhatTheProgramSees(t *testing.T) {
 		t.Run(sc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := netprobeDir(t)
-			writeJSON(t, filepath.Join(dir, "world.json"), netprobeWorld(sc.args, sc.world))
-			writeFile(t, filepath.Join(dir, "schedule.json"), []byte(sc.schedule))
+			clitest.WriteJSON(t, filepath.Join(dir, "world.json"), netprobeWorld(sc.args, sc.world))
+			clitest.WriteFile(t, filepath.Join(dir, "schedule.json"), []byte(sc.schedule))
 			r := sfRun(t, dir, "-c", "world.json", "-seed", "1", "-faults", "schedule.json")
-			r.wantExit(t, 0)
-			trace := traceSection(t, r.stdout)
+			r.WantExit(t, 0)
+			trace := traceSection(t, r.Stdout)
 			lines := probeLines(t, trace)
 			if len(lines) == 0 {
 				t.Fatalf("the probe printed nothing\n%s", r)
@@ -493,7 +471,7 @@ func TestNetworkFaultsWhatTheProgramSees(t *testing.T) {
 			if err := json.Unmarshal([]byte(sc.schedule), &faults); err != nil {
 				t.Fatal(err)
 			}
-			if want := fmt.Sprintf("\nfaults (%d):\n", len(faults)); !strings.Contains(r.stdout, want) {
+			if want := fmt.Sprintf("\nfaults (%d):\n", len(faults)); !strings.Contains(r.Stdout, want) {
 				t.Errorf("the run did not apply the %d faults of the schedule\n%s", len(faults), r)
 			}
 			if sc.serverSees != "" && !regexp.MustCompile(sc.serverSees).MatchString(trace) {
@@ -543,16 +521,16 @@ func TestNetworkFaultsReplayPerKind(t *testing.T) {
 			t.Parallel()
 			dir := netprobeDir(t)
 			w := netprobeWorld([]string{"-rounds", "5", "-strict"}, map[string]any{"latency": []string{"1ms", "10ms"}, "faults": k.faults})
-			writeJSON(t, filepath.Join(dir, "world.json"), w)
+			clitest.WriteJSON(t, filepath.Join(dir, "world.json"), w)
 			sweep := sfRun(t, dir, "-c", "world.json", "-seeds", "1-30", "-json")
-			sweep.wantExit(t, 1)
+			sweep.WantExit(t, 1)
 			recs := jsonRecords(t, sweep)
 			failed, _ := recs[len(recs)-1]["failed_seeds"].([]any)
 			if len(failed) == 0 {
 				t.Fatalf("no seed of 1-30 fails with %s faults\n%s", name, sweep)
 			}
 			seed := fmt.Sprint(failed[0])
-			sched := readFile(t, artifact(t, dir, "seed-"+seed+".faults.json"))
+			sched := clitest.ReadFile(t, artifact(t, dir, "seed-"+seed+".faults.json"))
 			if !strings.Contains(sched, `"kind": "`+k.kind+`"`) {
 				t.Fatalf("seed %s failed, but its schedule holds no %s fault:\n%s", seed, k.kind, sched)
 			}
@@ -569,16 +547,16 @@ func TestNetworkFaultsReplayPerKind(t *testing.T) {
 				}
 			}
 			// Read the sweep's artifacts first: a replay rewrites them.
-			logText := readFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
+			logText := clitest.ReadFile(t, artifact(t, dir, "seed-"+seed+".trace.log"))
 			schedCopy := filepath.Join(dir, fmt.Sprintf("seed-%s-%d.faults.json", seed, i))
-			writeFile(t, schedCopy, []byte(sched))
+			clitest.WriteFile(t, schedCopy, []byte(sched))
 			replay := sfRun(t, dir, "-c", "world.json", "-seed", seed, "-faults", schedCopy)
-			replay.wantExit(t, 1)
-			got, want := traceSection(t, replay.stdout), traceSection(t, logText)
+			replay.WantExit(t, 1)
+			got, want := traceSection(t, replay.Stdout), traceSection(t, logText)
 			if got != want {
 				t.Errorf("seed %s: replaying its schedule changed the trace: %s\nreplay:\n%s\nsweep:\n%s", seed, firstDiff(got, want), got, want)
 			}
-			if got, want := failureMessage(t, replay.stdout), failureMessage(t, logText); got != want {
+			if got, want := failureMessage(t, replay.Stdout), failureMessage(t, logText); got != want {
 				t.Errorf("seed %s: the replay fails with %q, the sweep with %q", seed, got, want)
 			}
 			if !strings.Contains(got, "netprobe: t=") || !regexp.MustCompile(`(?m)done, [1-9]\d* unexpected$`).MatchString(got) {
@@ -611,10 +589,10 @@ func TestNetResetSparesTheWorkload(t *testing.T) {
 				"faults": map[string]any{"reset_per_sec": 2, "include_workload": tc.includeWorkload},
 			})
 			w["nodes"].([]map[string]any)[0]["faults"] = false
-			writeJSON(t, filepath.Join(dir, "world.json"), w)
+			clitest.WriteJSON(t, filepath.Join(dir, "world.json"), w)
 			r := sfRun(t, dir, "-c", "world.json", "-seeds", "1-3", "-json")
 			recs := jsonRecords(t, r)
-			if r.code != tc.wantExit {
+			if r.Code != tc.wantExit {
 				var seed any
 				for _, rec := range recs[1 : len(recs)-1] {
 					if rec["status"] == "fail" {
@@ -623,7 +601,7 @@ func TestNetResetSparesTheWorkload(t *testing.T) {
 					}
 				}
 				replay := sfRun(t, dir, "-c", "world.json", "-seed", fmt.Sprint(seed))
-				t.Fatalf("exit status %d, want %d\n%s", r.code, tc.wantExit, replay)
+				t.Fatalf("exit status %d, want %d\n%s", r.Code, tc.wantExit, replay)
 			}
 			for _, rec := range recs[1 : len(recs)-1] {
 				if n := rec["faults"]; tc.includeWorkload != (n != float64(0)) {
@@ -650,10 +628,10 @@ func TestScheduleRejectsBadClogs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := netprobeDir(t)
-			writeJSON(t, filepath.Join(dir, "world.json"), netprobeWorld([]string{"-rounds", "2"}, nil))
-			writeFile(t, filepath.Join(dir, "schedule.json"), []byte("["+tc.fault+"]"))
+			clitest.WriteJSON(t, filepath.Join(dir, "world.json"), netprobeWorld([]string{"-rounds", "2"}, nil))
+			clitest.WriteFile(t, filepath.Join(dir, "schedule.json"), []byte("["+tc.fault+"]"))
 			r := sfRun(t, dir, "-c", "world.json", "-seed", "1", "-faults", "schedule.json")
-			if r.code != 2 || !strings.Contains(r.stderr, "schedule.json: "+tc.want) {
+			if r.Code != 2 || !strings.Contains(r.Stderr, "schedule.json: "+tc.want) {
 				t.Errorf("want exit 2 and %q on stderr\n%s", "schedule.json: "+tc.want, r)
 			}
 		})

@@ -13,25 +13,19 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
-)
 
-var overlayOnce struct {
-	sync.Once
-	dir string
-}
+	"github.com/sf-dst/sf/lib/clitest"
+)
 
 // overlayDir returns a directory with two worlds of the overlay guests:
 // overlay.json with net_overlay on and plain.json without it. The tests
 // share it so each guest is built once per setting.
 func overlayDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
-	overlayOnce.Do(func() {
-		dir := filepath.Join(tools.dir, "overlay")
+	return tools.Shared(t, "overlay", func(dir string) error {
 		pkg := func(name string) string {
-			return filepath.Join(tools.root, "lib", "engine", "testdata", "overlayguests", name)
+			return filepath.Join(tools.Root, "lib", "engine", "testdata", "overlayguests", name)
 		}
 		w := map[string]any{
 			"net_overlay": true,
@@ -39,15 +33,11 @@ func overlayDir(t *testing.T) string {
 			"workload":    map[string]any{"name": "client", "pkg": pkg("httpclient")},
 			"duration":    "60s",
 		}
-		writeJSON(t, filepath.Join(dir, "overlay.json"), w)
+		clitest.WriteJSON(t, filepath.Join(dir, "overlay.json"), w)
 		w["net_overlay"] = false
-		writeJSON(t, filepath.Join(dir, "plain.json"), w)
-		overlayOnce.dir = dir
+		clitest.WriteJSON(t, filepath.Join(dir, "plain.json"), w)
+		return nil
 	})
-	if overlayOnce.dir == "" {
-		t.Fatal("could not set up the overlay worlds")
-	}
-	return overlayOnce.dir
 }
 
 // TestNetOverlayHTTP: with net_overlay the client's every check passes on
@@ -64,18 +54,18 @@ func TestNetOverlayHTTP(t *testing.T) {
 	if sum := recs[len(recs)-1]; sum["nondeterministic"] != float64(0) {
 		t.Errorf("summary counts %v nondeterministic seeds", sum["nondeterministic"])
 	}
-	r.wantExit(t, 0)
-	noStackTrace(t, r)
+	r.WantExit(t, 0)
+	r.NoStackTrace(t)
 
 	replay := sfRun(t, dir, "-c", "overlay.json", "-seed", "3")
-	replay.wantExit(t, 0)
+	replay.WantExit(t, 0)
 	for _, want := range []string{
 		`server#1: httpserver: listening on 10\.0\.0\.1:8080\n`,
 		`client#1: httpclient: the 300ms read deadline fired after 300(\.0[0-4]\d*|\.05)?ms\n`, // up to 50µs late: the timer granularity
 		`client#1: httpclient: ok: \d+ checks passed\n`,
 		`client#1 exited 0\n`,
 	} {
-		if !regexp.MustCompile(want).MatchString(replay.stdout) {
+		if !regexp.MustCompile(want).MatchString(replay.Stdout) {
 			t.Errorf("the replay's trace has no line like %#q\n%s", want, replay)
 		}
 	}
@@ -85,7 +75,7 @@ func TestNetOverlayHTTP(t *testing.T) {
 			seed3 = rec
 		}
 	}
-	if hash, _ := seed3["determinism_hash"].(string); hash == "" || !strings.Contains(replay.stdout, "determinism hash "+hash+" ") {
+	if hash, _ := seed3["determinism_hash"].(string); hash == "" || !strings.Contains(replay.Stdout, "determinism hash "+hash+" ") {
 		t.Errorf("the replay of seed 3 does not have the sweep's determinism hash %v\n%s", seed3["determinism_hash"], replay)
 	}
 }
@@ -95,8 +85,8 @@ func TestNetOverlayHTTP(t *testing.T) {
 func TestNetOverlayOff(t *testing.T) {
 	dir := overlayDir(t)
 	r := sfRun(t, dir, "-c", "plain.json", "-seed", "1")
-	r.wantExit(t, 1)
-	if want := `client#1: httpclient: FAIL: LookupHost("server") = []`; !strings.Contains(r.stdout, want) {
+	r.WantExit(t, 1)
+	if want := `client#1: httpclient: FAIL: LookupHost("server") = []`; !strings.Contains(r.Stdout, want) {
 		t.Errorf("the report lacks %q\n%s", want, r)
 	}
 }
@@ -105,15 +95,15 @@ func TestNetOverlayOff(t *testing.T) {
 // manifest says so for every module.
 func TestNetOverlayManifest(t *testing.T) {
 	dir := overlayDir(t)
-	r := runBin(t, runOpts{dir: dir}, tools.sfBuild, "-c", "overlay.json", "-q")
-	r.wantExit(t, 0)
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "overlay.json", "-q")
+	r.WantExit(t, 0)
 	var man struct {
 		Modules []struct {
 			Node       string `json:"node"`
 			NetOverlay bool   `json:"net_overlay"`
 		} `json:"modules"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &man); err != nil {
+	if err := json.Unmarshal([]byte(r.Stdout), &man); err != nil {
 		t.Fatalf("sf-build printed no manifest: %v\n%s", err, r)
 	}
 	if len(man.Modules) != 2 {
@@ -135,7 +125,7 @@ func TestNetOverlayManifest(t *testing.T) {
 // net.DialUDP) with net_overlay on and the given faults.
 func udpOverlayWorld(t *testing.T, dir string, clientArgs []string, faults map[string]any) string {
 	t.Helper()
-	pkg := filepath.Join(tools.root, "lib", "engine", "testdata", "overlayguests", "udpecho")
+	pkg := filepath.Join(tools.Root, "lib", "engine", "testdata", "overlayguests", "udpecho")
 	path := filepath.Join(dir, "udp.json")
 	client := map[string]any{"name": "client", "pkg": pkg}
 	if clientArgs != nil {
@@ -150,7 +140,7 @@ func udpOverlayWorld(t *testing.T, dir string, clientArgs []string, faults map[s
 	if faults != nil {
 		w["faults"] = faults
 	}
-	writeJSON(t, path, w)
+	clitest.WriteJSON(t, path, w)
 	return path
 }
 
@@ -162,20 +152,20 @@ var udpOverlayOK = regexp.MustCompile(`client#1: udpecho: ok: \d+ checks passed,
 // virtual time, and with udp_loss and udp_dup the client's retries carry it
 // through on every seed, the same on each run.
 func TestNetOverlayUDP(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	udpOverlayWorld(t, dir, nil, nil)
 	r := sfRun(t, dir, "-c", "udp.json", "-seed", "1")
-	r.wantExit(t, 0)
-	noStackTrace(t, r)
+	r.WantExit(t, 0)
+	r.NoStackTrace(t)
 	for _, want := range []string{
 		`server#1: udpecho: listening on 10\.0\.0\.1:9000\n`,
 		`client#1: udpecho: the 300ms read deadline fired after 300(\.0[0-4]\d*|\.05)?ms\n`, // up to 50µs late: the timer granularity
 		`client#1: udpecho: ok: \d+ checks passed, 0 retries, 0 stale answers\n`,
 		`client#1 exited 0\n`,
 	} {
-		if !regexp.MustCompile(want).MatchString(r.stdout) {
+		if !regexp.MustCompile(want).MatchString(r.Stdout) {
 			t.Errorf("the trace has no line like %#q\n%s", want, r)
 		}
 	}
@@ -183,14 +173,14 @@ func TestNetOverlayUDP(t *testing.T) {
 	lossy := t.TempDir()
 	udpOverlayWorld(t, lossy, nil, map[string]any{"udp_loss": 0.2, "udp_dup": 0.1})
 	sweep := sfRun(t, lossy, "-c", "udp.json", "-seeds", "1-5", "-check")
-	sweep.wantExit(t, 0)
+	sweep.WantExit(t, 0)
 	one := sfRun(t, lossy, "-c", "udp.json", "-seed", "2")
-	one.wantExit(t, 0)
-	m := udpOverlayOK.FindStringSubmatch(one.stdout)
+	one.WantExit(t, 0)
+	m := udpOverlayOK.FindStringSubmatch(one.Stdout)
 	if m == nil || m[1] == "0" {
 		t.Errorf("with udp_loss the client should pass after retries\n%s", one)
 	}
-	if !strings.Contains(one.stdout, "fault udp_drop: datagram #") || !strings.Contains(one.stdout, "fault udp_dup: datagram #") {
+	if !strings.Contains(one.Stdout, "fault udp_drop: datagram #") || !strings.Contains(one.Stdout, "fault udp_dup: datagram #") {
 		t.Errorf("the trace lacks udp_drop and udp_dup faults\n%s", one)
 	}
 }
@@ -199,16 +189,16 @@ func TestNetOverlayUDP(t *testing.T) {
 // of the seed's schedule, and replaying the schedule reproduces the run; a
 // schedule of one udp_drop costs the client exactly one retry.
 func TestNetOverlayUDPReplay(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
 	udpOverlayWorld(t, dir, []string{"-strict"}, map[string]any{"udp_loss": 0.2})
 	r := sfRun(t, dir, "-c", "udp.json", "-seed", "1")
-	r.wantExit(t, 1)
-	if !strings.Contains(r.stdout, "udpecho: FAIL: no echo of ") {
+	r.WantExit(t, 1)
+	if !strings.Contains(r.Stdout, "udpecho: FAIL: no echo of ") {
 		t.Fatalf("the strict client did not report a lost echo\n%s", r)
 	}
-	if !udpFaultRE.MatchString(traceSection(t, r.stdout)) {
+	if !udpFaultRE.MatchString(traceSection(t, r.Stdout)) {
 		t.Fatalf("the trace has no udp fault\n%s", r)
 	}
 	sched := artifact(t, dir, "seed-1.faults.json")
@@ -220,21 +210,21 @@ func TestNetOverlayUDPReplay(t *testing.T) {
 		t.Fatalf("the schedule lacks udp_drop:\n%s", data)
 	}
 	again := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", sched)
-	again.wantExit(t, 1)
-	if traceSection(t, again.stdout) != traceSection(t, r.stdout) {
-		t.Errorf("replaying the schedule changed the trace\nfirst:\n%s\nreplay:\n%s", r.stdout, again.stdout)
+	again.WantExit(t, 1)
+	if traceSection(t, again.Stdout) != traceSection(t, r.Stdout) {
+		t.Errorf("replaying the schedule changed the trace\nfirst:\n%s\nreplay:\n%s", r.Stdout, again.Stdout)
 	}
 
 	// The client's second datagram (its first echo after whoami) is lost.
 	udpOverlayWorld(t, dir, nil, map[string]any{"udp_loss": 0.2})
 	one := filepath.Join(dir, "one.json")
-	writeFile(t, one, []byte(`[{"at": "0s", "kind": "udp_drop", "node": "client", "to": "server", "op": 2, "until": "0s"}]`))
+	clitest.WriteFile(t, one, []byte(`[{"at": "0s", "kind": "udp_drop", "node": "client", "to": "server", "op": 2, "until": "0s"}]`))
 	d := sfRun(t, dir, "-c", "udp.json", "-seed", "1", "-faults", one)
-	d.wantExit(t, 0)
-	if !strings.Contains(d.stdout, "fault udp_drop: datagram #2 of client#1 to server") {
+	d.WantExit(t, 0)
+	if !strings.Contains(d.Stdout, "fault udp_drop: datagram #2 of client#1 to server") {
 		t.Errorf("the trace lacks the scheduled drop\n%s", d)
 	}
-	if m := udpOverlayOK.FindStringSubmatch(d.stdout); m == nil || m[1] != "1" {
+	if m := udpOverlayOK.FindStringSubmatch(d.Stdout); m == nil || m[1] != "1" {
 		t.Errorf("one dropped datagram should cost one retry\n%s", d)
 	}
 }
@@ -244,10 +234,10 @@ func TestNetOverlayUDPReplay(t *testing.T) {
 // same on every run; without it they show nothing, as Go's wasip1 stub
 // does.
 func TestNetOverlayInterfaces(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
-	pkg := filepath.Join(tools.root, "lib", "engine", "testdata", "overlayguests", "ifaces")
+	pkg := filepath.Join(tools.Root, "lib", "engine", "testdata", "overlayguests", "ifaces")
 	w := map[string]any{
 		"net_overlay": true,
 		"nodes":       []map[string]any{{"name": "alpha", "pkg": pkg}, {"name": "beta", "pkg": pkg}},
@@ -255,13 +245,13 @@ func TestNetOverlayInterfaces(t *testing.T) {
 		"workload": map[string]any{"name": "client", "pkg": pkg, "args": []string{"-after", "1s"}},
 		"duration": "10s",
 	}
-	writeJSON(t, filepath.Join(dir, "overlay.json"), w)
+	clitest.WriteJSON(t, filepath.Join(dir, "overlay.json"), w)
 	w["net_overlay"] = false
-	writeJSON(t, filepath.Join(dir, "plain.json"), w)
+	clitest.WriteJSON(t, filepath.Join(dir, "plain.json"), w)
 
 	r := sfRun(t, dir, "-c", "overlay.json", "-seed", "1")
-	r.wantExit(t, 0)
-	noStackTrace(t, r)
+	r.WantExit(t, 0)
+	r.NoStackTrace(t)
 	const (
 		lo      = `index 1 name lo mtu 65536 hw "" flags up|loopback|running`
 		loAddr  = `*net.IPNet 127.0.0.1/8`
@@ -285,18 +275,18 @@ func TestNetOverlayInterfaces(t *testing.T) {
 			`InterfaceByIndex(2): ` + eth + `, err <nil>`,
 			`InterfaceByIndex(3): ` + noIface,
 		}
-		if got := ifaceLines(r.stdout, node); !slices.Equal(got, want) {
+		if got := ifaceLines(r.Stdout, node); !slices.Equal(got, want) {
 			t.Errorf("%s printed\n%s\nwant\n%s", node, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}
 	again := sfRun(t, dir, "-c", "overlay.json", "-seed", "1")
 	hash := regexp.MustCompile(`determinism hash \w+ `)
-	if h := hash.FindString(r.stdout); h == "" || h != hash.FindString(again.stdout) || traceSection(t, again.stdout) != traceSection(t, r.stdout) {
-		t.Errorf("a second run of the seed changed the trace or its hash\nfirst:\n%s\nsecond:\n%s", r.stdout, again.stdout)
+	if h := hash.FindString(r.Stdout); h == "" || h != hash.FindString(again.Stdout) || traceSection(t, again.Stdout) != traceSection(t, r.Stdout) {
+		t.Errorf("a second run of the seed changed the trace or its hash\nfirst:\n%s\nsecond:\n%s", r.Stdout, again.Stdout)
 	}
 
 	plain := sfRun(t, dir, "-c", "plain.json", "-seed", "1")
-	plain.wantExit(t, 0)
+	plain.WantExit(t, 0)
 	want := []string{
 		`Interfaces: 0, err <nil>`,
 		`InterfaceAddrs: [], err <nil>`,
@@ -308,7 +298,7 @@ func TestNetOverlayInterfaces(t *testing.T) {
 		`InterfaceByIndex(3): ` + noIface,
 	}
 	for _, node := range []string{"alpha", "beta", "client"} {
-		if got := ifaceLines(plain.stdout, node); !slices.Equal(got, want) {
+		if got := ifaceLines(plain.Stdout, node); !slices.Equal(got, want) {
 			t.Errorf("without net_overlay %s printed\n%s\nwant\n%s", node, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
 	}

@@ -13,26 +13,28 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 func TestPinnedRegressions(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := t.TempDir()
-	src := filepath.Join(tools.root, "examples", "kvlog")
+	src := filepath.Join(tools.Root, "examples", "kvlog")
 	for _, w := range []string{"seedfall.json", "seedfall.fixed.json"} {
-		copyWorld(t, filepath.Join(src, w), filepath.Join(dir, w))
+		clitest.CopyWorld(t, filepath.Join(src, w), filepath.Join(dir, w))
 	}
 	pinFile := filepath.Join(".seedfall", "pinned", "seedfall", "seed-3.json")
 
 	// -pin needs -seed, and a seed that passes has nothing to pin.
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-2", "-pin")
-	r.wantExit(t, 2)
-	if !strings.Contains(r.stderr, "-pin needs -seed N") {
+	r.WantExit(t, 2)
+	if !strings.Contains(r.Stderr, "-pin needs -seed N") {
 		t.Errorf("want the usage error of -pin without -seed\n%s", r)
 	}
 	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seed", "3", "-pin")
-	r.wantExit(t, 2)
-	if !strings.Contains(r.stderr, "sf-run: -pin: seed 3 did not fail (pass), so there is nothing to pin") {
+	r.WantExit(t, 2)
+	if !strings.Contains(r.Stderr, "sf-run: -pin: seed 3 did not fail (pass), so there is nothing to pin") {
 		t.Errorf("want the error of a pin of a passing seed\n%s", r)
 	}
 	if _, err := os.Stat(filepath.Join(dir, ".seedfall", "pinned", "seedfall.fixed")); err == nil {
@@ -41,12 +43,12 @@ func TestPinnedRegressions(t *testing.T) {
 
 	// sf-run -pin -seed 3 on the buggy world pins its failure.
 	r = sfRun(t, dir, "-c", "seedfall.json", "-seed", "3", "-pin", "-json")
-	r.wantExit(t, 1)
-	noStackTrace(t, r)
-	if want := "pinned seed 3 as " + pinFile + ": commit it"; !strings.Contains(r.stderr, want) {
+	r.WantExit(t, 1)
+	r.NoStackTrace(t)
+	if want := "pinned seed 3 as " + pinFile + ": commit it"; !strings.Contains(r.Stderr, want) {
 		t.Errorf("want %q\n%s", want, r)
 	}
-	if want := `"pinned":"` + pinFile + `"`; !strings.Contains(r.stdout, `"kind":"seed"`) || !strings.Contains(r.stdout, want) {
+	if want := `"pinned":"` + pinFile + `"`; !strings.Contains(r.Stdout, `"kind":"seed"`) || !strings.Contains(r.Stdout, want) {
 		t.Errorf("the seed record lacks %s\n%s", want, r)
 	}
 	var pin struct {
@@ -74,7 +76,7 @@ func TestPinnedRegressions(t *testing.T) {
 	// A sweep replays the pin first: it fails again, naming the pin and
 	// its seed, in the report and in a pin record, and fails the sweep.
 	r = sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1", "-json")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	for _, want := range []string{
 		"replaying 1 pinned regression of seedfall.json (" + filepath.Dir(pinFile) + ")\n",
 		"FAIL pin " + pinFile + " (original seed 3) failed again at t=" + pin.Pinned.At + ": " + pin.Pinned.Message + "\n",
@@ -83,11 +85,11 @@ func TestPinnedRegressions(t *testing.T) {
 		"  replay: sf-run -c seedfall.json -seed 3 -faults " + pinFile + "\n",
 		"FAIL 1 of 1 pinned regression failed\n",
 	} {
-		if !strings.Contains(r.stderr, want) {
+		if !strings.Contains(r.Stderr, want) {
 			t.Errorf("the sweep's report lacks %q\n%s", want, r)
 		}
 	}
-	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
 	var kinds []string
 	var pinRec map[string]any
 	var sum map[string]any
@@ -117,49 +119,49 @@ func TestPinnedRegressions(t *testing.T) {
 
 	// The pin's replay line replays it: the same failure at the same time.
 	r = sfRun(t, dir, "-c", "seedfall.json", "-seed", "3", "-faults", pinFile)
-	r.wantExit(t, 1)
-	if want := "FAIL seed 3 at t=" + pin.Pinned.At + " "; !strings.Contains(r.stdout, want) {
+	r.WantExit(t, 1)
+	if want := "FAIL seed 3 at t=" + pin.Pinned.At + " "; !strings.Contains(r.Stdout, want) {
 		t.Errorf("the replay line does not fail as the pin did: want %q\n%s", want, r)
 	}
 
 	// Pinned for the fixed world, the schedule passes: a kept regression
 	// test. The last shard of a sharded sweep leaves pins to the first.
 	fixedPin := filepath.Join(dir, ".seedfall", "pinned", "seedfall.fixed", "seed-3.json")
-	writeFile(t, fixedPin, data)
+	clitest.WriteFile(t, fixedPin, data)
 	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "3")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	for _, want := range []string{"ok   pin seed-3.json (seed 3) passed: the regression it pins stays fixed\n", "ok  1 pinned regression passed\n"} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("lacks %q\n%s", want, r)
 		}
 	}
 	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "3-4", "-shard", "2/2")
-	r.wantExit(t, 0)
-	if strings.Contains(r.stdout, "pin") {
+	r.WantExit(t, 0)
+	if strings.Contains(r.Stdout, "pin") {
 		t.Errorf("shard 2/2 replayed pins\n%s", r)
 	}
 
 	// The bug coming back (the fixed world with the buggy flag) fails the
 	// pin again, naming it and its original seed.
 	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1", "-set", `nodes[0].args=["-ack-before-fsync"]`)
-	r.wantExit(t, 1)
-	if want := "FAIL pin " + filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-3.json") + " (original seed 3) failed again at t="; !strings.Contains(r.stdout, want) {
+	r.WantExit(t, 1)
+	if want := "FAIL pin " + filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-3.json") + " (original seed 3) failed again at t="; !strings.Contains(r.Stdout, want) {
 		t.Errorf("lacks %q\n%s", want, r)
 	}
 
 	// A pin that does not read is an input error naming its file.
-	writeFile(t, filepath.Join(dir, ".seedfall", "pinned", "seedfall.fixed", "seed-9.json"), []byte(`{"seed": 9, "faults": [{"kind": "crash", "node": "nosuch", "at": "1s"}]}`))
+	clitest.WriteFile(t, filepath.Join(dir, ".seedfall", "pinned", "seedfall.fixed", "seed-9.json"), []byte(`{"seed": 9, "faults": [{"kind": "crash", "node": "nosuch", "at": "1s"}]}`))
 	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1")
-	r.wantExit(t, 2)
-	noStackTrace(t, r)
-	if want := "sf-run: pinned regression " + filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-9.json") + `: faults[0].node: "nosuch" is not a node of this world (server, client)` + "\n"; r.stderr != want {
+	r.WantExit(t, 2)
+	r.NoStackTrace(t)
+	if want := "sf-run: pinned regression " + filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-9.json") + `: faults[0].node: "nosuch" is not a node of this world (server, client)` + "\n"; r.Stderr != want {
 		t.Errorf("want stderr %q\n%s", want, r)
 	}
-	writeFile(t, filepath.Join(dir, ".seedfall", "pinned", "seedfall.fixed", "seed-9.json"), []byte(`{"seed": 9, "faults": [], "pinned": {"nonsense": 1}}`))
+	clitest.WriteFile(t, filepath.Join(dir, ".seedfall", "pinned", "seedfall.fixed", "seed-9.json"), []byte(`{"seed": 9, "faults": [], "pinned": {"nonsense": 1}}`))
 	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1")
-	r.wantExit(t, 2)
-	noStackTrace(t, r)
-	if want := "sf-run: pinned regression " + filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-9.json") + ": pinned.nonsense: unknown field\n"; r.stderr != want {
+	r.WantExit(t, 2)
+	r.NoStackTrace(t)
+	if want := "sf-run: pinned regression " + filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-9.json") + ": pinned.nonsense: unknown field\n"; r.Stderr != want {
 		t.Errorf("want stderr %q\n%s", want, r)
 	}
 }

@@ -25,7 +25,7 @@ func TestProgressOnATerminal(t *testing.T) {
 	defer ptmx.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), cmdTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, tools.sfRun, "-c", "seedfall.fixed.json", "-seeds", "1-30")
+	cmd := exec.CommandContext(ctx, tools.Path("sf-run"), "-c", "seedfall.fixed.json", "-seeds", "1-30")
 	cmd.Dir = dir
 	stdout, err := os.Create(filepath.Join(t.TempDir(), "stdout"))
 	if err != nil {
@@ -58,8 +58,8 @@ func TestProgressOnATerminal(t *testing.T) {
 	}
 
 	r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1-30")
-	r.wantExit(t, 0)
-	if s := r.stdout + r.stderr; strings.Contains(s, "\x1b[") || strings.Contains(s, "seeds/s") || strings.Contains(s, "30/30") {
+	r.WantExit(t, 0)
+	if s := r.Stdout + r.Stderr; strings.Contains(s, "\x1b[") || strings.Contains(s, "seeds/s") || strings.Contains(s, "30/30") {
 		t.Errorf("with no terminal, sf-run wrote progress bytes\n%s", r)
 	}
 }

@@ -20,11 +20,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // pgGuest is the absolute directory of a guest in propguests.
 func pgGuest(name string) string {
-	return filepath.Join(tools.root, "lib", "engine", "testdata", "propguests", name)
+	return filepath.Join(tools.Root, "lib", "engine", "testdata", "propguests", name)
 }
 
 // pgDir returns a new temporary directory for a test's world files. Its
@@ -35,18 +37,9 @@ func pgGuest(name string) string {
 // entry to a temporary file and renames it, so parallel runs may share it.
 func pgDir(t *testing.T) string {
 	t.Helper()
-	needTools(t)
+	shared := tools.Shared(t, "propguests-cache", func(string) error { return nil })
 	dir := t.TempDir()
-	shared := filepath.Join(tools.dir, "propguests-cache")
-	if err := os.MkdirAll(shared, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(dir, ".seedfall"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(shared, filepath.Join(dir, ".seedfall", "cache")); err != nil {
-		t.Fatal(err)
-	}
+	clitest.SeedfallLinks(t, dir, map[string]string{"cache": shared})
 	return dir
 }
 
@@ -62,7 +55,7 @@ func pgProg(name, guest string, args ...string) map[string]any {
 // pgWorld writes a world file into dir and returns its base name.
 func pgWorld(t *testing.T, dir, name string, w map[string]any) string {
 	t.Helper()
-	writeJSON(t, filepath.Join(dir, name), w)
+	clitest.WriteJSON(t, filepath.Join(dir, name), w)
 	return name
 }
 
@@ -118,12 +111,12 @@ type pgRun struct {
 func pgSweep(t *testing.T, dir, cfg string, args ...string) pgRun {
 	t.Helper()
 	r := sfRun(t, dir, append([]string{"-c", cfg, "-json"}, args...)...)
-	if r.code == 2 {
+	if r.Code == 2 {
 		t.Fatalf("sf-run could not run %s\n%s", cfg, r)
 	}
 	recs := jsonRecords(t, r)
-	out := pgRun{result: r, seeds: recs[1 : len(recs)-1], rawSum: recs[len(recs)-1], report: r.stderr, dir: dir, cfgName: cfg}
-	last := strings.TrimRight(r.stdout, "\n")
+	out := pgRun{result: r, seeds: recs[1 : len(recs)-1], rawSum: recs[len(recs)-1], report: r.Stderr, dir: dir, cfgName: cfg}
+	last := strings.TrimRight(r.Stdout, "\n")
 	last = last[strings.LastIndexByte(last, '\n')+1:]
 	if err := json.Unmarshal([]byte(last), &out.sum); err != nil {
 		t.Fatalf("summary record: %v\n%s", err, r)
@@ -328,8 +321,8 @@ func TestPropertyForms(t *testing.T) {
 			}
 			cfg := pgWorld(t, dir, "props-"+strings.NewReplacer(" ", "-", ",", "").Replace(tc.name)+".json", w)
 			p := pgSweep(t, dir, cfg, "-seeds", seeds)
-			if p.code != tc.wantExit {
-				t.Errorf("exit status %d, want %d\n%s", p.code, tc.wantExit, p.result)
+			if p.Code != tc.wantExit {
+				t.Errorf("exit status %d, want %d\n%s", p.Code, tc.wantExit, p.result)
 			}
 			wantStatus := map[bool]string{true: "pass", false: "fail"}[tc.wantExit == 0]
 			if p.sum.Status != wantStatus {
@@ -452,7 +445,7 @@ func TestPropertyMarginIsPrintedInFull(t *testing.T) {
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "big.json", map[string]any{"workload": pgProg("client", "bigmargin"), "duration": "5s"})
 	p := pgSweep(t, dir, cfg, "-seeds", "1")
-	p.wantExit(t, 0)
+	p.WantExit(t, 0)
 	row := p.prop(t, "a large margin is printed in full")
 	if row.Margin == nil || *row.Margin != 2e9 {
 		t.Fatalf("row %+v: want margin 2000000000 in -json", row)
@@ -506,7 +499,7 @@ type faultSchedule struct {
 func readFaultSchedule(t *testing.T, path string) faultSchedule {
 	t.Helper()
 	var s faultSchedule
-	if err := json.Unmarshal([]byte(readFile(t, path)), &s); err != nil {
+	if err := json.Unmarshal([]byte(clitest.ReadFile(t, path)), &s); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
 	return s
@@ -553,7 +546,7 @@ func TestBuggifyRates(t *testing.T) {
 	const seeds, hits, p = 200, 40, 0.6
 	cfg := pgWorld(t, dir, "rates.json", bugsitesWorld(true, "-hits", strconv.Itoa(hits), "-p", "0.6"))
 	r := pgSweep(t, dir, cfg, "-seeds", fmt.Sprintf("1-%d", seeds))
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	if _, ok := r.rawSum["buggify_sites"]; !ok {
 		t.Fatalf("the -json summary has no buggify_sites\n%s", r.result)
 	}
@@ -612,7 +605,7 @@ func TestBuggifyNeverFired(t *testing.T) {
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "p0.json", bugsitesWorld(true, "-hits", "5", "-p", "0"))
 	r := pgSweep(t, dir, cfg, "-seeds", "1-20")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	s := r.site(t, "prob site")
 	if s.SeedsReached != 20 || s.SeedsEnabled == 0 || s.Fired != 0 || s.Verdict != "never fired" {
 		t.Errorf("prob site at p=0: %+v; want reached in 20 seeds, enabled in some, never fired", s)
@@ -629,7 +622,7 @@ func TestBuggifyOff(t *testing.T) {
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "off.json", bugsitesWorld(false, "-hits", "40", "-p", "1", "-none"))
 	r := pgSweep(t, dir, cfg, "-seeds", "1-50")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	for _, s := range r.seeds {
 		if s["status"] != "pass" || s["faults"] != float64(0) {
 			t.Errorf("seed %v: status %v (%v), %v faults; want a pass with no faults", s["seed"], s["status"], s["message"], s["faults"])
@@ -655,7 +648,7 @@ func TestBuggifyKeyedStreams(t *testing.T) {
 		removeArtifacts(t, dir)
 		cfg := pgWorld(t, dir, name, bugsitesWorld(true, append(args, "-fail")...))
 		r := pgSweep(t, dir, cfg, "-seeds", fmt.Sprintf("1-%d", seeds))
-		r.wantExit(t, 1)
+		r.WantExit(t, 1)
 		out := map[uint64][]bugFiring{}
 		for s := uint64(1); s <= seeds; s++ {
 			out[s] = readFaultSchedule(t, artifact(t, dir, fmt.Sprintf("seed-%d.faults.json", s))).buggifyFirings(t)
@@ -701,7 +694,7 @@ func TestBuggifyScheduleReplay(t *testing.T) {
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "replay.json", bugsitesWorld(true, "-hits", "10", "-fail"))
 	r := pgSweep(t, dir, cfg, "-seeds", "1-20")
-	r.wantExit(t, 1)
+	r.WantExit(t, 1)
 	var pick uint64
 	var picked []bugFiring
 	for s := uint64(1); s <= 20; s++ {
@@ -710,7 +703,7 @@ func TestBuggifyScheduleReplay(t *testing.T) {
 			t.Errorf("seed-%d.faults.json says seed %d", s, sched.Seed)
 		}
 		fromSched := sched.buggifyFirings(t)
-		trace := readFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
+		trace := clitest.ReadFile(t, artifact(t, dir, fmt.Sprintf("seed-%d.trace.log", s)))
 		fromTrace, fromGuest := firingsIn(traceFiringRE, trace), firingsIn(guestFiringRE, trace)
 		if fmt.Sprint(fromSched) != fmt.Sprint(fromTrace) || fmt.Sprint(fromSched) != fmt.Sprint(fromGuest) {
 			t.Errorf("seed %d: firings in the faultSchedule %v, in the trace %v, seen by the guest %v; want the same", s, fromSched, fromTrace, fromGuest)
@@ -728,10 +721,10 @@ func TestBuggifyScheduleReplay(t *testing.T) {
 	replay := func(name string, sched faultSchedule, extra ...string) []bugFiring {
 		t.Helper()
 		path := filepath.Join(t.TempDir(), name)
-		writeJSON(t, path, sched)
+		clitest.WriteJSON(t, path, sched)
 		out := sfRun(t, dir, append([]string{"-c", cfg, "-seed", seed, "-faults", path}, extra...)...)
-		out.wantExit(t, 1) // the guest fails at the end in any case
-		trace := traceSection(t, out.stdout)
+		out.WantExit(t, 1) // the guest fails at the end in any case
+		trace := traceSection(t, out.Stdout)
 		fromTrace, fromGuest := firingsIn(traceFiringRE, trace), firingsIn(guestFiringRE, trace)
 		if fmt.Sprint(fromTrace) != fmt.Sprint(fromGuest) {
 			t.Errorf("%s: the trace has firings %v, the guest saw %v", name, fromTrace, fromGuest)
@@ -821,7 +814,7 @@ func TestBuggifyQuiet(t *testing.T) {
 			t.Parallel()
 			cfg := pgWorld(t, dir, "quiet-"+strings.ReplaceAll(tc.name, " ", "-")+".json", tc.world)
 			r := pgSweep(t, dir, cfg, "-seeds", fmt.Sprintf("1-%d", seeds))
-			r.wantExit(t, tc.wantExit)
+			r.WantExit(t, tc.wantExit)
 			s := r.site(t, tc.site)
 			if s.SeedsReached != seeds || s.SeedsEnabled == 0 {
 				t.Fatalf("%s: %+v; want it reached in all %d seeds and enabled in some", tc.site, s, seeds)

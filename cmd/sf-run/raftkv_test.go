@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestRaftKV: examples/raftkv, three hashicorp/raft nodes on raft-boltdb/v2
@@ -14,29 +16,29 @@ import (
 // the cluster serves a read of every key again once the faults stop. The
 // first build of raft for wasm takes about 30 s, so it runs without -short.
 func TestRaftKV(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	if testing.Short() {
 		t.Skip("builds hashicorp/raft and two bolts for wasm; runs without -short")
 	}
 	dir := t.TempDir()
 	for _, w := range []string{"seedfall.json", "seedfall.stale.json", "seedfall.liveness.json"} {
-		copyWorld(t, filepath.Join(tools.root, "examples", "raftkv", w), filepath.Join(dir, w))
+		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "raftkv", w), filepath.Join(dir, w))
 	}
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 
 	r = sfRun(t, dir, "-c", "seedfall.stale.json", "-seeds", "1-3")
-	r.wantExit(t, 1)
-	if want := "is not linearizable (model kv)"; !strings.Contains(r.stdout, want) {
+	r.WantExit(t, 1)
+	if want := "is not linearizable (model kv)"; !strings.Contains(r.Stdout, want) {
 		t.Errorf("the report lacks %q\n%s", want, r)
 	}
 
 	r = sfRun(t, dir, "-c", "seedfall.liveness.json", "-seeds", "1-2")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	r = sfRun(t, dir, "-c", "seedfall.liveness.json", "-seed", "1")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	for _, want := range []string{"check#1: client: every key read again", "recovery"} {
-		if !strings.Contains(r.stdout, want) {
+		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("the trace lacks %q\n%s", want, r)
 		}
 	}

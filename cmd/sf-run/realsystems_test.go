@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestOwnRepository follows docs/real-systems.md: a service in a module of
@@ -13,13 +15,13 @@ import (
 // uses the SDK through a replace of github.com/sf-dst/sf/sim. It must pass,
 // and a workload that asserts the wrong answer must fail.
 func TestOwnRepository(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	dir := ownModule(t)
 	r := sfRun(t, dir, "-c", "sim/seedfall.json", "-seeds", "1-3")
-	r.wantExit(t, 0)
+	r.WantExit(t, 0)
 	r = sfRun(t, dir, "-c", "sim/wrong.json", "-seed", "1")
-	r.wantExit(t, 1)
-	if want := `server answered "HELLO\n", want "GOODBYE"`; !strings.Contains(r.stdout, want) {
+	r.WantExit(t, 1)
+	if want := `server answered "HELLO\n", want "GOODBYE"`; !strings.Contains(r.Stdout, want) {
 		t.Errorf("the report lacks %q\n%s", want, r)
 	}
 }
@@ -31,10 +33,10 @@ func TestOwnRepository(t *testing.T) {
 func ownModule(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "yourservice")
-	writeFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
+	clitest.WriteFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
 		"module example.com/yourservice\n\ngo 1.26\n\nrequire github.com/sf-dst/sf/sim v0.0.0\n\nreplace github.com/sf-dst/sf/sim => %s\n",
-		filepath.Join(tools.root, "sim"))))
-	writeFile(t, filepath.Join(dir, "cmd", "server", "main.go"), []byte(`package main
+		filepath.Join(tools.Root, "sim"))))
+	clitest.WriteFile(t, filepath.Join(dir, "cmd", "server", "main.go"), []byte(`package main
 
 import (
 	"bufio"
@@ -66,7 +68,7 @@ func main() {
 	}
 }
 `))
-	writeFile(t, filepath.Join(dir, "sim", "client", "main.go"), []byte(`package main
+	clitest.WriteFile(t, filepath.Join(dir, "sim", "client", "main.go"), []byte(`package main
 
 import (
 	"bufio"
@@ -93,7 +95,7 @@ func main() {
 		if clientArgs == nil {
 			clientArgs = []string{}
 		}
-		writeJSON(t, filepath.Join(dir, "sim", name), map[string]any{
+		clitest.WriteJSON(t, filepath.Join(dir, "sim", name), map[string]any{
 			"net_overlay": true,
 			"nodes":       []map[string]any{{"name": "server", "pkg": "../cmd/server", "args": []string{"-listen", ":7000"}}},
 			"workload":    map[string]any{"name": "client", "pkg": "./client", "args": clientArgs},

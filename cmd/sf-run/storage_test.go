@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestStorageExamples: examples/bboltkv, pebblekv and badgerkv, each a
@@ -13,7 +15,7 @@ import (
 // seconds; pebble and badger take up to a minute each on a loaded machine,
 // so they run only without -short.
 func TestStorageExamples(t *testing.T) {
-	needTools(t)
+	tools.Need(t)
 	for _, tc := range []struct {
 		example string
 		long    bool
@@ -29,13 +31,13 @@ func TestStorageExamples(t *testing.T) {
 			}
 			dir := t.TempDir()
 			for _, w := range []string{"seedfall.json", "seedfall.nosync.json"} {
-				copyWorld(t, filepath.Join(tools.root, "examples", tc.example, w), filepath.Join(dir, w))
+				clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", tc.example, w), filepath.Join(dir, w))
 			}
 			r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", tc.seeds)
-			r.wantExit(t, 0)
+			r.WantExit(t, 0)
 			r = sfRun(t, dir, "-c", "seedfall.nosync.json", "-seeds", "1-6")
-			r.wantExit(t, 1)
-			if want := "acknowledged write lost"; !strings.Contains(r.stdout, want) {
+			r.WantExit(t, 1)
+			if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
 				t.Errorf("the report lacks %q\n%s", want, r)
 			}
 		})

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestCause: sf-shrink -cause on a failing kvlog seed draws a curve whose
@@ -12,8 +14,8 @@ func TestCause(t *testing.T) {
 	dir := kvlogDir(t)
 	args := []string{"-c", "seedfall.json", "-seed", "10", "-cause", "-cause-moments", "3", "-cause-branches", "3", "-json"}
 	r := sfShrink(t, dir, "", append(args, "-j", "2")...)
-	r.wantExit(t, 1)
-	recs := records(t, r)
+	r.WantExitClean(t, 1)
+	recs := clitest.Records(t, r)
 	sum := recs[len(recs)-1]
 	if sum["tool"] != "sf-shrink" || sum["caused"] != float64(1) || sum["status"] != "caused" {
 		t.Errorf("summary %v, want sf-shrink's with caused 1 and status caused", sum)
@@ -71,27 +73,27 @@ func TestCause(t *testing.T) {
 			t.Errorf("no moment just before the fault kept at %d", at)
 		}
 	}
-	if !strings.Contains(r.stderr, "seed 10: assert: acknowledged write lost at ") ||
-		!(strings.Contains(r.stderr, "inevitable from ") || strings.Contains(r.stderr, "never inevitable")) ||
-		!strings.Contains(r.stderr, "fault: crash server") {
+	if !strings.Contains(r.Stderr, "seed 10: assert: acknowledged write lost at ") ||
+		!(strings.Contains(r.Stderr, "inevitable from ") || strings.Contains(r.Stderr, "never inevitable")) ||
+		!strings.Contains(r.Stderr, "fault: crash server") {
 		t.Errorf("stderr lacks the curve for people\n%s", r)
 	}
 
 	// The curve does not depend on -j.
 	again := sfShrink(t, dir, "", append(args, "-j", "1")...)
-	again.wantExit(t, 1)
+	again.WantExitClean(t, 1)
 	strip := func(s string) string {
 		lines := strings.Split(strings.TrimSpace(s), "\n")
 		return strings.Join(lines[1:len(lines)-1], "\n") // the start (jobs) and summary (real time) differ
 	}
-	if strip(again.stdout) != strip(r.stdout) {
-		t.Errorf("-j 1 drew another curve:\n%s\nwant:\n%s", again.stdout, r.stdout)
+	if strip(again.Stdout) != strip(r.Stdout) {
+		t.Errorf("-j 1 drew another curve:\n%s\nwant:\n%s", again.Stdout, r.Stdout)
 	}
 
 	// A seed that passes has no failure to find the cause of.
 	pass := sfShrink(t, dir, "", "-c", "seedfall.fixed.json", "-seed", "10", "-cause", "-cause-moments", "2", "-cause-branches", "2")
-	pass.wantExit(t, 2)
-	if !strings.Contains(pass.stderr, "sf-shrink: seed 10 of seedfall.fixed.json: the seed does not fail (pass): no failure to find the cause of") {
+	pass.WantExitClean(t, 2)
+	if !strings.Contains(pass.Stderr, "sf-shrink: seed 10 of seedfall.fixed.json: the seed does not fail (pass): no failure to find the cause of") {
 		t.Errorf("want the passing seed named\n%s", pass)
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // TestInterrupted: SIGINT while sf-shrink works through a stream stops it:
@@ -18,11 +20,11 @@ import (
 func TestInterrupted(t *testing.T) {
 	dir := kvlogDir(t)
 	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-30", "-json")
-	sweep.wantExit(t, 1)
+	sweep.WantExitClean(t, 1)
 	recs := filepath.Join(dir, "run.jsonl")
-	writeFile(t, recs, sweep.stdout)
+	clitest.WriteFile(t, recs, sweep.Stdout)
 
-	cmd := exec.Command(tools.sfShrink, "-json", "-j", "1", recs)
+	cmd := exec.Command(tools.Path("sf-shrink"), "-json", "-j", "1", recs)
 	cmd.Dir = dir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

@@ -4,9 +4,6 @@ import (
 	_ "embed"
 	"io"
 	"os"
-	"path/filepath"
-	"runtime"
-	"strconv"
 
 	"github.com/urfave/cli/v2"
 
@@ -24,15 +21,11 @@ func main() {
 // run is sf-shrink on the given arguments (args[0] is its name) and streams;
 // it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	app := &cli.App{
-		Name:                      "sf-shrink",
-		Usage:                     "cut a failing seed down to the faults that make it fail",
-		UsageText:                 "sf-shrink -c seedfall.json -seed N [-faults FILE] [-pin] | sf-run ... -json | sf-shrink [-max 10] [-pin] [-cause]",
-		HideHelpCommand:           true,
-		DisableSliceFlagSeparator: true,
-		Reader:                    stdin,
-		Writer:                    stdout,
-		ErrWriter:                 stderr,
+	return manual.Main(manual.Command{
+		Name:      "sf-shrink",
+		Usage:     "cut a failing seed down to the faults that make it fail",
+		UsageText: "sf-shrink -c seedfall.json -seed N [-faults FILE] [-pin] | sf-run ... -json | sf-shrink [-max 10] [-pin] [-cause]",
+		Doc:       docSource,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "c", Usage: "the world file (with -seed)"},
 			&cli.StringFlag{Name: "seed", Usage: "the failing seed to shrink"},
@@ -40,8 +33,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringFlag{Name: "profile", Usage: "with -seed: apply this named profile of the world file"},
 			&cli.StringSliceFlag{Name: "set", Usage: "with -seed: override a world-file field, path=value (repeatable)"},
 			&cli.IntFlag{Name: "max", Value: shrink.DefaultMax, Usage: "reading records: shrink at most this many failing seeds"},
-			&cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: "replays run at once"},
-			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout"},
+			manual.JobsFlag("replays run at once"),
+			manual.JSONFlag(),
 			&cli.BoolFlag{Name: "pin", Usage: "also store each shrunk schedule as a pinned regression under .seedfall/pinned/, which every sweep of sf-run replays first"},
 			&cli.BoolFlag{Name: "cause", Usage: "instead of shrinking, branch each failing seed at moments up to its failure and show how often it still fails"},
 			&cli.IntFlag{Name: "cause-moments", Value: shrink.DefaultCauseMoments, Usage: "with -cause: moments spread over the run, and latest faults to branch around"},
@@ -49,7 +42,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		},
 		Action: func(c *cli.Context) error {
 			cmd := shrink.Command{Config: c.String("c"), Profile: c.String("profile"), Set: c.StringSlice("set"),
-				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), Pin: c.Bool("pin"), RunTool: runTool(args),
+				Faults: c.String("faults"), Max: c.Int("max"), Jobs: c.Int("j"), JSON: c.Bool("json"), Pin: c.Bool("pin"), RunTool: manual.Sibling(args, "sf-run"),
 				Cause: c.Bool("cause"), CauseMoments: c.Int("cause-moments"), CauseBranches: c.Int("cause-branches"),
 				Stdin: stdin, Stdout: stdout, Stderr: stderr}
 			switch {
@@ -66,9 +59,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			case c.Bool("cause") && c.IsSet("faults"):
 				return usage("-cause branches the seed's own faults; it does not take -faults")
 			case c.IsSet("seed"):
-				s, err := strconv.ParseUint(c.String("seed"), 10, 64)
+				s, err := manual.Seed(c)
 				if err != nil {
-					return usage("-seed: %q is not a seed (a whole number)", c.String("seed"))
+					return err
 				}
 				if c.NArg() > 0 {
 					return usage("give -seed or record files, not both")
@@ -85,25 +78,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				}
 				cmd.Inputs = c.Args().Slice()
 			}
-			if code := shrink.Main(cmd); code != 0 {
-				return cli.Exit("", code)
-			}
-			return nil
+			return manual.Status(shrink.Main(cmd))
 		},
-	}
-	manual.Install(app, docSource)
-	return manual.Run(app, args)
+	}, args, stdin, stdout, stderr)
 }
 
 func usage(format string, args ...any) error {
 	return manual.Usage("sf-shrink", format, args...)
-}
-
-// runTool is the sf-run that replay lines name: the one next to this
-// binary when it was run by a path, else sf-run from PATH.
-func runTool(args []string) string {
-	if len(args) > 0 && filepath.Base(args[0]) != args[0] {
-		return filepath.Join(filepath.Dir(args[0]), "sf-run")
-	}
-	return "sf-run"
 }

@@ -13,16 +13,16 @@ import (
 )
 
 func TestShrinkPin(t *testing.T) {
-	dir := exampleDir(t, "kvlog", "seedfall.json")
+	dir := tools.FreshExample(t, "kvlog", "seedfall.json")
 	pinFile := filepath.Join(".seedfall", "pinned", "seedfall", "seed-4.json")
 
 	r := shell(t, dir, "sf-run -c seedfall.json -seeds 4 -json 2>/dev/null | sf-shrink -pin -json")
-	r.wantExit(t, 1)
-	if want := "pinned " + pinFile + ": commit it; sf-run replays it before every sweep\n"; !strings.Contains(r.stderr, want) {
+	r.WantExitClean(t, 1)
+	if want := "pinned " + pinFile + ": commit it; sf-run replays it before every sweep\n"; !strings.Contains(r.Stderr, want) {
 		t.Errorf("lacks %q\n%s", want, r)
 	}
 	var shrunk map[string]any
-	for _, l := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
+	for _, l := range strings.Split(strings.TrimSpace(r.Stdout), "\n") {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(l), &m); err != nil {
 			t.Fatalf("not a record: %q", l)
@@ -60,8 +60,8 @@ func TestShrinkPin(t *testing.T) {
 
 	// sf-run's next sweep replays it first, and it fails again.
 	r = shell(t, dir, "sf-run -c seedfall.json -seeds 1 -json=false")
-	r.wantExit(t, 1)
-	if want := "FAIL pin " + pinFile + " (original seed 4) failed again at t="; !strings.Contains(r.stdout, want) {
+	r.WantExitClean(t, 1)
+	if want := "FAIL pin " + pinFile + " (original seed 4) failed again at t="; !strings.Contains(r.Stdout, want) {
 		t.Errorf("lacks %q\n%s", want, r)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 // raceWorlds are the worlds of examples/race.
@@ -16,8 +18,8 @@ var raceWorlds = []string{"seedfall.json", "seedfall.random.json", "seedfall.pct
 func sweepSummary(t *testing.T, dir, world, seeds string, code int, extra ...string) map[string]any {
 	t.Helper()
 	r := sfRun(t, dir, append([]string{"-c", world, "-seeds", seeds, "-json"}, extra...)...)
-	r.wantExit(t, code)
-	recs := records(t, r)
+	r.WantExitClean(t, code)
+	recs := clitest.Records(t, r)
 	return recs[len(recs)-1]
 }
 
@@ -27,7 +29,7 @@ func sweepSummary(t *testing.T, dir, world, seeds string, code int, extra ...str
 // under -check, a pct failure shrinks to its preempt faults, and sf-faults
 // adds a preempt fault that the replay applies.
 func TestIssue16Race(t *testing.T) {
-	dir := exampleDir(t, "race", raceWorlds...)
+	dir := tools.FreshExample(t, "race", raceWorlds...)
 
 	noneSeeds := "1-1000"
 	if testing.Short() {
@@ -57,8 +59,8 @@ func TestIssue16Race(t *testing.T) {
 
 	// The replay's trace ends with the counted calls of each node.
 	r := sfRun(t, dir, "-c", "seedfall.pct.json", "-seed", seed)
-	r.wantExit(t, 1)
-	out := r.stdout + r.stderr
+	r.WantExitClean(t, 1)
+	out := r.Stdout + r.Stderr
 	lines := regexp.MustCompile(`(?m)^.*pct: counted calls per node: counter=(\d+) \(steps 250000\)$`).FindAllStringSubmatch(out, -1)
 	if len(lines) != 1 || lines[0][1] == "0" {
 		t.Errorf("seed %s: want one pct: line with the counter's counted calls\n%s", seed, r)
@@ -69,7 +71,7 @@ func TestIssue16Race(t *testing.T) {
 
 	// Shrinking keeps only preempt faults, and its replay fails the same way.
 	r = sfShrink(t, dir, "", "-c", "seedfall.pct.json", "-seed", seed, "-json")
-	r.wantExit(t, 1)
+	r.WantExitClean(t, 1)
 	shrunk := shrinkRecords(t, r)
 	if len(shrunk) != 1 {
 		t.Fatalf("want one shrink record\n%s", r)
@@ -87,25 +89,25 @@ func TestIssue16Race(t *testing.T) {
 
 	// sf-faults adds a preempt fault to an empty schedule, and the replay
 	// applies it at that counted call, in the middle of the deposits.
-	writeFile(t, filepath.Join(dir, "empty.faults.json"), `{"seed": `+seed+`, "faults": []}`)
-	r = runBin(t, dir, "", tools.sfFaults, "-c", "seedfall.pct.json", "-seed", seed,
+	clitest.WriteFile(t, filepath.Join(dir, "empty.faults.json"), `{"seed": `+seed+`, "faults": []}`)
+	r = runBin(t, dir, "", tools.Path("sf-faults"), "-c", "seedfall.pct.json", "-seed", seed,
 		"-faults", "empty.faults.json", "-add", `{"at":"0s","kind":"preempt","node":"counter","op":100000,"until":"0s"}`,
 		"-out", "added.faults.json")
-	r.wantExit(t, 0)
-	if !strings.Contains(r.stdout+r.stderr, "preempt counter at counted call #100000") {
+	r.WantExitClean(t, 0)
+	if !strings.Contains(r.Stdout+r.Stderr, "preempt counter at counted call #100000") {
 		t.Errorf("sf-faults does not list the added fault\n%s", r)
 	}
 	r = sfRun(t, dir, "-c", "seedfall.pct.json", "-seed", seed, "-faults", "added.faults.json")
-	r.wantExit(t, 1)
-	if !strings.Contains(r.stdout+r.stderr, "fault preempt counter#1 at counted call #100000") {
+	r.WantExitClean(t, 1)
+	if !strings.Contains(r.Stdout+r.Stderr, "fault preempt counter#1 at counted call #100000") {
 		t.Errorf("the replay did not apply the added preempt fault\n%s", r)
 	}
 
 	// A preempt fault needs strategy pct.
-	r = runBin(t, dir, "", tools.sfFaults, "-c", "seedfall.random.json", "-seed", seed,
+	r = runBin(t, dir, "", tools.Path("sf-faults"), "-c", "seedfall.random.json", "-seed", seed,
 		"-faults", "added.faults.json", "-out", "random.faults.json")
-	r.wantExit(t, 2)
-	if !strings.Contains(r.stderr, "a preempt fault needs preempt.strategy pct in the world") {
+	r.WantExitClean(t, 2)
+	if !strings.Contains(r.Stderr, "a preempt fault needs preempt.strategy pct in the world") {
 		t.Errorf("want the strategy error\n%s", r)
 	}
 }

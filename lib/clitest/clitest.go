@@ -1,8 +1,11 @@
-// Package clitest runs a command's in-process entry point, run(args, stdin,
-// stdout, stderr), the way its tests need: with captured streams, and with a
-// check that the command wrote nothing to the process's own standard output
-// or standard error, which would mean some code ignores the writers it was
-// given. Only tests import it.
+// Package clitest is what the tests of the sf commands share. Run calls a
+// command's in-process entry point, run(args, stdin, stdout, stderr), with
+// captured streams, and checks that the command wrote nothing to the
+// process's own standard output or standard error, which would mean some
+// code ignores the writers it was given. Tools builds the commands once per
+// test binary and keeps the folders its tests share (tools.go), Exec and
+// Shell run the commands as a user would (exec.go), and the file helpers
+// copy example worlds and read records (files.go). Only tests import it.
 package clitest
 
 import (
@@ -12,6 +15,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 )
 
 // Main is the signature of a command's run function.
@@ -22,10 +26,53 @@ type Result struct {
 	Code           int
 	Stdout, Stderr string
 	Cmdline        string
+	// Took is how long a program Exec ran took; zero for Run.
+	Took time.Duration
 }
 
+// tailLines is how much of each stream a Result shows when a test fails.
+const tailLines = 30
+
 func (r Result) String() string {
-	return fmt.Sprintf("$ %s\nexit status %d\nstdout:\n%s\nstderr:\n%s", r.Cmdline, r.Code, r.Stdout, r.Stderr)
+	took := ""
+	if r.Took > 0 {
+		took = " after " + r.Took.Round(time.Millisecond).String()
+	}
+	return fmt.Sprintf("$ %s\nexit status %d%s\nstdout:\n%s\nstderr:\n%s", r.Cmdline, r.Code, took,
+		Tail(r.Stdout, tailLines), Tail(r.Stderr, tailLines))
+}
+
+// Tail returns the last n lines of s, saying how many came before.
+func Tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = append([]string{fmt.Sprintf("... (%d lines before)", len(lines)-n)}, lines[len(lines)-n:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// WantExit stops the test unless the command exited with code.
+func (r Result) WantExit(t testing.TB, code int) {
+	t.Helper()
+	if r.Code != code {
+		t.Fatalf("exit status %d, want %d\n%s", r.Code, code, r)
+	}
+}
+
+// WantExitClean stops the test unless the command exited with code and
+// printed no Go stack trace. A command whose guests may panic (their
+// messages hold "panic:") wants WantExit.
+func (r Result) WantExitClean(t testing.TB, code int) {
+	t.Helper()
+	r.WantExit(t, code)
+	if hasStackTrace(r) {
+		t.Fatalf("output holds a Go stack trace or panic:\n%s", r)
+	}
+}
+
+func hasStackTrace(r Result) bool {
+	s := r.Stdout + r.Stderr
+	return strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:")
 }
 
 // Run calls main with args (args[0] is the command's name) and stdin, in the
@@ -59,7 +106,7 @@ func Run(t testing.TB, main Main, stdin string, args ...string) Result {
 // panic.
 func (r Result) NoStackTrace(t testing.TB) {
 	t.Helper()
-	if s := r.Stdout + r.Stderr; strings.Contains(s, "goroutine ") || strings.Contains(s, "panic:") {
+	if hasStackTrace(r) {
 		t.Errorf("the output has a stack trace\n%s", r)
 	}
 }

@@ -42,7 +42,7 @@ func browser(t *testing.T) string {
 // but itself, and shows the numbers the records hold.
 func TestHTMLInBrowser(t *testing.T) {
 	exe := browser(t)
-	sweeps := build(t, "run.jsonl", "shrink.jsonl", "cause.jsonl")
+	sweeps := build(t, "run.jsonl", "shrink.jsonl", "cause.jsonl", "pins.jsonl")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	f, err := os.Create(page)
@@ -150,6 +150,14 @@ func TestHTMLInBrowser(t *testing.T) {
 	eval(`document.querySelectorAll("#sweep-1-finding-1-cause-chart line.inevitable").length`, &inevitableLines)
 	eval(`document.getElementById("sweep-1-finding-1-cause-verdict").textContent`, &verdict)
 	eval(`Array.from(document.querySelectorAll("#sweep-1-finding-1-cause-chart circle")).map(c => c.dataset.share + "@" + c.getBBox().y.toFixed(0)).join(" ")`, &shares)
+	// The pinned regressions of sweep 2: its counts, its table, and the
+	// finding made of a failing pin alone.
+	var pinCounts string
+	var pinRows [][]string
+	eval(`["sweep-2-pins", "sweep-2-pins-failed", "sweep-2-finding-1-count", "sweep-2-finding-1-pin-count", "sweep-2-finding-2-pin-count"].map(id => (document.getElementById(id) || {textContent: "(missing)"}).textContent).join(" ")`, &pinCounts)
+	eval(`Array.from(document.querySelectorAll("#sweep-2-pins-table tr")).slice(1).map(r => Array.from(r.cells).map(c => c.textContent.trim()))`, &pinRows)
+	var pinOnly string
+	eval(`(document.querySelector("#sweep-2-finding-2-pins code") || {textContent: "(missing)"}).textContent`, &pinOnly)
 	// Give the embedded history page a moment to run its script.
 	if err := chromedp.Do(ctx, chromedp.Sleep(300*time.Millisecond)); err != nil {
 		t.Fatal(err)
@@ -198,6 +206,23 @@ func TestHTMLInBrowser(t *testing.T) {
 	// A circle of radius 3 at a share s has its top at 130-120*s-3.
 	if circles != 4 || inevitableLines != 1 || verdict != "inevitable from 3.112882208s" || shares != "30%@91 40%@79 50%@67 100%@7" {
 		t.Errorf("cause chart: %d points (%s), %d inevitable marks, verdict %q", circles, shares, inevitableLines, verdict)
+	}
+	if ps := sweeps[1]; len(ps.Pins) != 3 || ps.PinsFailed != 2 {
+		t.Fatalf("testdata changed: %d pins, %d failed", len(ps.Pins), ps.PinsFailed)
+	}
+	if pinCounts != "3 2 1 1 1" {
+		t.Errorf("pins replayed, failed, and the two findings' seeds and pins show %q, want \"3 2 1 1 1\"", pinCounts)
+	}
+	wantPins := [][]string{
+		{".seedfall/pinned/kvlog/seed-3.json", "3", "failed again", `at t=2.4s: client#1: acknowledged write lost: k12=v12, server now answers "NONE"`},
+		{".seedfall/pinned/kvlog/seed-5.json", "5", "failed differently", "at t=41s: server#1: did not finish within 10s after the faults stopped"},
+		{".seedfall/pinned/kvlog/seed-9.json", "9", "passed", ""},
+	}
+	if fmt.Sprint(pinRows) != fmt.Sprint(wantPins) {
+		t.Errorf("pinned regressions table:\n%v\nwant\n%v", pinRows, wantPins)
+	}
+	if pinOnly != ".seedfall/pinned/kvlog/seed-5.json" {
+		t.Errorf("finding 2 of sweep 2 names pin %q, want seed-5.json", pinOnly)
 	}
 	if hot != 1 {
 		t.Errorf("hovering the fault lit %d lines of the list, want 1", hot)

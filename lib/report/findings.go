@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
+	"github.com/sf-dst/sf/lib/record"
 )
 
 // Finding statuses across runs.
@@ -55,6 +56,9 @@ type Record struct {
 	ResolvedAt string `json:"resolved_at,omitempty"`
 	// Seeds are the seeds that failed this way when it was last seen.
 	Seeds []uint64 `json:"seeds"`
+	// Pins are the pin files whose replay failed this way when it was
+	// last seen.
+	Pins []string `json:"pins,omitempty"`
 }
 
 // Fingerprint identifies a finding of a world across runs.
@@ -112,19 +116,27 @@ func (s *Store) Update(sweeps []*Sweep, now string) {
 				r.Status = StatusOngoing
 			}
 			r.LastSeen = now
-			r.Seeds = append([]uint64(nil), f.Seeds[:min(len(f.Seeds), SeedsKeptMax)]...)
+			r.Seeds = append([]uint64{}, f.Seeds[:min(len(f.Seeds), SeedsKeptMax)]...)
+			r.Pins = nil
+			for _, p := range f.Pins {
+				r.Pins = append(r.Pins, p.Pin)
+			}
 			f.Status, f.FirstSeen, f.LastSeen = r.Status, r.FirstSeen, r.LastSeen
 		}
 		if sw.ShrinkOnly {
 			continue
 		}
 		for _, r := range s.Findings {
-			if r.World != world || seen[r.Fingerprint] || r.Status == StatusResolved || !sw.ranAll(r.Seeds) {
+			if r.World != world || seen[r.Fingerprint] || r.Status == StatusResolved || !sw.ranAll(r.Seeds, r.Pins) {
 				continue
 			}
 			r.Status, r.ResolvedAt = StatusResolved, now
-			sw.Resolved = append(sw.Resolved, &Finding{Class: r.Class, Head: r.Message, Node: r.Node,
-				Seeds: r.Seeds, Status: r.Status, FirstSeen: r.FirstSeen, LastSeen: r.LastSeen})
+			f := &Finding{Class: r.Class, Head: r.Message, Node: r.Node,
+				Seeds: r.Seeds, Status: r.Status, FirstSeen: r.FirstSeen, LastSeen: r.LastSeen}
+			for _, p := range r.Pins {
+				f.Pins = append(f.Pins, record.Pin{Pin: p})
+			}
+			sw.Resolved = append(sw.Resolved, f)
 		}
 	}
 	sort.SliceStable(s.Findings, func(i, j int) bool {
@@ -135,13 +147,19 @@ func (s *Store) Update(sweeps []*Sweep, now string) {
 	})
 }
 
-// ranAll says whether every one of seeds finished in the sweep.
-func (sw *Sweep) ranAll(seeds []uint64) bool {
-	if len(seeds) == 0 {
+// ranAll says whether every one of seeds finished in the sweep and every
+// one of pins was replayed before it.
+func (sw *Sweep) ranAll(seeds []uint64, pins []string) bool {
+	if len(seeds) == 0 && len(pins) == 0 {
 		return false
 	}
 	for _, s := range seeds {
 		if !sw.ran[s] {
+			return false
+		}
+	}
+	for _, p := range pins {
+		if !sw.pinsRan[p] {
 			return false
 		}
 	}

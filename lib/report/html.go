@@ -173,6 +173,9 @@ var funcs = template.FuncMap{
 	"pct":     func(f float64) string { return fmt.Sprintf("%.2f%%", f) },
 	"add1":    func(i int) int { return i + 1 },
 	"status":  statusText,
+	// pinfailed and pinoutcome say how a pin's replay came out.
+	"pinfailed":  PinFailed,
+	"pinoutcome": PinOutcome,
 }
 
 var page = template.Must(template.New("page").Funcs(funcs).Parse(pageTemplate))

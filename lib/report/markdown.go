@@ -53,6 +53,18 @@ func markdown(w io.Writer, s *Sweep) {
 	for _, warn := range s.Warnings() {
 		fmt.Fprintf(w, "\n> [!WARNING]\n> %s\n", warn)
 	}
+	if len(s.Pins) > 0 {
+		fmt.Fprintf(w, "\n### Pinned regressions (%d replayed, %d failed)\n\n", len(s.Pins), s.PinsFailed)
+		fmt.Fprintln(w, "| pin | original seed | result | failure |\n|---|---:|---|---|")
+		for _, p := range s.Pins {
+			result, failure := "✅ "+PinOutcome(p), ""
+			if PinFailed(p) {
+				result = "❌ " + PinOutcome(p)
+				failure = fmt.Sprintf("at t=%s: %s", schedule.Time(p.AtNs), p.Message)
+			}
+			fmt.Fprintf(w, "| %s | %d | %s | %s |\n", cell(code(p.Pin)), p.Seed, result, cell(failure))
+		}
+	}
 	if len(s.Findings) > 0 {
 		fmt.Fprintf(w, "\n### Findings (%d)\n\n", len(s.Findings))
 		tracked := s.Findings[0].Status != ""
@@ -72,12 +84,23 @@ func markdown(w io.Writer, s *Sweep) {
 			if tracked {
 				status = " " + cell(statusText(f)) + " |"
 			}
-			fmt.Fprintf(w, "| %d |%s %s | %d: %s | %s | %s |\n", i+1, status, cell(f.Title()), len(f.Seeds),
-				cell(SeedList(f.Seeds, seedItemsMax)), cell(shrunk), cell(code(f.Repro())))
+			runs := fmt.Sprintf("%d: %s", len(f.Seeds), SeedList(f.Seeds, seedItemsMax))
+			if len(f.Pins) > 0 {
+				runs = fmt.Sprintf("%d: %s", f.size(), runsText(f))
+			}
+			fmt.Fprintf(w, "| %d |%s %s | %s | %s | %s |\n", i+1, status, cell(f.Title()), cell(runs), cell(shrunk), cell(code(f.Repro())))
 		}
 		for i, f := range s.Findings {
 			fmt.Fprintf(w, "\n<details><summary>%d. %s</summary>\n\n", i+1, htmlEscape(f.Title()))
-			fmt.Fprintf(w, "Seed %d failed at t=%s:\n\n```\n%s\n```\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
+			if len(f.Seeds) > 0 {
+				fmt.Fprintf(w, "Seed %d failed at t=%s:\n\n```\n%s\n```\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
+			}
+			for j, p := range f.Pins {
+				if j > 0 || len(f.Seeds) > 0 {
+					fmt.Fprintln(w)
+				}
+				fmt.Fprintf(w, "Pinned regression %s (original seed %d) %s at t=%s:\n\n```\n%s\n```\n", code(p.Pin), p.Seed, PinOutcome(p), schedule.Time(p.AtNs), p.Message)
+			}
 			if sh := f.Shrunk; sh != nil {
 				fmt.Fprintf(w, "\nShrunk seed %d from %d faults to %d; it fails at %s (%s):\n\n```\n", sh.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, code(sh.Schedule))
 				if f.Schedule != nil {
@@ -107,7 +130,11 @@ func markdown(w io.Writer, s *Sweep) {
 		fmt.Fprintln(w, "| finding | status | first seen | last seen | seeds |")
 		fmt.Fprintln(w, "|---|---|---|---|---|")
 		for _, f := range s.Resolved {
-			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", cell(f.Title()), f.Status, f.FirstSeen, f.LastSeen, cell(SeedList(f.Seeds, seedItemsMax)))
+			runs := SeedList(f.Seeds, seedItemsMax)
+			if len(f.Pins) > 0 {
+				runs = runsText(f)
+			}
+			fmt.Fprintf(w, "| %s | %s | %s | %s | %s |\n", cell(f.Title()), f.Status, f.FirstSeen, f.LastSeen, cell(runs))
 		}
 	}
 	if len(s.Properties) > 0 {

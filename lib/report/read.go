@@ -1,8 +1,9 @@
 // Package report turns the record streams of sf-run and sf-shrink into a
-// report of what a sweep found: its summary, its failures grouped into
-// findings, its property and buggify tables and the history checks that gave
-// up, as text, Markdown or one self-contained HTML page. Shards of one sweep
-// are merged into it, and a findings file carries each finding's status from
+// report of what a sweep found: its summary, the replays of its pinned
+// regressions, its failures (seeds' and pins') grouped into findings, its
+// property and buggify tables and the history checks that gave up, as
+// text, Markdown or one self-contained HTML page. Shards of one sweep are
+// merged into it, and a findings file carries each finding's status from
 // one report to the next.
 package report
 
@@ -37,6 +38,9 @@ type stream struct {
 	summary *record.Summary
 	shrinks []record.Shrink
 	causes  []record.Cause
+	// pins are the replays of the world's pinned regressions, before the
+	// sweep's seeds.
+	pins []record.Pin
 	// shrinkDone says an sf-shrink stream reached its summary.
 	shrinkDone bool
 }
@@ -77,7 +81,7 @@ func readStreams(in Input) ([]*stream, error) {
 			out = append(out, cur)
 			continue
 		}
-		if kind != record.KindSeed && kind != record.KindSummary && kind != record.KindShrink && kind != record.KindCause {
+		if kind != record.KindSeed && kind != record.KindSummary && kind != record.KindShrink && kind != record.KindCause && kind != record.KindPin {
 			continue // a kind this version does not know
 		}
 		if cur == nil {
@@ -89,6 +93,11 @@ func readStreams(in Input) ([]*stream, error) {
 				continue
 			}
 			cur.seeds = append(cur.seeds, seedOf(rec))
+		case record.KindPin:
+			if cur.start.Tool != "sf-run" {
+				continue
+			}
+			cur.pins = append(cur.pins, pinOf(rec))
 		case record.KindShrink:
 			cur.shrinks = append(cur.shrinks, shrinkOf(rec))
 		case record.KindCause:
@@ -160,11 +169,28 @@ func seedOf(r gjson.Result) record.Seed {
 		Steps: r.Get("steps").Uint(), HostCalls: r.Get("host_calls").Uint(), RealNs: r.Get("real_ns").Int(),
 		DeterminismHash: r.Get("determinism_hash").String(), Faults: int(r.Get("faults").Int()),
 		HistoryCheck: r.Get("history_check").String(), Repro: r.Get("repro").String(), HostStall: r.Get("host_stall").Bool()}
-	if a := r.Get("artifacts"); a.IsObject() {
-		s.Artifacts = &record.Artifacts{Trace: a.Get("trace").String(), Faults: a.Get("faults").String(),
-			History: a.Get("history").String(), Timeline: a.Get("timeline").String()}
-	}
+	s.Artifacts = artifactsOf(r.Get("artifacts"))
 	return s
+}
+
+// artifactsOf reads a record's artifacts object; nil when it has none.
+func artifactsOf(a gjson.Result) *record.Artifacts {
+	if !a.IsObject() {
+		return nil
+	}
+	return &record.Artifacts{Trace: a.Get("trace").String(), Faults: a.Get("faults").String(),
+		History: a.Get("history").String(), Timeline: a.Get("timeline").String()}
+}
+
+func pinOf(r gjson.Result) record.Pin {
+	return record.Pin{Kind: record.KindPin, Pin: r.Get("pin").String(), Seed: r.Get("seed").Uint(), Config: r.Get("config").String(),
+		Profile: r.Get("profile").String(), Set: strings_(r.Get("set")), Status: r.Get("status").String(),
+		Class: r.Get("class").String(), Message: r.Get("message").String(), Property: r.Get("property").String(),
+		Node: r.Get("node").String(), AtNs: r.Get("at_ns").Int(), Steps: r.Get("steps").Uint(),
+		HostCalls: r.Get("host_calls").Uint(), RealNs: r.Get("real_ns").Int(), DeterminismHash: r.Get("determinism_hash").String(),
+		Faults: int(r.Get("faults").Int()), PinnedMessage: r.Get("pinned_message").String(),
+		PinnedFingerprint: r.Get("pinned_fingerprint").String(), Fingerprint: r.Get("fingerprint").String(),
+		SameFailure: r.Get("same_failure").Bool(), Artifacts: artifactsOf(r.Get("artifacts")), Repro: r.Get("repro").String()}
 }
 
 func shrinkOf(r gjson.Result) record.Shrink {
@@ -190,7 +216,7 @@ func summaryOf(r gjson.Result) record.Summary {
 		Horizon: int(r.Get("horizon").Int()), Nondeterministic: int(r.Get("nondeterministic").Int()),
 		GaveUp: int(r.Get("gave_up").Int()), PropertyFailures: int(r.Get("property_failures").Int()),
 		RealNs: r.Get("real_ns").Int(), Status: r.Get("status").String(), Interrupted: r.Get("interrupted").Bool(),
-		HostStalls: int(r.Get("host_stalls").Int())}
+		HostStalls: int(r.Get("host_stalls").Int()), Pins: int(r.Get("pins").Int()), PinsFailed: int(r.Get("pins_failed").Int())}
 	for _, v := range r.Get("failed_seeds").Array() {
 		s.FailedSeeds = append(s.FailedSeeds, v.Uint())
 	}

@@ -52,7 +52,8 @@ func golden(t *testing.T, name string, got []byte) {
 // TestGolden pins the text and Markdown reports of a sweep with every
 // section (findings of each kind, a shrunk schedule, a history timeline,
 // margins, buggify sites, a history check that gave up), and of a sharded
-// sweep with a shard missing.
+// sweep with a shard missing, and of a sweep whose pinned regressions
+// failed (one as a seed of the sweep does, one differently) and passed.
 func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -62,6 +63,7 @@ func TestGolden(t *testing.T) {
 		{"sweep", []string{"run.jsonl", "shrink.jsonl"}, true},
 		{"shards", []string{"shard-3-of-3.jsonl", "shard-1-of-3.jsonl"}, false},
 		{"shrink-only", []string{"shrink.jsonl"}, false},
+		{"pins", []string{"pins.jsonl"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sweeps := build(t, tc.files...)
@@ -244,5 +246,93 @@ func TestCauseCurve(t *testing.T) {
 	if pc == nil || len(pc.Points) != 4 || pc.Points[0].X != 0 || pc.Points[0].Y != chartBottom-(chartBottom-chartTop)*0.3 ||
 		pc.Points[3].Y != chartTop || pc.InevitableX != pc.Points[3].X {
 		t.Errorf("chart layout: %+v", pc)
+	}
+}
+
+// TestPins: the pin records of a sweep are read, a failing pin is a
+// finding (with the seeds that fail its way, or of its own) and fails the
+// sweep, a passing one is only listed, and the shards of one sweep count
+// each pin file once.
+func TestPins(t *testing.T) {
+	sw := build(t, "pins.jsonl")[0]
+	if len(sw.Pins) != 3 || sw.PinsFailed != 2 || sw.Status() != "fail" || sw.PinsCount() != "2 of 3 pinned regressions failed" {
+		t.Fatalf("%d pins, %d failed, status %s, %q; want 3, 2, fail", len(sw.Pins), sw.PinsFailed, sw.Status(), sw.PinsCount())
+	}
+	if len(sw.Findings) != 2 {
+		t.Fatalf("%d findings, want 2", len(sw.Findings))
+	}
+	lost, live := sw.Findings[0], sw.Findings[1]
+	if lost.Title() != "assert · acknowledged write lost" || SeedList(lost.Seeds, 9) != "2" || len(lost.Pins) != 1 ||
+		lost.Pins[0].Pin != ".seedfall/pinned/kvlog/seed-3.json" || lost.Repro() != "sf-run -c kvlog.json -seed 2" {
+		t.Errorf("finding 1: %q, seeds %v, pins %v, repro %q; want seed 2 and pin seed-3.json", lost.Title(), lost.Seeds, lost.Pins, lost.Repro())
+	}
+	if live.Title() != "liveness · server" || len(live.Seeds) != 0 || len(live.Pins) != 1 ||
+		live.Repro() != "sf-run -c kvlog.json -seed 5 -faults .seedfall/pinned/kvlog/seed-5.json" || PinOutcome(live.Pins[0]) != "failed differently" {
+		t.Errorf("finding 2: %q, seeds %v, pins %v, repro %q; want pin seed-5.json alone", live.Title(), live.Seeds, live.Pins, live.Repro())
+	}
+
+	merged := build(t, "pins-shard-2-of-2.jsonl", "pins-shard-1-of-2.jsonl")[0]
+	if len(merged.Pins) != 2 || merged.PinsFailed != 1 || len(merged.Findings) != 1 || len(merged.Findings[0].Pins) != 1 {
+		t.Errorf("merged shards: %d pins, %d failed, %d findings; want each pin once: 2, 1, 1", len(merged.Pins), merged.PinsFailed, len(merged.Findings))
+	}
+
+	// Only passing pins: the sweep passes, and says so.
+	in, _ := os.ReadFile("testdata/pins.jsonl")
+	var keep []string
+	for _, l := range strings.Split(strings.TrimSpace(string(in)), "\n") {
+		if !strings.Contains(l, `"status":"fail"`) || strings.Contains(l, `"kind":"summary"`) {
+			keep = append(keep, strings.NewReplacer(`"pins":3,"pins_failed":2`, `"pins":1`, `"failed":1,`, `"failed":0,`, `"failed_seeds":[2]`, `"failed_seeds":[]`, `"status":"fail"`, `"status":"pass"`).Replace(l))
+		}
+	}
+	sweeps, err := Build([]Input{{Name: "pass.jsonl", R: strings.NewReader(strings.Join(keep, "\n"))}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw := sweeps[0]; sw.Status() != "pass" || len(sw.Pins) != 1 || sw.PinsCount() != "1 pinned regression passed" {
+		t.Errorf("passing pins: status %s, %d pins, %q", sw.Status(), len(sw.Pins), sw.PinsCount())
+	}
+
+	// A summary that counts pins the stream does not hold: incomplete.
+	cut := strings.Join(keep, "\n")
+	cut = strings.Replace(cut, `"pins":1`, `"pins":2`, 1)
+	sweeps, err = Build([]Input{{Name: "cut.jsonl", R: strings.NewReader(cut)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sw := sweeps[0]; sw.Status() != "incomplete" || len(sw.Warnings()) != 1 ||
+		sw.Warnings()[0] != "the stream starting at cut.jsonl:1 counts 2 pinned regressions in its summary and holds 1 pin records: the report cannot say how the others came out" {
+		t.Errorf("pins missing from the stream: status %s, warnings %q", sw.Status(), sw.Warnings())
+	}
+}
+
+// TestPinFindingResolves: a finding of a failing pin is resolved in the
+// findings file once a sweep of its world replays the pin and it passes.
+func TestPinFindingResolves(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "findings.json")
+	store, err := LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Update(build(t, "pins.jsonl"), "2026-01-01T00:00:00Z")
+	if err := store.Save(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile("testdata/pins.jsonl")
+	// The next sweep: seed 2 and every pin pass.
+	next := strings.NewReplacer(`"status":"fail"`, `"status":"pass"`).Replace(string(data))
+	sweeps, err := Build([]Input{{Name: "next.jsonl", R: strings.NewReader(next)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err = LoadStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store.Update(sweeps, "2026-01-02T00:00:00Z")
+	var txt strings.Builder
+	Text(&txt, sweeps)
+	want := "  liveness · server  (first seen 2026-01-01T00:00:00Z, last seen 2026-01-01T00:00:00Z; pins .seedfall/pinned/kvlog/seed-5.json)\n"
+	if len(sweeps[0].Resolved) != 2 || !strings.Contains(txt.String(), want) {
+		t.Errorf("%d resolved, want 2, and the report to have %q:\n%s", len(sweeps[0].Resolved), want, txt.String())
 	}
 }

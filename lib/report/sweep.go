@@ -48,6 +48,20 @@ type Sweep struct {
 	// RealNs is the real time of the sweep, or of its longest shard.
 	RealNs int64
 
+	// Pins are the replays of the world's pinned regressions that came
+	// before the seeds, one per pin file, in the order sf-run wrote them.
+	// sf-run replays them in the first shard of a sharded sweep only;
+	// should several streams of one sweep hold a replay of the same file,
+	// the lowest shard's is kept, so that a pin is never counted twice.
+	// PinsFailed counts those that failed (or were nondeterministic): each
+	// is in a finding too.
+	Pins       []record.Pin
+	PinsFailed int
+	// PinsUnseen lists the streams whose summary counts more pins than
+	// they hold pin records for: the stream was cut, so the report cannot
+	// say how those pins came out.
+	PinsUnseen []string
+
 	Findings []*Finding
 	// Resolved are findings of the findings file that this sweep no longer
 	// shows: set by Store.Update.
@@ -61,7 +75,8 @@ type Sweep struct {
 	// "seed N: why".
 	ShrinkErrors []string
 
-	ran map[uint64]bool // seeds that finished
+	ran     map[uint64]bool // seeds that finished
+	pinsRan map[string]bool // pin files replayed
 }
 
 // Status is the sweep's outcome: "pass", "fail" (a seed failed or a property
@@ -69,9 +84,9 @@ type Sweep struct {
 // a stream ended early) when it did not otherwise fail.
 func (s *Sweep) Status() string {
 	switch {
-	case s.Failed > 0 || s.PropertyFailures > 0 || len(s.Findings) > 0:
+	case s.Failed > 0 || s.PropertyFailures > 0 || s.PinsFailed > 0 || len(s.Findings) > 0:
 		return "fail"
-	case len(s.Missing) > 0 || len(s.Unfinished) > 0 || s.Interrupted || len(s.ShrinkErrors) > 0:
+	case len(s.Missing) > 0 || len(s.Unfinished) > 0 || s.Interrupted || len(s.ShrinkErrors) > 0 || len(s.PinsUnseen) > 0:
 		return "incomplete"
 	}
 	return "pass"
@@ -101,7 +116,12 @@ type Finding struct {
 	// Node is the node without its instance number, for liveness.
 	Node  string
 	Seeds []uint64
-	// First is the record of the finding's first seed.
+	// Pins are the replays of pinned regressions that failed this way.
+	// A finding may have pins and no seeds: a bug that came back where
+	// none of the sweep's seeds reaches it.
+	Pins []record.Pin
+	// First is the record of the finding's first seed; zero when the
+	// finding has no seed, only pins.
 	First record.Seed
 	// Shrunk is the shortest shrunk schedule of the finding's seeds, if
 	// sf-shrink records were given.
@@ -136,13 +156,23 @@ func (f *Finding) Title() string {
 }
 
 // Repro is the command that shows the finding: the shrunk schedule's replay
-// when there is one, else the first seed's.
+// when there is one, else the first seed's, else the first pin's.
 func (f *Finding) Repro() string {
 	if f.Shrunk != nil && f.Shrunk.Repro != "" {
 		return f.Shrunk.Repro
 	}
+	if len(f.Seeds) == 0 && len(f.Pins) > 0 {
+		return f.Pins[0].Repro
+	}
 	return f.First.Repro
 }
+
+// size is how many runs fail this way: seeds and pins.
+func (f *Finding) size() int { return len(f.Seeds) + len(f.Pins) }
+
+// PinFailed says whether a pin's replay is a problem: it failed, or it was
+// nondeterministic.
+func PinFailed(p record.Pin) bool { return p.Status == "fail" || p.Status == "nondeterministic" }
 
 func (f *Finding) key() string { return f.Class + "\x00" + f.Head + "\x00" + f.Node }
 
@@ -228,7 +258,7 @@ func Build(inputs []Input) ([]*Sweep, error) {
 func merge(ss []*stream) (*Sweep, error) {
 	first := ss[0]
 	sw := &Sweep{World: first.start.Config, Profile: first.start.Profile, Set: first.start.Set,
-		SeedsText: first.start.Seeds, Shards: first.n, ran: map[uint64]bool{}}
+		SeedsText: first.start.Seeds, Shards: first.n, ran: map[uint64]bool{}, pinsRan: map[string]bool{}}
 	byK := map[int]*stream{}
 	for _, st := range ss {
 		if st.start.Config != sw.World || st.start.Profile != sw.Profile || strings.Join(st.start.Set, "\x00") != strings.Join(sw.Set, "\x00") {
@@ -262,6 +292,10 @@ func merge(ss []*stream) (*Sweep, error) {
 			sw.Unfinished = append(sw.Unfinished, st.source)
 		} else {
 			sum := st.summary
+			if sum.Pins > len(st.pins) {
+				sw.PinsUnseen = append(sw.PinsUnseen, fmt.Sprintf("the stream starting at %s counts %s in its summary and holds %d pin records",
+					st.source, Plural(sum.Pins, "pinned regression"), len(st.pins)))
+			}
 			sw.Interrupted = sw.Interrupted || sum.Interrupted
 			sw.RealNs = max(sw.RealNs, sum.RealNs)
 			for _, p := range sum.Properties {
@@ -303,22 +337,33 @@ func merge(ss []*stream) (*Sweep, error) {
 		if s.Status != "fail" && s.Status != "nondeterministic" {
 			continue
 		}
-		class := s.Class
-		if s.Status == "nondeterministic" && class == "" {
-			class = "nondeterministic"
-		}
-		head, node := Group(class, s.Message, s.Property, s.Node)
-		f := &Finding{Class: class, Head: head, Node: node}
-		if g := groups[f.key()]; g != nil {
-			f = g
-		} else {
+		f := sw.group(groups, s.Status, s.Class, s.Message, s.Property, s.Node)
+		if len(f.Seeds) == 0 {
 			f.First = s
-			groups[f.key()] = f
-			sw.Findings = append(sw.Findings, f)
 		}
 		f.Seeds = append(f.Seeds, s.Seed)
 		if f.Timeline == "" && s.Artifacts != nil {
 			f.Timeline = s.Artifacts.Timeline
+		}
+	}
+	// Pins after the seeds, so that a finding's first record is a seed's
+	// whenever a seed fails that way.
+	for _, st := range ss {
+		for _, p := range st.pins {
+			if sw.pinsRan[p.Pin] {
+				continue
+			}
+			sw.pinsRan[p.Pin] = true
+			sw.Pins = append(sw.Pins, p)
+			if !PinFailed(p) {
+				continue
+			}
+			sw.PinsFailed++
+			f := sw.group(groups, p.Status, p.Class, p.Message, p.Property, p.Node)
+			f.Pins = append(f.Pins, p)
+			if f.Timeline == "" && p.Artifacts != nil {
+				f.Timeline = p.Artifacts.Timeline
+			}
 		}
 	}
 	sortFindings(sw.Findings)
@@ -334,11 +379,28 @@ func merge(ss []*stream) (*Sweep, error) {
 	return sw, nil
 }
 
-// sortFindings puts the finding with the most seeds first, then by title.
+// group returns the sweep's finding of a failing run, by the rule of
+// Group, adding a new one to the sweep when no run failed that way before.
+func (sw *Sweep) group(groups map[string]*Finding, status, class, message, property, node string) *Finding {
+	if status == "nondeterministic" && class == "" {
+		class = "nondeterministic"
+	}
+	head, nodeName := Group(class, message, property, node)
+	f := &Finding{Class: class, Head: head, Node: nodeName}
+	if g := groups[f.key()]; g != nil {
+		return g
+	}
+	groups[f.key()] = f
+	sw.Findings = append(sw.Findings, f)
+	return f
+}
+
+// sortFindings puts the finding with the most failing runs (seeds and
+// pins) first, then by title.
 func sortFindings(fs []*Finding) {
 	sort.SliceStable(fs, func(i, j int) bool {
-		if len(fs[i].Seeds) != len(fs[j].Seeds) {
-			return len(fs[i].Seeds) > len(fs[j].Seeds)
+		if fs[i].size() != fs[j].size() {
+			return fs[i].size() > fs[j].size()
 		}
 		return fs[i].Title() < fs[j].Title()
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -89,9 +90,71 @@ func (s *Sweep) Counts() string {
 	if s.ShrinkOnly {
 		return fmt.Sprintf("%s among the shrunk seeds", Plural(len(s.Findings), "way of failing"))
 	}
-	return fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
+	c := fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
 		s.Failed, Plural(s.Ran, "seed"), s.Passed, s.Horizon, s.Nondeterministic, Plural(len(s.Findings), "finding"),
 		Plural(s.PropertyFailures, "property"))
+	if p := s.PinsCount(); p != "" {
+		c += "; " + p
+	}
+	return c
+}
+
+// PinsCount says how the pinned regressions came out, "1 of 2 pinned
+// regressions failed" or "2 pinned regressions passed"; "" when the sweep
+// replayed none.
+func (s *Sweep) PinsCount() string {
+	switch {
+	case len(s.Pins) == 0:
+		return ""
+	case s.PinsFailed > 0:
+		return fmt.Sprintf("%d of %s failed", s.PinsFailed, Plural(len(s.Pins), "pinned regression"))
+	}
+	return Plural(len(s.Pins), "pinned regression") + " passed"
+}
+
+// PinOutcome says how a pin's replay came out, as sf-run does: "passed",
+// "failed again" (as it was pinned), "failed differently", "failed as
+// nondeterministic", or "failed" for a pin that keeps no failure to
+// compare with.
+func PinOutcome(p record.Pin) string {
+	switch {
+	case !PinFailed(p):
+		return "passed"
+	case p.Status == "nondeterministic":
+		return "failed as nondeterministic"
+	case p.PinnedFingerprint == "":
+		return "failed"
+	case !p.SameFailure:
+		return "failed differently"
+	}
+	return "failed again"
+}
+
+// PinLine is one pin's replay on a line: the file, its original seed, and
+// how it failed (when, and the message) or that it passed.
+func PinLine(p record.Pin) string {
+	l := fmt.Sprintf("%s (original seed %d) %s", p.Pin, p.Seed, PinOutcome(p))
+	if PinFailed(p) {
+		l += fmt.Sprintf(" at t=%s: %s", schedule.Time(p.AtNs), p.Message)
+	}
+	return l
+}
+
+// runsText names a finding's failing runs on one line: "seeds 1-3",
+// "pins .seedfall/pinned/w/seed-3.json", or both.
+func runsText(f *Finding) string {
+	var parts []string
+	if len(f.Seeds) > 0 || len(f.Pins) == 0 {
+		parts = append(parts, "seeds "+SeedList(f.Seeds, seedItemsMax))
+	}
+	if len(f.Pins) > 0 {
+		var names []string
+		for _, p := range f.Pins {
+			names = append(names, p.Pin)
+		}
+		parts = append(parts, "pins "+strings.Join(names, " "))
+	}
+	return strings.Join(parts, "; ")
 }
 
 // Warnings are what makes the sweep incomplete.
@@ -109,6 +172,12 @@ func (s *Sweep) Warnings() []string {
 	}
 	if s.Interrupted {
 		out = append(out, "the sweep was interrupted: the counts cover the seeds that finished")
+	}
+	if slices.Contains(s.Missing, 1) {
+		out = append(out, "shard 1 replays the world's pinned regressions: without it the report has none")
+	}
+	for _, u := range s.PinsUnseen {
+		out = append(out, u+": the report cannot say how the others came out")
 	}
 	return out
 }
@@ -155,6 +224,16 @@ func text(w io.Writer, s *Sweep) {
 	for _, warn := range s.Warnings() {
 		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
+	if len(s.Pins) > 0 {
+		fmt.Fprintf(w, "\npinned regressions (%d replayed, %d failed):\n", len(s.Pins), s.PinsFailed)
+		for _, p := range s.Pins {
+			mark := "ok  "
+			if PinFailed(p) {
+				mark = "FAIL"
+			}
+			fmt.Fprintf(w, "  %s %s\n", mark, PinLine(p))
+		}
+	}
 	if len(s.Findings) > 0 {
 		fmt.Fprintf(w, "\nfindings (%d):\n", len(s.Findings))
 	}
@@ -164,8 +243,13 @@ func text(w io.Writer, s *Sweep) {
 			st = "  [" + st + "]"
 		}
 		fmt.Fprintf(w, "%2d. %s%s\n", i+1, f.Title(), st)
-		fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Seeds), "seed"), SeedList(f.Seeds, seedItemsMax))
-		fmt.Fprintf(w, "    seed %d at t=%s: %s\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
+		if len(f.Seeds) > 0 {
+			fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Seeds), "seed"), SeedList(f.Seeds, seedItemsMax))
+			fmt.Fprintf(w, "    seed %d at t=%s: %s\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
+		}
+		for _, p := range f.Pins {
+			fmt.Fprintf(w, "    pin %s\n", PinLine(p))
+		}
 		if sh := f.Shrunk; sh != nil {
 			fmt.Fprintf(w, "    shrunk: seed %d from %d faults to %d, fails at %s: %s\n", sh.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
 			if f.Schedule != nil {
@@ -189,7 +273,7 @@ func text(w io.Writer, s *Sweep) {
 	if len(s.Resolved) > 0 {
 		fmt.Fprintf(w, "\nresolved (%d): these seeds ran again and no longer fail this way\n", len(s.Resolved))
 		for _, f := range s.Resolved {
-			fmt.Fprintf(w, "  %s  (first seen %s, last seen %s; seeds %s)\n", f.Title(), f.FirstSeen, f.LastSeen, SeedList(f.Seeds, seedItemsMax))
+			fmt.Fprintf(w, "  %s  (first seen %s, last seen %s; %s)\n", f.Title(), f.FirstSeen, f.LastSeen, runsText(f))
 		}
 	}
 	if len(s.Properties) > 0 {

@@ -1,0 +1,128 @@
+package manual
+
+import (
+	"io"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/sf-dst/sf/lib/config"
+)
+
+// Command is one sf command as its main.go describes it: what differs from
+// one command to the next. Main sets up the rest as every command has it.
+type Command struct {
+	Name, Usage, UsageText, Description string
+	Flags                               []cli.Flag
+	Action                              cli.ActionFunc
+	// Doc is the source of the command's doc.go, whose package comment is
+	// its -h manual (Install).
+	Doc string
+}
+
+// Main runs the command on args (args[0] is its name as invoked) and the
+// streams given, and returns the exit status (Run). Its app has no help
+// command, prints the manual for -h, and never splits a slice flag at
+// commas, since -set and -add values are JSON.
+func Main(c Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	app := &cli.App{
+		Name:                      c.Name,
+		Usage:                     c.Usage,
+		UsageText:                 c.UsageText,
+		Description:               c.Description,
+		HideHelpCommand:           true,
+		DisableSliceFlagSeparator: true,
+		Reader:                    stdin,
+		Writer:                    stdout,
+		ErrWriter:                 stderr,
+		Flags:                     c.Flags,
+		Action:                    c.Action,
+	}
+	Install(app, c.Doc)
+	return Run(app, args)
+}
+
+// Status is what an Action returns for the exit status code of the work it
+// did, whose reasons were printed already: nil for 0.
+func Status(code int) error {
+	if code != 0 {
+		return cli.Exit("", code)
+	}
+	return nil
+}
+
+// NoArgs is the usage error of a command that takes only flags and was
+// given an argument; nil when it was given none.
+func NoArgs(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return Usage(c.App.Name, "unexpected argument %q", c.Args().First())
+	}
+	return nil
+}
+
+// The flags several commands share, spelled and explained alike.
+
+// WorldFlag is -c, the world file, seedfall.json unless given.
+func WorldFlag() cli.Flag {
+	return &cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world file"}
+}
+
+// ProfileFlag is -profile, a named profile of the world file.
+func ProfileFlag() cli.Flag {
+	return &cli.StringFlag{Name: "profile", Usage: "apply this named profile of the world file"}
+}
+
+// SetFlag is -set, an override of a world-file field.
+func SetFlag() cli.Flag {
+	return &cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable)"}
+}
+
+// JobsFlag is -j, how many runs go at once, as many as the machine has
+// CPUs unless given; usage says what runs.
+func JobsFlag(usage string) cli.Flag {
+	return &cli.IntFlag{Name: "j", Value: runtime.NumCPU(), Usage: usage}
+}
+
+// JSONFlag is -json, records instead of the report on stdout.
+func JSONFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout"}
+}
+
+// Seed reads -seed, one seed, or returns its usage error.
+func Seed(c *cli.Context) (uint64, error) {
+	s, err := strconv.ParseUint(c.String("seed"), 10, 64)
+	if err != nil {
+		return 0, Usage(c.App.Name, "-seed: %q is not a seed (a whole number)", c.String("seed"))
+	}
+	return s, nil
+}
+
+// Seeds reads -seeds, 1-100 unless given, and returns the seeds and the
+// text they were read from, or its usage error.
+func Seeds(c *cli.Context) ([]uint64, string, error) {
+	text := c.String("seeds")
+	switch {
+	case c.IsSet("seeds") && strings.TrimSpace(text) == "":
+		return nil, "", Usage(c.App.Name, "-seeds is empty: give seeds such as 1-100, 7 or 1-5,9")
+	case text == "":
+		text = "1-100"
+	}
+	seeds, err := config.ParseSeeds(text)
+	if err != nil {
+		return nil, "", Usage(c.App.Name, "-seeds: %v", err)
+	}
+	return seeds, text, nil
+}
+
+// Sibling is how a command's replay lines call another sf command, name:
+// the one next to this command's binary when it was run by a path
+// (args[0]), else name alone, from PATH.
+func Sibling(args []string, name string) string {
+	if len(args) > 0 && filepath.Base(args[0]) != args[0] {
+		return filepath.Join(filepath.Dir(args[0]), name)
+	}
+	return name
+}
