@@ -373,6 +373,26 @@ func TestKvlog(t *testing.T) {
 	if f := report.Sweeps[0].Findings; len(f) != 1 || f[0].Status != "" {
 		t.Errorf("sf_report without findings: %+v", f)
 	}
+	// Pinned regressions: a failing pin joins the finding its seed shares, or
+	// makes one of its own, which then carries the pin's message.
+	pins := call[mcpserver.ReportOut](t, cs, "sf_report", map[string]any{"records": []string{filepath.Join(tools.Root, "lib/report/testdata/pins.jsonl")}, "findings": ""})
+	if sw := pins.Sweeps[0]; pins.ExitStatus != 1 || sw.PinsReplayed != 3 || sw.PinsFailed != 2 || len(sw.Findings) != 2 {
+		t.Fatalf("sf_report with pins: %+v", pins)
+	}
+	for _, f := range pins.Sweeps[0].Findings {
+		switch f.Class {
+		case "assert":
+			if f.SeedsTotal != 1 || !slices.Equal(f.Pins, []string{".seedfall/pinned/kvlog/seed-3.json"}) {
+				t.Errorf("sf_report: the assert finding with a pin: %+v", f)
+			}
+		case "liveness":
+			if f.SeedsTotal != 0 || !slices.Equal(f.Pins, []string{".seedfall/pinned/kvlog/seed-5.json"}) || !strings.HasPrefix(f.FirstMessage, "server#1: did not finish") {
+				t.Errorf("sf_report: the finding of a pin alone: %+v", f)
+			}
+		default:
+			t.Errorf("sf_report with pins: unexpected finding %+v", f)
+		}
+	}
 	if page, err := os.ReadFile(filepath.Join(dir, "report.html")); err != nil || !strings.Contains(string(page), "</html>") {
 		t.Errorf("sf_report html: %v", err)
 	}

@@ -35,7 +35,8 @@ type ReportFinding struct {
 	Node         string   `json:"node,omitempty"`
 	Seeds        []uint64 `json:"seeds" jsonschema:"its failing seeds (the first 1000)"`
 	SeedsTotal   int      `json:"seeds_total"`
-	FirstMessage string   `json:"first_message" jsonschema:"the first seed's failure message"`
+	FirstMessage string   `json:"first_message" jsonschema:"the first seed's failure message, or the first pin's when no seed fails this way"`
+	Pins         []string `json:"pins,omitempty" jsonschema:"pinned regressions that came back this way (their pin files)"`
 	Schedule     string   `json:"schedule,omitempty" jsonschema:"the shortest shrunk schedule, when sf-shrink records were given"`
 	FaultsAfter  int      `json:"faults_after,omitempty" jsonschema:"faults left in that schedule"`
 	Repro        string   `json:"repro" jsonschema:"the command that shows it: the shrunk schedule's replay, else the first seed's"`
@@ -64,6 +65,8 @@ type ReportSweep struct {
 	BuggifySites     []record.BuggifySite `json:"buggify_sites,omitempty"`
 	GaveUpSeeds      []uint64             `json:"gave_up_seeds,omitempty"`
 	ShrinkErrors     []string             `json:"shrink_errors,omitempty"`
+	PinsReplayed     int                  `json:"pins_replayed,omitempty" jsonschema:"pinned regressions replayed before the sweep"`
+	PinsFailed       int                  `json:"pins_failed,omitempty" jsonschema:"of them, those that failed again"`
 }
 
 // ReportOut is sf_report's result.
@@ -115,7 +118,7 @@ func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn
 			Ran: sw.Ran, Passed: sw.Passed, Failed: sw.Failed, Horizon: sw.Horizon, Nondeterministic: sw.Nondeterministic,
 			Shards: sw.Shards, MissingShards: sw.Missing, Unfinished: sw.Unfinished, Properties: sw.Properties,
 			PropertyFailures: sw.PropertyFailures, BuggifySites: sw.Buggify, GaveUpSeeds: sw.GaveUpSeeds,
-			ShrinkErrors: sw.ShrinkErrors, Findings: []ReportFinding{}}
+			ShrinkErrors: sw.ShrinkErrors, PinsReplayed: len(sw.Pins), PinsFailed: sw.PinsFailed, Findings: []ReportFinding{}}
 		if rs.Properties == nil {
 			rs.Properties = []record.Property{}
 		}
@@ -183,6 +186,12 @@ func finding(f *report.Finding) ReportFinding {
 		Seeds: f.Seeds[:min(len(f.Seeds), seedsKept)], FirstMessage: f.First.Message, Repro: f.Repro(), Status: f.Status}
 	if rf.Seeds == nil {
 		rf.Seeds = []uint64{}
+	}
+	for _, p := range f.Pins[:min(len(f.Pins), seedsKept)] {
+		rf.Pins = append(rf.Pins, p.Pin)
+	}
+	if len(f.Seeds) == 0 && len(f.Pins) > 0 {
+		rf.FirstMessage = f.Pins[0].Message
 	}
 	if f.Shrunk != nil {
 		rf.Schedule, rf.FaultsAfter = f.Shrunk.Schedule, f.Shrunk.FaultsAfter
