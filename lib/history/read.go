@@ -191,6 +191,14 @@ func readJSONL(data []byte, file string, emit func(*Event) error) error {
 			continue
 		}
 		ev = Event{Line: line}
+		if fastEvent(text, &ev, intern) {
+			if err := emit(&ev); err != nil {
+				return err
+			}
+			continue
+		}
+		ev = Event{Line: line}
+		s.Reset(text)
 		if err := parseEvent(&s, &ev, intern); err != nil {
 			return &Error{File: file, Line: line, Msg: err.Error(), Err: err}
 		}

@@ -735,3 +735,14 @@ func AppendString(dst []byte, s string) []byte {
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
 }
+
+// ValidAt checks the JSON value that starts exactly at i, with no white space
+// before it, and returns the offset after it. It accepts what Skip accepts;
+// on a problem it reports false and says nothing of where, for which Skip is
+// the one to call.
+func ValidAt(d []byte, i int) (end int, ok bool) {
+	if i >= len(d) || isSpace(d[i]) {
+		return 0, false
+	}
+	return validate(d, i)
+}
