@@ -116,6 +116,13 @@ type listAppend struct {
 	keyID map[string]int32
 
 	vals []laVal // per value id
+	// status is each transaction's, packed: the checks ask it of writers in
+	// no particular order, and a HistoryOp is too big to stay in cache.
+	status []history.Status
+
+	// keyCache holds recently seen key names by a hash of their text, in
+	// front of keyID: a transaction names a few hot keys over and over.
+	keyCache [keyCacheSize]int32
 
 	vr      valueReader
 	found   [kindCount]anomalyAcc
@@ -134,12 +141,19 @@ func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 		read += max(0, len(ops[i].Output)-len(ops[i].Value))
 	}
 	c := &listAppend{
-		ops:   ops,
-		txns:  make([]laTxn, len(ops)),
-		mops:  make([]laMop, 0, invoked/16+16),
-		elems: make([]int32, 0, read/6+16),
-		vals:  make([]laVal, 0, invoked/32+16),
-		keyID: map[string]int32{},
+		ops:    ops,
+		txns:   make([]laTxn, len(ops)),
+		mops:   make([]laMop, 0, invoked/16+16),
+		elems:  make([]int32, 0, read/6+16),
+		vals:   make([]laVal, 0, invoked/32+16),
+		keyID:  map[string]int32{},
+		status: make([]history.Status, len(ops)),
+	}
+	for i := range c.keyCache {
+		c.keyCache[i] = -1
+	}
+	for i := range ops {
+		c.status[i] = ops[i].Status
 	}
 	for i := range ops {
 		if err := c.parse(int32(i)); err != nil {
@@ -179,14 +193,29 @@ func (c *listAppend) errorf(op *history.HistoryOp, format string, args ...any) e
 	return &InputError{Model: ListAppend, Line: op.Line, ID: op.ID, Msg: fmt.Sprintf(format, args...)}
 }
 
+const keyCacheSize = 256
+
 func (c *listAppend) key(b []byte) int32 {
+	h := len(b)
+	if len(b) > 0 {
+		h = h*31 + int(b[0])*7 + int(b[len(b)-1])
+		if len(b) > 2 {
+			h = h*31 + int(b[len(b)-2])
+		}
+	}
+	slot := &c.keyCache[h%keyCacheSize]
+	if k := *slot; k >= 0 && c.keys[k].name == string(b) {
+		return k
+	}
 	if k, ok := c.keyID[string(b)]; ok {
+		*slot = k
 		return k
 	}
 	k := int32(len(c.keys))
 	name := string(b)
 	c.keyID[name] = k
 	c.keys = append(c.keys, laKey{name: name, longest: -1})
+	*slot = k
 	c.keySeen = append(c.keySeen, 0)
 	c.keyLast = append(c.keyLast, -1)
 	return k

@@ -12,7 +12,7 @@ import (
 
 func (c *listAppend) id(t int32) int64 { return c.ops[t].ID }
 
-func (c *listAppend) failed(t int32) bool { return c.ops[t].Status == history.StatusFailed }
+func (c *listAppend) failed(t int32) bool { return c.status[t] == history.StatusFailed }
 
 func (c *listAppend) read(m *laMop) []int32 { return c.elems[m.val : m.val+m.n] }
 
@@ -28,7 +28,7 @@ func (c *listAppend) checkReads() {
 	seq := int32(0)
 	for ti := range c.txns {
 		t := int32(ti)
-		if c.ops[t].Status != history.StatusOK {
+		if c.status[t] != history.StatusOK {
 			continue
 		}
 		txn := &c.txns[t]
@@ -109,7 +109,7 @@ func (c *listAppend) checkInternal() {
 	var ents []internalState
 	for ti := range c.txns {
 		t := int32(ti)
-		if c.ops[t].Status != history.StatusOK {
+		if c.status[t] != history.StatusOK {
 			continue
 		}
 		txn := &c.txns[t]
@@ -199,7 +199,7 @@ func (c *listAppend) edges() []edge {
 	}
 	for ti := range c.txns {
 		t := int32(ti)
-		if c.ops[t].Status != history.StatusOK {
+		if c.status[t] != history.StatusOK {
 			continue
 		}
 		txn := &c.txns[t]
