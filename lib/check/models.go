@@ -86,7 +86,7 @@ var linModels = map[string]*linModel{
 type decoder struct {
 	m      *linModel
 	vals   *interner
-	boxes  []any // vals' ids boxed once (see boxAll), so kv steps do not allocate
+	ids    []int32 // ids[v] == v, for every interned value (see boxAll)
 	keys   *interner
 	vr     valueReader
 	sorted []int32 // scratch for set reads
@@ -101,16 +101,20 @@ func newDecoder(m *linModel) *decoder {
 	return &decoder{m: m, vals: newInterner(), keys: newInterner()}
 }
 
-// boxAll boxes every interned value once, after decoding and before
+// boxAll prepares box for every interned value, after decoding and before
 // Porcupine runs: Porcupine steps partitions in parallel goroutines, so box
-// must only read.
+// must only read. A kv state is a pointer to its value's slot in ids, which
+// an interface holds without allocating (an int32 in an interface is
+// allocated on its own), and one value has one pointer, so states compare
+// equal exactly when their values do.
 func (d *decoder) boxAll() {
-	for len(d.boxes) < len(d.vals.names) {
-		d.boxes = append(d.boxes, any(int32(len(d.boxes))))
+	d.ids = make([]int32, len(d.vals.names))
+	for i := range d.ids {
+		d.ids[i] = int32(i)
 	}
 }
 
-func (d *decoder) box(id int32) any { return d.boxes[id] }
+func (d *decoder) box(id int32) any { return &d.ids[id] }
 
 // checkRange refuses a counter history whose adds could take a key's value
 // out of int64. Every state the search reaches is a sum of some of the
@@ -344,7 +348,7 @@ func kvModel(name string, fs map[string]opKind) *linModel {
 		fs:   fs,
 		init: func(d *decoder) any { return d.box(0) },
 		step: func(d *decoder, state any, in *linInput, out *linOutput) (bool, any) {
-			s := state.(int32)
+			s := *state.(*int32)
 			switch in.kind {
 			case opPut:
 				return true, d.box(in.a)
@@ -365,13 +369,13 @@ func kvModel(name string, fs map[string]opKind) *linModel {
 			}
 			return false, state
 		},
-		equal: func(a, b any) bool { return a.(int32) == b.(int32) },
-		hash:  func(s any) uint64 { return mix64(uint64(s.(int32))) },
+		equal: func(a, b any) bool { return *a.(*int32) == *b.(*int32) },
+		hash:  func(s any) uint64 { return mix64(uint64(*s.(*int32))) },
 		describeState: func(d *decoder, s any) string {
-			if s.(int32) == 0 {
+			if *s.(*int32) == 0 {
 				return "absent"
 			}
-			return d.vals.quote(s.(int32))
+			return d.vals.quote(*s.(*int32))
 		},
 	}
 }
