@@ -478,3 +478,31 @@ func TestPartitionSlicesGroupedOperations(t *testing.T) {
 		t.Fatalf("generated kv history: %s", dump(r))
 	}
 }
+
+// TestPlainPairAgrees holds casPair's quick path to the scanner: whatever it
+// takes, the scanner reads as the same two values.
+func TestPlainPairAgrees(t *testing.T) {
+	took := 0
+	for _, raw := range []string{
+		`["a","b"]`, `[null,"b"]`, `["a",null]`, `[null,null]`, `["",""]`, `["null","x"]`, `["é","\u00e9"]`,
+		`["a\"b","c"]`, `["a" ,"b"]`, `[ "a","b"]`, `["a","b","c"]`, `["a"]`, `[]`, `[1,2]`, `["a",2]`,
+		`[nul,"b"]`, `[nullx,"b"]`, `["a","b"] `, `["a","b`, `["a`, `"a"`, "[\"a\x01\",\"b\"]", `["a","b"]]`,
+	} {
+		a, b, ok := plainPair([]byte(raw))
+		if !ok {
+			continue
+		}
+		took++
+		d := newDecoder(linModels["cas"])
+		pair, n, err := d.casPairScan([]byte(raw))
+		if err != nil || n != 2 {
+			t.Fatalf("%s: the quick path took it, the scanner says %d elements, %v", raw, n, err)
+		}
+		if got, want := [2]string{string(a), string(b)}, [2]string{d.vals.names[pair[0]], d.vals.names[pair[1]]}; got != want {
+			t.Fatalf("%s: the quick path read %q, the scanner %q", raw, got, want)
+		}
+	}
+	if took != 6 {
+		t.Fatalf("the quick path took %d pairs, want 6", took)
+	}
+}
