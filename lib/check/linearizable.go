@@ -167,6 +167,12 @@ func (d *decoder) porcupineModel(nkeys int) porcupine.Model {
 
 func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start time.Time) (*Report, error) {
 	d := newDecoder(m)
+	if m.name == "kv" || m.name == "cas" {
+		// A register's writes nearly all write values of their own: size
+		// the interner for them at once rather than grow it (and collect
+		// what growing leaves behind) while the decoded history is live.
+		d.vals = newInternerSize(len(ops) / 2)
+	}
 	pops, keys, err := d.build(ops)
 	if err != nil {
 		return nil, err

@@ -219,8 +219,13 @@ type interner struct {
 	names []string
 }
 
-func newInterner() *interner {
-	return &interner{ids: map[string]int32{"": 0}, names: []string{""}}
+func newInterner() *interner { return newInternerSize(0) }
+
+// newInternerSize returns an interner with room for n strings.
+func newInternerSize(n int) *interner {
+	in := &interner{ids: make(map[string]int32, n+1), names: make([]string, 1, n+1)}
+	in.ids[""] = 0
+	return in
 }
 
 func (in *interner) id(b []byte) int32 {
