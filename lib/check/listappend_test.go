@@ -274,3 +274,24 @@ func TestListAppendReadMemo(t *testing.T) {
 		t.Errorf("example %q does not show T4's read [1 123] and T5's reads [1 12 123]", ex)
 	}
 }
+
+// TestListAppendEscapedValues: values written with escapes, the same value
+// written in different ways, are one value, and examples show them as
+// they are.
+func TestListAppendEscapedValues(t *testing.T) {
+	ops := number(
+		lop(0, "txn", "", `[["append","x","a\"1"],["append","x","b\n2"],["append","x","c3"]]`, "ok",
+			`[["append","x","a\"1"],["append","x","b\n2"],["append","x","c3"]]`, 0, 1),
+		lop(1, "txn", "", `[["r","x",null]]`, "ok", `[["r","x",["a\u0022\u0031","b\u000a2","c3","\u0061\"1"]]]`, 2, 3),
+	)
+	r := mustCheck(t, ops, Options{Model: ListAppend})
+	if got := r.Summary; got != "history of 2 transactions is not serializable: G1b, duplicate-elements" {
+		t.Fatalf("summary %q:\n%s", got, dump(r))
+	}
+	dup := r.Anomalies[1].Example
+	for _, want := range []string{`which has "a\"1" twice`, `append x "b\n2"`, `x ["a\"1" "b\n2" "c3" "a\"1"]`} {
+		if !strings.Contains(dup, want) && !strings.Contains(r.Anomalies[0].Example, want) {
+			t.Errorf("examples lack %s:\n%s", want, dump(r))
+		}
+	}
+}
