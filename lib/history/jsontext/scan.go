@@ -510,6 +510,15 @@ func validate(d []byte, i int) (end int, ok bool) {
 			if d[i] != ',' {
 				return 0, false
 			}
+			if top == '[' && i+1 < len(d) && d[i+1] == '"' {
+				// A string right after the comma, as a writer puts the
+				// elements of a list of strings, the bulk of a history: take
+				// it here rather than through the value switch.
+				if i, ok = validString(d, i+1); !ok {
+					return 0, false
+				}
+				continue
+			}
 			i++
 			if top == '{' {
 				for i < len(d) && isSpace(d[i]) {
