@@ -44,7 +44,7 @@ var fastSamples = []string{
 func checkFast(t *testing.T, line []byte) {
 	t.Helper()
 	var fast, slow Event
-	if !fastEvent(line, &fast, map[string]string{}) {
+	if !fastEvent(line, &fast, map[string]string{}, nil) {
 		return
 	}
 	s := jsontext.New(line)
@@ -61,7 +61,7 @@ func TestFastEventAgrees(t *testing.T) {
 	for _, line := range fastSamples {
 		checkFast(t, []byte(line))
 		var ev Event
-		if fastEvent([]byte(line), &ev, map[string]string{}) {
+		if fastEvent([]byte(line), &ev, map[string]string{}, nil) {
 			took++
 		}
 	}
@@ -72,7 +72,7 @@ func TestFastEventAgrees(t *testing.T) {
 	// Every line the writer writes takes it.
 	for _, line := range strings.Split(strings.TrimSpace(specExample), "\n") {
 		var ev Event
-		if !fastEvent([]byte(line), &ev, map[string]string{}) {
+		if !fastEvent([]byte(line), &ev, map[string]string{}, nil) {
 			t.Errorf("fastEvent refuses the writer's line %s", line)
 		}
 	}
