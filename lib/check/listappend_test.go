@@ -295,3 +295,48 @@ func TestListAppendEscapedValues(t *testing.T) {
 		}
 	}
 }
+
+// TestListAppendPrefixReads: reads that are prefixes of their key's longest
+// read are checked from what that read holds at each position; each
+// anomaly counts only the reads long enough to reach it, and reads that are
+// not prefixes are checked element by element.
+func TestListAppendPrefixReads(t *testing.T) {
+	counts := func(r *Report) map[string]int {
+		m := map[string]int{}
+		for _, a := range r.Anomalies {
+			m[a.Kind] = a.Count
+		}
+		return m
+	}
+	// x's longest read is 1 2 3 9 1 4: 3 was appended by a failed
+	// transaction (position 2), 9 by nobody (3), 1 comes twice (4).
+	r := mustCheck(t, txnHistory(
+		ok(0, "a x 1 | a x 2"), fail(1, "a x 3"), ok(2, "a x 4"),
+		ok(3, "r x 1"), ok(4, "r x 1 2"), ok(5, "r x 1 2 3"), ok(6, "r x 1 2 3 9"),
+		ok(7, "r x 1 2 3 9 1"), ok(8, "r x 1 2 3 9 1 4"),
+		// Not a prefix: checked on its own, with its own duplicate.
+		ok(9, "r x 2 2"),
+	), Options{Model: ListAppend})
+	got := counts(r)
+	for kind, want := range map[string]int{"G1a": 4, "garbage-read": 3, "duplicate-elements": 3, "incompatible-order": 1} {
+		if got[kind] != want {
+			t.Errorf("%s: %d, want %d\n%s", kind, got[kind], want, dump(r))
+		}
+	}
+	for _, a := range r.Anomalies {
+		switch a.Kind {
+		case "duplicate-elements":
+			if !strings.Contains(a.Example, `T7 read x ["1" "2" "3" "9" "1"], which has "1" twice`) {
+				t.Errorf("duplicate example: %s", a.Example)
+			}
+		case "garbage-read":
+			if !strings.Contains(a.Example, `T6 read x ["1" "2" "3" "9"], but nobody appended "9" to x`) {
+				t.Errorf("garbage example: %s", a.Example)
+			}
+		case "G1a":
+			if !strings.Contains(a.Example, `T5 read x ["1" "2" "3"], including "3" appended by T1, which failed`) {
+				t.Errorf("G1a example: %s", a.Example)
+			}
+		}
+	}
+}
