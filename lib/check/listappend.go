@@ -286,34 +286,41 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				return err
 			}
 		}
-		if err := s.Expect('['); err != nil {
-			return err
-		}
-		f, err := s.String()
-		if err != nil {
-			return fmt.Errorf("micro-op %d: %w", i, err)
-		}
-		var read bool
-		switch string(f) {
-		case "r", "read":
-			read = true
-		case "append":
-		default:
-			return fmt.Errorf("micro-op %d: %q is not one of r, append", i, f)
-		}
-		if err := s.Expect(','); err != nil {
-			return err
-		}
-		kb, isNull, err := c.vr.scalar()
-		if err == nil && isNull {
-			err = fmt.Errorf("found null")
-		}
-		if err != nil {
-			return fmt.Errorf("micro-op %d: key: %w", i, err)
-		}
-		k := c.key(kb)
-		if err := s.Expect(','); err != nil {
-			return err
+		var (
+			read bool
+			k    int32
+		)
+		if r, kb, next, ok := mopHead(raw, s.Pos); ok {
+			read, k, s.Pos = r, c.key(kb), next
+		} else {
+			if err := s.Expect('['); err != nil {
+				return err
+			}
+			f, err := s.String()
+			if err != nil {
+				return fmt.Errorf("micro-op %d: %w", i, err)
+			}
+			switch string(f) {
+			case "r", "read":
+				read = true
+			case "append":
+			default:
+				return fmt.Errorf("micro-op %d: %q is not one of r, append", i, f)
+			}
+			if err := s.Expect(','); err != nil {
+				return err
+			}
+			kb, isNull, err := c.vr.scalar()
+			if err == nil && isNull {
+				err = fmt.Errorf("found null")
+			}
+			if err != nil {
+				return fmt.Errorf("micro-op %d: key: %w", i, err)
+			}
+			k = c.key(kb)
+			if err := s.Expect(','); err != nil {
+				return err
+			}
 		}
 		m := laMop{key: k, read: read, n: unknownRead}
 		mi := int32(len(c.mops))
@@ -390,6 +397,38 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 		return fmt.Errorf("trailing text")
 	}
 	return nil
+}
+
+// mopHead reads the start of a micro-op at raw[i] when it is written the
+// way writers write it: ["r"," or ["read"," or ["append"," then a key
+// without escapes or control characters, its closing quote and a comma, no
+// white space anywhere. It returns whether the micro-op reads, the key, and
+// where its value starts; anything else is for the scanner, whose errors
+// it then gives.
+func mopHead(raw []byte, i int) (read bool, key []byte, next int, ok bool) {
+	rest := raw[i:]
+	switch {
+	case len(rest) > 6 && string(rest[:6]) == `["r","`:
+		read, i = true, i+6
+	case len(rest) > 9 && string(rest[:9]) == `["read","`:
+		read, i = true, i+9
+	case len(rest) > 11 && string(rest[:11]) == `["append","`:
+		i += 11
+	default:
+		return false, nil, 0, false
+	}
+	for j := i; j < len(raw); j++ {
+		switch c := raw[j]; {
+		case c == '"':
+			if j+1 < len(raw) && raw[j+1] == ',' {
+				return read, raw[i:j], j + 2, true
+			}
+			return false, nil, 0, false
+		case c == '\\' || c < 0x20:
+			return false, nil, 0, false
+		}
+	}
+	return false, nil, 0, false
 }
 
 // note records an instance of an anomaly, keeping as its example the first
