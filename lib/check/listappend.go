@@ -84,12 +84,14 @@ type laTxn struct {
 }
 
 // keyIndexMin is the number of values a key has before it gets a map from
-// value to id; below it, a linear scan is faster and allocates nothing.
-const keyIndexMin = 16
+// value to id; below it, a scan of the values' fingerprints is faster and
+// allocates less.
+const keyIndexMin = 64
 
 type laKey struct {
 	name    string
 	vals    []int32          // the key's value ids, in order of appearance
+	fps     []uint32         // their fingerprints, until the key has an index
 	index   map[string]int32 // value -> id, once the key has keyIndexMin values
 	longest int32            // the mop with the longest committed read, or -1
 	bad     bool             // no version order can be trusted for this key
@@ -223,14 +225,18 @@ func (c *listAppend) key(b []byte) int32 {
 
 func (c *listAppend) value(k int32, b []byte) int32 {
 	kk := &c.keys[k]
+	var fp uint32
 	if kk.index != nil {
 		if v, ok := kk.index[string(b)]; ok {
 			return v
 		}
 	} else {
-		for _, v := range kk.vals {
-			if c.vals[v].str == string(b) {
-				return v
+		// The fingerprints sit together, while each comparison of the text
+		// itself loads a value from anywhere in c.vals.
+		fp = fingerprint(b)
+		for i, f := range kk.fps {
+			if f == fp && c.vals[kk.vals[i]].str == string(b) {
+				return kk.vals[i]
 			}
 		}
 	}
@@ -246,8 +252,20 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 		for _, id := range kk.vals {
 			kk.index[c.vals[id].str] = id
 		}
+		kk.fps = nil
+	default:
+		kk.fps = append(kk.fps, fp)
 	}
 	return v
+}
+
+// fingerprint is a 32-bit FNV-1a hash of b.
+func fingerprint(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
 
 // parse reads transaction t: its completion's micro-ops when it is ok, with
