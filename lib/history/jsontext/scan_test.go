@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -18,6 +19,19 @@ var samples = []string{
 func TestValidateAgreesWithSkip(t *testing.T) {
 	for _, in := range samples {
 		checkAgreement(t, []byte(in))
+	}
+	// Nesting past the validator's first stack, up to the limit and past it.
+	nested := func(depth int) []byte {
+		return []byte(strings.Repeat(`{"a":[`, depth/2) + strings.Repeat("[", depth%2) + "1" + strings.Repeat("]", depth%2) + strings.Repeat("]}", depth/2))
+	}
+	for _, depth := range []int{15, 16, 17, 40, DepthMax} {
+		checkAgreement(t, nested(depth))
+	}
+	if _, ok := validate(nested(DepthMax+1), 0); ok {
+		t.Errorf("validate takes %d levels, more than DepthMax", DepthMax+1)
+	}
+	if err := (&Scanner{Data: nested(DepthMax + 1)}).skip(0); err == nil {
+		t.Errorf("skip takes %d levels, more than DepthMax", DepthMax+1)
 	}
 }
 
