@@ -61,12 +61,14 @@ const unknownRead = -1
 
 type laMop struct {
 	key int32
-	// For an append, the value's id; for a read, where its elements start:
-	// they are elems[val : val+n].
+	// For an append, the value's id; for a read whose elements are its
+	// own (own), where they start: they are elems[val : val+n]. Other reads
+	// are the key's seq[:n].
 	val  int32
 	n    int32 // read: length, or unknownRead
 	read bool
 	ext  bool // the transaction's first access to key, a read
+	own  bool
 }
 
 // laVal is one value appended to or read from a key.
@@ -98,6 +100,12 @@ type laKey struct {
 	// last is the key's last read list, whose text the next read mostly
 	// repeats (see listMemo); its ids are a view of the elements.
 	last listMemo
+	// seq is the list the key's reads agree on so far: every read that is
+	// a prefix of it, or extends it, is stored as seq[:n] rather than in a
+	// copy of its own, which would repeat most of the key's history for
+	// every read. lastInSeq says whether last's ids are seq's.
+	seq       []int32
+	lastInSeq bool
 }
 
 // anomalyAcc collects the instances of one kind of anomaly. Examples are
@@ -134,19 +142,17 @@ type listAppend struct {
 
 func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 	// Size the arrays from the raw JSON: an invoked micro-op takes about 16
-	// bytes ( ["r","k1",null] ), and what an ok completion adds to its
-	// invocation is mostly read elements of about 6 bytes ( "3-17", ).
-	// Appending grows them if the guess is short.
-	invoked, read := 0, 0
+	// bytes ( ["r","k1",null] ). Appending grows them if the guess is
+	// short. Reads mostly share their key's seq and need no room in elems.
+	invoked := 0
 	for i := range ops {
 		invoked += len(ops[i].Value)
-		read += max(0, len(ops[i].Output)-len(ops[i].Value))
 	}
 	c := &listAppend{
 		ops:    ops,
 		txns:   make([]laTxn, len(ops)),
 		mops:   make([]laMop, 0, invoked/16+16),
-		elems:  make([]int32, 0, read/6+16),
+		elems:  make([]int32, 0, 1024),
 		vals:   make([]laVal, 0, invoked/32+16),
 		keyID:  map[string]int32{},
 		status: make([]history.Status, len(ops)),
@@ -359,7 +365,8 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				return err
 			}
 		default:
-			m.val = int32(len(c.elems))
+			kk := &c.keys[k]
+			e := elemsBuilder{c: c, kk: kk}
 			if !s.Null() {
 				start := s.Pos
 				if err := s.Expect('['); err != nil {
@@ -367,10 +374,16 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				}
 				// Take the elements this list shares with the key's last
 				// read from that read, without scanning them again.
-				last := &c.keys[k].last
+				last := &kk.last
 				j := last.shared(raw[start:])
 				if j > 0 {
-					c.elems = append(c.elems, last.ids[:j]...)
+					if kk.lastInSeq {
+						e.n = int32(j) // they are seq's already
+					} else {
+						for _, v := range last.ids[:j] {
+							e.push(v)
+						}
+					}
 					s.Pos = start + int(last.ends[j-1])
 				}
 				last.ends = last.ends[:j]
@@ -387,22 +400,27 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 					if err != nil {
 						return fmt.Errorf("micro-op %d: read element %d: %w", i, j, err)
 					}
-					// Reads of a key mostly repeat a prefix of its longest
-					// read so far: compare with that before hashing.
+					// Reads of a key mostly repeat its seq: compare with
+					// that before looking the value up.
 					var v int32
-					if hint := c.keys[k].longest; hint >= 0 && int32(j) < c.mops[hint].n && c.vals[c.elems[c.mops[hint].val+int32(j)]].str == string(vb) {
-						v = c.elems[c.mops[hint].val+int32(j)]
+					if int(e.n) < len(kk.seq) && c.vals[kk.seq[e.n]].str == string(vb) {
+						v = kk.seq[e.n]
 					} else {
 						v = c.value(k, vb)
 					}
-					c.elems = append(c.elems, v)
+					e.push(v)
 					last.ends = append(last.ends, int32(s.Pos-start))
 				}
 				last.raw = raw[start:s.Pos]
-				last.ids = c.elems[m.val:len(c.elems):len(c.elems)]
+				if e.own {
+					last.ids = c.elems[e.start:len(c.elems):len(c.elems)]
+				} else {
+					last.ids = kk.seq[:e.n:e.n]
+				}
+				kk.lastInSeq = !e.own
 			}
-			m.n = int32(len(c.elems)) - m.val
-			if kk := &c.keys[k]; kk.longest < 0 || m.n > c.mops[kk.longest].n {
+			m.n, m.own, m.val = e.n, e.own, e.start
+			if kk.longest < 0 || m.n > c.mops[kk.longest].n {
 				kk.longest = mi
 			}
 		}
@@ -415,6 +433,36 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 		return fmt.Errorf("trailing text")
 	}
 	return nil
+}
+
+// elemsBuilder stores the elements of one read: as a prefix of its key's
+// seq while they agree with it (extending seq past its end), and as a copy
+// of their own in elems from the first element that disagrees.
+type elemsBuilder struct {
+	c     *listAppend
+	kk    *laKey
+	n     int32 // elements so far
+	own   bool
+	start int32 // where they start in elems, once own
+}
+
+func (e *elemsBuilder) push(v int32) {
+	if !e.own {
+		seq := e.kk.seq
+		switch {
+		case int(e.n) == len(seq):
+			e.kk.seq = append(seq, v)
+			e.n++
+			return
+		case seq[e.n] == v:
+			e.n++
+			return
+		}
+		e.own, e.start = true, int32(len(e.c.elems))
+		e.c.elems = append(e.c.elems, seq[:e.n]...)
+	}
+	e.c.elems = append(e.c.elems, v)
+	e.n++
 }
 
 // mopHead reads the start of a micro-op at raw[i] when it is written the

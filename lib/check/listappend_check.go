@@ -14,7 +14,12 @@ func (c *listAppend) id(t int32) int64 { return c.ops[t].ID }
 
 func (c *listAppend) failed(t int32) bool { return c.status[t] == history.StatusFailed }
 
-func (c *listAppend) read(m *laMop) []int32 { return c.elems[m.val : m.val+m.n] }
+func (c *listAppend) read(m *laMop) []int32 {
+	if m.own {
+		return c.elems[m.val : m.val+m.n]
+	}
+	return c.keys[m.key].seq[:m.n]
+}
 
 func (c *listAppend) txnOfMop(mi int32) int32 {
 	return int32(sort.Search(len(c.txns), func(t int) bool { return c.txns[t].mop1 > mi }))
