@@ -80,8 +80,10 @@ type laVal struct {
 	next   int32 // the writer's next append to the same key, or -1
 }
 
+// laTxn is a transaction's micro-ops, mops[mop0:mop1]. It holds no pointer
+// to its operation (that is ops[t]), so that the collector has a million
+// fewer pointers to follow while a big history is checked.
 type laTxn struct {
-	op         *history.HistoryOp
 	mop0, mop1 int32
 }
 
@@ -288,7 +290,6 @@ func (c *listAppend) parse(t int32) error {
 		raw, what = op.Output, "output"
 	}
 	txn := &c.txns[t]
-	txn.op = op
 	txn.mop0 = int32(len(c.mops))
 	err := c.parseMops(t, raw, withReads)
 	txn.mop1 = int32(len(c.mops))
