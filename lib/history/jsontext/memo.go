@@ -23,6 +23,10 @@ type ArrayMemo struct {
 
 const memoSlots = 1024
 
+// memoElemsMax is the most elements of an array the memo keeps, so that
+// what it holds stays bounded (16 MiB of ends) whatever the input.
+const memoElemsMax = 4096
+
 // memoDepthMin is the least depth of an array that ValidAt looks up in the
 // memo: looking up costs a hash and a comparison, which the short arrays at
 // the top of a value (such as a list-append transaction's micro-ops) do not
@@ -51,9 +55,13 @@ func (m *ArrayMemo) flat(d []byte, i int) (int, int) {
 		j = i + int(ends[k-1])
 	}
 	end, res := flatFrom(d, i, j, k > 0, &ends)
-	if res == memoValid {
+	switch {
+	case res == memoValid && len(ends) <= memoElemsMax:
 		slot.text, slot.ends = d[i:end], ends
-	} else {
+	case len(ends) > memoElemsMax:
+		// Not kept: the memo holds at most memoSlots*memoElemsMax ends.
+		slot.text, slot.ends = nil, nil
+	default:
 		// ends has overwritten the slot's, which no longer describe its text.
 		slot.text, slot.ends = nil, ends[:0]
 	}

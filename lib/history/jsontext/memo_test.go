@@ -2,6 +2,7 @@ package jsontext
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 )
 
@@ -79,4 +80,22 @@ func FuzzArrayMemo(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { checkMemo(t, data) })
+}
+
+func TestArrayMemoBounded(t *testing.T) {
+	// A list longer than memoElemsMax is checked but not kept.
+	long := "[[[" + strings.Repeat(`"a",`, memoElemsMax) + `"b"]]]`
+	d := []byte(long + " " + long)
+	var memo ArrayMemo
+	if end, ok := ValidAt(d, 0, &memo); !ok || end != len(long) {
+		t.Fatalf("long list: %d %v", end, ok)
+	}
+	for _, slot := range memo.slots {
+		if slot.text != nil || len(slot.ends) > memoElemsMax {
+			t.Fatalf("the memo kept a list of %d elements", len(slot.ends))
+		}
+	}
+	if end, ok := ValidAt(d, len(long)+1, &memo); !ok || end != len(d) {
+		t.Fatalf("second long list: %d %v", end, ok)
+	}
 }
