@@ -1,7 +1,9 @@
 package check
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -164,9 +166,18 @@ type listMemo struct {
 func (m *listMemo) shared(raw []byte) int {
 	n := min(len(m.raw), len(raw))
 	common := 0
-	// Compare in chunks: most of the text is shared.
-	for common+64 <= n && string(m.raw[common:common+64]) == string(raw[common:common+64]) {
-		common += 64
+	// Compare in chunks: most of the text is shared. Then eight bytes at a
+	// time, and the first that differ end the common part.
+	for common+32 <= n && string(m.raw[common:common+32]) == string(raw[common:common+32]) {
+		common += 32
+	}
+	for common+8 <= n {
+		if x := binary.LittleEndian.Uint64(m.raw[common:]) ^ binary.LittleEndian.Uint64(raw[common:]); x != 0 {
+			common += bits.TrailingZeros64(x) / 8
+			n = common
+			break
+		}
+		common += 8
 	}
 	for common < n && m.raw[common] == raw[common] {
 		common++
