@@ -15,16 +15,21 @@ import (
 // build decodes the history into Porcupine operations, dropping failed
 // operations and reads of unknown outcome, with unknown and pending
 // operations returning after the end of the history. It also returns the
-// history's keys, sorted; linInput.key is an index into them.
+// history's keys, sorted; linInput.key is an index into them. The
+// operations come grouped by key, in key order, each group in history
+// order, so that partition can hand Porcupine slices of them instead of
+// copies.
 func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []string, error) {
 	calls, rets, end := history.Order(ops)
 	clients := history.ClientIDs(ops)
 	ins := make([]linInput, len(ops))
 	outs := make([]linOutput, len(ops))
-	pops := make([]porcupine.Operation, 0, len(ops))
-	keyOf := make([]int32, 0, len(ops))
+	keyOf := make([]int32, len(ops)) // by operation: the key's id, or -1 if dropped
+	var counts []int                 // by key id
+	kept := 0
 	for i := range ops {
 		op := &ops[i]
+		keyOf[i] = -1
 		drop, err := d.decode(op, &ins[i], &outs[i])
 		if err != nil {
 			return nil, nil, err
@@ -35,18 +40,13 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 		if err := d.checkRange(op, &ins[i]); err != nil {
 			return nil, nil, err
 		}
-		ret := rets[i]
-		if op.Status != history.StatusOK {
-			ret = end
+		k := d.keys.id([]byte(op.Key))
+		for int(k) >= len(counts) {
+			counts = append(counts, 0)
 		}
-		keyOf = append(keyOf, d.keys.id([]byte(op.Key)))
-		pops = append(pops, porcupine.Operation{
-			ClientId: clients[op.Process],
-			Input:    &ins[i],
-			Call:     calls[i],
-			Output:   &outs[i],
-			Return:   ret,
-		})
+		counts[k]++
+		keyOf[i] = k
+		kept++
 	}
 	// Number the keys in sorted order, so partitions (and the timeline) come
 	// in the same order every time.
@@ -57,11 +57,34 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 	}
 	slices.SortFunc(order, func(a, b int32) int { return strings.Compare(names[a], names[b]) })
 	rank := make([]int32, len(names))
+	next := make([]int, len(names)) // by key id: where its next operation goes
+	at := 0
 	for r, id := range order {
 		rank[id] = int32(r)
+		next[id] = at
+		if int(id) < len(counts) {
+			at += counts[id]
+		}
 	}
-	for i := range pops {
-		pops[i].Input.(*linInput).key = rank[keyOf[i]]
+	pops := make([]porcupine.Operation, kept)
+	for i := range ops {
+		k := keyOf[i]
+		if k < 0 {
+			continue
+		}
+		ret := rets[i]
+		if ops[i].Status != history.StatusOK {
+			ret = end
+		}
+		ins[i].key = rank[k]
+		pops[next[k]] = porcupine.Operation{
+			ClientId: clients[ops[i].Process],
+			Input:    &ins[i],
+			Call:     calls[i],
+			Output:   &outs[i],
+			Return:   ret,
+		}
+		next[k]++
 	}
 	d.boxAll()
 	sorted := make([]string, len(order))
@@ -72,8 +95,12 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 }
 
 // partition groups operations by key, in key order, keeping each group in
-// history order. Keys with no operations get no group.
+// history order. Keys with no operations get no group. Operations that come
+// grouped so already, as build gives them, are sliced rather than copied.
 func partition(pops []porcupine.Operation, nkeys int) [][]porcupine.Operation {
+	if groups, ok := sliceGroups(pops); ok {
+		return groups
+	}
 	counts := make([]int, nkeys)
 	for i := range pops {
 		counts[pops[i].Input.(*linInput).key]++
@@ -87,6 +114,27 @@ func partition(pops []porcupine.Operation, nkeys int) [][]porcupine.Operation {
 		groups[k] = append(groups[k], pops[i])
 	}
 	return slices.DeleteFunc(groups, func(g []porcupine.Operation) bool { return len(g) == 0 })
+}
+
+// sliceGroups cuts pops into runs of one key each if its keys never
+// decrease along it.
+func sliceGroups(pops []porcupine.Operation) ([][]porcupine.Operation, bool) {
+	var groups [][]porcupine.Operation
+	start := 0
+	for i := 1; i <= len(pops); i++ {
+		if i < len(pops) {
+			prev, k := pops[i-1].Input.(*linInput).key, pops[i].Input.(*linInput).key
+			if k == prev {
+				continue
+			}
+			if k < prev {
+				return nil, false
+			}
+		}
+		groups = append(groups, pops[start:i:i])
+		start = i
+	}
+	return groups, true
 }
 
 // porcupineModel wraps the model for Porcupine, partitioned by key.
@@ -119,6 +167,12 @@ func (d *decoder) porcupineModel(nkeys int) porcupine.Model {
 
 func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start time.Time) (*Report, error) {
 	d := newDecoder(m)
+	if m.name == "kv" || m.name == "cas" {
+		// A register's writes nearly all write values of their own: size
+		// the interner for them at once rather than grow it (and collect
+		// what growing leaves behind) while the decoded history is live.
+		d.vals = newInternerSize(len(ops) / 2)
+	}
 	pops, keys, err := d.build(ops)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/sf-dst/sf/lib/history"
 )
 
@@ -436,5 +437,72 @@ func TestReadListMemo(t *testing.T) {
 	}
 	if n := len(in.names); n != 9 { // "", 1, 2, 3, 12, 123, 4, 5, 6 and nothing else
 		t.Errorf("%d values interned: %q", n, in.names)
+	}
+}
+
+// TestPartitionSlicesGroupedOperations holds partition's two paths to one
+// another: operations that build gave, grouped by key, are sliced; any other
+// order is grouped by copying, with the same groups.
+func TestPartitionSlicesGroupedOperations(t *testing.T) {
+	ops := genKV(400, 5, 4, 3)
+	d := newDecoder(linModels["kv"])
+	pops, keys, err := d.build(ops)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grouped := partition(pops, len(keys))
+	if len(grouped) != 5 || &grouped[0][0] != &pops[0] {
+		t.Fatalf("build's operations were not sliced into 5 groups: %d groups", len(grouped))
+	}
+	// The same operations in history order (by call) take the copying path.
+	mixed := slices.Clone(pops)
+	slices.SortStableFunc(mixed, func(a, b porcupine.Operation) int { return int(a.Call - b.Call) })
+	if _, ok := sliceGroups(mixed); ok {
+		t.Fatal("operations of 5 keys in history order were taken as grouped")
+	}
+	copied := partition(mixed, len(keys))
+	if len(copied) != len(grouped) {
+		t.Fatalf("%d groups by copying, %d by slicing", len(copied), len(grouped))
+	}
+	for g := range grouped {
+		if len(copied[g]) != len(grouped[g]) {
+			t.Fatalf("group %d: %d operations by copying, %d by slicing", g, len(copied[g]), len(grouped[g]))
+		}
+		for i := range grouped[g] {
+			if copied[g][i].Input != grouped[g][i].Input {
+				t.Fatalf("group %d, operation %d differs between the two paths", g, i)
+			}
+		}
+	}
+	if r := mustCheck(t, ops, Options{}); r.Verdict != Ok {
+		t.Fatalf("generated kv history: %s", dump(r))
+	}
+}
+
+// TestPlainPairAgrees holds casPair's quick path to the scanner: whatever it
+// takes, the scanner reads as the same two values.
+func TestPlainPairAgrees(t *testing.T) {
+	took := 0
+	for _, raw := range []string{
+		`["a","b"]`, `[null,"b"]`, `["a",null]`, `[null,null]`, `["",""]`, `["null","x"]`, `["é","\u00e9"]`,
+		`["a\"b","c"]`, `["a" ,"b"]`, `[ "a","b"]`, `["a","b","c"]`, `["a"]`, `[]`, `[1,2]`, `["a",2]`,
+		`[nul,"b"]`, `[nullx,"b"]`, `["a","b"] `, `["a","b`, `["a`, `"a"`, "[\"a\x01\",\"b\"]", `["a","b"]]`,
+	} {
+		a, b, ok := plainPair([]byte(raw))
+		if !ok {
+			continue
+		}
+		took++
+		d := newDecoder(linModels["cas"])
+		pair, n, err := d.casPairScan([]byte(raw))
+		if err != nil || n != 2 {
+			t.Fatalf("%s: the quick path took it, the scanner says %d elements, %v", raw, n, err)
+		}
+		if got, want := [2]string{string(a), string(b)}, [2]string{d.vals.names[pair[0]], d.vals.names[pair[1]]}; got != want {
+			t.Fatalf("%s: the quick path read %q, the scanner %q", raw, got, want)
+		}
+	}
+	if took != 6 {
+		t.Fatalf("the quick path took %d pairs, want 6", took)
 	}
 }

@@ -61,12 +61,14 @@ const unknownRead = -1
 
 type laMop struct {
 	key int32
-	// For an append, the value's id; for a read, where its elements start:
-	// they are elems[val : val+n].
+	// For an append, the value's id; for a read whose elements are its
+	// own (own), where they start: they are elems[val : val+n]. Other reads
+	// are the key's seq[:n].
 	val  int32
 	n    int32 // read: length, or unknownRead
 	read bool
 	ext  bool // the transaction's first access to key, a read
+	own  bool
 }
 
 // laVal is one value appended to or read from a key.
@@ -78,24 +80,34 @@ type laVal struct {
 	next   int32 // the writer's next append to the same key, or -1
 }
 
+// laTxn is a transaction's micro-ops, mops[mop0:mop1]. It holds no pointer
+// to its operation (that is ops[t]), so that the collector has a million
+// fewer pointers to follow while a big history is checked.
 type laTxn struct {
-	op         *history.HistoryOp
 	mop0, mop1 int32
 }
 
 // keyIndexMin is the number of values a key has before it gets a map from
-// value to id; below it, a linear scan is faster and allocates nothing.
-const keyIndexMin = 16
+// value to id; below it, a scan of the values' fingerprints is faster and
+// allocates less.
+const keyIndexMin = 64
 
 type laKey struct {
 	name    string
 	vals    []int32          // the key's value ids, in order of appearance
+	fps     []uint32         // their fingerprints, until the key has an index
 	index   map[string]int32 // value -> id, once the key has keyIndexMin values
 	longest int32            // the mop with the longest committed read, or -1
 	bad     bool             // no version order can be trusted for this key
 	// last is the key's last read list, whose text the next read mostly
 	// repeats (see listMemo); its ids are a view of the elements.
 	last listMemo
+	// seq is the list the key's reads agree on so far: every read that is
+	// a prefix of it, or extends it, is stored as seq[:n] rather than in a
+	// copy of its own, which would repeat most of the key's history for
+	// every read. lastInSeq says whether last's ids are seq's.
+	seq       []int32
+	lastInSeq bool
 }
 
 // anomalyAcc collects the instances of one kind of anomaly. Examples are
@@ -116,6 +128,13 @@ type listAppend struct {
 	keyID map[string]int32
 
 	vals []laVal // per value id
+	// status is each transaction's, packed: the checks ask it of writers in
+	// no particular order, and a HistoryOp is too big to stay in cache.
+	status []history.Status
+
+	// keyCache holds recently seen key names by a hash of their text, in
+	// front of keyID: a transaction names a few hot keys over and over.
+	keyCache [keyCacheSize]int32
 
 	vr      valueReader
 	found   [kindCount]anomalyAcc
@@ -125,21 +144,26 @@ type listAppend struct {
 
 func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 	// Size the arrays from the raw JSON: an invoked micro-op takes about 16
-	// bytes ( ["r","k1",null] ), and what an ok completion adds to its
-	// invocation is mostly read elements of about 6 bytes ( "3-17", ).
-	// Appending grows them if the guess is short.
-	invoked, read := 0, 0
+	// bytes ( ["r","k1",null] ). Appending grows them if the guess is
+	// short. Reads mostly share their key's seq and need no room in elems.
+	invoked := 0
 	for i := range ops {
 		invoked += len(ops[i].Value)
-		read += max(0, len(ops[i].Output)-len(ops[i].Value))
 	}
 	c := &listAppend{
-		ops:   ops,
-		txns:  make([]laTxn, len(ops)),
-		mops:  make([]laMop, 0, invoked/16+16),
-		elems: make([]int32, 0, read/6+16),
-		vals:  make([]laVal, 0, invoked/32+16),
-		keyID: map[string]int32{},
+		ops:    ops,
+		txns:   make([]laTxn, len(ops)),
+		mops:   make([]laMop, 0, invoked/16+16),
+		elems:  make([]int32, 0, 1024),
+		vals:   make([]laVal, 0, invoked/32+16),
+		keyID:  map[string]int32{},
+		status: make([]history.Status, len(ops)),
+	}
+	for i := range c.keyCache {
+		c.keyCache[i] = -1
+	}
+	for i := range ops {
+		c.status[i] = ops[i].Status
 	}
 	for i := range ops {
 		if err := c.parse(int32(i)); err != nil {
@@ -179,14 +203,29 @@ func (c *listAppend) errorf(op *history.HistoryOp, format string, args ...any) e
 	return &InputError{Model: ListAppend, Line: op.Line, ID: op.ID, Msg: fmt.Sprintf(format, args...)}
 }
 
+const keyCacheSize = 256
+
 func (c *listAppend) key(b []byte) int32 {
+	h := len(b)
+	if len(b) > 0 {
+		h = h*31 + int(b[0])*7 + int(b[len(b)-1])
+		if len(b) > 2 {
+			h = h*31 + int(b[len(b)-2])
+		}
+	}
+	slot := &c.keyCache[h%keyCacheSize]
+	if k := *slot; k >= 0 && c.keys[k].name == string(b) {
+		return k
+	}
 	if k, ok := c.keyID[string(b)]; ok {
+		*slot = k
 		return k
 	}
 	k := int32(len(c.keys))
 	name := string(b)
 	c.keyID[name] = k
 	c.keys = append(c.keys, laKey{name: name, longest: -1})
+	*slot = k
 	c.keySeen = append(c.keySeen, 0)
 	c.keyLast = append(c.keyLast, -1)
 	return k
@@ -194,14 +233,18 @@ func (c *listAppend) key(b []byte) int32 {
 
 func (c *listAppend) value(k int32, b []byte) int32 {
 	kk := &c.keys[k]
+	var fp uint32
 	if kk.index != nil {
 		if v, ok := kk.index[string(b)]; ok {
 			return v
 		}
 	} else {
-		for _, v := range kk.vals {
-			if c.vals[v].str == string(b) {
-				return v
+		// The fingerprints sit together, while each comparison of the text
+		// itself loads a value from anywhere in c.vals.
+		fp = fingerprint(b)
+		for i, f := range kk.fps {
+			if f == fp && c.vals[kk.vals[i]].str == string(b) {
+				return kk.vals[i]
 			}
 		}
 	}
@@ -217,8 +260,20 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 		for _, id := range kk.vals {
 			kk.index[c.vals[id].str] = id
 		}
+		kk.fps = nil
+	default:
+		kk.fps = append(kk.fps, fp)
 	}
 	return v
+}
+
+// fingerprint is a 32-bit FNV-1a hash of b.
+func fingerprint(b []byte) uint32 {
+	h := uint32(2166136261)
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	return h
 }
 
 // parse reads transaction t: its completion's micro-ops when it is ok, with
@@ -235,7 +290,6 @@ func (c *listAppend) parse(t int32) error {
 		raw, what = op.Output, "output"
 	}
 	txn := &c.txns[t]
-	txn.op = op
 	txn.mop0 = int32(len(c.mops))
 	err := c.parseMops(t, raw, withReads)
 	txn.mop1 = int32(len(c.mops))
@@ -257,34 +311,41 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				return err
 			}
 		}
-		if err := s.Expect('['); err != nil {
-			return err
-		}
-		f, err := s.String()
-		if err != nil {
-			return fmt.Errorf("micro-op %d: %w", i, err)
-		}
-		var read bool
-		switch string(f) {
-		case "r", "read":
-			read = true
-		case "append":
-		default:
-			return fmt.Errorf("micro-op %d: %q is not one of r, append", i, f)
-		}
-		if err := s.Expect(','); err != nil {
-			return err
-		}
-		kb, isNull, err := c.vr.scalar()
-		if err == nil && isNull {
-			err = fmt.Errorf("found null")
-		}
-		if err != nil {
-			return fmt.Errorf("micro-op %d: key: %w", i, err)
-		}
-		k := c.key(kb)
-		if err := s.Expect(','); err != nil {
-			return err
+		var (
+			read bool
+			k    int32
+		)
+		if r, kb, next, ok := mopHead(raw, s.Pos); ok {
+			read, k, s.Pos = r, c.key(kb), next
+		} else {
+			if err := s.Expect('['); err != nil {
+				return err
+			}
+			f, err := s.String()
+			if err != nil {
+				return fmt.Errorf("micro-op %d: %w", i, err)
+			}
+			switch string(f) {
+			case "r", "read":
+				read = true
+			case "append":
+			default:
+				return fmt.Errorf("micro-op %d: %q is not one of r, append", i, f)
+			}
+			if err := s.Expect(','); err != nil {
+				return err
+			}
+			kb, isNull, err := c.vr.scalar()
+			if err == nil && isNull {
+				err = fmt.Errorf("found null")
+			}
+			if err != nil {
+				return fmt.Errorf("micro-op %d: key: %w", i, err)
+			}
+			k = c.key(kb)
+			if err := s.Expect(','); err != nil {
+				return err
+			}
 		}
 		m := laMop{key: k, read: read, n: unknownRead}
 		mi := int32(len(c.mops))
@@ -305,7 +366,8 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				return err
 			}
 		default:
-			m.val = int32(len(c.elems))
+			kk := &c.keys[k]
+			e := elemsBuilder{c: c, kk: kk}
 			if !s.Null() {
 				start := s.Pos
 				if err := s.Expect('['); err != nil {
@@ -313,10 +375,16 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				}
 				// Take the elements this list shares with the key's last
 				// read from that read, without scanning them again.
-				last := &c.keys[k].last
+				last := &kk.last
 				j := last.shared(raw[start:])
 				if j > 0 {
-					c.elems = append(c.elems, last.ids[:j]...)
+					if kk.lastInSeq {
+						e.n = int32(j) // they are seq's already
+					} else {
+						for _, v := range last.ids[:j] {
+							e.push(v)
+						}
+					}
 					s.Pos = start + int(last.ends[j-1])
 				}
 				last.ends = last.ends[:j]
@@ -333,22 +401,27 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 					if err != nil {
 						return fmt.Errorf("micro-op %d: read element %d: %w", i, j, err)
 					}
-					// Reads of a key mostly repeat a prefix of its longest
-					// read so far: compare with that before hashing.
+					// Reads of a key mostly repeat its seq: compare with
+					// that before looking the value up.
 					var v int32
-					if hint := c.keys[k].longest; hint >= 0 && int32(j) < c.mops[hint].n && c.vals[c.elems[c.mops[hint].val+int32(j)]].str == string(vb) {
-						v = c.elems[c.mops[hint].val+int32(j)]
+					if int(e.n) < len(kk.seq) && c.vals[kk.seq[e.n]].str == string(vb) {
+						v = kk.seq[e.n]
 					} else {
 						v = c.value(k, vb)
 					}
-					c.elems = append(c.elems, v)
+					e.push(v)
 					last.ends = append(last.ends, int32(s.Pos-start))
 				}
 				last.raw = raw[start:s.Pos]
-				last.ids = c.elems[m.val:len(c.elems):len(c.elems)]
+				if e.own {
+					last.ids = c.elems[e.start:len(c.elems):len(c.elems)]
+				} else {
+					last.ids = kk.seq[:e.n:e.n]
+				}
+				kk.lastInSeq = !e.own
 			}
-			m.n = int32(len(c.elems)) - m.val
-			if kk := &c.keys[k]; kk.longest < 0 || m.n > c.mops[kk.longest].n {
+			m.n, m.own, m.val = e.n, e.own, e.start
+			if kk.longest < 0 || m.n > c.mops[kk.longest].n {
 				kk.longest = mi
 			}
 		}
@@ -361,6 +434,68 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 		return fmt.Errorf("trailing text")
 	}
 	return nil
+}
+
+// elemsBuilder stores the elements of one read: as a prefix of its key's
+// seq while they agree with it (extending seq past its end), and as a copy
+// of their own in elems from the first element that disagrees.
+type elemsBuilder struct {
+	c     *listAppend
+	kk    *laKey
+	n     int32 // elements so far
+	own   bool
+	start int32 // where they start in elems, once own
+}
+
+func (e *elemsBuilder) push(v int32) {
+	if !e.own {
+		seq := e.kk.seq
+		switch {
+		case int(e.n) == len(seq):
+			e.kk.seq = append(seq, v)
+			e.n++
+			return
+		case seq[e.n] == v:
+			e.n++
+			return
+		}
+		e.own, e.start = true, int32(len(e.c.elems))
+		e.c.elems = append(e.c.elems, seq[:e.n]...)
+	}
+	e.c.elems = append(e.c.elems, v)
+	e.n++
+}
+
+// mopHead reads the start of a micro-op at raw[i] when it is written the
+// way writers write it: ["r"," or ["read"," or ["append"," then a key
+// without escapes or control characters, its closing quote and a comma, no
+// white space anywhere. It returns whether the micro-op reads, the key, and
+// where its value starts; anything else is for the scanner, whose errors
+// it then gives.
+func mopHead(raw []byte, i int) (read bool, key []byte, next int, ok bool) {
+	rest := raw[i:]
+	switch {
+	case len(rest) > 6 && string(rest[:6]) == `["r","`:
+		read, i = true, i+6
+	case len(rest) > 9 && string(rest[:9]) == `["read","`:
+		read, i = true, i+9
+	case len(rest) > 11 && string(rest[:11]) == `["append","`:
+		i += 11
+	default:
+		return false, nil, 0, false
+	}
+	for j := i; j < len(raw); j++ {
+		switch c := raw[j]; {
+		case c == '"':
+			if j+1 < len(raw) && raw[j+1] == ',' {
+				return read, raw[i:j], j + 2, true
+			}
+			return false, nil, 0, false
+		case c == '\\' || c < 0x20:
+			return false, nil, 0, false
+		}
+	}
+	return false, nil, 0, false
 }
 
 // note records an instance of an anomaly, keeping as its example the first

@@ -12,9 +12,14 @@ import (
 
 func (c *listAppend) id(t int32) int64 { return c.ops[t].ID }
 
-func (c *listAppend) failed(t int32) bool { return c.ops[t].Status == history.StatusFailed }
+func (c *listAppend) failed(t int32) bool { return c.status[t] == history.StatusFailed }
 
-func (c *listAppend) read(m *laMop) []int32 { return c.elems[m.val : m.val+m.n] }
+func (c *listAppend) read(m *laMop) []int32 {
+	if m.own {
+		return c.elems[m.val : m.val+m.n]
+	}
+	return c.keys[m.key].seq[:m.n]
+}
 
 func (c *listAppend) txnOfMop(mi int32) int32 {
 	return int32(sort.Search(len(c.txns), func(t int) bool { return c.txns[t].mop1 > mi }))
@@ -26,9 +31,14 @@ func (c *listAppend) txnOfMop(mi int32) int32 {
 func (c *listAppend) checkReads() {
 	stamp := make([]int32, len(c.vals))
 	seq := int32(0)
+	// facts[k] holds, for key k's longest read, the first positions at
+	// which a duplicate, a garbage element and an aborted one show; a read
+	// that is a prefix of it has those it reaches. Most reads are such
+	// prefixes, and are then checked without a pass over their elements.
+	facts := make([]prefixFacts, len(c.keys))
 	for ti := range c.txns {
 		t := int32(ti)
-		if c.ops[t].Status != history.StatusOK {
+		if c.status[t] != history.StatusOK {
 			continue
 		}
 		txn := &c.txns[t]
@@ -37,34 +47,72 @@ func (c *listAppend) checkReads() {
 			if !m.read || m.n <= 0 {
 				continue
 			}
-			seq++
 			r := c.read(m)
 			kk := &c.keys[m.key]
-			for _, v := range r {
-				if stamp[v] == seq {
+			order := c.read(&c.mops[kk.longest])
+			mismatch := -1 // the first position where r and order differ
+			for i, v := range r {
+				if order[i] != v {
+					mismatch = i
+					break
+				}
+			}
+			if mismatch < 0 {
+				f := &facts[m.key]
+				if !f.known {
+					seq++
+					c.prefixFacts(order, stamp, seq, f)
+				}
+				n := int32(len(r))
+				if f.dup < n {
 					kk.bad = true
+					v := r[f.dup]
 					c.note(kDuplicateElements, 0, []int32{t}, func() string {
 						return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, c.describeTxn(t))
 					})
-					break
 				}
-				stamp[v] = seq
-			}
-			garbage, aborted := false, false
-			for _, v := range r {
-				w := c.vals[v].writer
-				switch {
-				case w < 0 && !garbage:
-					garbage = true
+				if f.garbage < n {
+					v := r[f.garbage]
 					c.note(kGarbageRead, 0, []int32{t}, func() string {
 						return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, kk.name, c.describeTxn(t))
 					})
-				case w >= 0 && w != t && c.failed(w) && !aborted:
-					aborted = true
+				}
+				if f.aborted < n {
+					v := r[f.aborted]
+					w := c.vals[v].writer
 					c.note(kG1a, 0, []int32{t, w}, func() string {
 						return fmt.Sprintf("T%d read %s %s, including %q appended by T%d, which failed; %s; %s",
 							c.id(t), kk.name, c.list(r), c.vals[v].str, c.id(w), c.describeTxn(t), c.describeTxn(w))
 					})
+				}
+			} else {
+				seq++
+				for _, v := range r {
+					if stamp[v] == seq {
+						kk.bad = true
+						c.note(kDuplicateElements, 0, []int32{t}, func() string {
+							return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, c.describeTxn(t))
+						})
+						break
+					}
+					stamp[v] = seq
+				}
+				garbage, aborted := false, false
+				for _, v := range r {
+					w := c.vals[v].writer
+					switch {
+					case w < 0 && !garbage:
+						garbage = true
+						c.note(kGarbageRead, 0, []int32{t}, func() string {
+							return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, kk.name, c.describeTxn(t))
+						})
+					case w >= 0 && w != t && c.failed(w) && !aborted:
+						aborted = true
+						c.note(kG1a, 0, []int32{t, w}, func() string {
+							return fmt.Sprintf("T%d read %s %s, including %q appended by T%d, which failed; %s; %s",
+								c.id(t), kk.name, c.list(r), c.vals[v].str, c.id(w), c.describeTxn(t), c.describeTxn(w))
+						})
+					}
 				}
 			}
 			if last := r[len(r)-1]; c.vals[last].writer >= 0 && c.vals[last].writer != t && c.vals[last].next >= 0 && !c.failed(c.vals[last].writer) {
@@ -74,19 +122,42 @@ func (c *listAppend) checkReads() {
 						c.id(t), kk.name, c.list(r), c.vals[last].str, c.id(w), c.vals[next].str, kk.name, c.describeTxn(t), c.describeTxn(w))
 				})
 			}
-			longest := &c.mops[kk.longest]
-			order := c.read(longest)
-			for i, v := range r {
-				if order[i] != v {
-					kk.bad = true
-					u := c.txnOfMop(kk.longest)
-					c.note(kIncompatibleOrder, 0, []int32{u, t}, func() string {
-						return fmt.Sprintf("T%d read %s %s and T%d read %s %s: neither is a prefix of the other (element %d is %q and %q); %s; %s",
-							c.id(u), kk.name, c.list(order), c.id(t), kk.name, c.list(r), i, c.vals[order[i]].str, c.vals[v].str, c.describeTxn(u), c.describeTxn(t))
-					})
-					break
-				}
+			if i := mismatch; i >= 0 {
+				kk.bad = true
+				u := c.txnOfMop(kk.longest)
+				v := r[i]
+				c.note(kIncompatibleOrder, 0, []int32{u, t}, func() string {
+					return fmt.Sprintf("T%d read %s %s and T%d read %s %s: neither is a prefix of the other (element %d is %q and %q); %s; %s",
+						c.id(u), kk.name, c.list(order), c.id(t), kk.name, c.list(r), i, c.vals[order[i]].str, c.vals[v].str, c.describeTxn(u), c.describeTxn(t))
+				})
 			}
+		}
+	}
+}
+
+// prefixFacts is what checkReads finds in one key's longest read: the first
+// position of an element seen before in it, of one nobody appended and of
+// one a failed transaction appended; the read's length where there is none.
+type prefixFacts struct {
+	known                 bool
+	dup, garbage, aborted int32
+}
+
+func (c *listAppend) prefixFacts(order []int32, stamp []int32, seq int32, f *prefixFacts) {
+	n := int32(len(order))
+	*f = prefixFacts{known: true, dup: n, garbage: n, aborted: n}
+	for i, v := range order {
+		if stamp[v] == seq && f.dup == n {
+			f.dup = int32(i)
+		}
+		stamp[v] = seq
+		// A committed reader never appended what a failed transaction did,
+		// so the failed writer is never the reader itself.
+		switch w := c.vals[v].writer; {
+		case w < 0 && f.garbage == n:
+			f.garbage = int32(i)
+		case w >= 0 && c.failed(w) && f.aborted == n:
+			f.aborted = int32(i)
 		}
 	}
 }
@@ -109,7 +180,7 @@ func (c *listAppend) checkInternal() {
 	var ents []internalState
 	for ti := range c.txns {
 		t := int32(ti)
-		if c.ops[t].Status != history.StatusOK {
+		if c.status[t] != history.StatusOK {
 			continue
 		}
 		txn := &c.txns[t]
@@ -199,7 +270,7 @@ func (c *listAppend) edges() []edge {
 	}
 	for ti := range c.txns {
 		t := int32(ti)
-		if c.ops[t].Status != history.StatusOK {
+		if c.status[t] != history.StatusOK {
 			continue
 		}
 		txn := &c.txns[t]

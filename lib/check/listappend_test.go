@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -272,5 +273,112 @@ func TestListAppendReadMemo(t *testing.T) {
 	}
 	if ex := r.Anomalies[0].Example; !strings.Contains(ex, `T4 read x ["1" "123"]`) || !strings.Contains(ex, `[r x ["1" "12" "123"], r x ["1" "12" "123"]]`) {
 		t.Errorf("example %q does not show T4's read [1 123] and T5's reads [1 12 123]", ex)
+	}
+}
+
+// TestListAppendEscapedValues: values written with escapes, the same value
+// written in different ways, are one value, and examples show them as
+// they are.
+func TestListAppendEscapedValues(t *testing.T) {
+	ops := number(
+		lop(0, "txn", "", `[["append","x","a\"1"],["append","x","b\n2"],["append","x","c3"]]`, "ok",
+			`[["append","x","a\"1"],["append","x","b\n2"],["append","x","c3"]]`, 0, 1),
+		lop(1, "txn", "", `[["r","x",null]]`, "ok", `[["r","x",["a\u0022\u0031","b\u000a2","c3","\u0061\"1"]]]`, 2, 3),
+	)
+	r := mustCheck(t, ops, Options{Model: ListAppend})
+	if got := r.Summary; got != "history of 2 transactions is not serializable: G1b, duplicate-elements" {
+		t.Fatalf("summary %q:\n%s", got, dump(r))
+	}
+	dup := r.Anomalies[1].Example
+	for _, want := range []string{`which has "a\"1" twice`, `append x "b\n2"`, `x ["a\"1" "b\n2" "c3" "a\"1"]`} {
+		if !strings.Contains(dup, want) && !strings.Contains(r.Anomalies[0].Example, want) {
+			t.Errorf("examples lack %s:\n%s", want, dump(r))
+		}
+	}
+}
+
+// TestListAppendPrefixReads: reads that are prefixes of their key's longest
+// read are checked from what that read holds at each position; each
+// anomaly counts only the reads long enough to reach it, and reads that are
+// not prefixes are checked element by element.
+func TestListAppendPrefixReads(t *testing.T) {
+	counts := func(r *Report) map[string]int {
+		m := map[string]int{}
+		for _, a := range r.Anomalies {
+			m[a.Kind] = a.Count
+		}
+		return m
+	}
+	// x's longest read is 1 2 3 9 1 4: 3 was appended by a failed
+	// transaction (position 2), 9 by nobody (3), 1 comes twice (4).
+	r := mustCheck(t, txnHistory(
+		ok(0, "a x 1 | a x 2"), fail(1, "a x 3"), ok(2, "a x 4"),
+		ok(3, "r x 1"), ok(4, "r x 1 2"), ok(5, "r x 1 2 3"), ok(6, "r x 1 2 3 9"),
+		ok(7, "r x 1 2 3 9 1"), ok(8, "r x 1 2 3 9 1 4"),
+		// Not a prefix: checked on its own, with its own duplicate.
+		ok(9, "r x 2 2"),
+	), Options{Model: ListAppend})
+	got := counts(r)
+	for kind, want := range map[string]int{"G1a": 4, "garbage-read": 3, "duplicate-elements": 3, "incompatible-order": 1} {
+		if got[kind] != want {
+			t.Errorf("%s: %d, want %d\n%s", kind, got[kind], want, dump(r))
+		}
+	}
+	for _, a := range r.Anomalies {
+		switch a.Kind {
+		case "duplicate-elements":
+			if !strings.Contains(a.Example, `T7 read x ["1" "2" "3" "9" "1"], which has "1" twice`) {
+				t.Errorf("duplicate example: %s", a.Example)
+			}
+		case "garbage-read":
+			if !strings.Contains(a.Example, `T6 read x ["1" "2" "3" "9"], but nobody appended "9" to x`) {
+				t.Errorf("garbage example: %s", a.Example)
+			}
+		case "G1a":
+			if !strings.Contains(a.Example, `T5 read x ["1" "2" "3"], including "3" appended by T1, which failed`) {
+				t.Errorf("G1a example: %s", a.Example)
+			}
+		}
+	}
+}
+
+// TestMopHead: micro-ops written compactly are read by mopHead, anything
+// else by the scanner, with the same results.
+func TestMopHead(t *testing.T) {
+	for raw, want := range map[string]string{
+		`["r","x",null]`: "read x", `["read","k1",["1"]]`: "read k1", `["append","",  "1"]`: "append ",
+		`[ "r","x",null]`: "", `["r" ,"x",null]`: "", `["r", "x",null]`: "", `["r","x" ,null]`: "",
+		`["r",1,null]`: "", `["r","a\"b",null]`: "", "[\"r\",\"a\x01\",null]": "", `["w","x","1"]`: "", `["r","x`: "",
+	} {
+		read, key, next, ok := mopHead([]byte(raw), 0)
+		got := ""
+		if ok {
+			got = map[bool]string{true: "read ", false: "append "}[read] + string(key)
+			if raw[next-1] != ',' || raw[next-2] != '"' {
+				t.Errorf("%s: next %d is not after the key's comma", raw, next)
+			}
+		}
+		if got != want {
+			t.Errorf("mopHead(%s) = %q, want %q", raw, got, want)
+		}
+	}
+	// The same history with its micro-ops spread out (which mopHead leaves
+	// to the scanner) gives the same report.
+	ops := genListAppend(3000, true, 4)
+	spread := slices.Clone(ops)
+	for i := range spread {
+		for _, raw := range []*json.RawMessage{&spread[i].Value, &spread[i].Output} {
+			if len(*raw) == 0 {
+				continue
+			}
+			var b bytes.Buffer
+			if err := json.Indent(&b, *raw, "", " "); err != nil {
+				t.Fatal(err)
+			}
+			*raw = b.Bytes()
+		}
+	}
+	if a, b := dump(mustCheck(t, ops, Options{Model: ListAppend})), dump(mustCheck(t, spread, Options{Model: ListAppend})); a != b {
+		t.Fatalf("compact:\n%s\nspread out:\n%s", a, b)
 	}
 }

@@ -86,7 +86,7 @@ var linModels = map[string]*linModel{
 type decoder struct {
 	m      *linModel
 	vals   *interner
-	boxes  []any // vals' ids boxed once (see boxAll), so kv steps do not allocate
+	ids    []int32 // ids[v] == v, for every interned value (see boxAll)
 	keys   *interner
 	vr     valueReader
 	sorted []int32 // scratch for set reads
@@ -101,16 +101,20 @@ func newDecoder(m *linModel) *decoder {
 	return &decoder{m: m, vals: newInterner(), keys: newInterner()}
 }
 
-// boxAll boxes every interned value once, after decoding and before
+// boxAll prepares box for every interned value, after decoding and before
 // Porcupine runs: Porcupine steps partitions in parallel goroutines, so box
-// must only read.
+// must only read. A kv state is a pointer to its value's slot in ids, which
+// an interface holds without allocating (an int32 in an interface is
+// allocated on its own), and one value has one pointer, so states compare
+// equal exactly when their values do.
 func (d *decoder) boxAll() {
-	for len(d.boxes) < len(d.vals.names) {
-		d.boxes = append(d.boxes, any(int32(len(d.boxes))))
+	d.ids = make([]int32, len(d.vals.names))
+	for i := range d.ids {
+		d.ids[i] = int32(i)
 	}
 }
 
-func (d *decoder) box(id int32) any { return d.boxes[id] }
+func (d *decoder) box(id int32) any { return &d.ids[id] }
 
 // checkRange refuses a counter history whose adds could take a key's value
 // out of int64. Every state the search reaches is a sum of some of the
@@ -185,9 +189,9 @@ func (d *decoder) decode(op *history.HistoryOp, in *linInput, out *linOutput) (d
 			in.a, err = d.str(op, "value", op.Value, false)
 		}
 	case opCas:
-		pair, perr := d.casPair(op.Value)
-		if perr == nil && len(pair) != 2 {
-			perr = fmt.Errorf("found %d elements", len(pair))
+		pair, n, perr := d.casPair(op.Value)
+		if perr == nil && n != 2 {
+			perr = fmt.Errorf("found %d elements", n)
 		}
 		if perr != nil {
 			return false, d.valueError(op, "value", op.Value, "[old, new]", perr)
@@ -234,30 +238,78 @@ func (d *decoder) decode(op *history.HistoryOp, in *linInput, out *linOutput) (d
 	return drop, nil
 }
 
-// casPair decodes [old, new] where either may be null (absent).
-func (d *decoder) casPair(raw []byte) ([]int32, error) {
+// casPair decodes [old, new] where either may be null (absent), and
+// returns the first two elements and how many there are.
+func (d *decoder) casPair(raw []byte) (pair [2]int32, n int, err error) {
+	if a, b, ok := plainPair(raw); ok {
+		return [2]int32{d.vals.id(a), d.vals.id(b)}, 2, nil
+	}
+	return d.casPairScan(raw)
+}
+
+// casPairScan is casPair without the quick path.
+func (d *decoder) casPairScan(raw []byte) (pair [2]int32, n int, err error) {
 	s := &d.vr.s
 	s.Reset(raw)
 	if err := s.Expect('['); err != nil {
-		return nil, err
+		return pair, 0, err
 	}
-	var pair []int32
-	for !s.Next(']') {
-		if len(pair) > 0 {
+	for ; !s.Next(']'); n++ {
+		if n > 0 {
 			if err := s.Expect(','); err != nil {
-				return nil, err
+				return pair, 0, err
 			}
 		}
 		b, _, err := d.vr.scalar()
 		if err != nil {
-			return nil, err
+			return pair, 0, err
 		}
-		pair = append(pair, d.vals.id(b))
+		if n < 2 {
+			pair[n] = d.vals.id(b)
+		}
 	}
 	if !s.AtEnd() {
-		return nil, fmt.Errorf("found trailing text")
+		return pair, 0, fmt.Errorf("found trailing text")
 	}
-	return pair, nil
+	return pair, n, nil
+}
+
+// plainPair is casPair's quick path for what nearly every pair is: two
+// plain strings (see plainString) or nulls, in brackets, nothing else. A
+// null is absent, which the interner numbers as "". Anything else goes to
+// the scanner.
+func plainPair(raw []byte) (a, b []byte, ok bool) {
+	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' {
+		return nil, nil, false
+	}
+	a, rest, ok := plainElem(raw[1 : len(raw)-1])
+	if !ok || len(rest) == 0 || rest[0] != ',' {
+		return nil, nil, false
+	}
+	b, rest, ok = plainElem(rest[1:])
+	if !ok || len(rest) != 0 {
+		return nil, nil, false
+	}
+	return a, b, true
+}
+
+// plainElem takes null or a plain string from the start of raw.
+func plainElem(raw []byte) (elem, rest []byte, ok bool) {
+	if len(raw) >= 4 && string(raw[:4]) == "null" {
+		return nil, raw[4:], true
+	}
+	if len(raw) < 2 || raw[0] != '"' {
+		return nil, nil, false
+	}
+	for i := 1; i < len(raw); i++ {
+		switch c := raw[i]; {
+		case c == '"':
+			return raw[1:i], raw[i+1:], true
+		case c < 0x20 || c == '\\':
+			return nil, nil, false
+		}
+	}
+	return nil, nil, false
 }
 
 // casOutput decodes a cas result: true or false, or the [old, new] pair that
@@ -344,7 +396,7 @@ func kvModel(name string, fs map[string]opKind) *linModel {
 		fs:   fs,
 		init: func(d *decoder) any { return d.box(0) },
 		step: func(d *decoder, state any, in *linInput, out *linOutput) (bool, any) {
-			s := state.(int32)
+			s := *state.(*int32)
 			switch in.kind {
 			case opPut:
 				return true, d.box(in.a)
@@ -365,13 +417,13 @@ func kvModel(name string, fs map[string]opKind) *linModel {
 			}
 			return false, state
 		},
-		equal: func(a, b any) bool { return a.(int32) == b.(int32) },
-		hash:  func(s any) uint64 { return mix64(uint64(s.(int32))) },
+		equal: func(a, b any) bool { return *a.(*int32) == *b.(*int32) },
+		hash:  func(s any) uint64 { return mix64(uint64(*s.(*int32))) },
 		describeState: func(d *decoder, s any) string {
-			if s.(int32) == 0 {
+			if *s.(*int32) == 0 {
 				return "absent"
 			}
-			return d.vals.quote(s.(int32))
+			return d.vals.quote(*s.(*int32))
 		},
 	}
 }

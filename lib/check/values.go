@@ -1,7 +1,9 @@
 package check
 
 import (
+	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"slices"
 	"strconv"
 
@@ -164,9 +166,18 @@ type listMemo struct {
 func (m *listMemo) shared(raw []byte) int {
 	n := min(len(m.raw), len(raw))
 	common := 0
-	// Compare in chunks: most of the text is shared.
-	for common+64 <= n && string(m.raw[common:common+64]) == string(raw[common:common+64]) {
-		common += 64
+	// Compare in chunks: most of the text is shared. Then eight bytes at a
+	// time, and the first that differ end the common part.
+	for common+32 <= n && string(m.raw[common:common+32]) == string(raw[common:common+32]) {
+		common += 32
+	}
+	for common+8 <= n {
+		if x := binary.LittleEndian.Uint64(m.raw[common:]) ^ binary.LittleEndian.Uint64(raw[common:]); x != 0 {
+			common += bits.TrailingZeros64(x) / 8
+			n = common
+			break
+		}
+		common += 8
 	}
 	for common < n && m.raw[common] == raw[common] {
 		common++
@@ -219,8 +230,13 @@ type interner struct {
 	names []string
 }
 
-func newInterner() *interner {
-	return &interner{ids: map[string]int32{"": 0}, names: []string{""}}
+func newInterner() *interner { return newInternerSize(0) }
+
+// newInternerSize returns an interner with room for n strings.
+func newInternerSize(n int) *interner {
+	in := &interner{ids: make(map[string]int32, n+1), names: make([]string, 1, n+1)}
+	in.ids[""] = 0
+	return in
 }
 
 func (in *interner) id(b []byte) int32 {

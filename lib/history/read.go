@@ -172,6 +172,7 @@ func readJSONL(data []byte, file string, emit func(*Event) error) error {
 		s      jsontext.Scanner
 		ev     Event
 		intern = map[string]string{}
+		memo   = new(jsontext.ArrayMemo) // data does not change while we read it
 		line   = 0
 	)
 	for len(data) > 0 {
@@ -191,6 +192,14 @@ func readJSONL(data []byte, file string, emit func(*Event) error) error {
 			continue
 		}
 		ev = Event{Line: line}
+		if fastEvent(text, &ev, intern, memo) {
+			if err := emit(&ev); err != nil {
+				return err
+			}
+			continue
+		}
+		ev = Event{Line: line}
+		s.Reset(text)
 		if err := parseEvent(&s, &ev, intern); err != nil {
 			return &Error{File: file, Line: line, Msg: err.Error(), Err: err}
 		}

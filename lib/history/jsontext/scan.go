@@ -432,6 +432,12 @@ func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\
 // the offset after it. It accepts exactly what skip accepts; on any problem it
 // returns ok false and skip produces the error.
 func validate(d []byte, i int) (end int, ok bool) {
+	return validateMemo(d, i, nil)
+}
+
+// validateMemo is validate, which takes flat arrays it has seen the start of
+// before from memo when memo is not nil.
+func validateMemo(d []byte, i int, memo *ArrayMemo) (end int, ok bool) {
 	var stack [DepthMax]byte // open containers: '[' or '{'
 	depth := 0
 	for {
@@ -450,6 +456,16 @@ func validate(d []byte, i int) (end int, ok bool) {
 		case c == '[' || c == '{':
 			if depth >= DepthMax {
 				return 0, false
+			}
+			if c == '[' && memo != nil && depth >= memoDepthMin {
+				end, res := memo.flat(d, i)
+				if res == memoInvalid {
+					return 0, false
+				}
+				if res == memoValid {
+					i = end
+					break
+				}
 			}
 			stack[depth] = c
 			depth++
@@ -509,6 +525,15 @@ func validate(d []byte, i int) (end int, ok bool) {
 			}
 			if d[i] != ',' {
 				return 0, false
+			}
+			if top == '[' && i+1 < len(d) && d[i+1] == '"' {
+				// A string right after the comma, as a writer puts the
+				// elements of a list of strings, the bulk of a history: take
+				// it here rather than through the value switch.
+				if i, ok = validString(d, i+1); !ok {
+					return 0, false
+				}
+				continue
 			}
 			i++
 			if top == '{' {
@@ -734,4 +759,16 @@ func AppendString(dst []byte, s string) []byte {
 	}
 	dst = append(dst, s[start:]...)
 	return append(dst, '"')
+}
+
+// ValidAt checks the JSON value that starts exactly at i, with no white space
+// before it, and returns the offset after it. It accepts what Skip accepts;
+// on a problem it reports false and says nothing of where, for which Skip is
+// the one to call. A non-nil memo remembers the flat arrays it checks, and
+// speeds up later calls on the same d; see ArrayMemo.
+func ValidAt(d []byte, i int, memo *ArrayMemo) (end int, ok bool) {
+	if i >= len(d) || isSpace(d[i]) {
+		return 0, false
+	}
+	return validateMemo(d, i, memo)
 }

@@ -2,20 +2,36 @@ package jsontext
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
 var samples = []string{
 	`null`, `true`, `false`, `0`, `-0`, `1.5e-3`, `12`, `"a"`, `"\u00e9\n\"\\"`, `[]`, `{}`,
 	`[1, "a", [null, {"k": [true]}]]`, ` { "a" : 1 , "b" : [ ] } `,
+	`["a","b","c"]`, `["a",1,"b"]`, `[1,"a"]`, `["a", "b"]`, `{"a":"b","c":["d","e"]}`, `[["a","b"],"c"]`,
 	// invalid
 	``, `[`, `]`, `[1,]`, `{"a"}`, `{"a":}`, `{1:2}`, `01`, `1.`, `1e`, `-`, `"\x"`, `"\u12"`, "\"a\x01\"",
 	`tru`, `nul`, `[1 2]`, `{"a":1,}`, `"abc`, `[[[[`, `{"a":1}}`,
+	`["a","b`, `["a","b"`, `["a",]`, `["a","\x"]`, "[\"a\",\"b\x01\"]", `["a","b""c"]`, `["a","b"}`, `{"a":"b","c"}`,
 }
 
 func TestValidateAgreesWithSkip(t *testing.T) {
 	for _, in := range samples {
 		checkAgreement(t, []byte(in))
+	}
+	// Nesting past the validator's first stack, up to the limit and past it.
+	nested := func(depth int) []byte {
+		return []byte(strings.Repeat(`{"a":[`, depth/2) + strings.Repeat("[", depth%2) + "1" + strings.Repeat("]", depth%2) + strings.Repeat("]}", depth/2))
+	}
+	for _, depth := range []int{15, 16, 17, 40, DepthMax} {
+		checkAgreement(t, nested(depth))
+	}
+	if _, ok := validate(nested(DepthMax+1), 0); ok {
+		t.Errorf("validate takes %d levels, more than DepthMax", DepthMax+1)
+	}
+	if err := (&Scanner{Data: nested(DepthMax + 1)}).skip(0); err == nil {
+		t.Errorf("skip takes %d levels, more than DepthMax", DepthMax+1)
 	}
 }
 

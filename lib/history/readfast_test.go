@@ -1,0 +1,86 @@
+package history
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/history/jsontext"
+)
+
+// fastSamples are event lines: the writer's shape, which fastEvent takes,
+// and near misses, which it must either read as parseEvent does or leave to
+// it.
+var fastSamples = []string{
+	`{"index":0,"type":"invoke","process":1,"f":"enqueue","key":"q","value":"1-0","time":8,"id":0}`,
+	`{"index":4,"type":"ok","process":1,"f":"enqueue","key":"q","value":null,"time":648261,"id":0}`,
+	`{"index":7,"type":"info","process":-3,"f":"txn","value":[["r","k1",["1","2"]],["append","k2","3"]],"time":9,"id":12}`,
+	`{"index":7,"type":"fail","process":0,"f":"txn","value":[["append","k2",3]],"time":-0,"id":1}` + "\r",
+	`{"index":1,"type":"ok","process":2,"f":"read","value":{"a":[1,2.5e3,true,false,null]},"time":3,"id":4}  `,
+	`{"index":01,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	`{"index":1.5,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	`{"index":1e3,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"okay","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"\u006fk","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r\"s","value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r` + "\x01" + `","value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r` + "\xff" + `","key":"\xfe","value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","key":null,"value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value": 1,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":[1,],"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1,"extra":2}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1} x`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":123456789012345678}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1234567890123456789}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":99999999999999999999}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":-,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"id":1,"time":1}`,
+	`{"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
+}
+
+// checkFast holds fastEvent to parseEvent on one line: whatever it takes,
+// parseEvent must read the same way.
+func checkFast(t *testing.T, line []byte) {
+	t.Helper()
+	var fast, slow Event
+	if !fastEvent(line, &fast, map[string]string{}, nil) {
+		return
+	}
+	s := jsontext.New(line)
+	if err := parseEvent(s, &slow, map[string]string{}); err != nil {
+		t.Fatalf("%q: fastEvent took a line that parseEvent refuses: %v", line, err)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("%q: fastEvent read %+v, parseEvent %+v", line, fast, slow)
+	}
+}
+
+func TestFastEventAgrees(t *testing.T) {
+	took := 0
+	for _, line := range fastSamples {
+		checkFast(t, []byte(line))
+		var ev Event
+		if fastEvent([]byte(line), &ev, map[string]string{}, nil) {
+			took++
+		}
+	}
+	// The writer's own shapes must take the fast path, or it measures nothing.
+	if took < 6 {
+		t.Fatalf("fastEvent took %d of the sample lines, want at least the 6 written as AppendEvent writes", took)
+	}
+	// Every line the writer writes takes it.
+	for _, line := range strings.Split(strings.TrimSpace(specExample), "\n") {
+		var ev Event
+		if !fastEvent([]byte(line), &ev, map[string]string{}, nil) {
+			t.Errorf("fastEvent refuses the writer's line %s", line)
+		}
+	}
+}
+
+func FuzzFastEvent(f *testing.F) {
+	for _, s := range fastSamples {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, line []byte) { checkFast(t, line) })
+}
