@@ -114,7 +114,7 @@ func BuildPage(sweeps []*Sweep, dir string) Page {
 		ps := PageSweep{Sweep: s, ID: fmt.Sprintf("sweep-%d", i+1), Status: s.Status()}
 		for j, f := range s.Findings {
 			pf := PageFinding{Finding: f, ID: fmt.Sprintf("%s-finding-%d", ps.ID, j+1),
-				SeedsText: SeedList(f.Seeds, seedItemsMax), FirstAt: schedule.Time(f.First.AtNs)}
+				SeedsText: f.SeedsText(), FirstAt: schedule.Time(f.First.AtNs)}
 			if f.Schedule != nil {
 				t := Layout(f.Schedule, f.Shrunk.DurationNs)
 				pf.Timeline = &t
