@@ -123,7 +123,7 @@ type Finding struct {
 	// out ("acknowledged write lost"); for liveness it is empty.
 	Head string
 	// Node is the node without its instance number, for liveness.
-	Node  string
+	Node string
 	// Seeds are the seeds that failed this way, each once.
 	Seeds []uint64
 	// Runs are, in an exploration, the runs that failed this way, in run
