@@ -48,7 +48,9 @@
 // findings run by run, so two runs of one seed are two runs of a finding;
 // and a finding shows its first run, that run's schedule and a replay line
 // that runs it with -faults (or the shrunk schedule sf-shrink made of one
-// of its runs). An exploration never marks a finding resolved.
+// of its runs). An exploration never marks a finding resolved, and in the
+// findings file a finding it saw keeps no seeds, so that a sweep whose run
+// of the seed passes does not resolve what a branch found.
 //
 // Findings are kept across runs in the -findings file (default
 // .seedfall/findings.json; -findings "" keeps none), written atomically:

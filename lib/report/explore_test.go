@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -94,5 +95,64 @@ func TestExploreStreamCut(t *testing.T) {
 	}
 	if got := sw.Counts(); got != "3 failing runs before the stream ended; 2 findings" {
 		t.Errorf("counts %q", got)
+	}
+}
+
+// TestExploreFindings: in the findings file an exploration's finding is
+// never resolved, neither by an exploration that does not fail that way
+// (its passing runs have no records) nor by a sweep whose run of the seed
+// passes (the failure was a branch's).
+func TestExploreFindings(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "findings.json")
+	update := func(now string, sweeps []*Sweep) *Store {
+		t.Helper()
+		store, err := LoadStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		store.Update(sweeps, now)
+		if err := store.Save(); err != nil {
+			t.Fatal(err)
+		}
+		return store
+	}
+	explore, err := Build([]Input{{Name: "explore.jsonl", R: strings.NewReader(exploreStream)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	update("2026-01-01T00:00:00Z", explore)
+	// Only run 9 fails now: seed 2's panic, not seed 1's lost write.
+	var onlyPanic strings.Builder
+	for _, l := range strings.SplitAfter(exploreStream, "\n") {
+		if !strings.Contains(l, `"class":"assert"`) {
+			onlyPanic.WriteString(l)
+		}
+	}
+	again, err := Build([]Input{{Name: "again.jsonl", R: strings.NewReader(onlyPanic.String())}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(again[0].Findings); n != 1 {
+		t.Fatalf("%d findings in the second exploration, want the panic alone", n)
+	}
+	update("2026-01-02T00:00:00Z", again)
+	if n := len(again[0].Resolved); n != 0 {
+		t.Errorf("an exploration resolved %d findings", n)
+	}
+	// A sweep of seeds 1-4 of the same world that all pass.
+	sweep := sweepOf(t, "w.json")
+	update("2026-01-03T00:00:00Z", sweep)
+	for _, f := range sweep[0].Resolved {
+		if f.Head == "write lost" {
+			t.Errorf("a sweep whose seed 1 passed resolved the lost write that a branch of it found")
+		}
+	}
+
+	// A sweep's finding of seed 2, then an exploration in which seed 2
+	// fails another way: its runs of seed 2 say nothing of the sweep's.
+	update("2026-01-04T00:00:00Z", sweepOf(t, "w.json", 2))
+	update("2026-01-05T00:00:00Z", again)
+	for _, f := range again[0].Resolved {
+		t.Errorf("an exploration resolved %s", f.Title())
 	}
 }
