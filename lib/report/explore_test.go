@@ -62,6 +62,18 @@ func TestExploreStream(t *testing.T) {
 			t.Errorf("the report lacks %q\n%s", want, b.String())
 		}
 	}
+	b.Reset()
+	Markdown(&b, sweeps)
+	if !strings.Contains(b.String(), "| 2: runs 6 13 (seed 1) |") || !strings.Contains(b.String(), "Run 6 (seed 1, 1 branch, schedule `.seedfall/w/explore-1-run-6.faults.json`) failed at t=2s:") {
+		t.Errorf("the Markdown report does not list the runs\n%s", b.String())
+	}
+	b.Reset()
+	if err := HTML(&b, sweeps, HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `<span id="sweep-1-finding-1-count">2</span> runs`) || !strings.Contains(b.String(), `<p>Runs: <code id="sweep-1-finding-1-seeds">runs 6 13 (seed 1)</code>`) {
+		t.Errorf("the page does not count the runs")
+	}
 
 	sweeps, err = Build([]Input{{Name: "explore.jsonl", R: strings.NewReader(exploreStream)}, {Name: "shrink.jsonl", R: strings.NewReader(exploreShrinks)}})
 	if err != nil {
