@@ -3,6 +3,7 @@
 // Usage:
 //
 //	sf-run -c seedfall.json -seeds 1-500 | sf-report [-md FILE] [-html FILE] [-findings FILE]
+//	sf-run -c seedfall.json -explore | sf-report [flags]
 //	sf-report [flags] run.jsonl [shrink.jsonl ...]
 //	sf-report [flags] shard-1.jsonl shard-2.jsonl ... shard-N.jsonl
 //
@@ -40,6 +41,16 @@
 // Shards of different worlds are an error. Other streams are separate
 // sweeps, reported one after another. sf-shrink records join the finding of
 // their seed in a sweep of their world.
+//
+// A stream of sf-run -explore (its start record has explore_runs) is
+// reported as an exploration: its counts are of runs, from its summary,
+// since only failing runs have records; its failing runs are grouped into
+// findings run by run, so two runs of one seed are two runs of a finding;
+// and a finding shows its first run, that run's schedule and a replay line
+// that runs it with -faults (or the shrunk schedule sf-shrink made of one
+// of its runs). An exploration never marks a finding resolved, and in the
+// findings file a finding it saw keeps no seeds, so that a sweep whose run
+// of the seed passes does not resolve what a branch found.
 //
 // Findings are kept across runs in the -findings file (default
 // .seedfall/findings.json; -findings "" keeps none), written atomically:

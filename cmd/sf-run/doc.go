@@ -5,7 +5,7 @@
 //
 //	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE] [-pin]] [-j N] [-check] [-json]
 //	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect] [-compress]
-//	sf-run [-c seedfall.json] -explore [-explore-runs 200] [-seeds 1-10] [-j N] [-profile NAME] [-set path=value ...]
+//	sf-run [-c seedfall.json] -explore [-explore-runs 200] [-seeds 1-10] [-j N] [-json] [-profile NAME] [-set path=value ...]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
 // seed with its own faults, and prints the first failure in full (what
@@ -65,8 +65,15 @@
 // Each failure a branch finds is printed with the schedule written for it,
 // .seedfall/<world>/explore-<seed>-run-<n>.faults.json, which replays with
 // -seed N -faults FILE. The same flags explore the same way whatever -j is.
-// It takes none of -seed, -faults, -shard, -check, -json, -inspect,
-// -compress, -history-timeout.
+// It takes none of -seed, -faults, -shard, -check, -inspect, -compress,
+// -history-timeout. With -json, or on a pipe as a sweep, it writes records
+// (docs/records.md): a start record with "explore_runs", the budget; a seed
+// record per failing run, with "explore_run", "branches" and, for a
+// branched run, "faults_file" naming its schedule; and a summary that
+// counts each run as one seed and adds an "explore" object (runs, starting
+// seeds, branches, corpus). Its report then goes to stderr, so
+// "sf-run -explore | sf-report" and "sf-run -explore | sf-shrink" work.
+// SIGINT or SIGTERM stops it as a sweep: the summary says "interrupted".
 //
 // A world with preempt fields preempts goroutines inside each node
 // (docs/preemption.md). With preempt.strategy pct every change point is a
@@ -89,8 +96,8 @@
 // -json were given, and its human report goes to stderr, so that
 // "sf-run -seeds 1-500 | sf-report -html r.html" works as written. A
 // terminal, a file or /dev/null gets the human report; -json=false keeps it
-// on a pipe too (sf-run -seeds 1-500 -json=false | less). A replay
-// (-seed N) prints its trace whatever stdout is.
+// on a pipe too (sf-run -seeds 1-500 -json=false | less). -explore does
+// the same. A replay (-seed N) prints its trace whatever stdout is.
 //
 // -shard K/N runs only the K-th of N slices of the seeds: the seeds at
 // positions K, K+N, K+2N... of the list. The N shards together run every

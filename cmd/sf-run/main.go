@@ -29,7 +29,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return manual.Main(manual.Command{
 		Name:        "sf-run",
 		Usage:       "run a world over seeds on the deterministic simulator",
-		UsageText:   "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200]",
+		UsageText:   "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200] [-json]",
 		Description: "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
 		Doc:         docSource,
 		Flags: []cli.Flag{
@@ -39,7 +39,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.StringFlag{Name: "faults", Usage: "with -seed: apply this fault schedule instead of drawing faults"},
 			manual.JobsFlag("parallel workers"),
 			&cli.BoolFlag{Name: "check", Usage: "run every seed twice and fail seeds whose runs differ"},
-			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr (a sweep does so on its own when stdout is a pipe; -json=false keeps the report there)"},
+			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr (a sweep or -explore does so on its own when stdout is a pipe; -json=false keeps the report there)"},
 			&cli.StringFlag{Name: "shard", Usage: "run only the K-th of N slices of the seeds, K/N (for instance 2/4)"},
 			manual.ProfileFlag(),
 			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
@@ -89,12 +89,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					}
 					o.Seeds, o.Shard = sweep.ShardSeeds(seeds, k, n), c.String("shard")
 				}
-				// A sweep piped into another tool writes records: that tool
-				// (sf-report, sf-shrink) reads them, and the report still
-				// reaches the terminal on stderr.
-				if !c.IsSet("json") && sweep.IsPipe(os.Stdout) {
-					o.JSON = true
-				}
+				o.JSON = wantJSON(c)
 			}
 			if c.IsSet("shard") && o.Replay {
 				return usage("-shard slices a sweep (-seeds), not one seed")
@@ -123,6 +118,18 @@ func usage(format string, args ...any) error {
 	return manual.Usage("sf-run", format, args...)
 }
 
+// wantJSON says whether a sweep or an exploration writes records: with
+// -json, or when stdout is a pipe and -json was not given at all. Piped into
+// another tool (sf-report, sf-shrink), records are what that tool reads,
+// and the report still reaches the terminal on stderr; -json=false keeps
+// the report on the pipe.
+func wantJSON(c *cli.Context) bool {
+	if c.IsSet("json") {
+		return c.Bool("json")
+	}
+	return sweep.IsPipe(os.Stdout)
+}
+
 // toolName is how the user invoked sf-run, for the replay commands it prints.
 func toolName(args []string) string {
 	if len(args) > 0 && args[0] != "" {
@@ -137,7 +144,7 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 	if !c.Bool("explore") {
 		return usage("-explore-runs needs -explore")
 	}
-	for _, f := range []string{"seed", "faults", "shard", "check", "json", "inspect", "compress", "history-timeout"} {
+	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "compress", "history-timeout"} {
 		if c.IsSet(f) {
 			return usage("-explore does not take -%s", f)
 		}
@@ -160,6 +167,6 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 		return usage("-seeds: %v", err)
 	}
 	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
-		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args)}
+		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c)}
 	return manual.Status(explore.Main(o, stdout, stderr))
 }

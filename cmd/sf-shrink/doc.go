@@ -26,8 +26,11 @@
 //
 // Reading records (from stdin, or the files named), it shrinks each failing
 // seed once, at most -max of them, taking the world file, profile and -set
-// overrides from the records. Nondeterministic seeds are skipped. A stream
-// may be compressed with zstd or gzip. With stderr on a terminal it shows a
+// overrides from the records. Nondeterministic seeds are skipped. From the
+// records of sf-run -explore it shrinks each failing run (explore_run) from
+// the schedule explore wrote for it, into
+// explore-<seed>-run-<n>.shrunk.faults.json beside that schedule, and the
+// shrink record carries the run's explore_run. A stream may be compressed with zstd or gzip. With stderr on a terminal it shows a
 // progress line there (seeds done, rate, time left, seeds that could not be
 // shrunk), erased before each seed's lines.
 //

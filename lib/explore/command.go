@@ -7,18 +7,22 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
 // Main is sf-run -explore: it prepares the world, explores it and reports
-// each failure as it is found. It returns 0 when no run failed, 1 when one
-// did, 2 when the world could not be prepared or a run could not be made,
-// and 130 when SIGINT or SIGTERM stopped it.
+// each failure as it is found, for people, or with o.JSON as records on
+// stdout and the report on stderr. It returns 0 when no run failed, 1 when
+// one did, 2 when the world could not be prepared or a run could not be
+// made, and 130 when SIGINT or SIGTERM stopped it.
 func Main(o Options, stdout, stderr io.Writer) int {
+	start := time.Now()
 	p, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "sf-run: %v\n", err)
@@ -27,6 +31,13 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	defer p.Engine.Close()
 	if o.Interrupt == nil {
 		o.Interrupt = new(atomic.Bool)
+	}
+	human := stdout
+	var jw *record.Writer
+	if o.JSON {
+		human = stderr
+		jw = record.NewWriter(stdout)
+		jw.Write(startRecord(o))
 	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
@@ -41,6 +52,9 @@ func Main(o Options, stdout, stderr io.Writer) int {
 		}
 	}()
 	out, err := Run(p, o, func(f Found) {
+		if jw != nil {
+			jw.Write(seedRecord(o, f))
+		}
 		how := "starting seed, no branch"
 		if n := len(f.Branches); n > 0 {
 			how = fmt.Sprintf("%d branches, the last at %s", n, schedule.Time(int64(f.Branches[n-1].At)))
@@ -48,17 +62,20 @@ func Main(o Options, stdout, stderr io.Writer) int {
 				how = fmt.Sprintf("branched at %s", schedule.Time(int64(f.Branches[0].At)))
 			}
 		}
-		fmt.Fprintf(stdout, "FAIL run %d: seed %d (%s) at t=%s: %s\n", f.Run, f.Seed, how, schedule.Time(f.Result.AtNs), f.Result.Message)
+		fmt.Fprintf(human, "FAIL run %d: seed %d (%s) at t=%s: %s\n", f.Run, f.Seed, how, schedule.Time(f.Result.AtNs), f.Result.Message)
 		if f.Schedule != "" {
-			fmt.Fprintf(stdout, "  wrote %s\n", f.Schedule)
+			fmt.Fprintf(human, "  wrote %s\n", f.Schedule)
 		}
-		fmt.Fprintf(stdout, "  replay: %s\n", f.Repro)
+		fmt.Fprintf(human, "  replay: %s\n", f.Repro)
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "sf-run: explore: %v\n", err)
 		return exitcode.Usage
 	}
-	Print(stdout, out)
+	if jw != nil {
+		jw.Write(Summary(o, out, time.Since(start)))
+	}
+	Print(human, out)
 	switch {
 	case out.Interrupted:
 		return exitcode.Interrupted
@@ -66,4 +83,54 @@ func Main(o Options, stdout, stderr io.Writer) int {
 		return exitcode.Problem
 	}
 	return exitcode.Pass
+}
+
+// startRecord opens an exploration's stream. Count is the starting seeds
+// that fit the budget; ExploreRuns marks the stream as an exploration.
+func startRecord(o Options) record.Start {
+	runs := o.Runs
+	if runs < 1 {
+		runs = DefaultRuns
+	}
+	return record.Start{Kind: record.KindStart, Tool: "sf-run", Version: sweep.Version, Schema: record.Schema,
+		Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: min(len(o.Seeds), runs),
+		Jobs: max(o.Jobs, 1), ExploreRuns: runs}
+}
+
+// seedRecord is the record of one failing run.
+func seedRecord(o Options, f Found) record.Seed {
+	r := f.Result
+	return record.Seed{Kind: record.KindSeed, Seed: f.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set,
+		FaultsFile: f.Schedule, Status: string(r.Status), Class: r.Class, Message: r.Message, Property: r.Property,
+		Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls, RealNs: r.RealNs,
+		DeterminismHash: fmt.Sprintf("%016x", r.Hash), Faults: len(r.Faults), Repro: f.Repro,
+		ExploreRun: f.Run, Branches: len(f.Branches)}
+}
+
+// Summary is the record that closes an exploration's stream: every run
+// counts as one seed (record.Summary says how).
+func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
+	runs := o.Runs
+	if runs < 1 {
+		runs = DefaultRuns
+	}
+	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, Seeds: out.Runs,
+		Passed: out.Passed, Horizon: out.Horizon, Failed: len(out.Found), FailedSeeds: []uint64{},
+		Properties: []record.Property{}, RealNs: took.Nanoseconds(), Status: "pass", Interrupted: out.Interrupted,
+		Explore: &record.ExploreCounts{Runs: out.Runs, StartingSeeds: out.SeedRuns, Branches: out.Runs - out.SeedRuns,
+			Budget: runs, Corpus: out.Corpus, NewStates: out.Signals}}
+	listed := map[uint64]bool{}
+	for _, f := range out.Found {
+		if !listed[f.Seed] {
+			listed[f.Seed] = true
+			sum.FailedSeeds = append(sum.FailedSeeds, f.Seed)
+		}
+		if len(f.Branches) > 0 {
+			sum.Explore.BranchedFailures++
+		}
+	}
+	if sum.Failed > 0 {
+		sum.Status = "fail"
+	}
+	return sum
 }

@@ -52,6 +52,11 @@ type Options struct {
 	Profile string
 	Set     []string
 	Tool    string
+	// SeedsText is -seeds as given, for the start record.
+	SeedsText string
+	// JSON makes Main write JSONL records on stdout (start, a seed record
+	// per failing run, summary) and its report on stderr.
+	JSON bool
 	// Interrupt, when it becomes true, ends the runs at their next step
 	// and stops the exploration.
 	Interrupt *atomic.Bool
@@ -74,6 +79,8 @@ type Found struct {
 type Outcome struct {
 	Runs        int // runs made
 	SeedRuns    int // of them, starting seeds
+	Passed      int // runs that passed, at the time horizon included
+	Horizon     int // of them, runs that reached the time horizon
 	Corpus      int // runs kept because they reached something new
 	Found       []Found
 	Signals     int // distinct things reached (see reached)
@@ -194,6 +201,10 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 				out.Found = append(out.Found, f)
 				report(f)
 			case engine.StatusPass, engine.StatusHorizon:
+				out.Passed++
+				if r.Status == engine.StatusHorizon {
+					out.Horizon++
+				}
 				news := cov.news(r)
 				if len(news) == 0 {
 					continue

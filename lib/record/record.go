@@ -51,6 +51,11 @@ type Start struct {
 	// (sf-run -shard K/N): Seeds is then the whole sweep's seed set and
 	// Count the seeds of this slice. Empty for an unsharded sweep.
 	Shard string `json:"shard,omitempty"`
+	// ExploreRuns is the budget of runs of sf-run -explore, set only on
+	// an exploration's stream: its seed records are then the failing runs
+	// alone, Seeds and Count are the starting seeds, and the summary counts
+	// runs (see Summary).
+	ExploreRuns int `json:"explore_runs,omitempty"`
 }
 
 // Artifacts names the files written for one seed.
@@ -96,6 +101,13 @@ type Seed struct {
 	Repro     string     `json:"repro"`
 	// Pinned is the pin file sf-run -pin wrote for this failing seed.
 	Pinned string `json:"pinned,omitempty"`
+	// ExploreRun is, in an exploration's stream, the 1-based number of the
+	// run that failed; one seed may fail in several runs, each its own
+	// record. Branches counts the branches of that run (0 for a starting
+	// seed run plainly); a branched run's FaultsFile is the schedule
+	// sf-run -explore wrote, which -seed N -faults replays.
+	ExploreRun int `json:"explore_run,omitempty"`
+	Branches   int `json:"branches,omitempty"`
 }
 
 // Pin is the replay of one pinned regression. sf-run writes one per pin of
@@ -189,6 +201,29 @@ type Summary struct {
 	// PinsFailed those that failed; a failed pin fails the sweep.
 	Pins       int `json:"pins,omitempty"`
 	PinsFailed int `json:"pins_failed,omitempty"`
+	// Explore is set on the summary of sf-run -explore. There every run,
+	// starting seed or branch, counts as one seed: Seeds is the runs made,
+	// Passed and Failed split them (a run at the time horizon passed and is
+	// in Horizon too), and FailedSeeds lists the seeds that failed in some
+	// run, each once, in the order of their first failing run.
+	// Properties is empty: explore keeps no per-property table.
+	Explore *ExploreCounts `json:"explore,omitempty"`
+}
+
+// ExploreCounts is what an exploration did, in its summary.
+type ExploreCounts struct {
+	// Runs is the runs made, StartingSeeds of them the starting seeds run
+	// plainly and Branches the branched runs; Budget is -explore-runs.
+	Runs          int `json:"runs"`
+	StartingSeeds int `json:"starting_seeds"`
+	Branches      int `json:"branches"`
+	Budget        int `json:"budget"`
+	// Corpus is the passing runs kept for reaching something no run had
+	// reached before, and NewStates how many such things they reached.
+	Corpus    int `json:"corpus"`
+	NewStates int `json:"new_states"`
+	// BranchedFailures counts the failing runs that had branches.
+	BranchedFailures int `json:"branched_failures"`
 }
 
 // Shrink is what sf-shrink made of one failing seed.
@@ -219,6 +254,9 @@ type Shrink struct {
 	Error string `json:"error,omitempty"`
 	// Pinned is the pin file sf-shrink -pin wrote for the shrunk seed.
 	Pinned string `json:"pinned,omitempty"`
+	// ExploreRun is the run of sf-run -explore the shrunk schedule came
+	// from (the seed record's explore_run); 0 for a sweep's seed.
+	ExploreRun int `json:"explore_run,omitempty"`
 }
 
 // Cause is one point of the curve sf-shrink -cause draws for a failing

@@ -117,6 +117,11 @@ func (s *Store) Update(sweeps []*Sweep, now string) {
 			}
 			r.LastSeen = now
 			r.Seeds = append([]uint64{}, f.Seeds[:min(len(f.Seeds), SeedsKeptMax)]...)
+			if len(f.Runs) > 0 {
+				// Found by branching: the seed's own run may well pass, so a
+				// sweep that runs it must not take that for a fix.
+				r.Seeds = []uint64{}
+			}
 			r.Pins = nil
 			for _, p := range f.Pins {
 				r.Pins = append(r.Pins, p.Pin)
@@ -148,9 +153,12 @@ func (s *Store) Update(sweeps []*Sweep, now string) {
 }
 
 // ranAll says whether every one of seeds finished in the sweep and every
-// one of pins was replayed before it.
+// one of pins was replayed before it; never for an exploration.
 func (sw *Sweep) ranAll(seeds []uint64, pins []string) bool {
-	if len(seeds) == 0 && len(pins) == 0 {
+	// An exploration's passing runs have no records, and its runs of a
+	// seed are branches, not the seed's own run: it cannot tell that a
+	// finding's seeds no longer fail.
+	if (len(seeds) == 0 && len(pins) == 0) || sw.ExploreBudget > 0 {
 		return false
 	}
 	for _, s := range seeds {

@@ -46,9 +46,15 @@ type PageFinding struct {
 	*Finding
 	ID        string
 	SeedsText string
-	FirstAt   string
-	Timeline  *Timeline
-	Faults    []string
+	// Count is how many seeds failed this way, or for an exploration how
+	// many runs; Counted names them ("seeds", "runs") and SeedsLabel heads
+	// SeedsText.
+	Count      int
+	Counted    string
+	SeedsLabel string
+	FirstAt    string
+	Timeline   *Timeline
+	Faults     []string
 	// HistoryLink is the history timeline's path relative to the page;
 	// HistoryPage its content when small enough to embed.
 	HistoryLink string
@@ -114,7 +120,11 @@ func BuildPage(sweeps []*Sweep, dir string) Page {
 		ps := PageSweep{Sweep: s, ID: fmt.Sprintf("sweep-%d", i+1), Status: s.Status()}
 		for j, f := range s.Findings {
 			pf := PageFinding{Finding: f, ID: fmt.Sprintf("%s-finding-%d", ps.ID, j+1),
-				SeedsText: SeedList(f.Seeds, seedItemsMax), FirstAt: schedule.Time(f.First.AtNs)}
+				SeedsText: f.SeedsText(), FirstAt: schedule.Time(f.First.AtNs),
+				Count: len(f.Seeds), Counted: "seeds", SeedsLabel: "Seeds"}
+			if len(f.Runs) > 0 {
+				pf.Count, pf.Counted, pf.SeedsLabel = len(f.Runs), "runs", "Runs"
+			}
 			if f.Schedule != nil {
 				t := Layout(f.Schedule, f.Shrunk.DurationNs)
 				pf.Timeline = &t

@@ -84,7 +84,7 @@ func markdown(w io.Writer, s *Sweep) {
 			if tracked {
 				status = " " + cell(statusText(f)) + " |"
 			}
-			runs := fmt.Sprintf("%d: %s", len(f.Seeds), SeedList(f.Seeds, seedItemsMax))
+			runs := fmt.Sprintf("%d: %s", f.size()-len(f.Pins), f.SeedsText())
 			if len(f.Pins) > 0 {
 				runs = fmt.Sprintf("%d: %s", f.size(), runsText(f))
 			}
@@ -93,7 +93,15 @@ func markdown(w io.Writer, s *Sweep) {
 		for i, f := range s.Findings {
 			fmt.Fprintf(w, "\n<details><summary>%d. %s</summary>\n\n", i+1, htmlEscape(f.Title()))
 			if len(f.Seeds) > 0 {
-				fmt.Fprintf(w, "Seed %d failed at t=%s:\n\n```\n%s\n```\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
+				who := fmt.Sprintf("Seed %d", f.First.Seed)
+				if f.First.ExploreRun > 0 {
+					who = fmt.Sprintf("Run %d (seed %d, %s", f.First.ExploreRun, f.First.Seed, Plural(f.First.Branches, "branch"))
+					if f.First.FaultsFile != "" {
+						who += ", schedule `" + f.First.FaultsFile + "`"
+					}
+					who += ")"
+				}
+				fmt.Fprintf(w, "%s failed at t=%s:\n\n```\n%s\n```\n", who, schedule.Time(f.First.AtNs), f.First.Message)
 			}
 			for j, p := range f.Pins {
 				if j > 0 || len(f.Seeds) > 0 {

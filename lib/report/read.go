@@ -158,7 +158,8 @@ func startOf(r gjson.Result) record.Start {
 	return record.Start{Kind: record.KindStart, Tool: r.Get("tool").String(), Version: r.Get("version").String(),
 		Schema: int(r.Get("schema").Int()), Config: r.Get("config").String(), Profile: r.Get("profile").String(),
 		Set: strings_(r.Get("set")), Seeds: r.Get("seeds").String(), Count: int(r.Get("count").Int()),
-		Jobs: int(r.Get("jobs").Int()), Check: r.Get("check").Bool(), Shard: r.Get("shard").String()}
+		Jobs: int(r.Get("jobs").Int()), Check: r.Get("check").Bool(), Shard: r.Get("shard").String(),
+		ExploreRuns: int(r.Get("explore_runs").Int())}
 }
 
 func seedOf(r gjson.Result) record.Seed {
@@ -168,7 +169,8 @@ func seedOf(r gjson.Result) record.Seed {
 		Property: r.Get("property").String(), Node: r.Get("node").String(), AtNs: r.Get("at_ns").Int(),
 		Steps: r.Get("steps").Uint(), HostCalls: r.Get("host_calls").Uint(), RealNs: r.Get("real_ns").Int(),
 		DeterminismHash: r.Get("determinism_hash").String(), Faults: int(r.Get("faults").Int()),
-		HistoryCheck: r.Get("history_check").String(), Repro: r.Get("repro").String(), HostStall: r.Get("host_stall").Bool()}
+		HistoryCheck: r.Get("history_check").String(), Repro: r.Get("repro").String(), HostStall: r.Get("host_stall").Bool(),
+		ExploreRun: int(r.Get("explore_run").Int()), Branches: int(r.Get("branches").Int())}
 	s.Artifacts = artifactsOf(r.Get("artifacts"))
 	return s
 }
@@ -199,7 +201,8 @@ func shrinkOf(r gjson.Result) record.Shrink {
 		Message: r.Get("message").String(), Node: r.Get("node").String(), FaultsBefore: int(r.Get("faults_before").Int()),
 		FaultsAfter: int(r.Get("faults_after").Int()), ShrinkRuns: int(r.Get("shrink_runs").Int()),
 		Duration: r.Get("duration").String(), DurationNs: r.Get("duration_ns").Int(), Budget: int(r.Get("budget").Int()),
-		Schedule: r.Get("schedule").String(), Repro: r.Get("repro").String(), Error: r.Get("error").String()}
+		Schedule: r.Get("schedule").String(), Repro: r.Get("repro").String(), Error: r.Get("error").String(),
+		ExploreRun: int(r.Get("explore_run").Int())}
 }
 
 func causeOf(r gjson.Result) record.Cause {
@@ -217,6 +220,11 @@ func summaryOf(r gjson.Result) record.Summary {
 		GaveUp: int(r.Get("gave_up").Int()), PropertyFailures: int(r.Get("property_failures").Int()),
 		RealNs: r.Get("real_ns").Int(), Status: r.Get("status").String(), Interrupted: r.Get("interrupted").Bool(),
 		HostStalls: int(r.Get("host_stalls").Int()), Pins: int(r.Get("pins").Int()), PinsFailed: int(r.Get("pins_failed").Int())}
+	if e := r.Get("explore"); e.IsObject() {
+		s.Explore = &record.ExploreCounts{Runs: int(e.Get("runs").Int()), StartingSeeds: int(e.Get("starting_seeds").Int()),
+			Branches: int(e.Get("branches").Int()), Budget: int(e.Get("budget").Int()), Corpus: int(e.Get("corpus").Int()),
+			NewStates: int(e.Get("new_states").Int()), BranchedFailures: int(e.Get("branched_failures").Int())}
+	}
 	for _, v := range r.Get("failed_seeds").Array() {
 		s.FailedSeeds = append(s.FailedSeeds, v.Uint())
 	}

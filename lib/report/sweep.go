@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -62,6 +63,14 @@ type Sweep struct {
 	// say how those pins came out.
 	PinsUnseen []string
 
+	// ExploreBudget is -explore-runs for a stream of sf-run -explore, 0
+	// for a sweep. An exploration's seed records are its failing runs
+	// alone, so Ran, Passed and Horizon come from its summary (each run
+	// counts as one seed), Failed counts its failing runs, and Explore is
+	// the summary's account of the runs; nil when the stream was cut.
+	ExploreBudget int
+	Explore       *record.ExploreCounts
+
 	Findings []*Finding
 	// Resolved are findings of the findings file that this sweep no longer
 	// shows: set by Store.Update.
@@ -114,8 +123,12 @@ type Finding struct {
 	// out ("acknowledged write lost"); for liveness it is empty.
 	Head string
 	// Node is the node without its instance number, for liveness.
-	Node  string
+	Node string
+	// Seeds are the seeds that failed this way, each once.
 	Seeds []uint64
+	// Runs are, in an exploration, the runs that failed this way, in run
+	// order: several may be runs of one seed.
+	Runs []int
 	// Pins are the replays of pinned regressions that failed this way.
 	// A finding may have pins and no seeds: a bug that came back where
 	// none of the sweep's seeds reaches it.
@@ -167,8 +180,37 @@ func (f *Finding) Repro() string {
 	return f.First.Repro
 }
 
-// size is how many runs fail this way: seeds and pins.
-func (f *Finding) size() int { return len(f.Seeds) + len(f.Pins) }
+// size is how many runs fail this way: seeds (or an exploration's runs)
+// and pins.
+func (f *Finding) size() int {
+	if len(f.Runs) > 0 {
+		return len(f.Runs) + len(f.Pins)
+	}
+	return len(f.Seeds) + len(f.Pins)
+}
+
+// SeedsText lists the finding's failing seeds compactly, or for an
+// exploration its runs and their seeds: "runs 3 5 (seed 1)".
+func (f *Finding) SeedsText() string {
+	if len(f.Runs) == 0 {
+		return SeedList(f.Seeds, seedItemsMax)
+	}
+	runs := make([]uint64, len(f.Runs))
+	for i, r := range f.Runs {
+		runs[i] = uint64(r)
+	}
+	seeds := append([]uint64{}, f.Seeds...)
+	sort.Slice(seeds, func(i, j int) bool { return seeds[i] < seeds[j] })
+	what := "seeds"
+	if len(seeds) == 1 {
+		what = "seed"
+	}
+	which := "runs"
+	if len(runs) == 1 {
+		which = "run"
+	}
+	return fmt.Sprintf("%s %s (%s %s)", which, strings.ReplaceAll(SeedList(runs, seedItemsMax), " seeds in all", " runs in all"), what, SeedList(seeds, seedItemsMax))
+}
 
 // PinFailed says whether a pin's replay is a problem: it failed, or it was
 // nondeterministic.
@@ -258,7 +300,8 @@ func Build(inputs []Input) ([]*Sweep, error) {
 func merge(ss []*stream) (*Sweep, error) {
 	first := ss[0]
 	sw := &Sweep{World: first.start.Config, Profile: first.start.Profile, Set: first.start.Set,
-		SeedsText: first.start.Seeds, Shards: first.n, ran: map[uint64]bool{}, pinsRan: map[string]bool{}}
+		SeedsText: first.start.Seeds, Shards: first.n, ran: map[uint64]bool{}, pinsRan: map[string]bool{},
+		ExploreBudget: first.start.ExploreRuns}
 	byK := map[int]*stream{}
 	for _, st := range ss {
 		if st.start.Config != sw.World || st.start.Profile != sw.Profile || strings.Join(st.start.Set, "\x00") != strings.Join(sw.Set, "\x00") {
@@ -297,6 +340,9 @@ func merge(ss []*stream) (*Sweep, error) {
 					st.source, Plural(sum.Pins, "pinned regression"), len(st.pins)))
 			}
 			sw.Interrupted = sw.Interrupted || sum.Interrupted
+			if sum.Explore != nil {
+				sw.Explore = sum.Explore
+			}
 			sw.RealNs = max(sw.RealNs, sum.RealNs)
 			for _, p := range sum.Properties {
 				mergeProperty(props, p)
@@ -309,7 +355,12 @@ func merge(ss []*stream) (*Sweep, error) {
 			}
 		}
 	}
-	sort.SliceStable(seeds, func(i, j int) bool { return seeds[i].Seed < seeds[j].Seed })
+	sort.SliceStable(seeds, func(i, j int) bool {
+		if seeds[i].ExploreRun != seeds[j].ExploreRun {
+			return seeds[i].ExploreRun < seeds[j].ExploreRun
+		}
+		return seeds[i].Seed < seeds[j].Seed
+	})
 	groups := map[string]*Finding{}
 	for _, s := range seeds {
 		sw.ran[s.Seed] = true
@@ -341,10 +392,26 @@ func merge(ss []*stream) (*Sweep, error) {
 		if len(f.Seeds) == 0 {
 			f.First = s
 		}
-		f.Seeds = append(f.Seeds, s.Seed)
+		if sw.ExploreBudget > 0 {
+			// An exploration fails one seed in several runs: each run
+			// counts, the seed is listed once.
+			f.Runs = append(f.Runs, s.ExploreRun)
+			if !slices.Contains(f.Seeds, s.Seed) {
+				f.Seeds = append(f.Seeds, s.Seed)
+			}
+		} else {
+			f.Seeds = append(f.Seeds, s.Seed)
+		}
 		if f.Timeline == "" && s.Artifacts != nil {
 			f.Timeline = s.Artifacts.Timeline
 		}
+	}
+	if sw.Explore != nil {
+		// The stream holds records of the failing runs only; the summary
+		// counts them all.
+		// counts them all. An exploration is one stream, never shards.
+		sum := ss[0].summary
+		sw.Ran, sw.Passed, sw.Horizon = sum.Seeds, sum.Passed, sum.Horizon
 	}
 	// Pins after the seeds, so that a finding's first record is a seed's
 	// whenever a seed fails that way.
@@ -546,10 +613,14 @@ func findingOf(sweeps []*Sweep, sh *record.Shrink) *Finding {
 			continue
 		}
 		for _, f := range sw.Findings {
-			for _, s := range f.Seeds {
-				if s == sh.Seed {
+			if sh.ExploreRun > 0 && len(f.Runs) > 0 {
+				if slices.Contains(f.Runs, sh.ExploreRun) && slices.Contains(f.Seeds, sh.Seed) {
 					return f
 				}
+				continue
+			}
+			if slices.Contains(f.Seeds, sh.Seed) {
+				return f
 			}
 		}
 	}

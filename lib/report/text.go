@@ -75,6 +75,9 @@ func (s *Sweep) Title() string {
 	if s.ShrinkOnly {
 		return t + ": shrunk seeds"
 	}
+	if s.ExploreBudget > 0 {
+		return t + fmt.Sprintf(", explored from seeds %s with a budget of %s", s.SeedsText, Plural(s.ExploreBudget, "run"))
+	}
 	t += ", seeds " + s.SeedsText
 	if s.Shards > 0 {
 		t += fmt.Sprintf(", %d shards", s.Shards)
@@ -90,6 +93,9 @@ func (s *Sweep) Counts() string {
 	if s.ShrinkOnly {
 		return fmt.Sprintf("%s among the shrunk seeds", Plural(len(s.Findings), "way of failing"))
 	}
+	if s.ExploreBudget > 0 {
+		return s.exploreCounts()
+	}
 	c := fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
 		s.Failed, Plural(s.Ran, "seed"), s.Passed, s.Horizon, s.Nondeterministic, Plural(len(s.Findings), "finding"),
 		Plural(s.PropertyFailures, "property"))
@@ -97,6 +103,26 @@ func (s *Sweep) Counts() string {
 		c += "; " + p
 	}
 	return c
+}
+
+// exploreCounts is Counts for an exploration: its runs, not seeds.
+func (s *Sweep) exploreCounts() string {
+	e := s.Explore
+	if e == nil {
+		return fmt.Sprintf("%s before the stream ended; %s", Plural(s.Failed, "failing run"), Plural(len(s.Findings), "finding"))
+	}
+	return fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed, %d hit the time horizon); %s; %s kept for reaching %s",
+		s.Failed, Plural(s.Ran, "run"), e.BranchedFailures, Plural(e.StartingSeeds, "starting seed"), Plural(e.Branches, "branch"),
+		s.Passed, s.Horizon, Plural(len(s.Findings), "finding"), Plural(e.Corpus, "run"), Plural(e.NewStates, "new state"))
+}
+
+// Kind is what the report calls the stream: "sweep", or "exploration" for
+// sf-run -explore.
+func (s *Sweep) Kind() string {
+	if s.ExploreBudget > 0 {
+		return "exploration"
+	}
+	return "sweep"
 }
 
 // PinsCount says how the pinned regressions came out, "1 of 2 pinned
@@ -171,7 +197,11 @@ func (s *Sweep) Warnings() []string {
 		out = append(out, fmt.Sprintf("the stream starting at %s ended without a summary: its run was stopped; its finished seeds are counted", u))
 	}
 	if s.Interrupted {
-		out = append(out, "the sweep was interrupted: the counts cover the seeds that finished")
+		if s.ExploreBudget > 0 {
+			out = append(out, "the exploration was interrupted: the counts cover the runs that finished")
+		} else {
+			out = append(out, "the sweep was interrupted: the counts cover the seeds that finished")
+		}
 	}
 	if slices.Contains(s.Missing, 1) {
 		out = append(out, "shard 1 replays the world's pinned regressions: without it the report has none")
@@ -212,7 +242,7 @@ func Text(w io.Writer, sweeps []*Sweep) {
 }
 
 func text(w io.Writer, s *Sweep) {
-	fmt.Fprintf(w, "sweep %s\n", s.Title())
+	fmt.Fprintf(w, "%s %s\n", s.Kind(), s.Title())
 	fmt.Fprintf(w, "%s %s\n", strings.ToUpper(s.Status()), s.Counts())
 	if s.RealNs > 0 {
 		what := ""
@@ -243,7 +273,15 @@ func text(w io.Writer, s *Sweep) {
 			st = "  [" + st + "]"
 		}
 		fmt.Fprintf(w, "%2d. %s%s\n", i+1, f.Title(), st)
-		if len(f.Seeds) > 0 {
+		switch {
+		case len(f.Runs) > 0:
+			fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Runs), "run"), f.SeedsText())
+			fmt.Fprintf(w, "    run %d, seed %d (%s) at t=%s: %s\n", f.First.ExploreRun, f.First.Seed, Plural(f.First.Branches, "branch"),
+				schedule.Time(f.First.AtNs), f.First.Message)
+			if f.First.FaultsFile != "" {
+				fmt.Fprintf(w, "    schedule: %s\n", f.First.FaultsFile)
+			}
+		case len(f.Seeds) > 0:
 			fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Seeds), "seed"), SeedList(f.Seeds, seedItemsMax))
 			fmt.Fprintf(w, "    seed %d at t=%s: %s\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
 		}
@@ -251,7 +289,11 @@ func text(w io.Writer, s *Sweep) {
 			fmt.Fprintf(w, "    pin %s\n", PinLine(p))
 		}
 		if sh := f.Shrunk; sh != nil {
-			fmt.Fprintf(w, "    shrunk: seed %d from %d faults to %d, fails at %s: %s\n", sh.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
+			what := fmt.Sprintf("seed %d", sh.Seed)
+			if sh.ExploreRun > 0 {
+				what = fmt.Sprintf("run %d (seed %d)", sh.ExploreRun, sh.Seed)
+			}
+			fmt.Fprintf(w, "    shrunk: %s from %d faults to %d, fails at %s: %s\n", what, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
 			if f.Schedule != nil {
 				for _, l := range schedule.Lines(f.Schedule.Faults) {
 					fmt.Fprintf(w, "    %s\n", l)
@@ -341,6 +383,8 @@ func Plural(n int, noun string) string {
 	switch {
 	case strings.HasSuffix(noun, "y"):
 		noun = strings.TrimSuffix(noun, "y") + "ies"
+	case strings.HasSuffix(noun, "ch"):
+		noun += "es"
 	case strings.HasPrefix(noun, "way "):
 		noun = "ways" + strings.TrimPrefix(noun, "way")
 	default:

@@ -71,6 +71,10 @@ type job struct {
 	seed    uint64
 	faults  string // a schedule to start from, if the seed ran with -faults
 	message string
+	// exploreRun is the run of sf-run -explore that failed, 0 for a sweep's
+	// seed: an exploration fails one seed in several runs, each with its
+	// own schedule, so each is shrunk on its own and into its own file.
+	exploreRun int
 }
 
 type worldKey struct {
@@ -193,7 +197,7 @@ func Main(c Command) int {
 			fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
 			if jw != nil {
 				jw.Write(record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
-					Set: j.world.setList(), Error: err.Error()})
+					Set: j.world.setList(), Error: err.Error(), ExploreRun: j.exploreRun})
 			}
 			bar.Add(true)
 			continue
@@ -293,7 +297,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 				return nil, 0, fmt.Errorf("%s: the seed record of seed %d has no config", name, s.Seed)
 			}
 			w := worldKey{s.Config, s.Profile, strings.Join(s.Set, "\x00")}
-			key := fmt.Sprintf("%v/%d", w, s.Seed)
+			key := fmt.Sprintf("%v/%d/%d", w, s.Seed, s.ExploreRun)
 			if seen[key] {
 				continue
 			}
@@ -306,7 +310,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 			if faults == "-" {
 				faults = ""
 			}
-			jobs = append(jobs, job{world: w, seed: s.Seed, faults: faults, message: s.Message})
+			jobs = append(jobs, job{world: w, seed: s.Seed, faults: faults, message: s.Message, exploreRun: s.ExploreRun})
 		}
 		if records == 0 {
 			return nil, 0, fmt.Errorf("%s: no records: pipe sf-run -json into sf-shrink, or give -c and -seed", name)
@@ -341,7 +345,12 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 	}
 	sched := out.Schedule
 	sched.Config, sched.Profile, sched.Set = j.world.config, j.world.profile, j.world.setList()
-	path := filepath.Join(sweep.ArtifactDir(p.World), fmt.Sprintf("seed-%d.faults.json", j.seed))
+	name := fmt.Sprintf("seed-%d.faults.json", j.seed)
+	if j.exploreRun > 0 {
+		// Beside the run's own schedule, which stays as explore wrote it.
+		name = fmt.Sprintf("explore-%d-run-%d.shrunk.faults.json", j.seed, j.exploreRun)
+	}
+	path := filepath.Join(sweep.ArtifactDir(p.World), name)
 	if err := sched.WriteFile(path); err != nil {
 		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
 	}
@@ -361,7 +370,11 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 	if out.Before == 1 {
 		faults = "fault"
 	}
-	fmt.Fprintf(w, "seed %d: %d %s -> %d in %d replays (%s)\n", j.seed, out.Before, faults, len(sched.Faults), out.Runs, out.Failure)
+	what := fmt.Sprintf("seed %d", j.seed)
+	if j.exploreRun > 0 {
+		what += fmt.Sprintf(" (explore run %d)", j.exploreRun)
+	}
+	fmt.Fprintf(w, "%s: %d %s -> %d in %d replays (%s)\n", what, out.Before, faults, len(sched.Faults), out.Runs, out.Failure)
 	for _, l := range schedule.Lines(sched.Faults) {
 		fmt.Fprintln(w, l)
 	}
@@ -384,7 +397,7 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 		Set: j.world.setList(), Class: out.Final.Class, Message: out.Final.Message, Node: out.Final.Node,
 		FaultsBefore: out.Before, FaultsAfter: len(sched.Faults), ShrinkRuns: out.Runs,
 		Duration: time.Duration(sched.Duration).String(), DurationNs: int64(sched.Duration), Budget: sched.Budget,
-		Schedule: shown, Repro: repro, Pinned: pinned}, nil
+		Schedule: shown, Repro: repro, Pinned: pinned, ExploreRun: j.exploreRun}, nil
 }
 
 func relPath(p string) string {

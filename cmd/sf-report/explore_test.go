@@ -1,0 +1,60 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+// TestExplorePipeline: sf-run -explore piped into sf-report and into
+// sf-shrink. Runs 6 and 13 of httpkv's seed 1 fail the same way: the report
+// counts 14 runs and groups both failing runs, not merged into one seed,
+// into one finding whose replay line names the first run's schedule;
+// sf-shrink shrinks each run from its own schedule into its own file, and
+// the report of both streams shows the shrunk replay.
+func TestExplorePipeline(t *testing.T) {
+	dir := tools.FreshExample(t, "httpkv", "seedfall.json")
+	explore := "sf-run -seeds 1 -explore -explore-runs 14 -j 2"
+	r := shell(t, dir, explore+" | sf-report -findings ''")
+	if r.Code != 1 {
+		t.Fatalf("want status 1 from sf-run's failures\n%s", r)
+	}
+	for _, want := range []string{
+		"exploration seedfall.json, explored from seeds 1 with a budget of 14 runs\n",
+		"FAIL 2 of 14 runs failed, 2 of them branched (1 starting seed, 13 branches; 12 passed, 0 hit the time horizon); 1 finding;",
+		"findings (1):\n 1. assert · acknowledged write lost after failover\n    2 runs: runs 6 13 (seed 1)\n    run 6, seed 1 (1 branch) at t=",
+		"    schedule: .seedfall/seedfall/explore-1-run-6.faults.json\n",
+		"    repro: sf-run -c seedfall.json -seed 1 -faults .seedfall/seedfall/explore-1-run-6.faults.json\n",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("the report lacks %q\n%s", want, r)
+		}
+	}
+	if !strings.Contains(r.Stderr, "FAIL run 13: seed 1") {
+		t.Errorf("sf-run's report did not reach stderr\n%s", r)
+	}
+
+	r = shell(t, dir, explore+" 2>/dev/null | tee run.jsonl | sf-shrink -j 2 -json > shrink.jsonl")
+	if r.Code != 1 {
+		t.Fatalf("want status 1: sf-run failed and sf-shrink shrank\n%s", r)
+	}
+	for _, run := range []string{"6", "13"} {
+		if !strings.Contains(r.Stderr, "seed 1 (explore run "+run+"): ") {
+			t.Errorf("sf-shrink did not shrink run %s\n%s", run, r)
+		}
+		shrunk := ".seedfall/seedfall/explore-1-run-" + run + ".shrunk.faults.json"
+		if _, err := os.Stat(filepath.Join(dir, shrunk)); err != nil {
+			t.Error(err)
+		}
+		if !strings.Contains(r.Stderr, "replay: sf-run -c seedfall.json -seed 1 -faults "+shrunk+"\n") {
+			t.Errorf("no replay of %s\n%s", shrunk, r)
+		}
+	}
+	r = shell(t, dir, "sf-report -findings '' run.jsonl shrink.jsonl")
+	m := regexp.MustCompile(`    shrunk: run (6|13) \(seed 1\) from \d+ faults to \d+, fails at \S+: (\S+)\n(?s:.*)    repro: sf-run -c seedfall.json -seed 1 -faults (\S+)\n`).FindStringSubmatch(r.Stdout)
+	if r.Code != 1 || m == nil || m[2] != m[3] || m[2] != ".seedfall/seedfall/explore-1-run-"+m[1]+".shrunk.faults.json" {
+		t.Errorf("want the finding's shrunk run and its replay\n%s", r)
+	}
+}
