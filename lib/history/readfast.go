@@ -108,16 +108,22 @@ func fastInt(d []byte, i int) (int64, int, bool) {
 	}
 	start := i
 	var v int64
-	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-		v = v*10 + int64(d[i]-'0')
-		i++
+	// One comparison per digit: a byte below '0' wraps around to above 9.
+	for ; i < len(d); i++ {
+		c := d[i] - '0'
+		if c > 9 {
+			break
+		}
+		v = v*10 + int64(c)
 	}
 	n := i - start
 	if n == 0 || n > 18 || (n > 1 && d[start] == '0') {
 		return 0, 0, false
 	}
-	if i < len(d) && (d[i] == '.' || d[i] == 'e' || d[i] == 'E') {
-		return 0, 0, false
+	if i < len(d) {
+		if c := d[i]; c == '.' || c|0x20 == 'e' {
+			return 0, 0, false
+		}
 	}
 	if neg {
 		v = -v
