@@ -93,9 +93,11 @@ type laTxn struct {
 const keyIndexMin = 64
 
 type laKey struct {
-	name    string
-	vals    []int32          // the key's value ids, in order of appearance
-	fps     []uint32         // their fingerprints, until the key has an index
+	name string
+	// vals is fingerprint<<32 | id of each of the key's values, in order
+	// of appearance, until the key has an index: one slice to grow and
+	// scan rather than two.
+	vals    []uint64
 	index   map[string]int32 // value -> id, once the key has keyIndexMin values
 	longest int32            // the mop with the longest committed read, or -1
 	bad     bool             // no version order can be trusted for this key
@@ -240,29 +242,40 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 		}
 	} else {
 		// The fingerprints sit together, while each comparison of the text
-		// itself loads a value from anywhere in c.vals.
+		// itself loads a value from anywhere in c.vals. Newest first: a
+		// read that goes past its key's known list mostly returns what was
+		// appended last, and a key has each value once, so the order finds
+		// the same id.
 		fp = fingerprint(b)
-		for i, f := range kk.fps {
-			if f == fp && c.vals[kk.vals[i]].str == string(b) {
-				return kk.vals[i]
+		for i := len(kk.vals) - 1; i >= 0; i-- {
+			e := kk.vals[i]
+			if uint32(e>>32) == fp {
+				if id := int32(uint32(e)); c.vals[id].str == string(b) {
+					return id
+				}
 			}
 		}
 	}
 	v := int32(len(c.vals))
 	s := string(b)
 	c.vals = append(c.vals, laVal{str: s, key: k, writer: -1, mop: -1, next: -1})
-	kk.vals = append(kk.vals, v)
 	switch {
 	case kk.index != nil:
 		kk.index[s] = v
-	case len(kk.vals) >= keyIndexMin:
-		kk.index = make(map[string]int32, 2*len(kk.vals))
-		for _, id := range kk.vals {
+	case len(kk.vals)+1 >= keyIndexMin:
+		kk.index = make(map[string]int32, 2*keyIndexMin)
+		for _, e := range kk.vals {
+			id := int32(uint32(e))
 			kk.index[c.vals[id].str] = id
 		}
-		kk.fps = nil
+		kk.index[s] = v
+		kk.vals = nil
 	default:
-		kk.fps = append(kk.fps, fp)
+		if kk.vals == nil {
+			// Most keys get several values: start past the smallest sizes.
+			kk.vals = make([]uint64, 0, 8)
+		}
+		kk.vals = append(kk.vals, uint64(fp)<<32|uint64(uint32(v)))
 	}
 	return v
 }
