@@ -71,9 +71,13 @@ type laMop struct {
 	own  bool
 }
 
-// laVal is one value appended to or read from a key.
+// laVal is one value appended to or read from a key. Its text is
+// text[off:off+n] in the checker's arena, so that the million of them in a
+// big history hold no pointer for the collector to follow and cost no
+// allocation each.
 type laVal struct {
-	str    string
+	off    int64
+	n      int32
 	key    int32
 	writer int32 // the appending transaction, or -1
 	mop    int32 // the append micro-op
@@ -130,6 +134,7 @@ type listAppend struct {
 	keyID map[string]int32
 
 	vals []laVal // per value id
+	text []byte  // the values' texts, one after the other
 	// status is each transaction's, packed: the checks ask it of writers in
 	// no particular order, and a HistoryOp is too big to stay in cache.
 	status []history.Status
@@ -158,6 +163,7 @@ func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 		mops:   make([]laMop, 0, invoked/16+16),
 		elems:  make([]int32, 0, 1024),
 		vals:   make([]laVal, 0, invoked/32+16),
+		text:   make([]byte, 0, invoked/8+64), // four bytes a value; appending grows it
 		keyID:  map[string]int32{},
 		status: make([]history.Status, len(ops)),
 	}
@@ -250,25 +256,25 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 		for i := len(kk.vals) - 1; i >= 0; i-- {
 			e := kk.vals[i]
 			if uint32(e>>32) == fp {
-				if id := int32(uint32(e)); c.vals[id].str == string(b) {
+				if id := int32(uint32(e)); string(c.valText(id)) == string(b) {
 					return id
 				}
 			}
 		}
 	}
 	v := int32(len(c.vals))
-	s := string(b)
-	c.vals = append(c.vals, laVal{str: s, key: k, writer: -1, mop: -1, next: -1})
+	c.vals = append(c.vals, laVal{off: int64(len(c.text)), n: int32(len(b)), key: k, writer: -1, mop: -1, next: -1})
+	c.text = append(c.text, b...)
 	switch {
 	case kk.index != nil:
-		kk.index[s] = v
+		kk.index[string(b)] = v
 	case len(kk.vals)+1 >= keyIndexMin:
 		kk.index = make(map[string]int32, 2*keyIndexMin)
 		for _, e := range kk.vals {
 			id := int32(uint32(e))
-			kk.index[c.vals[id].str] = id
+			kk.index[c.str(id)] = id
 		}
-		kk.index[s] = v
+		kk.index[string(b)] = v
 		kk.vals = nil
 	default:
 		if kk.vals == nil {
@@ -279,6 +285,16 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 	}
 	return v
 }
+
+// valText is value v's text, which aliases the arena: compare it, do not
+// keep it.
+func (c *listAppend) valText(v int32) []byte {
+	x := &c.vals[v]
+	return c.text[x.off : x.off+int64(x.n)]
+}
+
+// str is value v's text as a string of its own.
+func (c *listAppend) str(v int32) string { return string(c.valText(v)) }
 
 // fingerprint is a 32-bit FNV-1a hash of b.
 func fingerprint(b []byte) uint32 {
@@ -417,7 +433,7 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 					// Reads of a key mostly repeat its seq: compare with
 					// that before looking the value up.
 					var v int32
-					if int(e.n) < len(kk.seq) && c.vals[kk.seq[e.n]].str == string(vb) {
+					if int(e.n) < len(kk.seq) && string(c.valText(kk.seq[e.n])) == string(vb) {
 						v = kk.seq[e.n]
 					} else {
 						v = c.value(k, vb)
@@ -527,12 +543,12 @@ func (c *listAppend) noteAppend(t, mi, k, v int32) {
 		c.keys[k].bad = true
 		if w == t {
 			c.note(kDuplicateAppend, 0, []int32{t}, func() string {
-				return fmt.Sprintf("T%d appended %q to %s twice; %s", c.id(t), c.vals[v].str, c.keys[k].name, c.describeTxn(t))
+				return fmt.Sprintf("T%d appended %q to %s twice; %s", c.id(t), c.str(v), c.keys[k].name, c.describeTxn(t))
 			})
 		} else {
 			c.note(kDuplicateAppend, 0, []int32{w, t}, func() string {
 				return fmt.Sprintf("T%d and T%d both appended %q to %s; %s; %s",
-					c.id(w), c.id(t), c.vals[v].str, c.keys[k].name, c.describeTxn(w), c.describeTxn(t))
+					c.id(w), c.id(t), c.str(v), c.keys[k].name, c.describeTxn(w), c.describeTxn(t))
 			})
 		}
 		return
