@@ -13,14 +13,17 @@ import (
 // reading time used to go to finding field names and separators that are
 // always the same.
 func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.ArrayMemo) bool {
-	i, ok := lit(d, 0, `{"index":`)
+	// Names longer than eight bytes are matched in two parts: the compiler
+	// compares up to eight bytes of a constant in place, and calls
+	// memequal for more.
+	i, ok := lit2(d, 0, `{"index"`, `:`)
 	if !ok {
 		return false
 	}
 	if ev.Index, i, ok = fastInt(d, i); !ok {
 		return false
 	}
-	if i, ok = lit(d, i, `,"type":"`); !ok {
+	if i, ok = lit2(d, i, `,"type":`, `"`); !ok {
 		return false
 	}
 	switch {
@@ -35,7 +38,7 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 	default:
 		return false
 	}
-	if i, ok = lit(d, i, `,"process":`); !ok {
+	if i, ok = lit2(d, i, `,"proces`, `s":`); !ok {
 		return false
 	}
 	if ev.Process, i, ok = fastInt(d, i); !ok {
@@ -55,7 +58,7 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 		}
 		ev.Key = internBytes(intern, b)
 	}
-	if i, ok = lit(d, i, `,"value":`); !ok {
+	if i, ok = lit2(d, i, `,"value"`, `:`); !ok {
 		return false
 	}
 	end, ok := jsontext.ValidAt(d, i, memo)
@@ -95,6 +98,14 @@ func hasAt(d []byte, i int, s string) bool {
 func lit(d []byte, i int, s string) (int, bool) {
 	if hasAt(d, i, s) {
 		return i + len(s), true
+	}
+	return 0, false
+}
+
+// lit2 is lit of s1+s2.
+func lit2(d []byte, i int, s1, s2 string) (int, bool) {
+	if hasAt(d, i, s1) && hasAt(d, i+len(s1), s2) {
+		return i + len(s1) + len(s2), true
 	}
 	return 0, false
 }
