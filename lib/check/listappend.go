@@ -101,7 +101,11 @@ type laKey struct {
 	// vals is fingerprint<<32 | id of each of the key's values, in order
 	// of appearance, until the key has an index: one slice to grow and
 	// scan rather than two.
-	vals    []uint64
+	vals []uint64
+	// seen has bit fp%128 set for the fingerprint fp of each value in
+	// vals: an appended value, nearly always new, mostly finds its bit
+	// clear and skips the scan.
+	seen    [2]uint64
 	index   map[string]int32 // value -> id, once the key has keyIndexMin values
 	longest int32            // the mop with the longest committed read, or -1
 	bad     bool             // no version order can be trusted for this key
@@ -253,11 +257,13 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 		// appended last, and a key has each value once, so the order finds
 		// the same id.
 		fp = fingerprint(b)
-		for i := len(kk.vals) - 1; i >= 0; i-- {
-			e := kk.vals[i]
-			if uint32(e>>32) == fp {
-				if id := int32(uint32(e)); string(c.valText(id)) == string(b) {
-					return id
+		if kk.seen[fp>>6&1]&(1<<(fp&63)) != 0 {
+			for i := len(kk.vals) - 1; i >= 0; i-- {
+				e := kk.vals[i]
+				if uint32(e>>32) == fp {
+					if id := int32(uint32(e)); string(c.valText(id)) == string(b) {
+						return id
+					}
 				}
 			}
 		}
@@ -282,6 +288,7 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 			kk.vals = make([]uint64, 0, 8)
 		}
 		kk.vals = append(kk.vals, uint64(fp)<<32|uint64(uint32(v)))
+		kk.seen[fp>>6&1] |= 1 << (fp & 63)
 	}
 	return v
 }
