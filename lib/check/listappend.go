@@ -71,13 +71,12 @@ type laMop struct {
 	own  bool
 }
 
-// laVal is one value appended to or read from a key. Its text is
-// text[off:off+n] in the checker's arena, so that the million of them in a
-// big history hold no pointer for the collector to follow and cost no
-// allocation each.
+// laVal is one value appended to or read from a key. Its text is in the
+// checker's arena (see valText), so that the million of them in a big
+// history hold no pointer for the collector to follow and cost no
+// allocation each, and the 16 bytes that the checks look up in no
+// particular order are all a record holds.
 type laVal struct {
-	off    int64
-	n      int32
 	key    int32
 	writer int32 // the appending transaction, or -1
 	mop    int32 // the append micro-op
@@ -138,7 +137,10 @@ type listAppend struct {
 	keyID map[string]int32
 
 	vals []laVal // per value id
-	text []byte  // the values' texts, one after the other
+	// text holds the values' texts, one after the other in the order of
+	// their ids; value v's ends at textEnd[v].
+	text    []byte
+	textEnd []int64
 	// status is each transaction's, packed: the checks ask it of writers in
 	// no particular order, and a HistoryOp is too big to stay in cache.
 	status []history.Status
@@ -162,14 +164,15 @@ func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 		invoked += len(ops[i].Value)
 	}
 	c := &listAppend{
-		ops:    ops,
-		txns:   make([]laTxn, len(ops)),
-		mops:   make([]laMop, 0, invoked/16+16),
-		elems:  make([]int32, 0, 1024),
-		vals:   make([]laVal, 0, invoked/32+16),
-		text:   make([]byte, 0, invoked/8+64), // four bytes a value; appending grows it
-		keyID:  map[string]int32{},
-		status: make([]history.Status, len(ops)),
+		ops:     ops,
+		txns:    make([]laTxn, len(ops)),
+		mops:    make([]laMop, 0, invoked/16+16),
+		elems:   make([]int32, 0, 1024),
+		vals:    make([]laVal, 0, invoked/32+16),
+		text:    make([]byte, 0, invoked/8+64), // four bytes a value; appending grows it
+		textEnd: make([]int64, 0, invoked/32+16),
+		keyID:   map[string]int32{},
+		status:  make([]history.Status, len(ops)),
 	}
 	for i := range c.keyCache {
 		c.keyCache[i] = -1
@@ -269,8 +272,9 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 		}
 	}
 	v := int32(len(c.vals))
-	c.vals = append(c.vals, laVal{off: int64(len(c.text)), n: int32(len(b)), key: k, writer: -1, mop: -1, next: -1})
+	c.vals = append(c.vals, laVal{key: k, writer: -1, mop: -1, next: -1})
 	c.text = append(c.text, b...)
+	c.textEnd = append(c.textEnd, int64(len(c.text)))
 	switch {
 	case kk.index != nil:
 		kk.index[string(b)] = v
@@ -296,8 +300,11 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 // valText is value v's text, which aliases the arena: compare it, do not
 // keep it.
 func (c *listAppend) valText(v int32) []byte {
-	x := &c.vals[v]
-	return c.text[x.off : x.off+int64(x.n)]
+	start := int64(0)
+	if v > 0 {
+		start = c.textEnd[v-1]
+	}
+	return c.text[start:c.textEnd[v]]
 }
 
 // str is value v's text as a string of its own.
