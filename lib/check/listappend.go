@@ -71,9 +71,12 @@ type laMop struct {
 	own  bool
 }
 
-// laVal is one value appended to or read from a key.
+// laVal is one value appended to or read from a key. Its text is in the
+// checker's arena (see valText), so that the million of them in a big
+// history hold no pointer for the collector to follow and cost no
+// allocation each, and the 16 bytes that the checks look up in no
+// particular order are all a record holds.
 type laVal struct {
-	str    string
 	key    int32
 	writer int32 // the appending transaction, or -1
 	mop    int32 // the append micro-op
@@ -93,9 +96,15 @@ type laTxn struct {
 const keyIndexMin = 64
 
 type laKey struct {
-	name    string
-	vals    []int32          // the key's value ids, in order of appearance
-	fps     []uint32         // their fingerprints, until the key has an index
+	name string
+	// vals is fingerprint<<32 | id of each of the key's values, in order
+	// of appearance, until the key has an index: one slice to grow and
+	// scan rather than two.
+	vals []uint64
+	// seen has bit fp%128 set for the fingerprint fp of each value in
+	// vals: an appended value, nearly always new, mostly finds its bit
+	// clear and skips the scan.
+	seen    [2]uint64
 	index   map[string]int32 // value -> id, once the key has keyIndexMin values
 	longest int32            // the mop with the longest committed read, or -1
 	bad     bool             // no version order can be trusted for this key
@@ -128,6 +137,10 @@ type listAppend struct {
 	keyID map[string]int32
 
 	vals []laVal // per value id
+	// text holds the values' texts, one after the other in the order of
+	// their ids; value v's ends at textEnd[v].
+	text    []byte
+	textEnd []int64
 	// status is each transaction's, packed: the checks ask it of writers in
 	// no particular order, and a HistoryOp is too big to stay in cache.
 	status []history.Status
@@ -151,13 +164,15 @@ func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 		invoked += len(ops[i].Value)
 	}
 	c := &listAppend{
-		ops:    ops,
-		txns:   make([]laTxn, len(ops)),
-		mops:   make([]laMop, 0, invoked/16+16),
-		elems:  make([]int32, 0, 1024),
-		vals:   make([]laVal, 0, invoked/32+16),
-		keyID:  map[string]int32{},
-		status: make([]history.Status, len(ops)),
+		ops:     ops,
+		txns:    make([]laTxn, len(ops)),
+		mops:    make([]laMop, 0, invoked/16+16),
+		elems:   make([]int32, 0, 1024),
+		vals:    make([]laVal, 0, invoked/32+16),
+		text:    make([]byte, 0, invoked/8+64), // four bytes a value; appending grows it
+		textEnd: make([]int64, 0, invoked/32+16),
+		keyID:   map[string]int32{},
+		status:  make([]history.Status, len(ops)),
 	}
 	for i := range c.keyCache {
 		c.keyCache[i] = -1
@@ -240,32 +255,60 @@ func (c *listAppend) value(k int32, b []byte) int32 {
 		}
 	} else {
 		// The fingerprints sit together, while each comparison of the text
-		// itself loads a value from anywhere in c.vals.
+		// itself loads a value from anywhere in c.vals. Newest first: a
+		// read that goes past its key's known list mostly returns what was
+		// appended last, and a key has each value once, so the order finds
+		// the same id.
 		fp = fingerprint(b)
-		for i, f := range kk.fps {
-			if f == fp && c.vals[kk.vals[i]].str == string(b) {
-				return kk.vals[i]
+		if kk.seen[fp>>6&1]&(1<<(fp&63)) != 0 {
+			for i := len(kk.vals) - 1; i >= 0; i-- {
+				e := kk.vals[i]
+				if uint32(e>>32) == fp {
+					if id := int32(uint32(e)); string(c.valText(id)) == string(b) {
+						return id
+					}
+				}
 			}
 		}
 	}
 	v := int32(len(c.vals))
-	s := string(b)
-	c.vals = append(c.vals, laVal{str: s, key: k, writer: -1, mop: -1, next: -1})
-	kk.vals = append(kk.vals, v)
+	c.vals = append(c.vals, laVal{key: k, writer: -1, mop: -1, next: -1})
+	c.text = append(c.text, b...)
+	c.textEnd = append(c.textEnd, int64(len(c.text)))
 	switch {
 	case kk.index != nil:
-		kk.index[s] = v
-	case len(kk.vals) >= keyIndexMin:
-		kk.index = make(map[string]int32, 2*len(kk.vals))
-		for _, id := range kk.vals {
-			kk.index[c.vals[id].str] = id
+		kk.index[string(b)] = v
+	case len(kk.vals)+1 >= keyIndexMin:
+		kk.index = make(map[string]int32, 2*keyIndexMin)
+		for _, e := range kk.vals {
+			id := int32(uint32(e))
+			kk.index[c.str(id)] = id
 		}
-		kk.fps = nil
+		kk.index[string(b)] = v
+		kk.vals = nil
 	default:
-		kk.fps = append(kk.fps, fp)
+		if kk.vals == nil {
+			// Most keys get several values: start past the smallest sizes.
+			kk.vals = make([]uint64, 0, 8)
+		}
+		kk.vals = append(kk.vals, uint64(fp)<<32|uint64(uint32(v)))
+		kk.seen[fp>>6&1] |= 1 << (fp & 63)
 	}
 	return v
 }
+
+// valText is value v's text, which aliases the arena: compare it, do not
+// keep it.
+func (c *listAppend) valText(v int32) []byte {
+	start := int64(0)
+	if v > 0 {
+		start = c.textEnd[v-1]
+	}
+	return c.text[start:c.textEnd[v]]
+}
+
+// str is value v's text as a string of its own.
+func (c *listAppend) str(v int32) string { return string(c.valText(v)) }
 
 // fingerprint is a 32-bit FNV-1a hash of b.
 func fingerprint(b []byte) uint32 {
@@ -404,7 +447,7 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 					// Reads of a key mostly repeat its seq: compare with
 					// that before looking the value up.
 					var v int32
-					if int(e.n) < len(kk.seq) && c.vals[kk.seq[e.n]].str == string(vb) {
+					if int(e.n) < len(kk.seq) && string(c.valText(kk.seq[e.n])) == string(vb) {
 						v = kk.seq[e.n]
 					} else {
 						v = c.value(k, vb)
@@ -514,12 +557,12 @@ func (c *listAppend) noteAppend(t, mi, k, v int32) {
 		c.keys[k].bad = true
 		if w == t {
 			c.note(kDuplicateAppend, 0, []int32{t}, func() string {
-				return fmt.Sprintf("T%d appended %q to %s twice; %s", c.id(t), c.vals[v].str, c.keys[k].name, c.describeTxn(t))
+				return fmt.Sprintf("T%d appended %q to %s twice; %s", c.id(t), c.str(v), c.keys[k].name, c.describeTxn(t))
 			})
 		} else {
 			c.note(kDuplicateAppend, 0, []int32{w, t}, func() string {
 				return fmt.Sprintf("T%d and T%d both appended %q to %s; %s; %s",
-					c.id(w), c.id(t), c.vals[v].str, c.keys[k].name, c.describeTxn(w), c.describeTxn(t))
+					c.id(w), c.id(t), c.str(v), c.keys[k].name, c.describeTxn(w), c.describeTxn(t))
 			})
 		}
 		return

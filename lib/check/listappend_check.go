@@ -49,12 +49,17 @@ func (c *listAppend) checkReads() {
 			}
 			r := c.read(m)
 			kk := &c.keys[m.key]
-			order := c.read(&c.mops[kk.longest])
+			lm := &c.mops[kk.longest]
+			order := c.read(lm)
 			mismatch := -1 // the first position where r and order differ
-			for i, v := range r {
-				if order[i] != v {
-					mismatch = i
-					break
+			// Two reads stored as prefixes of the key's seq agree as far as
+			// the shorter goes, and r is not longer than the longest read.
+			if m.own || lm.own {
+				for i, v := range r {
+					if order[i] != v {
+						mismatch = i
+						break
+					}
 				}
 			}
 			if mismatch < 0 {
@@ -68,13 +73,13 @@ func (c *listAppend) checkReads() {
 					kk.bad = true
 					v := r[f.dup]
 					c.note(kDuplicateElements, 0, []int32{t}, func() string {
-						return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, c.describeTxn(t))
+						return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.str(v), c.describeTxn(t))
 					})
 				}
 				if f.garbage < n {
 					v := r[f.garbage]
 					c.note(kGarbageRead, 0, []int32{t}, func() string {
-						return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, kk.name, c.describeTxn(t))
+						return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.str(v), kk.name, c.describeTxn(t))
 					})
 				}
 				if f.aborted < n {
@@ -82,7 +87,7 @@ func (c *listAppend) checkReads() {
 					w := c.vals[v].writer
 					c.note(kG1a, 0, []int32{t, w}, func() string {
 						return fmt.Sprintf("T%d read %s %s, including %q appended by T%d, which failed; %s; %s",
-							c.id(t), kk.name, c.list(r), c.vals[v].str, c.id(w), c.describeTxn(t), c.describeTxn(w))
+							c.id(t), kk.name, c.list(r), c.str(v), c.id(w), c.describeTxn(t), c.describeTxn(w))
 					})
 				}
 			} else {
@@ -91,7 +96,7 @@ func (c *listAppend) checkReads() {
 					if stamp[v] == seq {
 						kk.bad = true
 						c.note(kDuplicateElements, 0, []int32{t}, func() string {
-							return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, c.describeTxn(t))
+							return fmt.Sprintf("T%d read %s %s, which has %q twice; %s", c.id(t), kk.name, c.list(r), c.str(v), c.describeTxn(t))
 						})
 						break
 					}
@@ -104,13 +109,13 @@ func (c *listAppend) checkReads() {
 					case w < 0 && !garbage:
 						garbage = true
 						c.note(kGarbageRead, 0, []int32{t}, func() string {
-							return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.vals[v].str, kk.name, c.describeTxn(t))
+							return fmt.Sprintf("T%d read %s %s, but nobody appended %q to %s; %s", c.id(t), kk.name, c.list(r), c.str(v), kk.name, c.describeTxn(t))
 						})
 					case w >= 0 && w != t && c.failed(w) && !aborted:
 						aborted = true
 						c.note(kG1a, 0, []int32{t, w}, func() string {
 							return fmt.Sprintf("T%d read %s %s, including %q appended by T%d, which failed; %s; %s",
-								c.id(t), kk.name, c.list(r), c.vals[v].str, c.id(w), c.describeTxn(t), c.describeTxn(w))
+								c.id(t), kk.name, c.list(r), c.str(v), c.id(w), c.describeTxn(t), c.describeTxn(w))
 						})
 					}
 				}
@@ -119,7 +124,7 @@ func (c *listAppend) checkReads() {
 				w, next := c.vals[last].writer, c.vals[last].next
 				c.note(kG1b, 0, []int32{t, w}, func() string {
 					return fmt.Sprintf("T%d read %s %s, ending in %q, an intermediate append of T%d, which appended %q to %s after it; %s; %s",
-						c.id(t), kk.name, c.list(r), c.vals[last].str, c.id(w), c.vals[next].str, kk.name, c.describeTxn(t), c.describeTxn(w))
+						c.id(t), kk.name, c.list(r), c.str(last), c.id(w), c.str(next), kk.name, c.describeTxn(t), c.describeTxn(w))
 				})
 			}
 			if i := mismatch; i >= 0 {
@@ -128,7 +133,7 @@ func (c *listAppend) checkReads() {
 				v := r[i]
 				c.note(kIncompatibleOrder, 0, []int32{u, t}, func() string {
 					return fmt.Sprintf("T%d read %s %s and T%d read %s %s: neither is a prefix of the other (element %d is %q and %q); %s; %s",
-						c.id(u), kk.name, c.list(order), c.id(t), kk.name, c.list(r), i, c.vals[order[i]].str, c.vals[v].str, c.describeTxn(u), c.describeTxn(t))
+						c.id(u), kk.name, c.list(order), c.id(t), kk.name, c.list(r), i, c.str(order[i]), c.str(v), c.describeTxn(u), c.describeTxn(t))
 				})
 			}
 		}
@@ -226,9 +231,22 @@ func (c *listAppend) internalMismatch(t, mi int32, m *laMop, e *internalState, r
 	name := c.keys[m.key].name
 	switch {
 	case m.ext:
+		// What t appends only later is what its later appends to this key
+		// appended first: look for those few ids in r, rather than look up
+		// the writer of every element.
+		var buf [4]int32
+		later := buf[:0]
+		for mj := mi + 1; mj < c.txns[t].mop1; mj++ {
+			if o := &c.mops[mj]; !o.read && o.key == m.key && c.vals[o.val].writer == t && c.vals[o.val].mop > mi {
+				later = append(later, o.val)
+			}
+		}
+		if len(later) == 0 {
+			break
+		}
 		for _, v := range r {
-			if c.vals[v].writer == t && c.vals[v].mop > mi {
-				return fmt.Sprintf("T%d read %s %s, including %q, which it appends only later", c.id(t), name, c.list(r), c.vals[v].str)
+			if slices.Contains(later, v) {
+				return fmt.Sprintf("T%d read %s %s, including %q, which it appends only later", c.id(t), name, c.list(r), c.str(v))
 			}
 		}
 	case e.read:
@@ -535,7 +553,7 @@ func (c *listAppend) describeTxn(t int32) string {
 		name := c.keys[m.key].name
 		switch {
 		case !m.read:
-			fmt.Fprintf(&b, "append %s %s", name, strconv.Quote(c.vals[m.val].str))
+			fmt.Fprintf(&b, "append %s %s", name, strconv.Quote(c.str(m.val)))
 		case m.n < 0:
 			fmt.Fprintf(&b, "r %s nil", name)
 		default:
@@ -555,14 +573,14 @@ func (c *listAppend) list(vals []int32) string {
 			fmt.Fprintf(&b, " ...%d more...", len(vals)-txnShownMax)
 			i = len(vals) - (txnShownMax - 3)
 			for _, v := range vals[i:] {
-				b.WriteString(" " + strconv.Quote(c.vals[v].str))
+				b.WriteString(" " + strconv.Quote(c.str(v)))
 			}
 			break
 		}
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(strconv.Quote(c.vals[v].str))
+		b.WriteString(strconv.Quote(c.str(v)))
 	}
 	b.WriteByte(']')
 	return b.String()

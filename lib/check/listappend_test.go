@@ -60,6 +60,12 @@ func TestListAppendAnomalies(t *testing.T) {
 		{"internal: read then read", []txnSpec{
 			ok(0, "a x 1"), ok(1, "r x 1 | a x 2 | r x 1"),
 		}, "internal", `its own earlier read and appends make it ["1" "2"]`},
+		{"internal: reads what it appends only later", []txnSpec{
+			ok(0, "a x 0"), ok(1, "r x 0 2 | a x 1 | a x 2"),
+		}, "internal", `T1 read x ["0" "2"], including "2", which it appends only later`},
+		{"internal: a later append to another key", []txnSpec{
+			ok(0, "a x 0 | a y 2"), ok(1, "r x 0 | a y 1 | a x 2"), ok(2, "r y 2 1"),
+		}, "", ""},
 		{"internal near miss", []txnSpec{
 			ok(0, "a x 1"), ok(1, "r x 1 | a x 2 | r x 1 2"),
 		}, "", ""},

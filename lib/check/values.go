@@ -31,6 +31,21 @@ type valueReader struct {
 
 // scalar reads a string or an integer's text. null gives ok false.
 func (vr *valueReader) scalar() (b []byte, isNull bool, err error) {
+	// A string right here without escapes or control characters, as
+	// writers write values, is taken without the scanner's round of
+	// checks; it gives the same bytes, and anything else goes to it.
+	if d, p := vr.s.Data, vr.s.Pos; p < len(d) && d[p] == '"' {
+		for j := p + 1; j < len(d); j++ {
+			c := d[j]
+			if c == '"' {
+				vr.s.Pos = j + 1
+				return d[p+1 : j], false, nil
+			}
+			if c < 0x20 || c == '\\' {
+				break
+			}
+		}
+	}
 	switch vr.s.Peek() {
 	case jsontext.Null:
 		vr.s.Null()

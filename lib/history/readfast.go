@@ -13,14 +13,17 @@ import (
 // reading time used to go to finding field names and separators that are
 // always the same.
 func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.ArrayMemo) bool {
-	i, ok := lit(d, 0, `{"index":`)
+	// Names longer than eight bytes are matched in two parts: the compiler
+	// compares up to eight bytes of a constant in place, and calls
+	// memequal for more.
+	i, ok := lit2(d, 0, `{"index"`, `:`)
 	if !ok {
 		return false
 	}
 	if ev.Index, i, ok = fastInt(d, i); !ok {
 		return false
 	}
-	if i, ok = lit(d, i, `,"type":"`); !ok {
+	if i, ok = lit2(d, i, `,"type":`, `"`); !ok {
 		return false
 	}
 	switch {
@@ -35,7 +38,7 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 	default:
 		return false
 	}
-	if i, ok = lit(d, i, `,"process":`); !ok {
+	if i, ok = lit2(d, i, `,"proces`, `s":`); !ok {
 		return false
 	}
 	if ev.Process, i, ok = fastInt(d, i); !ok {
@@ -55,7 +58,7 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 		}
 		ev.Key = internBytes(intern, b)
 	}
-	if i, ok = lit(d, i, `,"value":`); !ok {
+	if i, ok = lit2(d, i, `,"value"`, `:`); !ok {
 		return false
 	}
 	end, ok := jsontext.ValidAt(d, i, memo)
@@ -99,6 +102,14 @@ func lit(d []byte, i int, s string) (int, bool) {
 	return 0, false
 }
 
+// lit2 is lit of s1+s2.
+func lit2(d []byte, i int, s1, s2 string) (int, bool) {
+	if hasAt(d, i, s1) && hasAt(d, i+len(s1), s2) {
+		return i + len(s1) + len(s2), true
+	}
+	return 0, false
+}
+
 // fastInt reads a JSON integer of at most 18 digits at i, which the byte
 // after it must end: not a digit, a point or an exponent.
 func fastInt(d []byte, i int) (int64, int, bool) {
@@ -108,16 +119,22 @@ func fastInt(d []byte, i int) (int64, int, bool) {
 	}
 	start := i
 	var v int64
-	for i < len(d) && d[i] >= '0' && d[i] <= '9' {
-		v = v*10 + int64(d[i]-'0')
-		i++
+	// One comparison per digit: a byte below '0' wraps around to above 9.
+	for ; i < len(d); i++ {
+		c := d[i] - '0'
+		if c > 9 {
+			break
+		}
+		v = v*10 + int64(c)
 	}
 	n := i - start
 	if n == 0 || n > 18 || (n > 1 && d[start] == '0') {
 		return 0, 0, false
 	}
-	if i < len(d) && (d[i] == '.' || d[i] == 'e' || d[i] == 'E') {
-		return 0, 0, false
+	if i < len(d) {
+		if c := d[i]; c == '.' || c|0x20 == 'e' {
+			return 0, 0, false
+		}
 	}
 	if neg {
 		v = -v

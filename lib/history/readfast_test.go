@@ -2,6 +2,7 @@ package history
 
 import (
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -20,6 +21,9 @@ var fastSamples = []string{
 	`{"index":01,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
 	`{"index":1.5,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
 	`{"index":1e3,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	`{"index":1E3,"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1/2,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":1:2,"id":1}`,
 	`{"index":1,"type":"okay","process":1,"f":"r","value":1,"time":1,"id":1}`,
 	`{"index":1,"type":"\u006fk","process":1,"f":"r","value":1,"time":1,"id":1}`,
 	`{"index":1,"type":"ok","process":1,"f":"r\"s","value":1,"time":1,"id":1}`,
@@ -83,4 +87,30 @@ func FuzzFastEvent(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, line []byte) { checkFast(t, line) })
+}
+
+func TestFastInt(t *testing.T) {
+	// Every length of number from 1 to 20 digits, signed or not, followed
+	// by each kind of byte or by the end of the data, at every distance
+	// from the end: the eight-byte path and the byte loop must agree with
+	// strconv.
+	digits := "98765432109876543210"
+	for n := 1; n <= len(digits); n++ {
+		for _, sign := range []string{"", "-"} {
+			for _, num := range []string{digits[:n], "1" + strings.Repeat("0", n-1), strings.Repeat("0", n)} {
+				for _, after := range []string{"", ",", "}", "/", ":", ".5", "e3", "E3", " ", "x"} {
+					for pad := range 10 {
+						text := sign + num + after + strings.Repeat("\x00", pad)
+						v, end, ok := fastInt([]byte(text), 0)
+						want, err := strconv.ParseInt(sign+num, 10, 64)
+						wantOK := err == nil && n <= 18 && (n == 1 || num[0] != '0') &&
+							!strings.HasPrefix(after, ".") && !strings.HasPrefix(strings.ToLower(after), "e")
+						if ok != wantOK || (ok && (v != want || end != len(sign)+n)) {
+							t.Fatalf("fastInt(%q) = %d, %d, %v; want %d, %d, %v", text, v, end, ok, want, len(sign)+n, wantOK)
+						}
+					}
+				}
+			}
+		}
+	}
 }

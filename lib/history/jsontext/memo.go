@@ -70,16 +70,7 @@ func (m *ArrayMemo) flat(d []byte, i int) (int, int) {
 // shared returns the slot for the array at d[i] and how many of its leading
 // elements are those of the array the slot remembers.
 func (m *ArrayMemo) shared(d []byte, i int) (*memoSlot, int) {
-	// Hash the array's start up to the end of its first element, or 32 bytes.
-	h := uint32(2166136261)
-	for j := i; j < len(d) && j < i+32; j++ {
-		c := d[j]
-		if j > i && (c == ',' || c == ']') {
-			break
-		}
-		h = (h ^ uint32(c)) * 16777619
-	}
-	slot := &m.slots[h%memoSlots]
+	slot := &m.slots[memoHash(d, i)%memoSlots]
 	k := 0 // elements taken from the slot
 	if len(slot.text) > 0 {
 		l := int32(commonPrefix(slot.text, d[i:]))
@@ -104,6 +95,39 @@ func (m *ArrayMemo) shared(d []byte, i int) (*memoSlot, int) {
 		}
 	}
 	return slot, k
+}
+
+// memoHash hashes the start of the array at d[i] up to the end of its first
+// element: its first 16 bytes at most, taken as two words when there are
+// 16, with the bytes from the first ',' or ']' on cleared.
+func memoHash(d []byte, i int) uint32 {
+	if len(d)-i < 16 {
+		h := uint32(2166136261)
+		for j := i; j < len(d); j++ {
+			c := d[j]
+			if j > i && (c == ',' || c == ']') {
+				break
+			}
+			h = (h ^ uint32(c)) * 16777619
+		}
+		return h
+	}
+	const lo, hi = 0x0101010101010101, 0x8080808080808080
+	stops := func(x uint64) uint64 {
+		c, b := x^(','*lo), x^(']'*lo)
+		return ((c-lo)&^c | (b-lo)&^b) & hi
+	}
+	x0 := binary.LittleEndian.Uint64(d[i:])
+	x1 := binary.LittleEndian.Uint64(d[i+8:])
+	// Byte 0 is the '['. The lowest mark of each word is exact.
+	if m := stops(x0); m != 0 {
+		x0 &= 1<<(bits.TrailingZeros64(m)&^7) - 1
+		x1 = 0
+	} else if m := stops(x1); m != 0 {
+		x1 &= 1<<(bits.TrailingZeros64(m)&^7) - 1
+	}
+	h := (x0*0x9e3779b97f4a7c15 ^ x1) * 0xff51afd7ed558ccd
+	return uint32(h >> 32)
 }
 
 // flatFrom checks a flat array that starts at d[start] from j, after an

@@ -1,7 +1,9 @@
 package jsontext
 
 import (
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"strings"
 	"testing"
 )
@@ -100,6 +102,40 @@ func TestInt(t *testing.T) {
 		}
 		if got != want {
 			t.Errorf("Int(%s): %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestStringStops(t *testing.T) {
+	// Every byte value at every position, after plain bytes and after
+	// another stop: the lowest mark is the first byte plain does not take.
+	for pos := range 8 {
+		for c := range 256 {
+			for _, fill := range []byte{'a', 0xff, 0x7f, '"' + 1} {
+				var w [8]byte
+				for i := range w {
+					w[i] = fill
+				}
+				w[pos] = byte(c)
+				if pos < 7 {
+					w[pos+1] = 0 // a stop after it must not hide it
+				}
+				m := stringStops(binary.LittleEndian.Uint64(w[:]))
+				want := 8
+				for i, b := range w {
+					if !plain[b] {
+						want = i
+						break
+					}
+				}
+				got := 8
+				if m != 0 {
+					got = bits.TrailingZeros64(m) / 8
+				}
+				if got != want {
+					t.Fatalf("stringStops(%q): first stop at %d, want %d", w, got, want)
+				}
+			}
 		}
 	}
 }
