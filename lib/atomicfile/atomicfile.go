@@ -2,25 +2,36 @@
 // halfway, never sees half of one: the data goes to a temporary file in the
 // same directory, which is synced and then renamed over the target.
 //
-// A target that is not a regular file (a device such as /dev/stdout, a named
-// pipe) is written in place, since renaming over it would replace the device
-// with a file; a symbolic link is followed, so that the link stays and the
-// file it names is replaced.
+// Some targets are there to be written to, not replaced: a path under /dev
+// or /proc (-md /dev/stdout, which may lead to a terminal, a pipe or a file
+// the shell redirected to) and anything that is not a regular file (a named
+// pipe). Those get the data appended in place. A symbolic link is followed,
+// so the link stays and the file it names is replaced.
 package atomicfile
 
 import (
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile writes data to path atomically, creating the directory if
-// needed. perm applies to a file that did not exist.
+// needed. A new file gets perm; a file that existed keeps its permissions.
 func WriteFile(path string, data []byte, perm os.FileMode) error {
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() && !fi.IsDir() {
-		return writeInPlace(path, data)
+	if inPlace(path) {
+		return appendInPlace(path, data)
 	}
 	if real, err := filepath.EvalSymlinks(path); err == nil {
 		path = real
+	} else if target, lerr := os.Readlink(path); lerr == nil {
+		// A link to a file that does not exist yet: create the file.
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
+		perm = fi.Mode().Perm()
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -50,10 +61,29 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	return err
 }
 
-// writeInPlace writes data to something that is there to be written to,
-// not replaced: a device or a pipe.
-func writeInPlace(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+// inPlace says whether path is to be written to rather than replaced.
+func inPlace(path string) bool {
+	if abs, err := filepath.Abs(path); err == nil {
+		for _, d := range []string{"/dev/", "/proc/"} {
+			if strings.HasPrefix(abs, d) {
+				return true
+			}
+		}
+	}
+	fi, err := os.Stat(path)
+	return err == nil && !fi.Mode().IsRegular() && !fi.IsDir()
+}
+
+// appendInPlace writes data to what path leads to. Standard output and
+// standard error are written through the process's own descriptor, so that the data lands at its offset, between what the program
+// wrote before and after, even when it leads to a file; anything else is
+// opened for appending.
+func appendInPlace(path string, data []byte) error {
+	if f := stdStream(path); f != nil {
+		_, err := f.Write(data)
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return err
 	}
@@ -62,4 +92,23 @@ func writeInPlace(path string, data []byte) error {
 		err = cerr
 	}
 	return err
+}
+
+// stdStream is os.Stdout or os.Stderr when path names it, else nil.
+// (Another descriptor of the process, such as the /dev/fd/63 of a shell's
+// process substitution, is a pipe, which opening for appending serves.)
+func stdStream(path string) *os.File {
+	p := filepath.Clean(path)
+	for _, dir := range []string{"/dev/fd/", "/proc/self/fd/"} {
+		if n, ok := strings.CutPrefix(p, dir); ok {
+			p = "/dev/fd/" + n
+		}
+	}
+	switch p {
+	case "/dev/stdout", "/dev/fd/1":
+		return os.Stdout
+	case "/dev/stderr", "/dev/fd/2":
+		return os.Stderr
+	}
+	return nil
 }

@@ -3,7 +3,9 @@ package atomicfile
 import (
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -79,5 +81,73 @@ func TestWriteFileToPipe(t *testing.T) {
 	}
 	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
 		t.Errorf("the link was replaced: %v, %v", fi.Mode(), err)
+	}
+}
+
+// TestWriteFileDanglingLink: a link to a file not made yet stays a link,
+// and the file is made where it points.
+func TestWriteFileDanglingLink(t *testing.T) {
+	dir := t.TempDir()
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink("target.md", link); err != nil {
+		t.Skip(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "target.md")); string(b) != "new" {
+		t.Errorf("target holds %q", b)
+	}
+}
+
+// TestWriteFileKeepsPermissions: replacing a file keeps its mode.
+func TestWriteFileKeepsPermissions(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(path, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, %v; want 0600", fi.Mode(), err)
+	}
+}
+
+// TestWriteFileDevStdoutToFile: /dev/stdout that the shell redirected to a
+// file gets the data after what the program printed before, and the file
+// is not replaced.
+func TestWriteFileDevStdoutToFile(t *testing.T) {
+	if os.Getenv("ATOMICFILE_CHILD") == "1" {
+		os.Stdout.WriteString("before\n")
+		if err := WriteFile("/dev/stdout", []byte("DATA\n"), 0o644); err != nil {
+			os.Stderr.WriteString(err.Error())
+			os.Exit(3)
+		}
+		os.Stdout.WriteString("after\n")
+		os.Exit(0)
+	}
+	if _, err := os.Lstat("/dev/stdout"); err != nil {
+		t.Skip(err)
+	}
+	out := filepath.Join(t.TempDir(), "out.txt")
+	f, err := os.Create(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestWriteFileDevStdoutToFile$")
+	cmd.Env = append(os.Environ(), "ATOMICFILE_CHILD=1")
+	cmd.Stdout = f
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%v: %s", err, stderr.String())
+	}
+	if b, _ := os.ReadFile(out); string(b) != "before\nDATA\nafter\n" {
+		t.Errorf("the redirected file holds %q", b)
 	}
 }
