@@ -408,7 +408,6 @@ func merge(ss []*stream) (*Sweep, error) {
 	}
 	if sw.Explore != nil {
 		// The stream holds records of the failing runs only; the summary
-		// counts them all.
 		// counts them all. An exploration is one stream, never shards.
 		sum := ss[0].summary
 		sw.Ran, sw.Passed, sw.Horizon = sum.Seeds, sum.Passed, sum.Horizon
@@ -596,7 +595,6 @@ func attachShrinks(sweeps []*Sweep, shrinks []*stream) []*Sweep {
 	return orphans
 }
 
-// findingOf is the finding of a sweep of sh's world that holds sh's seed.
 // worldSweep is the sweep of sh's world, or nil.
 func worldSweep(sweeps []*Sweep, sh *record.Shrink) *Sweep {
 	for _, sw := range sweeps {
@@ -607,16 +605,19 @@ func worldSweep(sweeps []*Sweep, sh *record.Shrink) *Sweep {
 	return nil
 }
 
+// findingOf is the finding that holds sh's seed in a sweep of sh's world:
+// in an exploration, for the shrink of an explore run, the one that holds
+// that run; in a plain sweep otherwise.
 func findingOf(sweeps []*Sweep, sh *record.Shrink) *Finding {
 	for _, sw := range sweeps {
 		if sw.World != sh.Config || sw.Profile != sh.Profile || strings.Join(sw.Set, "\x00") != strings.Join(sh.Set, "\x00") {
 			continue
 		}
+		if (sh.ExploreRun > 0) != (sw.ExploreBudget > 0) {
+			continue
+		}
 		for _, f := range sw.Findings {
-			if sh.ExploreRun > 0 && len(f.Runs) > 0 {
-				if slices.Contains(f.Runs, sh.ExploreRun) && slices.Contains(f.Seeds, sh.Seed) {
-					return f
-				}
+			if sh.ExploreRun > 0 && !slices.Contains(f.Runs, sh.ExploreRun) {
 				continue
 			}
 			if slices.Contains(f.Seeds, sh.Seed) {
