@@ -164,6 +164,7 @@ func TestUsage(t *testing.T) {
 		{"head -c 8000000 /dev/zero | tr '\\0' '[' > deep.jsonl && sf-report deep.jsonl", "sf-report: deep.jsonl:1: not a JSON record"},
 		{"sf-report missing.jsonl", "sf-report: open missing.jsonl: no such file or directory"},
 		{"sf-report -md - -html - x", "sf-report: -md - and -html - cannot both write stdout (see sf-report -h)"},
+		{"sf-report -nope x", "sf-report: flag provided but not defined: -nope (see sf-report -h)"},
 		{"sf-run -seeds 1-3 -shard 5/4", "sf-run: -shard: \"5/4\": K must be between 1 and N, and N at least 1 (see sf-run -h)"},
 		{"sf-run -seed 3 -shard 1/4", "sf-run: -shard slices a sweep (-seeds), not one seed (see sf-run -h)"},
 	} {
@@ -171,6 +172,29 @@ func TestUsage(t *testing.T) {
 		if r.Code != 2 || !strings.Contains(r.Stderr, tc.stderr) {
 			t.Errorf("want exit 2 and %q:\n%s", tc.stderr, r)
 		}
+	}
+}
+
+// TestDevStdout: flags may follow the files, and -md /dev/stdout with
+// stdout redirected to a file puts the Markdown after the text report in
+// that file rather than replacing the file.
+func TestDevStdout(t *testing.T) {
+	dir := t.TempDir()
+	records := filepath.Join(tools.Root, "lib", "report", "testdata", "pins.jsonl")
+	r := shell(t, dir, "sf-report -findings '' "+records+" -md /dev/stdout > out.txt; echo status $?")
+	if r.Stdout != "status 1\n" {
+		t.Fatalf("%s", r)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "out.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, md := strings.Index(string(b), "sweep kvlog.json, seeds 1-3\n"), strings.Index(string(b), "## ")
+	if text != 0 || md <= text {
+		t.Errorf("out.txt does not hold the text report and then the Markdown:\n%s", b)
+	}
+	if fi, err := os.Lstat("/dev/stdout"); err == nil && fi.Mode().IsRegular() {
+		t.Errorf("/dev/stdout is now a regular file")
 	}
 }
 
