@@ -86,6 +86,7 @@ func TestExploreUsage(t *testing.T) {
 		{[]string{"-explore", "-explore-runs", "0"}, "sf-run: -explore-runs 0: must be between 1 and 1000000 (see sf-run -h)\n"},
 		{[]string{"-explore", "-seed", "1"}, "sf-run: -explore does not take -seed (see sf-run -h)\n"},
 		{[]string{"-explore", "-check"}, "sf-run: -explore does not take -check (see sf-run -h)\n"},
+		{[]string{"-explore", "-pin"}, "sf-run: -explore does not take -pin (see sf-run -h)\n"},
 		{[]string{"-explore", "-seeds", "3-1"}, "sf-run: -seeds: seed list \"3-1\": range \"3-1\" is reversed: 3 > 1 (see sf-run -h)\n"},
 	} {
 		r := clitest.Run(t, run, "", append([]string{"sf-run", "-c", "seedfall.json"}, tc.args...)...)

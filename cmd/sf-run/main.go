@@ -144,7 +144,7 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 	if !c.Bool("explore") {
 		return usage("-explore-runs needs -explore")
 	}
-	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "compress", "history-timeout"} {
+	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "compress", "history-timeout", "pin"} {
 		if c.IsSet(f) {
 			return usage("-explore does not take -%s", f)
 		}
