@@ -34,6 +34,7 @@ type ReportFinding struct {
 	Head         string   `json:"head,omitempty"`
 	Node         string   `json:"node,omitempty"`
 	Seeds        []uint64 `json:"seeds" jsonschema:"its failing seeds (the first 1000)"`
+	Runs         []int    `json:"runs,omitempty" jsonschema:"in an exploration, its failing runs (the first 1000)"`
 	SeedsTotal   int      `json:"seeds_total"`
 	FirstMessage string   `json:"first_message" jsonschema:"the first seed's failure message, or the first pin's when no seed fails this way"`
 	Pins         []string `json:"pins,omitempty" jsonschema:"pinned regressions that came back this way (their pin files)"`
@@ -49,6 +50,7 @@ type ReportSweep struct {
 	Profile          string               `json:"profile,omitempty"`
 	Set              []string             `json:"set,omitempty"`
 	Seeds            string               `json:"seeds"`
+	ExploreBudget    int                  `json:"explore_budget,omitempty" jsonschema:"set for an exploration (sf-run -explore): its budget of runs; ran, passed and failed then count runs"`
 	Status           string               `json:"status" jsonschema:"pass, fail or incomplete"`
 	Ran              int                  `json:"ran"`
 	Passed           int                  `json:"passed"`
@@ -114,7 +116,7 @@ func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn
 		if sw.Status() != "pass" {
 			out.ExitStatus = exitProblem
 		}
-		rs := ReportSweep{World: sw.World, Profile: sw.Profile, Set: sw.Set, Seeds: sw.SeedsText, Status: sw.Status(),
+		rs := ReportSweep{World: sw.World, Profile: sw.Profile, Set: sw.Set, Seeds: sw.SeedsText, ExploreBudget: sw.ExploreBudget, Status: sw.Status(),
 			Ran: sw.Ran, Passed: sw.Passed, Failed: sw.Failed, Horizon: sw.Horizon, Nondeterministic: sw.Nondeterministic,
 			Shards: sw.Shards, MissingShards: sw.Missing, Unfinished: sw.Unfinished, Properties: sw.Properties,
 			PropertyFailures: sw.PropertyFailures, BuggifySites: sw.Buggify, GaveUpSeeds: sw.GaveUpSeeds,
@@ -187,6 +189,7 @@ func finding(f *report.Finding) ReportFinding {
 	if rf.Seeds == nil {
 		rf.Seeds = []uint64{}
 	}
+	rf.Runs = f.Runs[:min(len(f.Runs), seedsKept)]
 	for _, p := range f.Pins[:min(len(f.Pins), seedsKept)] {
 		rf.Pins = append(rf.Pins, p.Pin)
 	}

@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -92,5 +93,34 @@ func TestClamp(t *testing.T) {
 	}
 	if _, err := clamp("t", "f", -1, 5, 10); err == nil || err.Error() != "t: f: -1: must be at least 1" {
 		t.Errorf("-1: %v", err)
+	}
+}
+
+// TestReportExploration: sf_report marks an exploration and lists the runs
+// of each finding, since its counts are runs, not seeds.
+func TestReportExploration(t *testing.T) {
+	stream := `{"kind":"start","tool":"sf-run","version":"0.1.0","schema":1,"config":"w.json","seeds":"1","count":1,"jobs":1,"explore_runs":9}
+{"kind":"seed","seed":1,"config":"w.json","faults_file":"s6.json","status":"fail","class":"assert","message":"client#1: write lost: k1","property":"write lost: k1","node":"client#1","at_ns":2000000000,"steps":10,"host_calls":10,"real_ns":1,"determinism_hash":"01","faults":1,"repro":"sf-run -c w.json -seed 1 -faults s6.json","explore_run":6,"branches":1}
+{"kind":"seed","seed":1,"config":"w.json","faults_file":"s8.json","status":"fail","class":"assert","message":"client#1: write lost: k2","property":"write lost: k2","node":"client#1","at_ns":2000000000,"steps":10,"host_calls":10,"real_ns":1,"determinism_hash":"02","faults":1,"repro":"sf-run -c w.json -seed 1 -faults s8.json","explore_run":8,"branches":2}
+{"kind":"summary","tool":"sf-run","config":"w.json","seeds":9,"passed":7,"failed":2,"horizon":0,"nondeterministic":0,"failed_seeds":[1],"real_ns":1,"status":"fail","explore":{"runs":9,"starting_seeds":1,"branches":8,"budget":9,"corpus":1,"new_states":1,"branched_failures":2}}
+`
+	path := filepath.Join(t.TempDir(), "explore.jsonl")
+	if err := os.WriteFile(path, []byte(stream), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	none := ""
+	_, out, err := (&Server{}).report(t.Context(), nil, ReportIn{Records: []string{path}, Findings: &none})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Sweeps) != 1 {
+		t.Fatalf("%d sweeps", len(out.Sweeps))
+	}
+	sw := out.Sweeps[0]
+	if sw.ExploreBudget != 9 || sw.Ran != 9 || sw.Failed != 2 || len(sw.Findings) != 1 {
+		t.Fatalf("sweep %+v", sw)
+	}
+	if f := sw.Findings[0]; !slices.Equal(f.Runs, []int{6, 8}) || !slices.Equal(f.Seeds, []uint64{1}) {
+		t.Errorf("finding %+v: want runs [6 8] of seed 1", f)
 	}
 }

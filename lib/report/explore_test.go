@@ -42,6 +42,10 @@ func TestExploreStream(t *testing.T) {
 	if len(sw.Findings) != 2 {
 		t.Fatalf("%d findings, want 2", len(sw.Findings))
 	}
+	// Runs 6 and 13 of seed 1 and run 9 of seed 2 failed: two seeds.
+	if fmt.Sprint(sw.FailedSeeds) != "[1 2]" {
+		t.Errorf("failed seeds %v, want [1 2]", sw.FailedSeeds)
+	}
 	lost := sw.Findings[0]
 	if lost.Title() != "assert · write lost" || fmt.Sprint(lost.Runs) != "[6 13]" || fmt.Sprint(lost.Seeds) != "[1]" || lost.size() != 2 ||
 		lost.First.ExploreRun != 6 || lost.Repro() != "sf-run -c w.json -seed 1 -faults .seedfall/w/explore-1-run-6.faults.json" {

@@ -362,6 +362,15 @@ func merge(ss []*stream) (*Sweep, error) {
 		return seeds[i].Seed < seeds[j].Seed
 	})
 	groups := map[string]*Finding{}
+	// An exploration has several failing runs of one seed; the seed is
+	// listed once.
+	failed := map[uint64]bool{}
+	addFailed := func(seed uint64) {
+		if !failed[seed] {
+			failed[seed] = true
+			sw.FailedSeeds = append(sw.FailedSeeds, seed)
+		}
+	}
 	for _, s := range seeds {
 		sw.ran[s.Seed] = true
 		sw.Ran++
@@ -374,10 +383,10 @@ func merge(ss []*stream) (*Sweep, error) {
 		case "nondeterministic":
 			sw.Nondeterministic++
 			sw.Failed++
-			sw.FailedSeeds = append(sw.FailedSeeds, s.Seed)
+			addFailed(s.Seed)
 		default:
 			sw.Failed++
-			sw.FailedSeeds = append(sw.FailedSeeds, s.Seed)
+			addFailed(s.Seed)
 		}
 		if s.HistoryCheck == "unknown" {
 			sw.GaveUpSeeds = append(sw.GaveUpSeeds, s.Seed)
