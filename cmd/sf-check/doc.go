@@ -23,6 +23,10 @@
 // without newlines, such as /dev/zero, is refused after 64 MiB, not read until
 // memory runs out.
 //
+// A large uncompressed history file is mapped into memory rather than copied
+// into it; it must not change while sf-check runs (if it is truncated,
+// sf-check stops with an error that names it).
+//
 // Models (-model, default kv), each key checked on its own:
 //
 //	kv           put a string, get the string read ("" or null when absent): a register

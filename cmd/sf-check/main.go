@@ -66,6 +66,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				Timeout:  c.Duration("timeout"),
 				MaxSteps: c.Int64("max-steps"),
 				MaxBytes: c.Int64("max-bytes"),
+				MapInput: true,
 				Stdin:    stdin,
 				Stdout:   stdout,
 				Stderr:   stderr,

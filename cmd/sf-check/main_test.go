@@ -3,8 +3,10 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -262,5 +264,38 @@ func TestStdinAndLimits(t *testing.T) {
 				t.Errorf("took %v", d)
 			}
 		})
+	}
+}
+
+// TestMappedHistory: a history file large enough to be mapped into memory
+// rather than read gets the verdict, record and report it gets on standard
+// input, where it is read.
+func TestMappedHistory(t *testing.T) {
+	var b strings.Builder
+	for i := range 12_000 {
+		fmt.Fprintf(&b, `{"type":"invoke","process":%d,"f":"put","key":"k%d","value":"%d","time":%d,"id":%d}`+"\n", i%5, i%11, i, 4*i, 2*i)
+		fmt.Fprintf(&b, `{"type":"ok","process":%d,"f":"put","key":"k%d","value":null,"time":%d,"id":%d}`+"\n", i%5, i%11, 4*i+1, 2*i)
+		fmt.Fprintf(&b, `{"type":"invoke","process":%d,"f":"get","key":"k%d","value":null,"time":%d,"id":%d}`+"\n", 5+i%5, i%11, 4*i+2, 2*i+1)
+		fmt.Fprintf(&b, `{"type":"ok","process":%d,"f":"get","key":"k%d","value":"%d","time":%d,"id":%d}`+"\n", 5+i%5, i%11, i-i%7, 4*i+3, 2*i+1)
+	}
+	history := b.String()
+	if len(history) < 2<<20 {
+		t.Fatalf("history of %d bytes: too small to be mapped", len(history))
+	}
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, []byte(history), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	normalize := func(out string) string {
+		out = regexp.MustCompile(`"(history|elapsed_ms|timeline)":("[^"]*"|[0-9]+),?`).ReplaceAllString(out, "")
+		return strings.ReplaceAll(out, path, "<file>")
+	}
+	fileOut, fileErr, fileCode := runBin(t, "", "-history", path, "-model", "kv", "-json", "-timeline", filepath.Join(t.TempDir(), "t.html"))
+	stdinOut, stdinErr, stdinCode := runBin(t, history, "-history", "-", "-model", "kv", "-json", "-timeline", filepath.Join(t.TempDir(), "t.html"))
+	if fileCode != 1 || fileCode != stdinCode || fileErr != stdinErr {
+		t.Fatalf("file: exit %d, stderr %q; stdin: exit %d, stderr %q", fileCode, fileErr, stdinCode, stdinErr)
+	}
+	if normalize(fileOut) != normalize(stdinOut) || !strings.Contains(fileOut, `"operations":24000`) {
+		t.Errorf("file:\n%s\nstdin:\n%s", fileOut, stdinOut)
 	}
 }

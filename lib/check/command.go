@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -46,6 +47,10 @@ type CommandOptions struct {
 	// MaxBytes bounds the size of the history in bytes. Defaults to
 	// history.InputBytesMax.
 	MaxBytes int64
+	// MapInput maps a large history file into memory instead of reading
+	// it (history.MapFileBytes), for a process that exits after one check:
+	// the mapping is never removed.
+	MapInput bool
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -117,11 +122,21 @@ func Command(o CommandOptions) (code int) {
 		}
 		return exitcode.Usage
 	}
+	var data []byte
 	defer func() {
 		if p := recover(); p != nil {
+			if err := history.FaultError(p, o.History, data); err != nil {
+				code = fail(err)
+				return
+			}
 			code = fail(fmt.Errorf("internal error: %v", p))
 		}
 	}()
+	if o.MapInput {
+		// A mapped file that shrinks under us faults when its lost part is
+		// touched; the recover above reports that as an error.
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	}
 
 	format, err := history.ParseFormat(o.Format)
 	if err != nil {
@@ -130,7 +145,6 @@ func Command(o CommandOptions) (code int) {
 	if !IsModel(o.Model) {
 		return fail(fmt.Errorf("unknown model %q: want one of %s", o.Model, strings.Join(Models(), ", ")))
 	}
-	var data []byte
 	name := o.History
 	if o.History == "-" || o.History == "" {
 		name = "<stdin>"
@@ -138,6 +152,8 @@ func Command(o CommandOptions) (code int) {
 	read := history.ReadOptions{File: name, InputBytesMax: o.MaxBytes}
 	if name == "<stdin>" {
 		data, err = history.ReadAll(o.Stdin, read)
+	} else if o.MapInput {
+		data, err = history.MapFileBytes(o.History, read)
 	} else {
 		data, err = history.ReadFileBytes(o.History, read)
 	}
