@@ -139,12 +139,13 @@ func toolName(args []string) string {
 }
 
 // exploreMain is sf-run -explore. It takes the world's flags and -seeds,
-// -j and -explore-runs; the flags of a sweep or a replay mean nothing to it.
+// -j, -compress and -explore-runs; the other flags of a sweep or a replay
+// mean nothing to it.
 func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 	if !c.Bool("explore") {
 		return usage("-explore-runs needs -explore")
 	}
-	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "compress", "history-timeout", "pin"} {
+	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin"} {
 		if c.IsSet(f) {
 			return usage("-explore does not take -%s", f)
 		}
@@ -167,6 +168,7 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 		return usage("-seeds: %v", err)
 	}
 	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
-		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c)}
+		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c),
+		Compress: c.Bool("compress")}
 	return manual.Status(explore.Main(o, stdout, stderr))
 }
