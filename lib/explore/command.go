@@ -67,7 +67,11 @@ func Main(o Options, stdout, stderr io.Writer) int {
 			fmt.Fprintf(human, "  wrote %s\n", f.Schedule)
 		}
 		if a := f.Artifacts; a != nil {
-			for _, w := range []struct{ what, path string }{{"trace", a.Trace}, {"history", a.History}, {"history timeline", a.Timeline}} {
+			sched := a.Faults
+			if f.Schedule != "" {
+				sched = "" // named above
+			}
+			for _, w := range []struct{ what, path string }{{"schedule", sched}, {"trace", a.Trace}, {"history", a.History}, {"history timeline", a.Timeline}} {
 				if w.path != "" {
 					fmt.Fprintf(human, "  wrote %s %s\n", w.what, w.path)
 				}

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
+)
+
+// TestExploreHistory: a failing run of an exploration of a world that
+// records a history writes what a failing seed of a sweep writes, named
+// after the run: its trace, its history and the history's timeline, beside
+// its schedule, named in its seed record and in the report. Replaying a
+// branched run's schedule prints the same trace and records the same
+// history, byte for byte. With -compress the trace and history are zstd
+// files and the plain ones an earlier exploration wrote are gone. The
+// summary's property table counts the runs.
+//
+// The register guest with -stale-one-in 3 plants a stale read in about one
+// run of three, drawn from its random stream, and says so with a Sometimes:
+// seed 1 does not plant it, and its branches do now and then.
+func TestExploreHistory(t *testing.T) {
+	tools.Need(t)
+	t.Parallel()
+	dir := t.TempDir()
+	writeHistoryWorld(t, filepath.Join(dir, "w.json"), "register", []string{"-stale-one-in", "3"}, "kv", nil)
+	args := []string{"-c", "w.json", "-seeds", "1", "-explore", "-explore-runs", "8", "-json"}
+	r := sfRun(t, dir, args...)
+	r.WantExitClean(t, 1)
+	recs := decodeExplore(t, r.Stdout)
+	if len(recs.seeds) == 0 {
+		t.Fatalf("no run failed\n%s", r)
+	}
+	var branched *exploreSeed
+	for i, s := range recs.seeds {
+		stem := fmt.Sprintf(".seedfall/w/explore-%d-run-%d", s.Seed, s.ExploreRun)
+		a := s.Artifacts
+		if a == nil || a.Trace != stem+".trace.log" || a.History != stem+".history.jsonl" || a.Timeline != stem+".history.html" ||
+			a.Faults != stem+".faults.json" || s.HistoryCheck != "illegal" {
+			t.Fatalf("record %d: artifacts %+v, history_check %q; want the files %s.* and illegal", i, a, s.HistoryCheck, stem)
+		}
+		if s.Branches > 0 && s.FaultsFile != a.Faults || s.Branches == 0 && s.FaultsFile != "" {
+			t.Errorf("record %d: %d branches, faults_file %q, artifacts.faults %q", i, s.Branches, s.FaultsFile, a.Faults)
+		}
+		for _, p := range []string{a.Trace, a.History, a.Timeline, a.Faults} {
+			if !exists(filepath.Join(dir, p)) {
+				t.Errorf("record %d names %s, which does not exist", i, p)
+			}
+			if !strings.Contains(r.Stderr, " "+p+"\n") {
+				t.Errorf("the report does not name %s\n%s", p, r.Stderr)
+			}
+		}
+		if branched == nil && s.Branches > 0 {
+			branched = &recs.seeds[i]
+		}
+	}
+	if branched == nil {
+		t.Fatalf("no branched run failed\n%s", r)
+	}
+
+	replay := sfRun(t, dir, "-c", "w.json", "-seed", "1", "-faults", branched.FaultsFile)
+	replay.WantExitClean(t, 1)
+	trace := clitest.ReadFile(t, filepath.Join(dir, branched.Artifacts.Trace))
+	if got, want := tracePart(t, branched.Artifacts.Trace, trace), tracePart(t, "the replay", replay.Stdout); got != want {
+		t.Errorf("%s holds another trace than the replay prints:\n%s\nwant:\n%s", branched.Artifacts.Trace, got, want)
+	}
+	hist := clitest.ReadFile(t, filepath.Join(dir, branched.Artifacts.History))
+	if want := clitest.ReadFile(t, artifact(t, dir, "seed-1.history.jsonl")); hist != want {
+		t.Errorf("%s is not the history the replay records", branched.Artifacts.History)
+	}
+	if c, v := sfCheck(t, filepath.Join(dir, branched.Artifacts.History), "kv"); c.Code != 1 || v.Verdict != "illegal" {
+		t.Errorf("sf-check on %s: exit %d, verdict %q; want 1 and illegal\n%s", branched.Artifacts.History, c.Code, v.Verdict, c)
+	}
+
+	sum := recs.summary
+	want := exploreProperty{Kind: "sometimes", Message: "the stale read was planted", SeedsReached: sum.Seeds, SeedsTrue: sum.Failed}
+	if sum.Seeds != 8 || len(sum.Properties) != 1 || sum.Properties[0] != want || sum.PropertyFailures != 0 {
+		t.Errorf("summary of %d runs, %d failed: properties %+v; want the one row %+v", sum.Seeds, sum.Failed, sum.Properties, want)
+	}
+	if !strings.Contains(r.Stderr, fmt.Sprintf("  sometimes            %12d %11d  the stale read was planted\n", sum.Seeds, sum.Failed)) {
+		t.Errorf("the report lacks the property table\n%s", r.Stderr)
+	}
+
+	// -compress: the same runs, the trace and history as zstd files.
+	z := sfRun(t, dir, append(args, "-compress")...)
+	z.WantExitClean(t, 1)
+	zrecs := decodeExplore(t, z.Stdout)
+	if len(zrecs.seeds) != len(recs.seeds) {
+		t.Fatalf("-compress: %d failing runs, want %d\n%s", len(zrecs.seeds), len(recs.seeds), z)
+	}
+	for i, s := range zrecs.seeds {
+		plain := recs.seeds[i].Artifacts
+		a := s.Artifacts
+		if a == nil || a.Trace != plain.Trace+".zst" || a.History != plain.History+".zst" || a.Faults != plain.Faults {
+			t.Fatalf("-compress, record %d: artifacts %+v, want %+v with .zst on the trace and history", i, a, plain)
+		}
+		for _, p := range []string{a.Trace, a.History} {
+			data, err := os.ReadFile(filepath.Join(dir, p))
+			if err != nil || !bytes.HasPrefix(data, []byte{0x28, 0xb5, 0x2f, 0xfd}) {
+				t.Errorf("-compress: %s is not a zstd file (%v)", p, err)
+			}
+			if exists(filepath.Join(dir, strings.TrimSuffix(p, ".zst"))) {
+				t.Errorf("-compress: the plain %s is still there", strings.TrimSuffix(p, ".zst"))
+			}
+		}
+		if !strings.Contains(z.Stderr, "  wrote trace "+a.Trace+"\n") {
+			t.Errorf("-compress: the report does not name %s\n%s", a.Trace, z.Stderr)
+		}
+	}
+}
+
+// TestExploreTablesAsSweep: an exploration whose budget is its starting
+// seeds makes no branch, so its property and buggify tables are those of a
+// sweep of the same seeds, on the buggify example, which enables buggify.
+func TestExploreTablesAsSweep(t *testing.T) {
+	dir := tools.Example(t, "buggify", "seedfall.json")
+	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3", "-json")
+	explore := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3", "-explore", "-explore-runs", "3", "-json")
+	if sweep.Code != explore.Code || sweep.Code > 1 {
+		t.Fatalf("sweep exit %d, exploration exit %d\n%s\n%s", sweep.Code, explore.Code, sweep, explore)
+	}
+	tables := func(r result) (props, sites string) {
+		recs := clitest.Records(t, r)
+		sum := recs[len(recs)-1]
+		p, _ := json.Marshal(sum["properties"])
+		s, _ := json.Marshal(sum["buggify_sites"])
+		return string(p), string(s)
+	}
+	sp, ss := tables(sweep)
+	ep, es := tables(explore)
+	if sp != ep || ss != es || !strings.Contains(ss, `"site":"reply lost after apply"`) || !strings.Contains(sp, `"kind":"sometimes"`) {
+		t.Errorf("the exploration's tables\n%s\n%s\nwant the sweep's\n%s\n%s", ep, es, sp, ss)
+	}
+	if !strings.Contains(explore.Stderr, "\nbuggify  seeds reached  seeds enabled  seeds fired  fired\n") {
+		t.Errorf("the exploration's report lacks the buggify table\n%s", explore.Stderr)
+	}
+}
