@@ -164,12 +164,12 @@ type exploreRecords struct {
 	}
 	seeds   []exploreSeed
 	summary struct {
-		Tool        string   `json:"tool"`
-		Seeds       int      `json:"seeds"`
-		Passed      int      `json:"passed"`
-		Failed      int      `json:"failed"`
-		Horizon     int      `json:"horizon"`
-		FailedSeeds []uint64 `json:"failed_seeds"`
+		Tool             string            `json:"tool"`
+		Seeds            int               `json:"seeds"`
+		Passed           int               `json:"passed"`
+		Failed           int               `json:"failed"`
+		Horizon          int               `json:"horizon"`
+		FailedSeeds      []uint64          `json:"failed_seeds"`
 		Status           string            `json:"status"`
 		Interrupted      bool              `json:"interrupted"`
 		Properties       []exploreProperty `json:"properties"`
