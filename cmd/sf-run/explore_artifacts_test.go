@@ -21,14 +21,14 @@ import (
 // files and the plain ones an earlier exploration wrote are gone. The
 // summary's property table counts the runs.
 //
-// The register guest with -stale-one-in 3 plants a stale read in about one
-// run of three, drawn from its random stream, and says so with a Sometimes:
-// seed 1 does not plant it, and its branches do now and then.
+// The maybestale guest serves a stale read in about one run of three, drawn
+// from its random stream, and says so with a Sometimes: seed 1 does not,
+// and its branches do now and then.
 func TestExploreHistory(t *testing.T) {
 	tools.Need(t)
 	t.Parallel()
 	dir := t.TempDir()
-	writeHistoryWorld(t, filepath.Join(dir, "w.json"), "register", []string{"-stale-one-in", "3"}, "kv", nil)
+	writeHistoryWorld(t, filepath.Join(dir, "w.json"), "maybestale", nil, "kv", nil)
 	args := []string{"-c", "w.json", "-seeds", "1", "-explore", "-explore-runs", "8", "-json"}
 	r := sfRun(t, dir, args...)
 	r.WantExitClean(t, 1)
@@ -78,11 +78,11 @@ func TestExploreHistory(t *testing.T) {
 	}
 
 	sum := recs.summary
-	want := exploreProperty{Kind: "sometimes", Message: "the stale read was planted", SeedsReached: sum.Seeds, SeedsTrue: sum.Failed}
+	want := exploreProperty{Kind: "sometimes", Message: "the stale read was served", SeedsReached: sum.Seeds, SeedsTrue: sum.Failed}
 	if sum.Seeds != 8 || len(sum.Properties) != 1 || sum.Properties[0] != want || sum.PropertyFailures != 0 {
 		t.Errorf("summary of %d runs, %d failed: properties %+v; want the one row %+v", sum.Seeds, sum.Failed, sum.Properties, want)
 	}
-	if !strings.Contains(r.Stderr, fmt.Sprintf("  sometimes            %12d %11d  the stale read was planted\n", sum.Seeds, sum.Failed)) {
+	if !strings.Contains(r.Stderr, fmt.Sprintf("  sometimes            %12d %11d  the stale read was served\n", sum.Seeds, sum.Failed)) {
 		t.Errorf("the report lacks the property table\n%s", r.Stderr)
 	}
 

@@ -13,14 +13,11 @@
 // client 1 overwrote the key, so that get returns a value that a completed
 // put had already overwritten: the history is not linearizable. With
 // -phantom, client 1 records a put as Failed although it took effect, and
-// client 0 then reads its value: a value nobody wrote. With -stale-one-in N,
-// the run plants the stale read with a chance of 1 in N, drawn from its
-// random stream, and says whether it did with a Sometimes property, which
-// gives sf-run -explore a state to branch from.
+// client 0 then reads its value: a value nobody wrote.
 //
 // Usage:
 //
-//	register [-clients 3] [-ops 8] [-keys 2] [-stale] [-stale-one-in N] [-phantom]
+//	register [-clients 3] [-ops 8] [-keys 2] [-stale] [-phantom]
 package main
 
 import (
@@ -65,7 +62,6 @@ func main() {
 	keys := flag.Int("keys", 2, "keys")
 	stale := flag.Bool("stale", false, "plant a stale read")
 	phantom := flag.Bool("phantom", false, "plant a read of a write recorded as failed")
-	oneIn := flag.Int("stale-one-in", 0, "plant the stale read with a chance of 1 in this many")
 	flag.Parse()
 
 	s := &store{m: map[string]string{}}
@@ -109,10 +105,6 @@ func main() {
 	}
 	wg.Wait()
 
-	if *oneIn > 0 {
-		*stale = intn(*oneIn) == 0
-		sim.Sometimes(*stale, "the stale read was planted")
-	}
 	if *stale {
 		// Client 0 writes k0 and reads it back into its cache; client 1
 		// then writes k0 and the write completes; client 0's next get
