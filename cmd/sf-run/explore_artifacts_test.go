@@ -140,3 +140,26 @@ func TestExploreTablesAsSweep(t *testing.T) {
 		t.Errorf("the exploration's report lacks the buggify table\n%s", explore.Stderr)
 	}
 }
+
+// TestExplorePropertyNeverTrue: as in a sweep, a Sometimes that no run of an
+// exploration made true fails it, with exit status 1 although no run
+// failed, and the report and the summary say so.
+func TestExplorePropertyNeverTrue(t *testing.T) {
+	tools.Need(t)
+	t.Parallel()
+	dir := t.TempDir()
+	// One run in a million serves the stale read: none of these three.
+	writeHistoryWorld(t, filepath.Join(dir, "w.json"), "maybestale", []string{"-one-in", "1000000"}, "kv", nil)
+	r := sfRun(t, dir, "-c", "w.json", "-seeds", "1-3", "-explore", "-explore-runs", "3", "-json")
+	r.WantExitClean(t, 1)
+	recs := decodeExplore(t, r.Stdout)
+	sum := recs.summary
+	want := exploreProperty{Kind: "sometimes", Message: "the stale read was served", SeedsReached: 3, Verdict: "never true"}
+	if len(recs.seeds) != 0 || sum.Failed != 0 || sum.Status != "fail" || sum.PropertyFailures != 1 || len(sum.Properties) != 1 || sum.Properties[0] != want {
+		t.Errorf("%d failing runs; summary failed %d, status %q, %d property failures, properties %+v; want none failing, status fail and %+v",
+			len(recs.seeds), sum.Failed, sum.Status, sum.PropertyFailures, sum.Properties, want)
+	}
+	if !strings.Contains(r.Stderr, "  <- never true (") || !strings.Contains(r.Stderr, "\nexplore: 1 property never reached or never true in 3 runs\n") {
+		t.Errorf("the report does not say the property failed\n%s", r.Stderr)
+	}
+}

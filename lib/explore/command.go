@@ -113,8 +113,9 @@ func startRecord(o Options) record.Start {
 		Jobs: max(o.Jobs, 1), ExploreRuns: runs}
 }
 
-// seedRecord is the record of one failing run: a sweep's record of the run,
-// replayed from its schedule, plus the run's number and branches.
+// seedRecord is the record of one failing run: the record a sweep writes for
+// a seed replayed with the run's schedule (its faults_file and repro name
+// it), plus the run's artifacts, number and branches.
 func seedRecord(o Options, f Found) record.Seed {
 	rec := sweep.SeedRecord(sweepOptions(o, f.Schedule), f.Result)
 	rec.Seed, rec.Repro, rec.Artifacts = f.Seed, f.Repro, f.Artifacts

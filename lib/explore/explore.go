@@ -431,5 +431,8 @@ func plural(n int, noun string) string {
 	if strings.HasSuffix(noun, "ch") {
 		return fmt.Sprintf("%d %ses", n, noun)
 	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
+	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }
