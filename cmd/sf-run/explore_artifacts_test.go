@@ -116,7 +116,9 @@ func TestExploreHistory(t *testing.T) {
 
 // TestExploreTablesAsSweep: an exploration whose budget is its starting
 // seeds makes no branch, so its property and buggify tables are those of a
-// sweep of the same seeds, on the buggify example, which enables buggify.
+// sweep of the same seeds, on the buggify example, which enables buggify;
+// and a starting seed that fails gets the sweep's artifacts of that seed
+// under the run's name: the same trace, and a schedule of its faults.
 func TestExploreTablesAsSweep(t *testing.T) {
 	dir := tools.Example(t, "buggify", "seedfall.json")
 	sweep := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3", "-json")
@@ -138,6 +140,35 @@ func TestExploreTablesAsSweep(t *testing.T) {
 	}
 	if !strings.Contains(explore.Stderr, "\nbuggify  seeds reached  seeds enabled  seeds fired  fired\n") {
 		t.Errorf("the exploration's report lacks the buggify table\n%s", explore.Stderr)
+	}
+
+	recs := decodeExplore(t, explore.Stdout)
+	if len(recs.seeds) == 0 {
+		t.Fatalf("no starting seed of 1-3 failed\n%s", explore)
+	}
+	for _, s := range recs.seeds {
+		stem := fmt.Sprintf(".seedfall/seedfall/explore-%d-run-%d", s.Seed, s.ExploreRun)
+		a := s.Artifacts
+		if s.Branches != 0 || s.FaultsFile != "" || a == nil || a.Trace != stem+".trace.log" || a.Faults != stem+".faults.json" || a.History != "" {
+			t.Fatalf("run %d: faults_file %q, artifacts %+v; want a starting seed's, named %s.*", s.ExploreRun, s.FaultsFile, a, stem)
+		}
+		if !strings.Contains(explore.Stderr, "  wrote schedule "+a.Faults+"\n  wrote trace "+a.Trace+"\n") {
+			t.Errorf("the report does not name run %d's files\n%s", s.ExploreRun, explore.Stderr)
+		}
+		got := clitest.ReadFile(t, filepath.Join(dir, a.Trace))
+		want := clitest.ReadFile(t, filepath.Join(dir, fmt.Sprintf(".seedfall/seedfall/seed-%d.trace.log", s.Seed)))
+		if got != want {
+			t.Errorf("%s is not the sweep's trace of seed %d:\n%s\nwant:\n%s", a.Trace, s.Seed, got, want)
+		}
+		var sched struct {
+			Seed     uint64            `json:"seed"`
+			Branches []json.RawMessage `json:"branches"`
+			Faults   []json.RawMessage `json:"faults"`
+		}
+		if err := json.Unmarshal([]byte(clitest.ReadFile(t, filepath.Join(dir, a.Faults))), &sched); err != nil ||
+			sched.Seed != s.Seed || len(sched.Branches) != 0 || len(sched.Faults) != s.Faults {
+			t.Errorf("%s: seed %d, %d branches, %d faults (%v); want seed %d's %d faults and no branch", a.Faults, sched.Seed, len(sched.Branches), len(sched.Faults), err, s.Seed, s.Faults)
+		}
 	}
 }
 

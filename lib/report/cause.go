@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/record"
@@ -114,7 +115,9 @@ func attachCauses(sweeps []*Sweep, streams []*stream) []*Sweep {
 			sw.Findings = append(sw.Findings, f)
 			continue
 		}
-		g.Seeds = append(g.Seeds, c.Seed)
+		if !slices.Contains(g.Seeds, c.Seed) {
+			g.Seeds = append(g.Seeds, c.Seed) // two runs of one exploration's seed
+		}
 	}
 	for _, o := range orphans {
 		sortFindings(o.Findings)
