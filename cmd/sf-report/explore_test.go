@@ -13,7 +13,8 @@ import (
 // counts 14 runs and groups both failing runs, not merged into one seed,
 // into one finding whose replay line names the first run's schedule;
 // sf-shrink shrinks each run from its own schedule into its own file, and
-// the report of both streams shows the shrunk replay.
+// the report of both streams shows the shrunk replay. The report shows the
+// exploration's property table.
 func TestExplorePipeline(t *testing.T) {
 	dir := tools.FreshExample(t, "httpkv", "seedfall.json")
 	explore := "sf-run -seeds 1 -explore -explore-runs 14 -j 2"
@@ -27,6 +28,10 @@ func TestExplorePipeline(t *testing.T) {
 		"findings (1):\n 1. assert · acknowledged write lost after failover\n    2 runs: runs 6 13 (seed 1)\n    run 6, seed 1 (1 branch) at t=",
 		"    schedule: .seedfall/seedfall/explore-1-run-6.faults.json\n",
 		"    repro: sf-run -c seedfall.json -seed 1 -faults .seedfall/seedfall/explore-1-run-6.faults.json\n",
+		// The exploration's property table, summed over its runs: the 12
+		// that passed failed over; the 2 that failed ended before saying so.
+		"\nproperties:\n  kind                 seeds reached  seeds true    margin  property\n" +
+			"  sometimes                       12          12            the client failed over to the backup (",
 	} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("the report lacks %q\n%s", want, r)

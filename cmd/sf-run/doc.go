@@ -5,7 +5,7 @@
 //
 //	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE] [-pin]] [-j N] [-check] [-json]
 //	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect] [-compress]
-//	sf-run [-c seedfall.json] -explore [-explore-runs 200] [-seeds 1-10] [-j N] [-json] [-profile NAME] [-set path=value ...]
+//	sf-run [-c seedfall.json] -explore [-explore-runs 200] [-seeds 1-10] [-j N] [-json] [-compress] [-profile NAME] [-set path=value ...]
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
 // seed with its own faults, and prints the first failure in full (what
@@ -64,14 +64,22 @@
 // new, until -explore-runs runs (starting seeds included) have been made.
 // Each failure a branch finds is printed with the schedule written for it,
 // .seedfall/<world>/explore-<seed>-run-<n>.faults.json, which replays with
-// -seed N -faults FILE. The same flags explore the same way whatever -j is.
-// It takes none of -seed, -faults, -shard, -check, -inspect, -compress,
-// -history-timeout. With -json, or on a pipe as a sweep, it writes records
-// (docs/records.md): a start record with "explore_runs", the budget; a seed
-// record per failing run, with "explore_run", "branches" and, for a
-// branched run, "faults_file" naming its schedule; and a summary that
-// counts each run as one seed and adds an "explore" object (runs, starting
-// seeds, branches, corpus). Its report then goes to stderr, so
+// -seed N -faults FILE. Every failing run also gets a failing sweep seed's
+// artifacts, named after it beside its schedule: explore-<seed>-run-<n>
+// .trace.log (the trace the replay of its schedule prints), and
+// .history.jsonl and .history.html when the world records a history;
+// -compress makes the trace and history zstd files, as in a sweep. After
+// the runs it prints a sweep's property and buggify tables summed over
+// every run; as in a sweep, a property never reached or never true fails
+// it. The same flags explore the same way whatever -j is. It takes none of
+// -seed, -faults, -shard, -check, -inspect, -pin, -history-timeout. With
+// -json, or on a pipe as a sweep, it writes records (docs/records.md): a
+// start record with "explore_runs", the budget; a seed record per failing
+// run, with "explore_run", "branches", "artifacts" and, for a branched run,
+// "faults_file" naming its schedule; and a summary that counts each run as
+// one seed, with the sweep's "properties" and "buggify_sites" tables, and
+// adds an "explore" object (runs, starting seeds, branches, corpus). Its
+// report then goes to stderr, so
 // "sf-run -explore | sf-report" and "sf-run -explore | sf-shrink" work.
 // SIGINT or SIGTERM stops it as a sweep: the summary says "interrupted".
 //

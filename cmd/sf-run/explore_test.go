@@ -24,12 +24,26 @@ func httpkvDir(t *testing.T) string {
 	return tools.Example(t, "httpkv", "seedfall.json")
 }
 
-var exploreFail = regexp.MustCompile(`(?m)^FAIL run (\d+): seed (\d+) \(branched at [^)]+\) at t=\S+: (.*)\n  wrote (\S+)\n  replay: (.*)$`)
+// exploreFail is the report of a branched failure of httpkv, which records
+// no history: its schedule, then its trace.
+var exploreFail = regexp.MustCompile(`(?m)^FAIL run (\d+): seed (\d+) \(branched at [^)]+\) at t=\S+: (.*)\n  wrote (\S+)\n  wrote trace (\S+)\n  replay: (.*)$`)
+
+// tracePart is what follows the line "trace:" in a trace file or a replay's
+// report, up to the first blank line: the trace itself.
+func tracePart(t *testing.T, what, s string) string {
+	t.Helper()
+	_, after, ok := strings.Cut(s, "\ntrace:\n")
+	if !ok {
+		t.Fatalf("%s has no trace\n%s", what, s)
+	}
+	body, _, _ := strings.Cut(after, "\n\n")
+	return strings.TrimSuffix(body, "\n") // a trace file ends with its last line
+}
 
 // TestExplore: sf-run -explore from httpkv's passing seed 1 finds the lost
 // write by branching within a small budget, says so the same way for any -j,
 // and every schedule it writes holds its branch and replays with -faults to
-// the same failure.
+// the same failure, printing the trace written for the run byte for byte.
 func TestExplore(t *testing.T) {
 	dir := httpkvDir(t)
 	args := []string{"-c", "seedfall.json", "-seeds", "1", "-explore", "-explore-runs", "8"}
@@ -63,6 +77,16 @@ func TestExplore(t *testing.T) {
 		replay.WantExit(t, 1)
 		if got := failureMessage(t, replay.Stdout); got != f[3] || !strings.Contains(replay.Stdout, "branch: re-keyed every stream") {
 			t.Errorf("replaying %s: failed with %q, want %q and the branch in the trace\n%s", f[4], got, f[3], replay)
+		}
+		if want := strings.TrimSuffix(f[4], ".faults.json") + ".trace.log"; f[5] != want {
+			t.Errorf("run %s: wrote the trace %s, want %s beside its schedule", f[1], f[5], want)
+		}
+		trace := clitest.ReadFile(t, filepath.Join(dir, f[5]))
+		if !strings.HasPrefix(trace, "FAIL seed 1 at t=") || !strings.Contains(trace, "\nreplay: sf-run -c seedfall.json -seed 1 -faults "+f[4]+"\n") {
+			t.Errorf("%s: want the failure block with the replay of the schedule\n%s", f[5], trace)
+		}
+		if got, want := tracePart(t, f[5], trace), tracePart(t, "the replay", replay.Stdout); got != want {
+			t.Errorf("%s holds another trace than the replay of %s prints:\n%s\nwant:\n%s", f[5], f[4], got, want)
 		}
 	}
 
@@ -111,6 +135,22 @@ type exploreSeed struct {
 	Repro           string `json:"repro"`
 	ExploreRun      int    `json:"explore_run"`
 	Branches        int    `json:"branches"`
+	HistoryCheck    string `json:"history_check"`
+	Artifacts       *struct {
+		Trace    string `json:"trace"`
+		Faults   string `json:"faults"`
+		History  string `json:"history"`
+		Timeline string `json:"timeline"`
+	} `json:"artifacts"`
+}
+
+// exploreProperty is a row of an exploration summary's property table.
+type exploreProperty struct {
+	Kind         string `json:"kind"`
+	Message      string `json:"message"`
+	SeedsReached int    `json:"seeds_reached"`
+	SeedsTrue    int    `json:"seeds_true"`
+	Verdict      string `json:"verdict"`
 }
 
 // exploreRecords are the records of sf-run -explore -json, decoded.
@@ -124,15 +164,18 @@ type exploreRecords struct {
 	}
 	seeds   []exploreSeed
 	summary struct {
-		Tool        string   `json:"tool"`
-		Seeds       int      `json:"seeds"`
-		Passed      int      `json:"passed"`
-		Failed      int      `json:"failed"`
-		Horizon     int      `json:"horizon"`
-		FailedSeeds []uint64 `json:"failed_seeds"`
-		Status      string   `json:"status"`
-		Interrupted bool     `json:"interrupted"`
-		Explore     *struct {
+		Tool             string            `json:"tool"`
+		Seeds            int               `json:"seeds"`
+		Passed           int               `json:"passed"`
+		Failed           int               `json:"failed"`
+		Horizon          int               `json:"horizon"`
+		FailedSeeds      []uint64          `json:"failed_seeds"`
+		Status           string            `json:"status"`
+		Interrupted      bool              `json:"interrupted"`
+		Properties       []exploreProperty `json:"properties"`
+		PropertyFailures int               `json:"property_failures"`
+		BuggifySites     []json.RawMessage `json:"buggify_sites"`
+		Explore          *struct {
 			Runs             int `json:"runs"`
 			StartingSeeds    int `json:"starting_seeds"`
 			Branches         int `json:"branches"`
@@ -177,9 +220,10 @@ func decodeExplore(t *testing.T, stdout string) exploreRecords {
 }
 
 // TestExploreJSON: sf-run -explore -json writes a start record that says it
-// is an exploration, a seed record per failing run that names its schedule
-// and replays it, and a summary whose counts add up over the runs; the
-// report goes to stderr and finds what the records hold.
+// is an exploration, a seed record per failing run that names its schedule,
+// replays it and names the run's trace as a sweep's record does, and a
+// summary whose counts add up over the runs, with the property table summed
+// over them; the report goes to stderr and finds what the records hold.
 func TestExploreJSON(t *testing.T) {
 	dir := httpkvDir(t)
 	// Runs 6 and 13 of seed 1 fail (TestExplore finds the first): two runs
@@ -203,7 +247,13 @@ func TestExploreJSON(t *testing.T) {
 			s.Faults == 0 || len(s.DeterminismHash) != 16 || s.Branches != 1 {
 			t.Errorf("record %d: %+v", i, s)
 		}
-		if want := "sf-run -c seedfall.json -seed 1 -faults " + s.FaultsFile; s.Repro != want || s.Repro != f[5] {
+		if a := s.Artifacts; a == nil || a.Faults != s.FaultsFile || a.Trace != f[5] || a.History != "" ||
+			a.Trace != fmt.Sprintf(".seedfall/seedfall/explore-1-run-%d.trace.log", s.ExploreRun) {
+			t.Errorf("record %d: artifacts %+v, want the run's schedule and its trace %s, as the report says", i, a, f[5])
+		} else if _, err := os.Stat(filepath.Join(dir, a.Trace)); err != nil {
+			t.Errorf("record %d: %v", i, err)
+		}
+		if want := "sf-run -c seedfall.json -seed 1 -faults " + s.FaultsFile; s.Repro != want || s.Repro != f[6] {
 			t.Errorf("record %d: repro %q, want %q, as the report says", i, s.Repro, want)
 		}
 		if _, err := os.Stat(filepath.Join(dir, s.FaultsFile)); err != nil {
@@ -220,6 +270,15 @@ func TestExploreJSON(t *testing.T) {
 	}
 	if e.Runs != 14 || e.StartingSeeds != 1 || e.Branches != 13 || e.Budget != 14 || e.Corpus < 1 || e.BranchedFailures != len(recs.seeds) {
 		t.Errorf("summary's explore %+v", *e)
+	}
+	// httpkv's client says it failed over at the end of a run that passes;
+	// a failing run ends before it. httpkv does not enable buggify.
+	want := exploreProperty{Kind: "sometimes", Message: "the client failed over to the backup", SeedsReached: sum.Passed, SeedsTrue: sum.Passed}
+	if len(sum.Properties) != 1 || sum.Properties[0] != want || sum.PropertyFailures != 0 || sum.BuggifySites != nil {
+		t.Errorf("summary's tables: properties %+v (%d failed), buggify %s; want the one row %+v", sum.Properties, sum.PropertyFailures, sum.BuggifySites, want)
+	}
+	if !strings.Contains(r.Stderr, fmt.Sprintf("\nproperty               seeds reached  seeds true\n  sometimes            %12d %11d  the client failed over to the backup\n", sum.Passed, sum.Passed)) {
+		t.Errorf("the report on stderr lacks the property table\n%s", r)
 	}
 	if !strings.Contains(r.Stderr, "explore: 14 runs (1 starting seed, 13 branches)") {
 		t.Errorf("the closing lines did not reach stderr\n%s", r)

@@ -29,7 +29,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return manual.Main(manual.Command{
 		Name:        "sf-run",
 		Usage:       "run a world over seeds on the deterministic simulator",
-		UsageText:   "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200] [-json]",
+		UsageText:   "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200] [-json] [-compress]",
 		Description: "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
 		Doc:         docSource,
 		Flags: []cli.Flag{
@@ -45,8 +45,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
 			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
 			&cli.BoolFlag{Name: "pin", Usage: "with -seed: store the failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first"},
-			&cli.BoolFlag{Name: "compress", Usage: "write each seed's trace and history as zstd files (seed-N.trace.log.zst); every sf tool reads them as they are"},
-			&cli.BoolFlag{Name: "explore", Usage: "from the passing seeds of -seeds (default 1-10), branch runs where they reach something new and keep the branches that do, writing a schedule for each failure found"},
+			&cli.BoolFlag{Name: "compress", Usage: "write each seed's trace and history as zstd files (seed-N.trace.log.zst); every sf tool reads them as they are; with -explore, each failing run's"},
+			&cli.BoolFlag{Name: "explore", Usage: "from the passing seeds of -seeds (default 1-10), branch runs where they reach something new and keep the branches that do, writing the schedule, trace and history of each failing run"},
 			&cli.IntFlag{Name: "explore-runs", Value: explore.DefaultRuns, Usage: "with -explore: the budget of runs, starting seeds included"},
 			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
 		},
@@ -139,12 +139,13 @@ func toolName(args []string) string {
 }
 
 // exploreMain is sf-run -explore. It takes the world's flags and -seeds,
-// -j and -explore-runs; the flags of a sweep or a replay mean nothing to it.
+// -j, -compress and -explore-runs; the other flags of a sweep or a replay
+// mean nothing to it.
 func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error {
 	if !c.Bool("explore") {
 		return usage("-explore-runs needs -explore")
 	}
-	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "compress", "history-timeout", "pin"} {
+	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin"} {
 		if c.IsSet(f) {
 			return usage("-explore does not take -%s", f)
 		}
@@ -167,6 +168,7 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 		return usage("-seeds: %v", err)
 	}
 	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
-		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c)}
+		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c),
+		Compress: c.Bool("compress")}
 	return manual.Status(explore.Main(o, stdout, stderr))
 }

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -95,5 +97,70 @@ func TestCause(t *testing.T) {
 	pass.WantExitClean(t, 2)
 	if !strings.Contains(pass.Stderr, "sf-shrink: seed 10 of seedfall.fixed.json: the seed does not fail (pass): no failure to find the cause of") {
 		t.Errorf("want the passing seed named\n%s", pass)
+	}
+}
+
+// TestCauseExploreRun: sf-shrink -cause on the records of sf-run -explore
+// draws the curve of a failing run from the run's own schedule: the run is
+// the seed with the schedule's branches, so the curve fails where the run
+// failed although the seed alone passes, and its records name the run and
+// replay its schedule. A sweep's seed that ran with a schedule is still
+// refused, since a schedule fixes every fault there.
+//
+// The maybestale guest serves a stale read, which fails the history check,
+// in about one run of three; seed 1 does not.
+func TestCauseExploreRun(t *testing.T) {
+	tools.Need(t)
+	dir := t.TempDir()
+	clitest.WriteJSON(t, filepath.Join(dir, "w.json"), map[string]any{
+		"workload": map[string]any{"name": "client", "pkg": filepath.Join(tools.Root, "lib", "sweep", "testdata", "guests", "maybestale")},
+		"checker":  map[string]any{"model": "kv"},
+		"duration": "30s",
+	})
+	plain := sfShrink(t, dir, "", "-c", "w.json", "-seed", "1", "-cause", "-cause-moments", "2", "-cause-branches", "1")
+	if plain.Code != 2 || !strings.Contains(plain.Stderr, "the seed does not fail (pass)") {
+		t.Fatalf("seed 1 on its own: want it to pass\n%s", plain)
+	}
+	run := sfRun(t, dir, "-c", "w.json", "-seeds", "1", "-explore", "-explore-runs", "8", "-json")
+	run.WantExitClean(t, 1)
+	var failed map[string]any
+	for _, rec := range clitest.Records(t, run) {
+		if rec["kind"] == "seed" && rec["branches"] != nil {
+			failed = rec
+			break
+		}
+	}
+	if failed == nil {
+		t.Fatalf("no branched run failed\n%s", run)
+	}
+	exploreRun, sched := failed["explore_run"].(float64), failed["faults_file"].(string)
+
+	r := sfShrink(t, dir, run.Stdout, "-cause", "-max", "1", "-cause-moments", "3", "-cause-branches", "2", "-j", "2", "-json")
+	r.WantExitClean(t, 1)
+	recs := clitest.Records(t, r)
+	if sum := recs[len(recs)-1]; sum["caused"] != float64(1) || sum["status"] != "caused" {
+		t.Fatalf("summary %v, want one curve drawn\n%s", sum, r)
+	}
+	points := recs[1 : len(recs)-1]
+	const failure = "linearizability: history of N operations is not linearizable (model kv)"
+	if len(points) != 3 {
+		t.Fatalf("%d points, want the 3 moments of a run without faults\n%s", len(points), r)
+	}
+	for i, p := range points {
+		if p["kind"] != "cause" || p["seed"] != float64(1) || p["explore_run"] != exploreRun || p["fail_at_ns"] != failed["at_ns"] ||
+			p["failure"] != failure || !strings.HasSuffix(p["repro"].(string), "sf-run -c w.json -seed 1 -faults "+sched) {
+			t.Errorf("point %d: %v; want run %v of seed 1 failing at %v, replayed from %s", i, p, exploreRun, failed["at_ns"], sched)
+		}
+	}
+	if !strings.Contains(r.Stderr, fmt.Sprintf("seed 1 (explore run %d): %s at ", int(exploreRun), failure)) {
+		t.Errorf("stderr lacks the run's curve\n%s", r)
+	}
+
+	// A sweep's seed replayed from that schedule is not a run of its own.
+	replay := sfRun(t, dir, "-c", "w.json", "-seed", "1", "-faults", sched, "-json")
+	replay.WantExitClean(t, 1)
+	r = sfShrink(t, dir, replay.Stdout, "-cause", "-cause-moments", "2", "-cause-branches", "1")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "sf-shrink: seed 1 of w.json: it ran with the schedule "+sched+": -cause branches a seed that draws its own faults\n") {
+		t.Errorf("want the replay's schedule refused\n%s", r)
 	}
 }

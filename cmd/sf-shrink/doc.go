@@ -30,7 +30,9 @@
 // records of sf-run -explore it shrinks each failing run (explore_run) from
 // the schedule explore wrote for it, into
 // explore-<seed>-run-<n>.shrunk.faults.json beside that schedule, and the
-// shrink record carries the run's explore_run. A stream may be compressed with zstd or gzip. With stderr on a terminal it shows a
+// shrink record carries the run's explore_run; with -cause the run's curve
+// is drawn from the seed with its schedule's branches, and each cause
+// record carries its explore_run. A stream may be compressed with zstd or gzip. With stderr on a terminal it shows a
 // progress line there (seeds done, rate, time left, seeds that could not be
 // shrunk), erased before each seed's lines.
 //

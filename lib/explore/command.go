@@ -66,20 +66,36 @@ func Main(o Options, stdout, stderr io.Writer) int {
 		if f.Schedule != "" {
 			fmt.Fprintf(human, "  wrote %s\n", f.Schedule)
 		}
+		if a := f.Artifacts; a != nil {
+			sched := a.Faults
+			if f.Schedule != "" {
+				sched = "" // named above
+			}
+			for _, w := range []struct{ what, path string }{{"schedule", sched}, {"trace", a.Trace}, {"history", a.History}, {"history timeline", a.Timeline}} {
+				if w.path != "" {
+					fmt.Fprintf(human, "  wrote %s %s\n", w.what, w.path)
+				}
+			}
+		}
 		fmt.Fprintf(human, "  replay: %s\n", f.Repro)
 	})
 	if err != nil {
 		fmt.Fprintf(stderr, "sf-run: explore: %v\n", err)
 		return exitcode.Usage
 	}
+	sum := Summary(o, out, time.Since(start))
 	if jw != nil {
-		jw.Write(Summary(o, out, time.Since(start)))
+		jw.Write(sum)
 	}
+	sweep.PrintTables(human, sum)
 	Print(human, out)
+	if sum.PropertyFailures > 0 {
+		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", plural(sum.PropertyFailures, "property"), plural(out.Runs, "run"))
+	}
 	switch {
 	case out.Interrupted:
 		return exitcode.Interrupted
-	case len(out.Found) > 0:
+	case sum.Status == "fail":
 		return exitcode.Problem
 	}
 	return exitcode.Pass
@@ -97,18 +113,20 @@ func startRecord(o Options) record.Start {
 		Jobs: max(o.Jobs, 1), ExploreRuns: runs}
 }
 
-// seedRecord is the record of one failing run.
+// seedRecord is the record of one failing run: the record a sweep writes for
+// a seed replayed with the run's schedule (its faults_file and repro name
+// it), plus the run's artifacts, number and branches.
 func seedRecord(o Options, f Found) record.Seed {
-	r := f.Result
-	return record.Seed{Kind: record.KindSeed, Seed: f.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set,
-		FaultsFile: f.Schedule, Status: string(r.Status), Class: r.Class, Message: r.Message, Property: r.Property,
-		Node: r.Node, AtNs: r.AtNs, Steps: r.Steps, HostCalls: r.HostCalls, RealNs: r.RealNs,
-		DeterminismHash: fmt.Sprintf("%016x", r.Hash), Faults: len(r.Faults), Repro: f.Repro,
-		ExploreRun: f.Run, Branches: len(f.Branches)}
+	rec := sweep.SeedRecord(sweepOptions(o, f.Schedule), f.Result)
+	rec.Seed, rec.Repro, rec.Artifacts = f.Seed, f.Repro, f.Artifacts
+	rec.ExploreRun, rec.Branches = f.Run, len(f.Branches)
+	return rec
 }
 
 // Summary is the record that closes an exploration's stream: every run
-// counts as one seed (record.Summary says how).
+// counts as one seed (record.Summary says how), in the counts and in the
+// property and buggify tables. As in a sweep, a property never reached or
+// never true fails it.
 func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 	runs := o.Runs
 	if runs < 1 {
@@ -129,7 +147,10 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 			sum.Explore.BranchedFailures++
 		}
 	}
-	if sum.Failed > 0 {
+	if out.Tables != nil {
+		out.Tables.Fill(&sum)
+	}
+	if sum.Failed > 0 || sum.PropertyFailures > 0 {
 		sum.Status = "fail"
 	}
 	return sum

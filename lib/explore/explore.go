@@ -5,7 +5,8 @@
 // branches) at the moments they reached it, keeping in turn the branches
 // that reach new states, until a budget of runs is spent. Every failure a
 // branch finds is written as a schedule with its branches, which
-// sf-run -seed N -faults replays.
+// sf-run -seed N -faults replays, and every failing run gets the trace and
+// history a failing seed of a sweep gets, written by the sweep's code.
 package explore
 
 import (
@@ -21,6 +22,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/shrink"
@@ -54,6 +56,9 @@ type Options struct {
 	Tool    string
 	// SeedsText is -seeds as given, for the start record.
 	SeedsText string
+	// Compress writes a failing run's trace and history as zstd files, as
+	// sf-run -compress does for a sweep. Defaults to false.
+	Compress bool
 	// JSON makes Main write JSONL records on stdout (start, a seed record
 	// per failing run, summary) and its report on stderr.
 	JSON bool
@@ -73,6 +78,10 @@ type Found struct {
 	// the working directory when below it; Repro replays it.
 	Schedule string
 	Repro    string
+	// Artifacts are the files written for the run, as for a sweep's failing
+	// seed, named explore-<seed>-run-<n>.*: its trace, its history when
+	// the world records one, and its schedule (Schedule for a branched run).
+	Artifacts *record.Artifacts
 }
 
 // Outcome is what an exploration did.
@@ -85,6 +94,9 @@ type Outcome struct {
 	Found       []Found
 	Signals     int // distinct things reached (see reached)
 	Interrupted bool
+	// Tables sums the properties and buggify sites of every run made, as a
+	// sweep's summary sums its seeds'.
+	Tables *sweep.Tables
 }
 
 // reached is one thing a run can reach for the first time, with when.
@@ -177,7 +189,7 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	if o.Tool == "" {
 		o.Tool = "sf-run"
 	}
-	out := &Outcome{}
+	out := &Outcome{Tables: sweep.NewTables(p)}
 	cov := &coverage{seen: map[string]bool{}, margin: map[string]float64{}}
 	var corpus []entry
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
@@ -187,17 +199,32 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	consider := func(cands []candidate, results []*engine.Result) error {
 		for i, r := range results {
 			out.Runs++
+			out.Tables.Add(r)
 			c := cands[i]
 			switch r.Status {
 			case engine.StatusFail:
 				f := Found{Run: out.Runs, Seed: c.seed, Branches: c.branches, Result: r, Failure: shrink.FailureOf(r)}
+				// A starting seed's run is its plain replay; a branched one is
+				// replayed from its schedule, whose trace is the one that
+				// replay prints (the run's own also says how the branch
+				// redrew the planned faults, which a schedule fixes).
+				replayed := r
 				if len(c.branches) > 0 {
-					if err := writeSchedule(p, o, &f); err != nil {
+					sched, err := writeSchedule(p, o, &f)
+					if err != nil {
+						return err
+					}
+					if replayed, err = replaySchedule(p, f, sched, o); err != nil {
 						return err
 					}
 				} else {
 					f.Repro = sweep.ShellJoin(replayArgs(o, c.seed, ""))
 				}
+				arts, err := sweep.WriteRunArtifacts(p, sweepOptions(o, f.Schedule), runName(f.Seed, f.Run), replayed)
+				if err != nil {
+					return fmt.Errorf("writing the artifacts of run %d: %w", f.Run, err)
+				}
+				f.Artifacts = arts
 				out.Found = append(out.Found, f)
 				report(f)
 			case engine.StatusPass, engine.StatusHorizon:
@@ -302,18 +329,50 @@ func runAll(p *sweep.Prepared, cands []candidate, o Options) ([]*engine.Result, 
 // writeSchedule writes a branched failure's schedule: its branches and the
 // faults that fired, which replay it exactly (a replay fires the faults it
 // lists and the branches re-key the rest as the run did).
-func writeSchedule(p *sweep.Prepared, o Options, f *Found) error {
+func writeSchedule(p *sweep.Prepared, o Options, f *Found) (*schedule.Schedule, error) {
 	r := f.Result
 	sched := &schedule.Schedule{Seed: f.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: schedule.Dur(r.AtNs),
 		Branches: f.Branches, Faults: append([]engine.Fault{}, r.Faults...)}
 	sched.Sort()
-	path := filepath.Join(sweep.ArtifactDir(p.World), fmt.Sprintf("explore-%d-run-%d.faults.json", f.Seed, f.Run))
+	path := filepath.Join(sweep.ArtifactDir(p.World), runName(f.Seed, f.Run)+".faults.json")
 	if err := sched.WriteFile(path); err != nil {
-		return fmt.Errorf("writing the schedule of run %d: %w", f.Run, err)
+		return nil, fmt.Errorf("writing the schedule of run %d: %w", f.Run, err)
 	}
 	f.Schedule = relPath(path)
 	f.Repro = sweep.ShellJoin(replayArgs(o, f.Seed, f.Schedule))
-	return nil
+	return sched, nil
+}
+
+// replaySchedule runs a branched failure again from the schedule written for
+// it, as sf-run -seed N -faults does. It must fail at the same host call with
+// the same message; anything else is a bug in sf, since the schedule is the
+// run's whole record.
+func replaySchedule(p *sweep.Prepared, f Found, sched *schedule.Schedule, o Options) (*engine.Result, error) {
+	opts := p.RunOptions(sched)
+	opts.Interrupt = o.Interrupt
+	r, err := p.Engine.Run(p.Spec, f.Seed, opts)
+	if err != nil {
+		return nil, fmt.Errorf("replaying run %d from %s: %w", f.Run, f.Schedule, err)
+	}
+	if r.Status == engine.StatusInterrupted {
+		return f.Result, nil // its own result is as good, and the exploration is ending
+	}
+	if r.Status != engine.StatusFail || r.Message != f.Result.Message || r.Hash != f.Result.Hash {
+		return nil, fmt.Errorf("run %d does not replay from %s: the replay ended %s at t=%s (%s, hash %016x), the run failed at t=%s (%s, hash %016x)",
+			f.Run, f.Schedule, r.Status, schedule.Time(r.AtNs), r.Message, r.Hash, schedule.Time(f.Result.AtNs), f.Result.Message, f.Result.Hash)
+	}
+	return r, nil
+}
+
+// runName is how the files of a run start: explore-<seed>-run-<n>.
+func runName(seed uint64, run int) string { return fmt.Sprintf("explore-%d-run-%d", seed, run) }
+
+// sweepOptions are the sweep's options that write a run's artifacts and
+// its seed record as a sweep's failing seed gets them: schedule is the one
+// that replays the run, or empty for a starting seed, which draws its own
+// faults.
+func sweepOptions(o Options, schedule string) sweep.Options {
+	return sweep.Options{Config: o.Config, Profile: o.Profile, Set: o.Set, Tool: o.Tool, Compress: o.Compress, Faults: schedule}
 }
 
 func relPath(p string) string {
@@ -371,6 +430,9 @@ func plural(n int, noun string) string {
 	}
 	if strings.HasSuffix(noun, "ch") {
 		return fmt.Sprintf("%d %ses", n, noun)
+	}
+	if strings.HasSuffix(noun, "y") {
+		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
 }

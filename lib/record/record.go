@@ -288,6 +288,10 @@ type Cause struct {
 	Faults []string `json:"faults,omitempty"`
 	// Repro runs the seed as it failed.
 	Repro string `json:"repro"`
+	// ExploreRun is the run of sf-run -explore the curve is of (the seed
+	// record's explore_run); 0 for a sweep's seed. Its branches keep the
+	// run's own branches before their moment.
+	ExploreRun int `json:"explore_run,omitempty"`
 }
 
 // ShrinkSummary closes an sf-shrink stream.

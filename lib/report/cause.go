@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/record"
@@ -10,10 +11,13 @@ import (
 // Curve is a failing seed's cause curve: the share of branches that still
 // failed the same way when the run was branched at each moment.
 type Curve struct {
-	Seed     uint64
-	Failure  string
-	FailAtNs int64
-	Points   []record.Cause
+	Seed uint64
+	// ExploreRun is the run of sf-run -explore the curve is of, 0 for a
+	// sweep's seed.
+	ExploreRun int
+	Failure    string
+	FailAtNs   int64
+	Points     []record.Cause
 }
 
 // Inevitable is the index of the first point from which every point is
@@ -46,9 +50,9 @@ func (c *Curve) Verdict() string {
 	return "no moments"
 }
 
-// causeKey is a curve's world and seed.
+// causeKey is a curve's world, seed and explore run.
 func causeKey(c *record.Cause) string {
-	return fmt.Sprintf("%s\x00%s\x00%s\x00%d", c.Config, c.Profile, strings.Join(c.Set, "\x00"), c.Seed)
+	return fmt.Sprintf("%s\x00%s\x00%s\x00%d\x00%d", c.Config, c.Profile, strings.Join(c.Set, "\x00"), c.Seed, c.ExploreRun)
 }
 
 // attachCauses gives each finding the first curve drawn for one of its
@@ -63,7 +67,7 @@ func attachCauses(sweeps []*Sweep, streams []*stream) []*Sweep {
 			k := causeKey(c)
 			cv := curves[k]
 			if cv == nil {
-				cv = &Curve{Seed: c.Seed, Failure: c.Failure, FailAtNs: c.FailAtNs}
+				cv = &Curve{Seed: c.Seed, ExploreRun: c.ExploreRun, Failure: c.Failure, FailAtNs: c.FailAtNs}
 				curves[k] = cv
 				order = append(order, c)
 			}
@@ -73,7 +77,9 @@ func attachCauses(sweeps []*Sweep, streams []*stream) []*Sweep {
 	var orphans []*Sweep
 	for _, c := range order {
 		cv := curves[causeKey(c)]
-		sh := &record.Shrink{Seed: c.Seed, Config: c.Config, Profile: c.Profile, Set: c.Set}
+		// An explore run's curve goes to the exploration's finding that
+		// holds the run, as its shrink does.
+		sh := &record.Shrink{Seed: c.Seed, Config: c.Config, Profile: c.Profile, Set: c.Set, ExploreRun: c.ExploreRun}
 		if f := findingOf(sweeps, sh); f != nil {
 			if f.Cause == nil {
 				f.Cause = cv
@@ -109,7 +115,9 @@ func attachCauses(sweeps []*Sweep, streams []*stream) []*Sweep {
 			sw.Findings = append(sw.Findings, f)
 			continue
 		}
-		g.Seeds = append(g.Seeds, c.Seed)
+		if !slices.Contains(g.Seeds, c.Seed) {
+			g.Seeds = append(g.Seeds, c.Seed) // two runs of one exploration's seed
+		}
 	}
 	for _, o := range orphans {
 		sortFindings(o.Findings)
@@ -119,7 +127,11 @@ func attachCauses(sweeps []*Sweep, streams []*stream) []*Sweep {
 
 // curveText writes the curve as a table with a bar per moment.
 func curveText(w *strings.Builder, c *Curve, indent string) {
-	fmt.Fprintf(w, "%scause of seed %d (%d branches per moment): %s\n", indent, c.Seed, c.Branches(), c.Verdict())
+	what := fmt.Sprintf("seed %d", c.Seed)
+	if c.ExploreRun > 0 {
+		what = fmt.Sprintf("run %d (seed %d)", c.ExploreRun, c.Seed)
+	}
+	fmt.Fprintf(w, "%scause of %s (%d branches per moment): %s\n", indent, what, c.Branches(), c.Verdict())
 	fmt.Fprintf(w, "%s  %14s  %9s  %5s\n", indent, "branch at", "same way", "share")
 	for _, p := range c.Points {
 		for _, f := range p.Faults {

@@ -172,3 +172,47 @@ func TestExploreFindings(t *testing.T) {
 		t.Errorf("an exploration resolved %s", f.Title())
 	}
 }
+
+// TestExploreStreamTables: an exploration's summary carries the property and
+// buggify tables summed over its runs, which the report shows as a sweep's,
+// a property never true among them counted as failed; and the cause curve
+// of one of its runs (sf-shrink -cause) goes to the finding of that run.
+func TestExploreStreamTables(t *testing.T) {
+	stream := strings.Replace(exploreStream, `"properties":[],"property_failures":0,`,
+		`"properties":[{"kind":"sometimes","message":"failed over","seeds_reached":11,"seeds_true":0,"verdict":"never true"},`+
+			`{"kind":"reachable","message":"client finished","seeds_reached":11,"seeds_true":11}],"property_failures":1,`+
+			`"buggify_sites":[{"site":"slow apply","seeds_reached":14,"seeds_enabled":5,"seeds_fired":4,"fired":9}],`, 1)
+	causes := `{"kind":"start","tool":"sf-shrink","version":"0.1.0","schema":1,"config":"","seeds":"","count":1,"jobs":2}
+{"kind":"cause","seed":1,"config":"w.json","failure":"assert: write lost","fail_at_ns":1000000000,"at":"0s","at_ns":0,"branches":2,"same":0,"share":0,"repro":"sf-run -c w.json -seed 1 -faults .seedfall/w/explore-1-run-13.faults.json","explore_run":13}
+{"kind":"cause","seed":1,"config":"w.json","failure":"assert: write lost","fail_at_ns":1000000000,"at":"500ms","at_ns":500000000,"branches":2,"same":2,"share":1,"inevitable":true,"repro":"sf-run -c w.json -seed 1 -faults .seedfall/w/explore-1-run-13.faults.json","explore_run":13}
+{"kind":"summary","tool":"sf-shrink","shrunk":0,"caused":1,"errors":0,"skipped":0,"real_ns":1,"status":"caused"}
+`
+	sweeps, err := Build([]Input{{Name: "explore.jsonl", R: strings.NewReader(stream)}, {Name: "cause.jsonl", R: strings.NewReader(causes)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sweeps) != 1 {
+		t.Fatalf("%d sweeps, want the curve joined to the exploration", len(sweeps))
+	}
+	sw := sweeps[0]
+	if len(sw.Properties) != 2 || sw.PropertyFailures != 1 || len(sw.Buggify) != 1 || sw.Status() != "fail" {
+		t.Errorf("%d properties (%d failed), %d buggify sites, status %s", len(sw.Properties), sw.PropertyFailures, len(sw.Buggify), sw.Status())
+	}
+	if c := sw.Findings[0].Cause; c == nil || c.ExploreRun != 13 {
+		t.Errorf("the lost write's finding has curve %+v, want run 13's", c)
+	}
+	var b strings.Builder
+	Text(&b, sweeps)
+	for _, want := range []string{
+		"; 3 runs kept for reaching 4 new states; 1 property failed\n",
+		"    cause of run 13 (seed 1) (2 branches per moment): inevitable from 500ms\n",
+		"\nproperties:\n",
+		"  sometimes                       11           0            failed over  <- never true\n",
+		"\nbuggify sites:\n",
+		"             14              5            4       9  slow apply\n",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the report lacks %q\n%s", want, b.String())
+		}
+	}
+}

@@ -210,7 +210,8 @@ func causeOf(r gjson.Result) record.Cause {
 		Profile: r.Get("profile").String(), Set: strings_(r.Get("set")), Failure: r.Get("failure").String(),
 		FailAtNs: r.Get("fail_at_ns").Int(), At: r.Get("at").String(), AtNs: r.Get("at_ns").Int(),
 		Branches: int(r.Get("branches").Int()), Same: int(r.Get("same").Int()), Share: r.Get("share").Float(),
-		Inevitable: r.Get("inevitable").Bool(), Faults: strings_(r.Get("faults")), Repro: r.Get("repro").String()}
+		Inevitable: r.Get("inevitable").Bool(), Faults: strings_(r.Get("faults")), Repro: r.Get("repro").String(),
+		ExploreRun: int(r.Get("explore_run").Int())}
 }
 
 func summaryOf(r gjson.Result) record.Summary {

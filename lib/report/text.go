@@ -111,9 +111,15 @@ func (s *Sweep) exploreCounts() string {
 	if e == nil {
 		return fmt.Sprintf("%s before the stream ended; %s", Plural(s.Failed, "failing run"), Plural(len(s.Findings), "finding"))
 	}
-	return fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed, %d hit the time horizon); %s; %s kept for reaching %s",
+	c := fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed, %d hit the time horizon); %s; %s kept for reaching %s",
 		s.Failed, Plural(s.Ran, "run"), e.BranchedFailures, Plural(e.StartingSeeds, "starting seed"), Plural(e.Branches, "branch"),
 		s.Passed, s.Horizon, Plural(len(s.Findings), "finding"), Plural(e.Corpus, "run"), Plural(e.NewStates, "new state"))
+	if s.PropertyFailures > 0 {
+		// Over every run, a property never reached or never true fails
+		// the exploration as it fails a sweep.
+		c += fmt.Sprintf("; %s failed", Plural(s.PropertyFailures, "property"))
+	}
+	return c
 }
 
 // Kind is what the report calls the stream: "sweep", or "exploration" for

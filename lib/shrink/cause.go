@@ -32,6 +32,12 @@ type CauseOptions struct {
 	// on it.
 	Jobs      int
 	Interrupt *atomic.Bool
+	// Base are the branches of the run whose failure is measured, as a run
+	// of sf-run -explore made them (every stream re-keyed, the planned
+	// faults redrawn): the run is the seed with them, and a branch at a
+	// moment keeps those before the moment and drops the rest, which the
+	// moment's redraw replaces. Defaults to none, the seed's own run.
+	Base []schedule.Branch
 }
 
 // CausePoint is the curve at one moment.
@@ -104,6 +110,17 @@ func CauseMoments(k int, failAt int64, faults []engine.Fault) []int64 {
 	return out
 }
 
+// branchAt is base's branches before at, then a branch at at with key.
+func branchAt(base []schedule.Branch, at int64, key uint64) []schedule.Branch {
+	var out []schedule.Branch
+	for _, b := range base {
+		if int64(b.At) < at {
+			out = append(out, b)
+		}
+	}
+	return append(out, schedule.Branch{At: schedule.Dur(at), Key: key})
+}
+
 // CauseKey is the key of branch i at moment at of seed: drawn from the
 // three, so a curve is the same on every machine and for any -j.
 func CauseKey(seed uint64, at int64, i int) uint64 {
@@ -115,13 +132,23 @@ func CauseKey(seed uint64, at int64, i int) uint64 {
 // the moment happens as in the seed (its faults included), everything
 // after is drawn again (engine.Options.RedrawAfterBranch), apart from
 // which buggify sites are enabled and the swarm's choice of fault types,
-// which stay the seed's.
+// which stay the seed's. With o.Base the run is that of an exploration.
 func Cause(p *sweep.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
+	for i, b := range o.Base {
+		if b.Stream != "" {
+			return nil, fmt.Errorf("branches[%d] re-keys only the %s stream: -cause takes the branches of sf-run -explore, which re-key every stream", i, b.Stream)
+		}
+		if i > 0 && b.At < o.Base[i-1].At {
+			return nil, fmt.Errorf("branches[%d].at: before the branch above it", i)
+		}
+	}
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
-	first, err := p.Engine.Run(p.Spec, seed, engine.Options{Interrupt: o.Interrupt})
+	// RedrawAfterBranch is what explore ran its branches with; without
+	// branches it changes nothing.
+	first, err := p.Engine.Run(p.Spec, seed, engine.Options{Interrupt: o.Interrupt, Branches: o.Base, RedrawAfterBranch: true})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +179,7 @@ func Cause(p *sweep.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error
 			for t := range tasks {
 				at := moments[t.m]
 				r, err := p.Engine.Run(p.Spec, seed, engine.Options{RedrawAfterBranch: true, Interrupt: o.Interrupt,
-					Branches: []schedule.Branch{{At: schedule.Dur(at), Key: CauseKey(seed, at, t.i)}}})
+					Branches: branchAt(o.Base, at, CauseKey(seed, at, t.i))})
 				if err != nil {
 					mu.Lock()
 					if firstErr == nil {

@@ -20,7 +20,7 @@ const causeBarWidth = 20
 
 // causeOne draws one seed's cause curve, prints it and returns its records.
 func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interrupt *atomic.Bool) ([]record.Cause, error) {
-	if j.faults != "" {
+	if j.faults != "" && j.exploreRun == 0 {
 		// A schedule fixes every fault, so there is nothing after a moment
 		// to draw again: the curve is only defined for the seed's own plan.
 		return nil, fmt.Errorf("it ran with the schedule %s: -cause branches a seed that draws its own faults", j.faults)
@@ -34,6 +34,19 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 		}
 		prepared[j.world] = p
 	}
+	// An explore run drew its own faults too, along its branches: its
+	// schedule is where they are, and the run is the seed with them.
+	var base []schedule.Branch
+	if j.faults != "" {
+		sched, err := p.ReadSchedule(j.faults, c.Stdin)
+		if err != nil {
+			return nil, err
+		}
+		if sched.Seed != j.seed {
+			return nil, fmt.Errorf("%s is the schedule of seed %d, not of explore run %d of seed %d", j.faults, sched.Seed, j.exploreRun, j.seed)
+		}
+		base = sched.Branches
+	}
 	k, m := c.CauseMoments, c.CauseBranches
 	if k < 1 {
 		k = DefaultCauseMoments
@@ -41,14 +54,14 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 	if m < 1 {
 		m = DefaultCauseBranches
 	}
-	out, err := Cause(p, j.seed, CauseOptions{Moments: k, Branches: m, Jobs: c.Jobs, Interrupt: interrupt})
+	out, err := Cause(p, j.seed, CauseOptions{Moments: k, Branches: m, Jobs: c.Jobs, Interrupt: interrupt, Base: base})
 	if err != nil {
 		if errors.Is(err, ErrPasses) {
 			return nil, fmt.Errorf("%v: no failure to find the cause of", err)
 		}
 		return nil, err
 	}
-	PrintCause(c.Stderr, out)
+	PrintCause(c.Stderr, out, j.exploreRun)
 	args := []string{c.RunTool, "-c", j.world.config, "-seed", strconv.FormatUint(j.seed, 10)}
 	if j.world.profile != "" {
 		args = append(args, "-profile", j.world.profile)
@@ -56,13 +69,16 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 	for _, s := range j.world.setList() {
 		args = append(args, "-set", s)
 	}
+	if j.faults != "" {
+		args = append(args, "-faults", j.faults)
+	}
 	repro := sweep.ShellJoin(args)
 	var recs []record.Cause
 	for i, pt := range out.Points {
 		rec := record.Cause{Kind: record.KindCause, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
 			Set: j.world.setList(), Failure: out.Failure.String(), FailAtNs: out.FailAtNs,
 			At: time.Duration(pt.AtNs).String(), AtNs: pt.AtNs, Branches: pt.Runs, Same: pt.Same, Share: pt.Share(),
-			Inevitable: out.Inevitable >= 0 && i >= out.Inevitable, Repro: repro}
+			Inevitable: out.Inevitable >= 0 && i >= out.Inevitable, Repro: repro, ExploreRun: j.exploreRun}
 		for _, f := range pt.Kept {
 			rec.Faults = append(rec.Faults, time.Duration(f.At).String()+" "+f.Describe())
 		}
@@ -73,10 +89,15 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 
 // PrintCause writes a seed's curve for people: one line per moment with its
 // share and a bar, the seed's faults between the moments they fall between,
-// and where the failure became inevitable.
-func PrintCause(w io.Writer, out *CauseOutcome) {
-	fmt.Fprintf(w, "seed %d: %s at %s; %d branches at each of %d moments (%d runs)\n",
-		out.Seed, out.Failure, schedule.Time(out.FailAtNs), pointRuns(out), len(out.Points), out.Runs)
+// and where the failure became inevitable. exploreRun, when not 0, is the
+// run of sf-run -explore the curve is of.
+func PrintCause(w io.Writer, out *CauseOutcome, exploreRun int) {
+	what := fmt.Sprintf("seed %d", out.Seed)
+	if exploreRun > 0 {
+		what += fmt.Sprintf(" (explore run %d)", exploreRun)
+	}
+	fmt.Fprintf(w, "%s: %s at %s; %d branches at each of %d moments (%d runs)\n",
+		what, out.Failure, schedule.Time(out.FailAtNs), pointRuns(out), len(out.Points), out.Runs)
 	fmt.Fprintf(w, "  %12s  %9s  %5s\n", "branch at", "same way", "share")
 	for i, pt := range out.Points {
 		for _, f := range pt.Kept {

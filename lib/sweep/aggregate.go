@@ -89,3 +89,40 @@ func (a *aggregate) catalog(c *catalog.Catalog) {
 }
 
 func (a *aggregate) rows() []record.Property { return record.PropertyTable(a.rows_) }
+
+// Tables are the property and buggify tables of a summary, summed over runs:
+// a sweep's over its seeds, an exploration's (sf-run -explore) over its runs.
+type Tables struct {
+	agg     *aggregate
+	buggify bool
+}
+
+// NewTables starts the tables of runs of p's world, with a row for every
+// property and buggify site found in its source.
+func NewTables(p *Prepared) *Tables {
+	t := &Tables{agg: newAggregate(), buggify: p.Spec.Buggify}
+	t.agg.catalog(p.Catalog)
+	return t
+}
+
+// Add sums one finished run into the tables.
+func (t *Tables) Add(r *engine.Result) {
+	t.agg.add(r.Properties)
+	t.agg.addSites(r.Buggify)
+}
+
+// Fill sets the summary's property table, its buggify table when the world
+// enables buggify, and its count of properties that were never reached or
+// never true.
+func (t *Tables) Fill(sum *record.Summary) {
+	sum.Properties = t.agg.rows()
+	if t.buggify {
+		sum.BuggifySites = t.agg.siteRows()
+	}
+	sum.PropertyFailures = 0
+	for _, p := range sum.Properties {
+		if p.Verdict != "" {
+			sum.PropertyFailures++
+		}
+	}
+}

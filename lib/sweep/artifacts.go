@@ -28,13 +28,17 @@ import (
 // the world file.
 func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
 	dir := ArtifactDir(p.World)
-	prefix := o.artifactPrefix
-	if prefix == "" {
-		prefix = "seed-"
+	stem := o.artifactName
+	if stem == "" {
+		prefix := o.artifactPrefix
+		if prefix == "" {
+			prefix = "seed-"
+		}
+		stem = fmt.Sprintf("%s%d", prefix, r.Seed)
 	}
 	arts := &record.Artifacts{}
 	if len(r.History) > 0 {
-		path := filepath.Join(dir, fmt.Sprintf("%s%d.history.jsonl", prefix, r.Seed))
+		path := filepath.Join(dir, stem+".history.jsonl")
 		var b bytes.Buffer
 		if err := history.WriteEvents(&b, r.History); err != nil {
 			return nil, err
@@ -45,7 +49,7 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 		}
 		arts.History = relPath(path)
 		if r.Check != nil && r.Check.HasTimeline() {
-			tl := filepath.Join(dir, fmt.Sprintf("%s%d.history.html", prefix, r.Seed))
+			tl := filepath.Join(dir, stem+".history.html")
 			var page bytes.Buffer
 			if err := r.Check.WriteTimeline(&page); err != nil {
 				return nil, err
@@ -59,8 +63,8 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	if r.Status != engine.StatusFail && r.Status != engine.StatusNondeterministic {
 		return arts, nil // a passing replay keeps only its history
 	}
-	trace := filepath.Join(dir, fmt.Sprintf("%s%d.trace.log", prefix, r.Seed))
-	faults := filepath.Join(dir, fmt.Sprintf("%s%d.faults.json", prefix, r.Seed))
+	trace := filepath.Join(dir, stem+".trace.log")
+	faults := filepath.Join(dir, stem+".faults.json")
 	var b strings.Builder
 	b.WriteString(failureBlock(o, r))
 	b.WriteString("\ntrace:\n")
@@ -85,6 +89,18 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	}
 	arts.Faults = relPath(faults)
 	return arts, nil
+}
+
+// WriteRunArtifacts writes the artifacts of a failing run that is not one
+// of a sweep's seeds, exactly as a sweep writes a failing seed's, but named
+// name.trace.log, name.history.jsonl (and .history.html), name.faults.json:
+// sf-run -explore names each failing run's files after the run. o names the
+// world, the tool and -compress; o.Faults is the schedule that replays the
+// run, already written, or empty when the run drew its own faults (a
+// schedule of them is then written as for a sweep's seed).
+func WriteRunArtifacts(p *Prepared, o Options, name string, r *engine.Result) (*record.Artifacts, error) {
+	o.artifactName = name
+	return writeArtifacts(p, o, r)
 }
 
 // writeMaybeCompressed writes data to path, or compressed with zstd to

@@ -39,6 +39,10 @@ func repro(o Options, seed uint64) string {
 	return ShellJoin(args)
 }
 
+// SeedRecord is the seed record of a run: sf-run -explore starts from it
+// for each failing run and adds the run's number and branches.
+func SeedRecord(o Options, r *engine.Result) record.Seed { return seedRecord(o, r) }
+
 func seedRecord(o Options, r *engine.Result) record.Seed {
 	return record.Seed{
 		Kind: record.KindSeed, Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, FaultsFile: o.Faults,
@@ -187,6 +191,39 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 	if s.Failed > 1 {
 		fmt.Fprintln(w)
 	}
+	PrintTables(w, s)
+	if s.GaveUp > 0 {
+		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", plural(s.GaveUp, "seed"))
+	}
+	if s.HostStalls > 0 {
+		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", plural(s.HostStalls, "seed"))
+	}
+	d := roundDuration(took)
+	if s.Interrupted {
+		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
+	}
+	switch {
+	case s.Failed > 0:
+		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed, %d hit the time horizon", s.Failed, s.Seeds, s.Passed, s.Horizon)
+		if s.Nondeterministic > 0 {
+			fmt.Fprintf(w, ", %d nondeterministic", s.Nondeterministic)
+		}
+		fmt.Fprintf(w, ") in %s\n", d)
+		if s.PropertyFailures > 0 {
+			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+		}
+	case s.PropertyFailures > 0:
+		fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+	default:
+		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
+	}
+	printPinsSummary(w, s)
+}
+
+// PrintTables writes a summary's property and buggify tables, each with a
+// blank line after it; nothing for a table the summary does not have. The
+// counts are of seeds, or of runs in an exploration's summary.
+func PrintTables(w io.Writer, s record.Summary) {
 	if len(s.Properties) > 0 {
 		fmt.Fprintln(w, "property               seeds reached  seeds true")
 		for _, p := range s.Properties {
@@ -222,32 +259,6 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 		}
 		fmt.Fprintln(w)
 	}
-	if s.GaveUp > 0 {
-		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", plural(s.GaveUp, "seed"))
-	}
-	if s.HostStalls > 0 {
-		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", plural(s.HostStalls, "seed"))
-	}
-	d := roundDuration(took)
-	if s.Interrupted {
-		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
-	}
-	switch {
-	case s.Failed > 0:
-		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed, %d hit the time horizon", s.Failed, s.Seeds, s.Passed, s.Horizon)
-		if s.Nondeterministic > 0 {
-			fmt.Fprintf(w, ", %d nondeterministic", s.Nondeterministic)
-		}
-		fmt.Fprintf(w, ") in %s\n", d)
-		if s.PropertyFailures > 0 {
-			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
-		}
-	case s.PropertyFailures > 0:
-		fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
-	default:
-		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
-	}
-	printPinsSummary(w, s)
 }
 
 // printPinsSummary is the line on the pinned regressions a sweep replayed

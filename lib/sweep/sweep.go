@@ -89,6 +89,10 @@ type Options struct {
 	// "pin-seed-" for a pin's replay, so that a pin and the sweep's run of
 	// the same seed keep their own files.
 	artifactPrefix string
+	// artifactName, when set, is the whole name of a run's artifacts
+	// before their extension (WriteRunArtifacts); artifactPrefix is then
+	// unused.
+	artifactName string
 
 	// DivergeSecondRunAtCall makes the second run of each -check pair
 	// perturb virtual time at that host call. Tests use it to prove the
@@ -248,8 +252,7 @@ func run(o Options) (int, error) {
 	human = bar.Writer(human)
 	stderr := bar.Writer(o.Stderr)
 
-	agg := newAggregate()
-	agg.catalog(prep.Catalog)
+	tables := NewTables(prep)
 	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, FailedSeeds: []uint64{}}
 	firstFailure := true
 	pinned, lastStatus := false, engine.Status("")
@@ -273,8 +276,7 @@ func run(o Options) (int, error) {
 		if res.Class == engine.ClassInternal {
 			internal++
 		}
-		agg.add(res.Properties)
-		agg.addSites(res.Buggify)
+		tables.Add(res)
 		rec := seedRecord(o, res)
 		if out.hostStall {
 			sum.HostStalls++
@@ -336,16 +338,7 @@ func run(o Options) (int, error) {
 	wg.Wait()
 	bar.Finish()
 
-	props := agg.rows()
-	sum.Properties = props
-	if p := prep.Spec; p.Buggify {
-		sum.BuggifySites = agg.siteRows()
-	}
-	for _, p := range props {
-		if p.Verdict != "" {
-			sum.PropertyFailures++
-		}
-	}
+	tables.Fill(&sum)
 	sum.Pins, sum.PinsFailed = pins.pins, pins.failed
 	sum.Interrupted = sum.Interrupted || pins.interrupted
 	sum.RealNs = time.Since(start).Nanoseconds()
