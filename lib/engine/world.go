@@ -109,6 +109,23 @@ type Engine struct {
 // cacheDir (empty for no disk cache).
 func New(cacheDir string) (*Engine, error) {
 	ctx := context.Background()
+	cfg, err := runtimeConfig(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	e := &Engine{rt: rt, compiled: map[string]wazero.CompiledModule{}}
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	return e, nil
+}
+
+// runtimeConfig is the wazero configuration of every engine: the optimizing
+// compiler, the guests' memory limit, and the compilation cache in cacheDir
+// (empty for none). BenchmarkGuestSpeed runs its program under the same one.
+func runtimeConfig(cacheDir string) (wazero.RuntimeConfig, error) {
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(GuestMemoryLimitPages).
 		WithCloseOnContextDone(false)
@@ -122,13 +139,7 @@ func New(cacheDir string) (*Engine, error) {
 		}
 		cfg = cfg.WithCompilationCache(cache)
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &Engine{rt: rt, compiled: map[string]wazero.CompiledModule{}}
-	if err := instantiateHostModules(ctx, rt); err != nil {
-		rt.Close(ctx)
-		return nil, err
-	}
-	return e, nil
+	return cfg, nil
 }
 
 // Close releases the runtime.
