@@ -153,6 +153,7 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		compat   *compatSetup
 		key      keyed
 		keyErr   error
+		took     time.Duration // setting up and computing the key, for the log
 	}
 	var pkgs []*pkgBuild
 	seen := map[string]bool{}
@@ -170,7 +171,10 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 				break
 			}
 		}
-		if pb.setupErr = setupPackage(goCmd, store, opts, pb.j.pkg, &pb.overlay, &pb.env, &pb.compat); pb.setupErr != nil {
+		setupStart := time.Now()
+		pb.setupErr = setupPackage(goCmd, store, opts, pb.j.pkg, &pb.overlay, &pb.env, &pb.compat)
+		pb.took = time.Since(setupStart)
+		if pb.setupErr != nil {
 			// Later packages would not be built: a setup error ends the
 			// build when its package's turn comes.
 			break
@@ -188,7 +192,9 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 			defer func() { <-sem }()
 			// A key that cannot be computed only costs the cache hit:
 			// the build then reports whatever go list stumbled on.
+			keyStart := time.Now()
 			pb.key, pb.keyErr = contentKey(goCmd, pb.j.pkg, pb.flags, pb.env)
+			pb.took += time.Since(keyStart)
 		})
 	}
 	wg.Wait()
@@ -266,7 +272,7 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		if mod.Cached {
 			state = "cached"
 		}
-		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), (pb.took + time.Since(start)).Round(time.Millisecond))
 	}
 	data, _ := json.MarshalIndent(man, "", "  ")
 	if err := atomicfile.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
