@@ -4,8 +4,9 @@ SHELL := /bin/bash
 #   make demo    build the tools and find the bug planted in examples/kvlog
 #   make test    the whole test suite (what CI runs), after make lint
 #   make lint    gofmt, go vet and staticcheck, all clean
-#   make bench   speed figures for the engine, as ratios and rates, and the
-#                disk's host memory per byte it holds (BenchmarkDiskMemory)
+#   make bench   speed figures for the engine, as ratios and rates, the
+#                disk's host memory per byte it holds (BenchmarkDiskMemory),
+#                and Go as wasm against native (BenchmarkGuestSpeed)
 GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -106,5 +107,71 @@ func TestContentCache(t *testing.T) {
 		if want := m.Node == "server"; changed != want || m.Cached == want {
 			t.Errorf("after editing the server, module of %s: changed %v, cached %v", m.Node, changed, m.Cached)
 		}
+	}
+}
+
+// TestStartListsPackagesOnce: an up-to-date sweep of a world without
+// overlays lists each package once (the content key's go list also feeds the
+// property catalog) and builds nothing; editing the source still rebuilds
+// the package, and the catalog sees the edited file.
+func TestStartListsPackagesOnce(t *testing.T) {
+	tools.Need(t)
+	dir := filepath.Join(t.TempDir(), "svc")
+	clitest.WriteFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
+		"module example.com/svc\n\ngo 1.26\n\nrequire github.com/sf-dst/sf/sim v0.0.0\n\nreplace github.com/sf-dst/sf/sim => %s\n",
+		filepath.Join(tools.Root, "sim"))))
+	src := filepath.Join(dir, "work", "main.go")
+	program := func(unreached string) []byte {
+		return []byte(`package main
+
+import (
+	"os"
+
+	"github.com/sf-dst/sf/sim"
+)
+
+func main() {
+	sim.Reachable("the workload ran")
+	if len(os.Args) > 5 {
+		sim.Reachable("` + unreached + `")
+	}
+}
+`)
+	}
+	clitest.WriteFile(t, src, program("first dead branch"))
+	clitest.WriteJSON(t, filepath.Join(dir, "seedfall.json"), map[string]any{
+		"workload": map[string]any{"name": "work", "pkg": "./work"},
+		"duration": "1s",
+	})
+	path, since := goLogger(t)
+	count := func(cmds []string, name string) int {
+		n := 0
+		for _, c := range cmds {
+			if c == name {
+				n++
+			}
+		}
+		return n
+	}
+	sweep := func(unreached string) []string {
+		t.Helper()
+		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-run"), "-c", "seedfall.json", "-seeds", "1-1")
+		r.WantExit(t, 1) // the dead branch is never reached
+		if !strings.Contains(r.Stdout, unreached) || !strings.Contains(r.Stdout, "work/main.go:12") {
+			t.Errorf("the sweep did not report %q, never reached at work/main.go:12:\n%s", unreached, r)
+		}
+		return since()
+	}
+	if cmds := sweep("first dead branch"); count(cmds, "build") != 1 {
+		t.Errorf("the first sweep ran go build %d times, want 1: %q", count(cmds, "build"), cmds)
+	}
+	cmds := sweep("first dead branch")
+	if count(cmds, "build") != 0 || count(cmds, "list") != 1 {
+		t.Errorf("an up-to-date sweep ran go build %d times and go list %d times, want 0 and 1: %q", count(cmds, "build"), count(cmds, "list"), cmds)
+	}
+	clitest.WriteFile(t, src, program("second dead branch"))
+	cmds = sweep("second dead branch")
+	if count(cmds, "build") != 1 || count(cmds, "list") != 1 {
+		t.Errorf("after an edit, the sweep ran go build %d times and go list %d times, want 1 and 1: %q", count(cmds, "build"), count(cmds, "list"), cmds)
 	}
 }

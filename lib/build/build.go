@@ -16,6 +16,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tetratelabs/wazero"
@@ -51,6 +52,11 @@ type Manifest struct {
 	Config    string   `json:"config"`
 	GoVersion string   `json:"go_version,omitempty"`
 	Modules   []Module `json:"modules"`
+	// Listed holds, by absolute package directory, the output of the
+	// `go list -deps -json` that the content key of a package built
+	// without overlays read, so that sf-run's property catalog need not
+	// list it again (catalog.ScanListed). It is not written to the file.
+	Listed map[string][]byte `json:"-"`
 }
 
 // Wasm returns the module path of the named node.
@@ -132,6 +138,71 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 			jobs = append(jobs, job{where + " upgrade_to", n.Name, n.UpgradeTo, "", true})
 		}
 	}
+	// A package is set up (overlays) in order, then the content keys of
+	// all packages are computed at once, since each is a `go list` of its
+	// own, and then each package is looked up or compiled in order, so
+	// that the first failing node in the world's order is the one
+	// reported.
+	type pkgBuild struct {
+		j        job
+		goErr    error // no toolchain, reported as it is
+		setupErr error
+		flags    []string
+		env      []string
+		overlay  string
+		compat   *compatSetup
+		key      keyed
+		keyErr   error
+		took     time.Duration // setting up and computing the key, for the log
+	}
+	var pkgs []*pkgBuild
+	seen := map[string]bool{}
+	for _, j := range jobs {
+		if j.wasm != "" || seen[j.pkg] {
+			continue
+		}
+		seen[j.pkg] = true
+		pb := &pkgBuild{j: j}
+		pkgs = append(pkgs, pb)
+		if goCmd == "" {
+			var err error
+			if goCmd, err = findGo(opts.Go); err != nil {
+				pb.goErr = err
+				break
+			}
+		}
+		setupStart := time.Now()
+		pb.setupErr = setupPackage(goCmd, store, opts, pb.j.pkg, &pb.overlay, &pb.env, &pb.compat)
+		pb.took = time.Since(setupStart)
+		if pb.setupErr != nil {
+			// Later packages would not be built: a setup error ends the
+			// build when its package's turn comes.
+			break
+		}
+		pb.flags = buildFlags(pb.overlay)
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, keyParallel)
+	for _, pb := range pkgs {
+		if pb.goErr != nil || pb.setupErr != nil {
+			continue
+		}
+		wg.Go(func() {
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			// A key that cannot be computed only costs the cache hit:
+			// the build then reports whatever go list stumbled on.
+			keyStart := time.Now()
+			pb.key, pb.keyErr = contentKey(goCmd, pb.j.pkg, pb.flags, pb.env)
+			pb.took += time.Since(keyStart)
+		})
+	}
+	wg.Wait()
+	byPkg := map[string]*pkgBuild{}
+	for _, pb := range pkgs {
+		byPkg[pb.j.pkg] = pb
+	}
+
 	for _, j := range jobs {
 		if j.wasm != "" {
 			mod, err := storePrebuilt(store, j.wasm)
@@ -147,57 +218,47 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 			man.Modules = append(man.Modules, m)
 			continue
 		}
-		if goCmd == "" {
-			var err error
-			if goCmd, err = findGo(opts.Go); err != nil {
-				return nil, err
+		pb := byPkg[j.pkg]
+		if pb.goErr != nil {
+			return nil, pb.goErr
+		}
+		if pb.setupErr != nil {
+			return nil, fmt.Errorf("%s: %w", j.where, pb.setupErr)
+		}
+		if man.GoVersion == "" {
+			if pb.keyErr == nil {
+				man.GoVersion = pb.key.goVersion
+			} else {
+				man.GoVersion = goVersion(goCmd)
 			}
-			man.GoVersion = goVersion(goCmd)
 		}
 		start := time.Now()
-		var overlay string
-		if opts.NetOverlay {
-			var err error
-			if overlay, err = netOverlayFor(goCmd, store, j.pkg); err != nil {
-				return nil, fmt.Errorf("%s: %w", j.where, err)
-			}
-		}
-		var env []string
-		var compat *compatSetup
-		if opts.CompatOverlay {
-			var err error
-			if compat, err = compatFor(goCmd, store, j.pkg); err != nil {
-				return nil, fmt.Errorf("%s: %w", j.where, err)
-			}
-			if overlay, err = mergeOverlay(store, overlay, compat.replace); err != nil {
-				return nil, fmt.Errorf("%s: %w", j.where, err)
-			}
-			if compat.gowork != "" {
-				env = append(env, "GOWORK="+compat.gowork)
-			}
-		}
-		flags := buildFlags(overlay)
-		// A key that cannot be computed only costs the cache hit: the
-		// build below then reports whatever go list stumbled on.
-		key, keyErr := contentKey(goCmd, j.pkg, flags, env)
 		mod, hit := Module{}, false
-		if keyErr == nil {
-			mod, hit = lookupKey(store, key)
+		if pb.keyErr == nil {
+			mod, hit = lookupKey(store, pb.key.key)
+			if pb.overlay == "" && len(pb.env) == 0 {
+				if abs, err := filepath.Abs(j.pkg); err == nil {
+					if man.Listed == nil {
+						man.Listed = map[string][]byte{}
+					}
+					man.Listed[abs] = pb.key.list
+				}
+			}
 		}
 		if !hit {
 			var err error
-			if mod, err = compile(goCmd, store, j.pkg, flags, env, opts.NetOverlay); err != nil {
+			if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay); err != nil {
 				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
-			if keyErr == nil {
-				if err := recordKey(store, key, mod); err != nil {
+			if pb.keyErr == nil {
+				if err := recordKey(store, pb.key.key, mod); err != nil {
 					return nil, fmt.Errorf("build store: %w", err)
 				}
 			}
 		}
 		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, opts.NetOverlay
-		if compat != nil {
-			mod.Compat = compat.chosen
+		if pb.compat != nil {
+			mod.Compat = pb.compat.chosen
 		}
 		built[j.pkg] = mod
 		man.Modules = append(man.Modules, mod)
@@ -211,13 +272,41 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		if mod.Cached {
 			state = "cached"
 		}
-		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), (pb.took + time.Since(start)).Round(time.Millisecond))
 	}
 	data, _ := json.MarshalIndent(man, "", "  ")
 	if err := atomicfile.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
 		return nil, fmt.Errorf("write manifest: %w", err)
 	}
 	return man, nil
+}
+
+// keyParallel is how many content keys Build computes at once.
+const keyParallel = 4
+
+// setupPackage prepares the overlays of one package as opts ask: the
+// overlay file to build with and the extra environment.
+func setupPackage(goCmd, store string, opts Options, pkg string, overlay *string, env *[]string, compat **compatSetup) error {
+	if opts.NetOverlay {
+		var err error
+		if *overlay, err = netOverlayFor(goCmd, store, pkg); err != nil {
+			return err
+		}
+	}
+	if opts.CompatOverlay {
+		c, err := compatFor(goCmd, store, pkg)
+		if err != nil {
+			return err
+		}
+		if *overlay, err = mergeOverlay(store, *overlay, c.replace); err != nil {
+			return err
+		}
+		if c.gowork != "" {
+			*env = append(*env, "GOWORK="+c.gowork)
+		}
+		*compat = c
+	}
+	return nil
 }
 
 func findGo(explicit string) (string, error) {

@@ -77,39 +77,51 @@ func buildEnv(extra ...string) []string {
 	return append(append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0"), extra...)
 }
 
+// keyed is a content key and what was read to compute it.
+type keyed struct {
+	key       string
+	goVersion string // GOVERSION in the package's directory
+	list      []byte // the output of go list -deps -json, with at least keyListFields
+}
+
+// keyListFields are the fields of the key's `go list`: what the key needs,
+// and what the property catalog needs (catalog.ListFields: DepOnly), so
+// that sf-run lists each package once.
+const keyListFields = "ImportPath,Dir,Standard,DepOnly,GoFiles,SFiles,EmbedFiles,Module"
+
 // contentKey returns the cache key of building the package in dir with the
 // given go build flags (everything between "build" and the output options)
 // and extra environment, or an error when it cannot be computed.
-func contentKey(goCmd, dir string, flags, env []string) (string, error) {
+func contentKey(goCmd, dir string, flags, env []string) (keyed, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", keyVersion)
 	var genv goEnv
 	if err := goJSONEnv(goCmd, dir, env, &genv, "env", "-json", "GOVERSION", "GOFLAGS", "GOEXPERIMENT", "GOWASM", "GOWORK", "GOMODCACHE"); err != nil {
-		return "", err
+		return keyed{}, err
 	}
 	if genv.GOVERSION == "" || genv.GOMODCACHE == "" {
-		return "", errors.New("go env did not name the Go version and the module cache")
+		return keyed{}, errors.New("go env did not name the Go version and the module cache")
 	}
 	fmt.Fprintf(h, "go %q flags %q experiment %q wasm %q\n", genv.GOVERSION, genv.GOFLAGS, genv.GOEXPERIMENT, genv.GOWASM)
 	fmt.Fprintf(h, "build flags %q\n", flags)
 	for i, f := range flags {
 		if f == "-overlay" && i+1 < len(flags) {
 			if err := hashOverlay(h, flags[i+1]); err != nil {
-				return "", err
+				return keyed{}, err
 			}
 		}
 	}
 	if genv.GOWORK != "" && genv.GOWORK != "off" {
 		for _, f := range []string{genv.GOWORK, genv.GOWORK + ".sum"} {
 			if err := hashFile(h, "workspace", f); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return "", err
+				return keyed{}, err
 			}
 		}
 	}
-	args := append([]string{"list", "-deps", "-json=ImportPath,Dir,Standard,GoFiles,SFiles,EmbedFiles,Module"}, flags...)
+	args := append([]string{"list", "-deps", "-json=" + keyListFields}, flags...)
 	out, err := goOutputEnv(goCmd, dir, env, append(args, ".")...)
 	if err != nil {
-		return "", err
+		return keyed{}, err
 	}
 	cache := filepath.Clean(genv.GOMODCACHE) + string(filepath.Separator)
 	inCache := func(p string) bool { return strings.HasPrefix(filepath.Clean(p)+string(filepath.Separator), cache) }
@@ -120,7 +132,7 @@ func contentKey(goCmd, dir string, flags, env []string) (string, error) {
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
-			return "", fmt.Errorf("go list: %w", err)
+			return keyed{}, fmt.Errorf("go list: %w", err)
 		}
 		fmt.Fprintf(h, "package %q\n", p.ImportPath)
 		switch {
@@ -136,7 +148,7 @@ func contentKey(goCmd, dir string, flags, env []string) (string, error) {
 			slices.Sort(files)
 			for _, f := range files {
 				if err := hashFile(h, f, filepath.Join(p.Dir, f)); err != nil {
-					return "", err
+					return keyed{}, err
 				}
 			}
 			if p.Module != nil {
@@ -152,10 +164,10 @@ func contentKey(goCmd, dir string, flags, env []string) (string, error) {
 	}
 	for _, f := range slices.Sorted(maps.Keys(modFiles)) {
 		if err := hashFile(h, "go.mod", f); err != nil {
-			return "", err
+			return keyed{}, err
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return keyed{key: hex.EncodeToString(h.Sum(nil)), goVersion: genv.GOVERSION, list: out}, nil
 }
 
 // hashOverlay adds an overlay.json and every file it maps to the key.

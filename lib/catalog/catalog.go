@@ -135,6 +135,25 @@ func Scan(pkgDirs []string) (*Catalog, error) { return scanDirs(pkgDirs, "") }
 func ScanFrom(base string, pkgDirs []string) (*Catalog, error) { return scanDirs(pkgDirs, base) }
 
 func scanDirs(pkgDirs []string, base string) (*Catalog, error) {
+	return scanListed(pkgDirs, base, nil)
+}
+
+// ListFields are the fields of `go list -json` that ScanListed needs from a
+// listing it is given.
+const ListFields = "ImportPath,Dir,GoFiles,Standard,DepOnly,Module"
+
+// ScanListed is ScanFrom for a caller that has already run `go list -deps
+// -json` in some of the package directories, as sf-run's build does for its
+// content key: listed maps an absolute package directory to that command's
+// output, run with GOOS=wasip1 GOARCH=wasm and no overlay, holding at least
+// the ListFields. The catalog then runs go list only in the directories that
+// listed does not cover, so that one start does not list the same package
+// twice.
+func ScanListed(base string, pkgDirs []string, listed map[string][]byte) (*Catalog, error) {
+	return scanListed(pkgDirs, base, listed)
+}
+
+func scanListed(pkgDirs []string, base string, listed map[string][]byte) (*Catalog, error) {
 	dirs, err := distinctDirs(pkgDirs)
 	if err != nil {
 		return nil, err
@@ -143,22 +162,31 @@ func scanDirs(pkgDirs []string, base string) (*Catalog, error) {
 	if len(dirs) == 0 {
 		return cat, nil
 	}
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		return nil, ErrNoToolchain
-	}
-
 	lists := make([]listing, len(dirs))
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, ListParallel)
+	var todo []int
 	for i, dir := range dirs {
-		wg.Go(func() {
-			sem <- struct{}{}
-			defer func() { <-sem }()
-			lists[i] = goList(goCmd, dir)
-		})
+		if out, ok := listed[dir]; ok {
+			lists[i] = parseListing(dir, out)
+		} else {
+			todo = append(todo, i)
+		}
 	}
-	wg.Wait()
+	if len(todo) > 0 {
+		goCmd, err := exec.LookPath("go")
+		if err != nil {
+			return nil, ErrNoToolchain
+		}
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, ListParallel)
+		for _, i := range todo {
+			wg.Go(func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				lists[i] = goList(goCmd, dirs[i])
+			})
+		}
+		wg.Wait()
+	}
 
 	scanned := map[string][]finding{} // by package directory, so a package shared by nodes is parsed once
 	props := map[Property]bool{}
@@ -276,12 +304,11 @@ type listing struct {
 }
 
 // goList lists the package in dir with its dependencies, as the wasip1
-// build sees them, and keeps those of the package's own module. In a
-// workspace every workspace module is a main module, and they are kept too.
+// build sees them.
 func goList(goCmd, dir string) listing {
 	ctx, cancel := context.WithTimeout(context.Background(), ListTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "-json=ImportPath,Dir,GoFiles,Standard,DepOnly,Module", ".")
+	cmd := exec.CommandContext(ctx, goCmd, "list", "-deps", "-json="+ListFields, ".")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
 	var stdout, stderr bytes.Buffer
@@ -297,8 +324,15 @@ func goList(goCmd, dir string) listing {
 		}
 		return listing{err: fmt.Errorf("go list in %s: %w:\n%s", dir, err, indent(text))}
 	}
+	return parseListing(dir, stdout.Bytes())
+}
+
+// parseListing reads the output of `go list -deps -json` run in dir and
+// keeps the packages of the listed package's own module. In a workspace
+// every workspace module is a main module, and they are kept too.
+func parseListing(dir string, out []byte) listing {
 	var all []listedPackage
-	dec := json.NewDecoder(&stdout)
+	dec := json.NewDecoder(bytes.NewReader(out))
 	for dec.More() {
 		var p listedPackage
 		if err := dec.Decode(&p); err != nil {

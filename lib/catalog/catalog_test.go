@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -277,5 +278,52 @@ func writeFile(t *testing.T, path, text string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// listOutput runs the go list that ScanListed can be given, in dir.
+func listOutput(t *testing.T, dir string) (string, []byte) {
+	t.Helper()
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("go", "list", "-deps", "-json="+ListFields, ".")
+	cmd.Dir = abs
+	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list in %s: %v", dir, err)
+	}
+	return abs, out
+}
+
+// TestScanListed: given listings, the catalog is the one Scan finds, and it
+// runs no go command for a directory it has a listing of (PATH holds none
+// when every directory is listed).
+func TestScanListed(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go on PATH")
+	}
+	server, serverList := listOutput(t, serverDir)
+	client, clientList := listOutput(t, clientDir)
+
+	c, err := ScanListed("", []string{serverDir, clientDir}, map[string][]byte{server: serverList})
+	if err != nil {
+		t.Fatalf("ScanListed with the server listed: %v", err)
+	}
+	diffCatalogs(t, c, wantGuest)
+
+	t.Setenv("PATH", "")
+	all := map[string][]byte{server: serverList, client: clientList}
+	if c, err = ScanListed("", []string{serverDir, clientDir}, all); err != nil {
+		t.Fatalf("ScanListed with both listed and no go on PATH: %v", err)
+	}
+	diffCatalogs(t, c, wantGuest)
+	if _, err := ScanListed("", []string{serverDir, clientDir}, map[string][]byte{server: serverList}); !errors.Is(err, ErrNoToolchain) {
+		t.Errorf("ScanListed with a directory left to list and no go: %v, want ErrNoToolchain", err)
+	}
+	if _, err := ScanListed("", []string{serverDir}, map[string][]byte{server: []byte("{")}); err == nil || !strings.Contains(err.Error(), "reading its output") {
+		t.Errorf("ScanListed of a cut listing: %v, want an error about its output", err)
 	}
 }

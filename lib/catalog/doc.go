@@ -6,7 +6,8 @@
 // each it runs `go list -deps` with GOOS=wasip1 GOARCH=wasm, so build tags
 // select the files that actually run in the simulator, and parses the files
 // of every package that belongs to the scanned package's own module (or, in a
-// workspace, to any workspace module). The standard library and third-party
+// workspace, to any workspace module). [ScanListed] does the same from
+// listings its caller already has, as sf-run's build does. The standard library and third-party
 // modules are not scanned: their properties are still counted once they run,
 // but a world is not failed for code its author did not write.
 //

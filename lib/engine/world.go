@@ -102,13 +102,30 @@ type Spec struct {
 type Engine struct {
 	rt       wazero.Runtime
 	mu       sync.Mutex
-	compiled map[string]wazero.CompiledModule
+	compiled map[string]*compiling
 }
 
 // New returns an engine whose compiled modules are cached on disk in
 // cacheDir (empty for no disk cache).
 func New(cacheDir string) (*Engine, error) {
 	ctx := context.Background()
+	cfg, err := runtimeConfig(cacheDir)
+	if err != nil {
+		return nil, err
+	}
+	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
+	e := &Engine{rt: rt, compiled: map[string]*compiling{}}
+	if err := instantiateHostModules(ctx, rt); err != nil {
+		rt.Close(ctx)
+		return nil, err
+	}
+	return e, nil
+}
+
+// runtimeConfig is the wazero configuration of every engine: the optimizing
+// compiler, the guests' memory limit, and the compilation cache in cacheDir
+// (empty for none). BenchmarkGuestSpeed runs its program under the same one.
+func runtimeConfig(cacheDir string) (wazero.RuntimeConfig, error) {
 	cfg := wazero.NewRuntimeConfigCompiler().
 		WithMemoryLimitPages(GuestMemoryLimitPages).
 		WithCloseOnContextDone(false)
@@ -122,13 +139,7 @@ func New(cacheDir string) (*Engine, error) {
 		}
 		cfg = cfg.WithCompilationCache(cache)
 	}
-	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &Engine{rt: rt, compiled: map[string]wazero.CompiledModule{}}
-	if err := instantiateHostModules(ctx, rt); err != nil {
-		rt.Close(ctx)
-		return nil, err
-	}
-	return e, nil
+	return cfg, nil
 }
 
 // Close releases the runtime.
@@ -157,11 +168,40 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 			key += "+loops"
 		}
 	}
+	// The lock covers the table only, so that different modules compile at
+	// once (sf-run's start compiles the world's modules in parallel); a
+	// second caller of the same module waits for the first's outcome.
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if m, ok := e.compiled[key]; ok {
-		return m, nil
+	if c, ok := e.compiled[key]; ok {
+		e.mu.Unlock()
+		<-c.done
+		if c.err == nil {
+			return c.m, nil
+		}
+		return e.CompileFor(path, p) // the failed attempt was dropped: try again, as a first caller
 	}
+	c := &compiling{done: make(chan struct{})}
+	e.compiled[key] = c
+	e.mu.Unlock()
+	c.m, c.err = compileModule(e.rt, path, abs, mode)
+	if c.err != nil {
+		// A failure is not kept: the next call tries again.
+		e.mu.Lock()
+		delete(e.compiled, key)
+		e.mu.Unlock()
+	}
+	close(c.done)
+	return c.m, c.err
+}
+
+// compiling is one module's compilation, done or under way.
+type compiling struct {
+	done chan struct{} // closed when m and err are set
+	m    wazero.CompiledModule
+	err  error
+}
+
+func compileModule(rt wazero.Runtime, path, abs string, mode instrumentMode) (wazero.CompiledModule, error) {
 	bin, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, err
@@ -180,14 +220,13 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 	} else {
 		instrumented, _ = instrumentLoops(bin)
 	}
-	m, err := e.rt.CompileModule(context.Background(), mergeDataSegments(instrumented))
+	m, err := rt.CompileModule(context.Background(), mergeDataSegments(instrumented))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
 	}
 	if err := checkGuest(path, m); err != nil {
 		return nil, err
 	}
-	e.compiled[key] = m
 	return m, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 
@@ -47,6 +48,45 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		eng.Close()
 		return nil, err
 	}
+	// Every module compiles at once, ahead of the loop below: loading a
+	// module, even from the compilation cache, decodes and validates all
+	// of it, and the loop then takes each node's outcome in the world's
+	// order, so that the error reported is the one it was before.
+	compiled := map[string]chan error{}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	for _, n := range w.AllNodes() {
+		for _, wasm := range []string{man.UpgradeWasm(n.Name), man.Wasm(n.Name)} {
+			if wasm == "" || compiled[wasm] != nil {
+				continue
+			}
+			done := make(chan error, 1)
+			compiled[wasm] = done
+			go func() {
+				sem <- struct{}{}
+				defer func() { <-sem }()
+				_, err := eng.CompileFor(wasm, spec.Preempt)
+				done <- err
+			}()
+		}
+	}
+	compileErr := func(wasm string) error {
+		done := compiled[wasm]
+		if done == nil { // a node the manifest names no module for: CompileFor says why
+			_, err := eng.CompileFor(wasm, spec.Preempt)
+			return err
+		}
+		err := <-done
+		done <- err // for the next node of the same module
+		return err
+	}
+	// An early return waits for every compilation before it closes the
+	// engine.
+	closeEngine := func() {
+		for _, done := range compiled {
+			done <- <-done
+		}
+		eng.Close()
+	}
 	f := w.Faults
 	workloads := w.Workloads()
 	for _, n := range w.AllNodes() {
@@ -55,7 +95,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults, NetFaults: netFaults,
 			UpgradeWasm: man.UpgradeWasm(n.Name)}
 		if ns.Seed, err = seedFiles(n); err != nil {
-			eng.Close()
+			closeEngine()
 			return nil, fmt.Errorf("%s: node %s: %w", w.File, n.Name, err)
 		}
 		if limit := f.DiskBytes; limit > 0 {
@@ -64,18 +104,18 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 				total += int64(len(sf.Data))
 			}
 			if total > limit {
-				eng.Close()
+				closeEngine()
 				return nil, fmt.Errorf("%s: node %s: its seeded disk holds %d bytes, more than faults.disk_bytes (%d)", w.File, n.Name, total, limit)
 			}
 		}
 		if ns.UpgradeWasm != "" {
-			if _, err := eng.CompileFor(ns.UpgradeWasm, spec.Preempt); err != nil {
-				eng.Close()
+			if err := compileErr(ns.UpgradeWasm); err != nil {
+				closeEngine()
 				return nil, fmt.Errorf("node %s (upgrade_to %s): %w", n.Name, n.UpgradeTo, err)
 			}
 		}
-		if _, err := eng.CompileFor(ns.Wasm, spec.Preempt); err != nil {
-			eng.Close()
+		if err := compileErr(ns.Wasm); err != nil {
+			closeEngine()
 			where := n.Wasm
 			if where == "" {
 				where = n.Pkg
@@ -91,7 +131,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 			pkgs = append(pkgs, n.Pkg)
 		}
 	}
-	if cat, err := catalog.ScanFrom(w.Dir, pkgs); err == nil {
+	if cat, err := catalog.ScanListed(w.Dir, pkgs, man.Listed); err == nil {
 		p.Catalog = cat
 	} else {
 		fmt.Fprintf(log, "sf-run: could not catalog properties (never-reached ones will not be reported): %v\n", err)
