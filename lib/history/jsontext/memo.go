@@ -55,7 +55,7 @@ func (m *ArrayMemo) flat(d []byte, i int) (int, int) {
 	if k > 0 {
 		j = i + int(ends[k-1])
 	}
-	end, res, whole := flatFrom(d, i, j, k > 0, &ends)
+	end, res, ends, whole := flatFrom(d, i, j, k > 0, ends)
 	switch {
 	case res == memoValid && whole:
 		slot.text, slot.ends = d[i:end], ends
@@ -135,11 +135,11 @@ func memoHash(d []byte, i int) uint32 {
 
 // flatFrom checks a flat array that starts at d[start] from j, after an
 // element when afterElem, and appends the end of each element to ends while
-// ends holds fewer than memoElemsMax. whole reports whether ends got every
+// ends holds fewer than memoElemsMax, returning ends. whole reports whether ends got every
 // element: an array past the bound is checked to its end all the same, with
 // nothing more kept for it, so that what checking it allocates does not grow
 // with its length.
-func flatFrom(d []byte, start, j int, afterElem bool, ends *[]int32) (end, res int, whole bool) {
+func flatFrom(d []byte, start, j int, afterElem bool, ends []int32) (end, res int, _ []int32, whole bool) {
 	var ok bool
 	whole = true
 	for {
@@ -147,22 +147,22 @@ func flatFrom(d []byte, start, j int, afterElem bool, ends *[]int32) (end, res i
 			j++
 		}
 		if j >= len(d) {
-			return 0, memoInvalid, whole
+			return 0, memoInvalid, ends, whole
 		}
 		// Here the array is empty so far or an element has just ended.
 		if d[j] == ']' {
-			return j + 1, memoValid, whole
+			return j + 1, memoValid, ends, whole
 		}
 		if afterElem {
 			if d[j] != ',' {
-				return 0, memoInvalid, whole
+				return 0, memoInvalid, ends, whole
 			}
 			j++
 			for j < len(d) && isSpace(d[j]) {
 				j++
 			}
 			if j >= len(d) {
-				return 0, memoInvalid, whole
+				return 0, memoInvalid, ends, whole
 			}
 		}
 		switch c := d[j]; {
@@ -180,15 +180,15 @@ func flatFrom(d []byte, start, j int, afterElem bool, ends *[]int32) (end, res i
 			ok = len(d)-j >= 4 && string(d[j:j+4]) == "null"
 			j += 4
 		case c == '[' || c == '{':
-			return 0, memoNested, whole
+			return 0, memoNested, ends, whole
 		default:
 			ok = false
 		}
 		if !ok {
-			return 0, memoInvalid, whole
+			return 0, memoInvalid, ends, whole
 		}
-		if len(*ends) < memoElemsMax {
-			*ends = append(*ends, int32(j-start))
+		if len(ends) < memoElemsMax {
+			ends = append(ends, int32(j-start))
 		} else {
 			whole = false
 		}
