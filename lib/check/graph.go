@@ -147,10 +147,11 @@ type searcher struct {
 	stamp  uint32
 	queue  []int32
 	budget int
+	stop   *stopper // polled per edge examined; a stopped search returns nil
 }
 
-func newSearcher(g *graph, comp []int32) *searcher {
-	return &searcher{g: g, comp: comp, seen: make([]uint32, 2*g.n), pedge: make([]int32, 2*g.n), pstate: make([]int32, 2*g.n)}
+func newSearcher(g *graph, comp []int32, stop *stopper) *searcher {
+	return &searcher{g: g, comp: comp, stop: stop, seen: make([]uint32, 2*g.n), pedge: make([]int32, 2*g.n), pstate: make([]int32, 2*g.n)}
 }
 
 func (s *searcher) next() uint32 {
@@ -185,6 +186,9 @@ func (s *searcher) search(src, dst int32, mask uint8, viaRW bool) []int32 {
 		st := s.queue[qi]
 		v, layer := st/2, st%2
 		for e := g.start[v]; e < g.start[v+1]; e++ {
+			if s.stop.poll() {
+				return nil
+			}
 			s.budget--
 			if s.budget < 0 {
 				return nil

@@ -37,6 +37,9 @@ func (c *listAppend) checkReads() {
 	// prefixes, and are then checked without a pass over their elements.
 	facts := make([]prefixFacts, len(c.keys))
 	for ti := range c.txns {
+		if c.stop.poll() {
+			return
+		}
 		t := int32(ti)
 		if c.status[t] != history.StatusOK {
 			continue
@@ -184,6 +187,9 @@ func (c *listAppend) checkInternal() {
 	entIdx := make([]int32, len(c.keys))
 	var ents []internalState
 	for ti := range c.txns {
+		if c.stop.poll() {
+			return
+		}
 		t := int32(ti)
 		if c.status[t] != history.StatusOK {
 			continue
@@ -287,6 +293,9 @@ func (c *listAppend) edges() []edge {
 		}
 	}
 	for ti := range c.txns {
+		if c.stop.poll() {
+			return nil
+		}
 		t := int32(ti)
 		if c.status[t] != history.StatusOK {
 			continue
@@ -345,7 +354,7 @@ func (c *listAppend) findCycles(g *graph) {
 	}
 	wwComp, _ := g.sccs(edgeWW, within)
 	wrComp, _ := g.sccs(edgeWW|edgeWR, within)
-	s := newSearcher(g, within)
+	s := newSearcher(g, within, &c.stop)
 	const unlimited = int(^uint(0) >> 1)
 	budgetSingle, budgetG2 := searchBudget(len(g.to)), searchBudget(len(g.to))
 
@@ -362,6 +371,9 @@ func (c *listAppend) findCycles(g *graph) {
 	}
 	inside := func(e int32) bool { return within[g.to[e]] == within[g.from[e]] }
 	for _, cv := range order {
+		if c.stop.stopped {
+			return
+		}
 		nodes := members[cv]
 		var found [kindCount]bool
 		record := func(cycle []int32) {
