@@ -74,8 +74,9 @@ type Options struct {
 	// Interrupt, when not nil, stops the check once it becomes true: Check
 	// then returns ErrInterrupted and no report. Both checkers look at it
 	// as they go (the linearizability search at each model step, the
-	// list-append checker every thousand transactions or edges), so a check
-	// stops within milliseconds however long it would have run.
+	// list-append checker every few thousand transactions or few hundred
+	// edges), so a check stops within a fraction of a second however long
+	// it would have run.
 	Interrupt *atomic.Bool
 }
 

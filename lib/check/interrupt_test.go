@@ -32,8 +32,9 @@ func TestInterruptListAppend(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("with an interrupt never set: %+v\nwant %+v", got, want)
 	}
-	// Each pass polls once a transaction, and the search once an edge.
-	if polls < 4*n/pollEvery {
+	// Four passes over the transactions look at the flag every
+	// itemsPerPoll*pollEvery transactions; Tarjan and the search look too.
+	if polls < 4*n/(itemsPerPoll*pollEvery) {
 		t.Fatalf("%d polls of the flag for %d transactions", polls, n)
 	}
 
@@ -87,5 +88,42 @@ func TestInterruptLinearizable(t *testing.T) {
 	flag.Store(true)
 	if r, err := Check(hardHistory(40), Options{Model: "kv", Timeout: -1, Interrupt: flag}); !errors.Is(err, ErrInterrupted) {
 		t.Errorf("interrupted before it started: report %+v, error %v", r, err)
+	}
+}
+
+// TestInterruptSearch: a path search and Tarjan's algorithm on the
+// dependency graph stop at their first look at a set flag, and finish
+// without one.
+func TestInterruptSearch(t *testing.T) {
+	// A ring of n transactions joined by ww edges: one component, and the
+	// path from 1 back to 0 goes all the way round.
+	const n = 10_000
+	edges := make([]edge, n)
+	for i := range edges {
+		edges[i] = edge{from: int32(i), to: int32((i + 1) % n), kind: edgeWW}
+	}
+	g := newGraph(n, edges)
+	comp := make([]int32, n) // all in component 0
+	for _, set := range []bool{false, true} {
+		flag := new(atomic.Bool)
+		flag.Store(set)
+		stop := &stopper{flag: flag}
+		s := newSearcher(g, comp, stop)
+		s.budget = n
+		p := s.path(1, 0, edgeWW)
+		switch {
+		case !set && len(p) != n-1:
+			t.Errorf("without an interrupt: a path of %d edges, want %d", len(p), n-1)
+		case set && (p != nil || !stop.stopped):
+			t.Errorf("interrupted: a path of %d edges, stopped %v", len(p), stop.stopped)
+		}
+		stop = &stopper{flag: flag}
+		comp, sizes := g.sccs(edgeAll, nil, stop)
+		switch {
+		case !set && (len(sizes) != 1 || len(comp) != n):
+			t.Errorf("without an interrupt: %d components of %d nodes, want the ring as one", len(sizes), len(comp))
+		case set && (comp != nil || !stop.stopped):
+			t.Errorf("interrupted: components of %d nodes, stopped %v", len(comp), stop.stopped)
+		}
 	}
 }

@@ -155,7 +155,7 @@ type listAppend struct {
 	keySeen []int32 // per key: transaction index + 1 of the last visit
 	keyLast []int32 // per key: the last value the visiting transaction appended
 
-	stop stopper // polled once per transaction in each pass, and per edge searched
+	stop stopper // polled as the passes and searches go (see interrupt.go)
 }
 
 func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, error) {
@@ -185,7 +185,7 @@ func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, 
 		c.status[i] = ops[i].Status
 	}
 	for i := range ops {
-		if c.stop.poll() {
+		if uint(i)%itemsPerPoll == 0 && c.stop.poll() {
 			return nil, ErrInterrupted
 		}
 		if err := c.parse(int32(i)); err != nil {
