@@ -12,11 +12,11 @@ var ErrInterrupted = errors.New("interrupted: the check was stopped before it fi
 
 // stopper looks at an interrupt flag while a checker works. The checkers
 // call poll once per unit of work: a node expanded in a path search, or
-// itemsPerPoll transactions in a pass over them. It loads the flag only every pollEvery polls, so that
-// polling costs a decrement and a comparison on paths that take a few
-// nanoseconds a unit. Once the flag was seen set, poll keeps reporting
-// true, and the checker unwinds. A stopper without a flag never stops.
-// Each stopper is used by one goroutine.
+// itemsPerPoll transactions in a pass over them. It loads the flag only
+// every pollEvery polls, so that polling costs a decrement and a comparison
+// on paths that take a few nanoseconds a unit. Once the flag was seen set,
+// poll keeps reporting true, and the checker unwinds. A stopper without a
+// flag never stops. Each stopper is used by one goroutine.
 type stopper struct {
 	flag    *atomic.Bool
 	left    int32 // polls until the next look at flag; the zero value looks at once
@@ -47,7 +47,7 @@ func (s *stopper) seen() bool {
 	return s.stopped
 }
 
-// pollHook, when set (by tests), runs each time a stopper loads its flag,
+// pollHook, when set (by tests), runs each time poll loads the flag,
 // before it does: a test sets the flag from it at a chosen poll, to stop a
 // check at a known point of its work rather than after some time.
 var pollHook func()
@@ -61,8 +61,10 @@ func (s *stopper) poll() bool {
 	return s.look()
 }
 
-// look loads the flag, and says when to look again: after pollEvery units,
-// never without a flag, at the next poll once stopped.
+// look loads the flag, and says when to look again: after pollEvery polls,
+// only after 2^31 polls without a flag, at the next poll once stopped. It
+// is kept out of line so that poll, inlined at every call site, stays a
+// decrement and a branch.
 //
 //go:noinline
 func (s *stopper) look() bool {
