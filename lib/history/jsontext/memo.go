@@ -135,10 +135,10 @@ func memoHash(d []byte, i int) uint32 {
 
 // flatFrom checks a flat array that starts at d[start] from j, after an
 // element when afterElem, and appends the end of each element to ends while
-// ends holds fewer than memoElemsMax, returning ends. whole reports whether ends got every
-// element: an array past the bound is checked to its end all the same, with
-// nothing more kept for it, so that what checking it allocates does not grow
-// with its length.
+// ends holds fewer than memoElemsMax, returning ends. whole reports whether
+// ends got every element: an array past the bound is checked to its end all
+// the same, with nothing more kept for it, so that what checking it
+// allocates does not grow with its length.
 func flatFrom(d []byte, start, j int, afterElem bool, ends []int32) (end, res int, _ []int32, whole bool) {
 	var ok bool
 	whole = true
