@@ -64,8 +64,14 @@
 // class, operations, checked, summary, anomalies (kind, count, example, ops),
 // keys, timeline, independent, timeout_ms, elapsed_ms, error and exit_status.
 //
+// SIGINT (Ctrl-C) or SIGTERM stops sf-check within a fraction of a second,
+// whether it is reading the history or checking it: it prints "sf-check:
+// interrupted: the check was stopped before it finished" (with -json, a
+// record whose error says so, without a verdict) and exits 130.
+//
 // Exit status: 0 the history passed; 1 it failed, or the check gave up; 2 bad
 // usage or input (a malformed line, a completion with no invocation, a
 // duplicate id, an operation or value the model does not have, unreadable
-// EDN, an input over a limit), each reported as file:line and what is wrong.
+// EDN, an input over a limit), each reported as file:line and what is wrong;
+// 130 interrupted by SIGINT or SIGTERM.
 package main

@@ -20,6 +20,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/sf-dst/sf/lib/history"
@@ -70,6 +71,13 @@ type Options struct {
 	// linearizability violation, which finds the keys that fail (Report.Keys
 	// and the example) and draws the timeline. Defaults to false.
 	NoTimeline bool
+	// Interrupt, when not nil, stops the check once it becomes true: Check
+	// then returns ErrInterrupted and no report. Both checkers look at it
+	// as they go (the linearizability search at each model step, the
+	// list-append checker every few thousand transactions or few hundred
+	// edges), so a check stops within a fraction of a second however long
+	// it would have run.
+	Interrupt *atomic.Bool
 }
 
 // ModelInfo names a model a history can be checked against and says in a
@@ -228,11 +236,16 @@ func Check(ops []history.HistoryOp, opts Options) (*Report, error) {
 		err error
 	)
 	if opts.Model == ListAppend {
-		r, err = checkListAppend(ops)
+		r, err = checkListAppend(ops, opts.Interrupt)
 	} else if m, ok := linModels[opts.Model]; ok {
 		r, err = checkLinearizable(m, ops, opts, start)
 	} else {
 		return nil, fmt.Errorf("unknown model %q: want one of %s", opts.Model, strings.Join(Models(), ", "))
+	}
+	if err == nil && interrupted(opts.Interrupt) {
+		// Set after the checker last looked: the verdict may be whole, but
+		// a check asked to stop says so however far it had got.
+		return nil, ErrInterrupted
 	}
 	if r != nil {
 		r.Elapsed = time.Since(start)

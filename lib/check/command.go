@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
@@ -51,6 +54,9 @@ type CommandOptions struct {
 	// it (history.MapFileBytes), for a process that exits after one check:
 	// the mapping is never removed.
 	MapInput bool
+	// Interrupt, when set, stops sf-check as SIGINT does once it becomes
+	// true. When nil, Command makes a flag that SIGINT and SIGTERM set.
+	Interrupt *atomic.Bool
 
 	Stdin          io.Reader
 	Stdout, Stderr io.Writer
@@ -138,6 +144,34 @@ func Command(o CommandOptions) (code int) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	}
 
+	// SIGINT or SIGTERM stops the check at its next poll (see
+	// Options.Interrupt), and sf-check exits with exitcode.Interrupted.
+	interrupt := o.Interrupt
+	if interrupt == nil {
+		interrupt = new(atomic.Bool)
+		sigs := make(chan os.Signal, 1)
+		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+		defer signal.Stop(sigs)
+		stopWatch := make(chan struct{})
+		defer close(stopWatch)
+		go func() {
+			select {
+			case <-sigs:
+				interrupt.Store(true)
+			case <-stopWatch:
+			}
+		}()
+	}
+	stopped := func() int {
+		err := ErrInterrupted
+		fmt.Fprintln(o.Stderr, "sf-check:", err)
+		if o.JSON {
+			rec.Error, rec.ExitStatus = err.Error(), exitcode.Interrupted
+			writeRecord(o.Stdout, &rec)
+		}
+		return exitcode.Interrupted
+	}
+
 	format, err := history.ParseFormat(o.Format)
 	if err != nil {
 		return fail(err)
@@ -170,7 +204,10 @@ func Command(o CommandOptions) (code int) {
 		format = history.DetectFormat(data)
 	}
 	rec.Format = string(format)
-	ops, err := history.Parse(data, history.ReadOptions{File: name, Format: format})
+	ops, err := history.Parse(data, history.ReadOptions{File: name, Format: format, Interrupt: interrupt})
+	if errors.Is(err, history.ErrInterrupted) {
+		return stopped()
+	}
 	if err != nil {
 		return fail(err)
 	}
@@ -178,9 +215,12 @@ func Command(o CommandOptions) (code int) {
 		ops, rec.Independent = unpackIndependent(ops, o.Model)
 	}
 	checkStart := time.Now()
-	r, err := Check(ops, Options{Model: o.Model, Timeout: o.Timeout, MaxSteps: o.MaxSteps})
+	r, err := Check(ops, Options{Model: o.Model, Timeout: o.Timeout, MaxSteps: o.MaxSteps, Interrupt: interrupt})
 	// A give-up before the time limit came from the step limit.
 	byStepsLimit := o.MaxSteps > 0 && time.Since(checkStart) < o.Timeout
+	if errors.Is(err, ErrInterrupted) {
+		return stopped()
+	}
 	if err != nil {
 		var ie *InputError
 		if errors.As(err, &ie) && ie.Line > 0 {

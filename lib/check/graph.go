@@ -56,7 +56,10 @@ func newGraph(n int, edges []edge) *graph {
 // reverse topological order: an edge between two components always goes from
 // a higher number to a lower one. comp[v] is -1 for nodes that did not take
 // part; sizes[c] is the size of component c.
-func (g *graph) sccs(mask uint8, within []int32) (comp []int32, sizes []int32) {
+//
+// It looks at stop's flag every nodesPerLook nodes it reaches, and returns
+// nil when stopped.
+func (g *graph) sccs(mask uint8, within []int32, stop *stopper) (comp []int32, sizes []int32) {
 	n := g.n
 	comp = make([]int32, n)
 	index := make([]int32, n) // 0: not visited yet
@@ -82,6 +85,9 @@ func (g *graph) sccs(mask uint8, within []int32) (comp []int32, sizes []int32) {
 			continue
 		}
 		counter++
+		if uint32(counter)%nodesPerLook == 0 && stop.seen() {
+			return nil, nil
+		}
 		index[s], low[s] = counter, counter
 		stack = append(stack, s)
 		onStack[s] = true
@@ -98,6 +104,9 @@ func (g *graph) sccs(mask uint8, within []int32) (comp []int32, sizes []int32) {
 				w := g.to[e]
 				if index[w] == 0 {
 					counter++
+					if uint32(counter)%nodesPerLook == 0 && stop.seen() {
+						return nil, nil
+					}
 					index[w], low[w] = counter, counter
 					stack = append(stack, w)
 					onStack[w] = true
@@ -147,10 +156,11 @@ type searcher struct {
 	stamp  uint32
 	queue  []int32
 	budget int
+	stop   *stopper // polled per node expanded; a stopped search returns nil
 }
 
-func newSearcher(g *graph, comp []int32) *searcher {
-	return &searcher{g: g, comp: comp, seen: make([]uint32, 2*g.n), pedge: make([]int32, 2*g.n), pstate: make([]int32, 2*g.n)}
+func newSearcher(g *graph, comp []int32, stop *stopper) *searcher {
+	return &searcher{g: g, comp: comp, stop: stop, seen: make([]uint32, 2*g.n), pedge: make([]int32, 2*g.n), pstate: make([]int32, 2*g.n)}
 }
 
 func (s *searcher) next() uint32 {
@@ -184,6 +194,9 @@ func (s *searcher) search(src, dst int32, mask uint8, viaRW bool) []int32 {
 	for qi := 0; qi < len(s.queue); qi++ {
 		st := s.queue[qi]
 		v, layer := st/2, st%2
+		if s.stop.poll() {
+			return nil
+		}
 		for e := g.start[v]; e < g.start[v+1]; e++ {
 			s.budget--
 			if s.budget < 0 {

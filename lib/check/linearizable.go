@@ -28,6 +28,9 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 	var counts []int                 // by key id
 	kept := 0
 	for i := range ops {
+		if i%4096 == 0 && interrupted(d.interrupt) {
+			return nil, nil, ErrInterrupted
+		}
 		op := &ops[i]
 		keyOf[i] = -1
 		drop, err := d.decode(op, &ins[i], &outs[i])
@@ -140,14 +143,28 @@ func sliceGroups(pops []porcupine.Operation) ([][]porcupine.Operation, bool) {
 // porcupineModel wraps the model for Porcupine, partitioned by key.
 func (d *decoder) porcupineModel(nkeys int) porcupine.Model {
 	m := d.m
+	step := func(state, input, output any) (bool, any) {
+		return m.step(d, state, input.(*linInput), output.(*linOutput))
+	}
+	if stop := d.interrupt; stop != nil {
+		// Porcupine (v1.3.1) takes no context from its caller: its only
+		// way out of a search is a timeout fixed at the start. A step that
+		// fails sends the search back, and with every step failing it
+		// unwinds in a pass over what it had placed and reports the key
+		// illegal, which the caller then reads as interrupted.
+		step = func(state, input, output any) (bool, any) {
+			if stop.Load() {
+				return false, state
+			}
+			return m.step(d, state, input.(*linInput), output.(*linOutput))
+		}
+	}
 	return porcupine.Model{
 		Partition: func(h []porcupine.Operation) [][]porcupine.Operation { return partition(h, nkeys) },
 		Init:      func() any { return m.init(d) },
-		Step: func(state, input, output any) (bool, any) {
-			return m.step(d, state, input.(*linInput), output.(*linOutput))
-		},
-		Equal: m.equal,
-		Hash:  m.hash,
+		Step:      step,
+		Equal:     m.equal,
+		Hash:      m.hash,
 		DescribeOperation: func(input, output any) string {
 			return d.describeOp(input.(*linInput), output.(*linOutput))
 		},
@@ -167,6 +184,7 @@ func (d *decoder) porcupineModel(nkeys int) porcupine.Model {
 
 func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start time.Time) (*Report, error) {
 	d := newDecoder(m)
+	d.interrupt = opts.Interrupt
 	if m.name == "kv" || m.name == "cas" {
 		// A register's writes nearly all write values of their own: size
 		// the interner for them at once rather than grow it (and collect
@@ -188,6 +206,9 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 		res = d.searchByKey(pops, len(keys), opts.MaxSteps, limit, start)
 	} else {
 		res = porcupine.CheckOperationsTimeout(model, pops, limit)
+	}
+	if interrupted(d.interrupt) {
+		return nil, ErrInterrupted
 	}
 	switch res {
 	case porcupine.Ok:
@@ -226,6 +247,9 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	}
 	rerunStart := time.Now()
 	res, info := porcupine.CheckOperationsVerbose(search, verbose, remaining)
+	if interrupted(d.interrupt) {
+		return nil, ErrInterrupted
+	}
 	timedOut := limit > 0 && time.Since(rerunStart) >= remaining || budget.exhausted()
 	if res == porcupine.Ok {
 		// Cannot happen for a deterministic model; say so rather than guess.
@@ -316,6 +340,9 @@ func (d *decoder) searchByKey(pops []porcupine.Operation, nkeys int, maxSteps in
 	model.Partition = nil
 	result := porcupine.Ok
 	for _, group := range partition(pops, nkeys) {
+		if interrupted(d.interrupt) {
+			return porcupine.Unknown // the caller sees the flag too
+		}
 		var remaining time.Duration
 		if limit > 0 {
 			if remaining = limit - time.Since(start); remaining <= 0 {

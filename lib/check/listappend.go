@@ -3,6 +3,7 @@ package check
 import (
 	"fmt"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/history"
 )
@@ -153,9 +154,11 @@ type listAppend struct {
 	found   [kindCount]anomalyAcc
 	keySeen []int32 // per key: transaction index + 1 of the last visit
 	keyLast []int32 // per key: the last value the visiting transaction appended
+
+	stop stopper // polled as the passes and searches go (see interrupt.go)
 }
 
-func checkListAppend(ops []history.HistoryOp) (*Report, error) {
+func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, error) {
 	// Size the arrays from the raw JSON: an invoked micro-op takes about 16
 	// bytes ( ["r","k1",null] ). Appending grows them if the guess is
 	// short. Reads mostly share their key's seq and need no room in elems.
@@ -173,6 +176,7 @@ func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 		textEnd: make([]int64, 0, invoked/32+16),
 		keyID:   map[string]int32{},
 		status:  make([]history.Status, len(ops)),
+		stop:    stopper{flag: interrupt},
 	}
 	for i := range c.keyCache {
 		c.keyCache[i] = -1
@@ -181,14 +185,21 @@ func checkListAppend(ops []history.HistoryOp) (*Report, error) {
 		c.status[i] = ops[i].Status
 	}
 	for i := range ops {
+		if uint(i)%itemsPerPoll == 0 && c.stop.poll() {
+			return nil, ErrInterrupted
+		}
 		if err := c.parse(int32(i)); err != nil {
 			return nil, err
 		}
 	}
+	// Each pass returns early once the stopper stops.
 	c.checkReads()
 	c.checkInternal()
 	g := newGraph(len(c.txns), c.edges())
 	c.findCycles(g)
+	if c.stop.stopped {
+		return nil, ErrInterrupted
+	}
 
 	r := &Report{Model: ListAppend, Class: ClassIsolation, Operations: len(ops), Checked: len(ops), Verdict: Ok}
 	var kinds []string

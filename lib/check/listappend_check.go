@@ -37,6 +37,9 @@ func (c *listAppend) checkReads() {
 	// prefixes, and are then checked without a pass over their elements.
 	facts := make([]prefixFacts, len(c.keys))
 	for ti := range c.txns {
+		if uint(ti)%itemsPerPoll == 0 && c.stop.poll() {
+			return
+		}
 		t := int32(ti)
 		if c.status[t] != history.StatusOK {
 			continue
@@ -184,6 +187,9 @@ func (c *listAppend) checkInternal() {
 	entIdx := make([]int32, len(c.keys))
 	var ents []internalState
 	for ti := range c.txns {
+		if uint(ti)%itemsPerPoll == 0 && c.stop.poll() {
+			return
+		}
 		t := int32(ti)
 		if c.status[t] != history.StatusOK {
 			continue
@@ -287,6 +293,9 @@ func (c *listAppend) edges() []edge {
 		}
 	}
 	for ti := range c.txns {
+		if uint(ti)%itemsPerPoll == 0 && c.stop.poll() {
+			return nil
+		}
 		t := int32(ti)
 		if c.status[t] != history.StatusOK {
 			continue
@@ -330,7 +339,10 @@ func searchBudget(m int) int { return max(searchBudgetMin, 8*m) }
 // findCycles finds the strongly connected components of the dependency graph
 // and, inside each one with a cycle, one short cycle of each kind.
 func (c *listAppend) findCycles(g *graph) {
-	comp, sizes := g.sccs(edgeAll, nil)
+	comp, sizes := g.sccs(edgeAll, nil, &c.stop)
+	if c.stop.stopped {
+		return
+	}
 	within := make([]int32, g.n)
 	nontrivial := false
 	for v := range within {
@@ -343,9 +355,12 @@ func (c *listAppend) findCycles(g *graph) {
 	if !nontrivial {
 		return
 	}
-	wwComp, _ := g.sccs(edgeWW, within)
-	wrComp, _ := g.sccs(edgeWW|edgeWR, within)
-	s := newSearcher(g, within)
+	wwComp, _ := g.sccs(edgeWW, within, &c.stop)
+	wrComp, _ := g.sccs(edgeWW|edgeWR, within, &c.stop)
+	if c.stop.stopped {
+		return
+	}
+	s := newSearcher(g, within, &c.stop)
 	const unlimited = int(^uint(0) >> 1)
 	budgetSingle, budgetG2 := searchBudget(len(g.to)), searchBudget(len(g.to))
 
@@ -362,6 +377,9 @@ func (c *listAppend) findCycles(g *graph) {
 	}
 	inside := func(e int32) bool { return within[g.to[e]] == within[g.from[e]] }
 	for _, cv := range order {
+		if c.stop.stopped {
+			return
+		}
 		nodes := members[cv]
 		var found [kindCount]bool
 		record := func(cycle []int32) {

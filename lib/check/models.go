@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/history/jsontext"
@@ -95,6 +96,8 @@ type decoder struct {
 	// sums holds, per key of a counter history, the sum of its positive
 	// adds and the sum of its negative adds so far (see checkRange).
 	sums map[string]*[2]int64
+	// interrupt, when set, makes every model step fail (see porcupineModel).
+	interrupt *atomic.Bool
 }
 
 func newDecoder(m *linModel) *decoder {

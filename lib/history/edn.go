@@ -646,8 +646,8 @@ type processPairer struct {
 	next func(*Event) error
 }
 
-func newProcessPairer(p *pairer) *processPairer {
-	return &processPairer{file: p.file, open: map[int64]openInvoke{}, next: p.add}
+func newProcessPairer(p *pairer, next func(*Event) error) *processPairer {
+	return &processPairer{file: p.file, open: map[int64]openInvoke{}, next: next}
 }
 
 func (pp *processPairer) add(ev *Event) error {

@@ -2,10 +2,12 @@ package history
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
 )
@@ -105,5 +107,30 @@ func TestReadFileLimits(t *testing.T) {
 	_, err := Read(iotest.ErrReader(errors.New("broken pipe")), ReadOptions{File: "<stdin>"})
 	if want := "<stdin>: reading history: broken pipe"; err == nil || err.Error() != want {
 		t.Errorf("failed read: %v, want %s", err, want)
+	}
+}
+
+func TestParseInterrupt(t *testing.T) {
+	// 5,000 operations, 10,000 events: Parse looks at the flag twice.
+	var jsonl, edn strings.Builder
+	for i := range 5000 {
+		fmt.Fprintf(&jsonl, `{"index":%d,"type":"invoke","process":0,"f":"put","key":"k","value":"%d","time":%d,"id":%d}`+"\n", 2*i, i, 2*i, i)
+		fmt.Fprintf(&jsonl, `{"index":%d,"type":"ok","process":0,"f":"put","key":"k","value":null,"time":%d,"id":%d}`+"\n", 2*i+1, 2*i+1, i)
+		fmt.Fprintf(&edn, "{:type :invoke, :f :write, :value %d, :process 0, :time %d, :index %d}\n", i, 2*i, 2*i)
+		fmt.Fprintf(&edn, "{:type :ok, :f :write, :value %d, :process 0, :time %d, :index %d}\n", i, 2*i+1, 2*i+1)
+	}
+	for _, c := range []struct {
+		format Format
+		data   string
+	}{{FormatJSONL, jsonl.String()}, {FormatEDN, edn.String()}} {
+		flag := new(atomic.Bool)
+		ops, err := Parse([]byte(c.data), ReadOptions{Format: c.format, Interrupt: flag})
+		if err != nil || len(ops) != 5000 {
+			t.Fatalf("%s, not interrupted: %d operations, %v", c.format, len(ops), err)
+		}
+		flag.Store(true)
+		if ops, err := Parse([]byte(c.data), ReadOptions{Format: c.format, Interrupt: flag}); !errors.Is(err, ErrInterrupted) || ops != nil {
+			t.Errorf("%s, interrupted: %d operations, error %v", c.format, len(ops), err)
+		}
 	}
 }

@@ -2,9 +2,11 @@ package history
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/sf-dst/sf/lib/history/jsontext"
@@ -82,7 +84,17 @@ type ReadOptions struct {
 	// LineBytesMax bounds the size of one line in bytes when reading the
 	// input. Defaults to LineBytesMax.
 	LineBytesMax int64
+	// Interrupt, when set, stops Parse once it becomes true: Parse looks at
+	// it every few thousand events and then returns ErrInterrupted.
+	Interrupt *atomic.Bool
 }
+
+// ErrInterrupted is Parse's error when ReadOptions.Interrupt stopped it.
+var ErrInterrupted = errors.New("interrupted: reading the history was stopped before it finished")
+
+// interruptEvery is how many events Parse reads between two looks at
+// ReadOptions.Interrupt: a few milliseconds of reading.
+const interruptEvery = 4096
 
 // ReadHistory reads a history in either format and pairs its events into
 // operations, in the order they were invoked. Errors are *Error values that
@@ -125,13 +137,23 @@ func Parse(data []byte, opts ReadOptions) ([]HistoryOp, error) {
 	p := pairer{file: opts.File}
 	// Most lines are events, half of them invocations.
 	p.ops = make([]HistoryOp, 0, bytes.Count(data, []byte{'\n'})/2+1)
+	add := p.add
+	if stop := opts.Interrupt; stop != nil {
+		n := 0
+		add = func(e *Event) error {
+			if n++; n%interruptEvery == 0 && stop.Load() {
+				return ErrInterrupted
+			}
+			return p.add(e)
+		}
+	}
 	switch format {
 	case FormatJSONL:
-		if err := readJSONL(data, opts.File, p.add); err != nil {
+		if err := readJSONL(data, opts.File, add); err != nil {
 			return nil, err
 		}
 	case FormatEDN:
-		if err := readEDN(data, opts.File, newProcessPairer(&p).add); err != nil {
+		if err := readEDN(data, opts.File, newProcessPairer(&p, add).add); err != nil {
 			return nil, err
 		}
 	default:

@@ -2,6 +2,7 @@ package history
 
 import (
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -112,5 +113,43 @@ func TestFastInt(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+func TestReadLongListAllocates(t *testing.T) {
+	// A list-append read of a million elements, on one line: the
+	// operations alias the input, so reading it needs memory for a few
+	// events, not for the list's elements.
+	const n = 1_000_000
+	var b strings.Builder
+	b.WriteString(`{"index":0,"type":"invoke","process":0,"f":"txn","value":[["r","k",null]],"time":1,"id":0}` + "\n")
+	b.WriteString(`{"index":1,"type":"ok","process":0,"f":"txn","value":[["r","k",[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i % 100))
+	}
+	b.WriteString(`]]],"time":2,"id":0}` + "\n")
+	data := []byte(b.String())
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ops, err := Parse(data, ReadOptions{File: "long.jsonl"})
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line2 := strings.Split(b.String(), "\n")[1]
+	want := line2[strings.Index(line2, `[["r"`):strings.LastIndex(line2, `,"time"`)]
+	if len(ops) != 1 {
+		t.Fatalf("read %d operations, want 1", len(ops))
+	}
+	if ops[0].Status != StatusOK || string(ops[0].Output) != want {
+		t.Fatalf("the operation: status %s, output of %d bytes, want %d", ops[0].Status, len(ops[0].Output), len(want))
+	}
+	// The memo's slots (24 KiB), the event and the operation; per element
+	// it would be megabytes.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 512<<10 {
+		t.Errorf("reading a line with a list of %d elements allocated %d bytes", n, got)
 	}
 }

@@ -229,8 +229,8 @@ func (s *Server) check(ctx context.Context, _ *mcp.CallToolRequest, in CheckIn) 
 	}
 	var stdout, stderr bytes.Buffer
 	var code int
-	if err := s.tool(ctx, func(*atomic.Bool) error {
-		o.Stdout, o.Stderr = &stdout, &stderr
+	if err := s.tool(ctx, func(interrupt *atomic.Bool) error {
+		o.Interrupt, o.Stdout, o.Stderr = interrupt, &stdout, &stderr
 		code = check.Command(o)
 		return nil
 	}); err != nil {

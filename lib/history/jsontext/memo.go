@@ -23,7 +23,9 @@ type ArrayMemo struct {
 const memoSlots = 1024
 
 // memoElemsMax is the most elements of an array the memo keeps, so that
-// what it holds stays bounded (16 MiB of ends) whatever the input.
+// what it holds stays bounded (16 MiB of ends) whatever the input. A longer
+// array is checked with what the slot already holds and is not kept: no
+// state proportional to its length is ever built, even for a moment.
 const memoElemsMax = 4096
 
 // memoDepthMin is the least depth of an array that ValidAt looks up in the
@@ -53,15 +55,16 @@ func (m *ArrayMemo) flat(d []byte, i int) (int, int) {
 	if k > 0 {
 		j = i + int(ends[k-1])
 	}
-	end, res := flatFrom(d, i, j, k > 0, &ends)
+	end, res, ends, whole := flatFrom(d, i, j, k > 0, ends)
 	switch {
-	case res == memoValid && len(ends) <= memoElemsMax:
+	case res == memoValid && whole:
 		slot.text, slot.ends = d[i:end], ends
-	case len(ends) > memoElemsMax:
-		// Not kept: the memo holds at most memoSlots*memoElemsMax ends.
-		slot.text, slot.ends = nil, nil
 	default:
-		// ends has overwritten the slot's, which no longer describe its text.
+		// ends has overwritten the slot's, which no longer describe its
+		// text; or the array is longer than the memo keeps, and ends holds
+		// only its first memoElemsMax elements. Either way the slot keeps
+		// its storage, which is at most memoElemsMax ends, for the next
+		// array.
 		slot.text, slot.ends = nil, ends[:0]
 	}
 	return end, res
@@ -131,30 +134,35 @@ func memoHash(d []byte, i int) uint32 {
 }
 
 // flatFrom checks a flat array that starts at d[start] from j, after an
-// element when afterElem, and appends the end of each element to ends.
-func flatFrom(d []byte, start, j int, afterElem bool, ends *[]int32) (int, int) {
+// element when afterElem, and appends the end of each element to ends while
+// ends holds fewer than memoElemsMax, returning ends. whole reports whether
+// ends got every element: an array past the bound is checked to its end all
+// the same, with nothing more kept for it, so that what checking it
+// allocates does not grow with its length.
+func flatFrom(d []byte, start, j int, afterElem bool, ends []int32) (end, res int, _ []int32, whole bool) {
 	var ok bool
+	whole = true
 	for {
 		for j < len(d) && isSpace(d[j]) {
 			j++
 		}
 		if j >= len(d) {
-			return 0, memoInvalid
+			return 0, memoInvalid, ends, whole
 		}
 		// Here the array is empty so far or an element has just ended.
 		if d[j] == ']' {
-			return j + 1, memoValid
+			return j + 1, memoValid, ends, whole
 		}
 		if afterElem {
 			if d[j] != ',' {
-				return 0, memoInvalid
+				return 0, memoInvalid, ends, whole
 			}
 			j++
 			for j < len(d) && isSpace(d[j]) {
 				j++
 			}
 			if j >= len(d) {
-				return 0, memoInvalid
+				return 0, memoInvalid, ends, whole
 			}
 		}
 		switch c := d[j]; {
@@ -172,14 +180,18 @@ func flatFrom(d []byte, start, j int, afterElem bool, ends *[]int32) (int, int) 
 			ok = len(d)-j >= 4 && string(d[j:j+4]) == "null"
 			j += 4
 		case c == '[' || c == '{':
-			return 0, memoNested
+			return 0, memoNested, ends, whole
 		default:
 			ok = false
 		}
 		if !ok {
-			return 0, memoInvalid
+			return 0, memoInvalid, ends, whole
 		}
-		*ends = append(*ends, int32(j-start))
+		if len(ends) < memoElemsMax {
+			ends = append(ends, int32(j-start))
+		} else {
+			whole = false
+		}
 		afterElem = true
 	}
 }

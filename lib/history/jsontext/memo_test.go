@@ -2,6 +2,8 @@ package jsontext
 
 import (
 	"bytes"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -98,4 +100,76 @@ func TestArrayMemoBounded(t *testing.T) {
 	if end, ok := ValidAt(d, len(long)+1, &memo); !ok || end != len(d) {
 		t.Fatalf("second long list: %d %v", end, ok)
 	}
+}
+
+func TestArrayMemoLongListAllocates(t *testing.T) {
+	// A list far past memoElemsMax, inside a list-append read as a history
+	// holds it: checking it must not allocate per element, even for a
+	// moment. Per element would be 4 MB of ends and more as they grow.
+	const n = 1_000_000
+	var b strings.Builder
+	b.WriteString(`[["r","k",[`)
+	for i := range n {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i % 10))
+	}
+	b.WriteString(`]]]`)
+	d := []byte(b.String())
+	var memo ArrayMemo
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	// Twice: the second read finds the slot the first one used.
+	for range 2 {
+		if end, ok := ValidAt(d, 0, &memo); !ok || end != len(d) {
+			t.Fatalf("a list of %d elements: end %d of %d, ok %v", n, end, len(d), ok)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	// Up to memoElemsMax ends (16 KiB) and the slices append went through.
+	if got := after.TotalAlloc - before.TotalAlloc; got > 256<<10 {
+		t.Errorf("checking a list of %d elements twice allocated %d bytes", n, got)
+	}
+	for _, slot := range memo.slots {
+		if slot.text != nil || cap(slot.ends) > 2*memoElemsMax {
+			t.Fatalf("the memo kept %d bytes of the list, capacity %d ends", len(slot.text), cap(slot.ends))
+		}
+	}
+	// Invalid past the bound is still invalid.
+	bad := append([]byte(nil), d...)
+	bad[len(bad)-5] = 'x'
+	if _, ok := ValidAt(bad, 0, &memo); ok {
+		t.Error("a long list with a bad element near its end is valid")
+	}
+}
+
+func TestArrayMemoAgreesPastBound(t *testing.T) {
+	// Lists around memoElemsMax, each starting as the last one did: kept,
+	// then too long to keep, then kept again, with bad and nested elements
+	// before and past the bound.
+	list := func(n int, tail string) string {
+		var b strings.Builder
+		b.WriteByte('[')
+		for i := range n {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(strconv.Itoa(i))
+		}
+		return b.String() + tail
+	}
+	lines := []string{
+		list(memoElemsMax, "]"),
+		list(memoElemsMax+1, "]"),
+		list(memoElemsMax+500, "]"),
+		list(memoElemsMax, "]"),
+		list(memoElemsMax+2, ",]"),
+		list(memoElemsMax+2, `,"x]`),
+		list(memoElemsMax+2, ",[1]]"),
+		list(memoElemsMax-1, "]"),
+		list(memoElemsMax+3, ",1 ,2]"),
+		list(memoElemsMax+3, ""),
+	}
+	checkMemo(t, []byte(strings.Join(lines, "\n")))
 }

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/sf-dst/sf/lib/check"
+)
+
+// TestInterrupted: SIGINT stops a linearizability check that would run for
+// hours (kv-hard.jsonl with a 10-minute limit): exit 130, the interrupted
+// error on stderr and in the -json record, no stack trace.
+func TestInterrupted(t *testing.T) {
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"-history", "kv-hard.jsonl", "-timeout", "10m"}
+		if asJSON {
+			args = append(args, "-json")
+		}
+		cmd := exec.Command(sfCheck(t), args...)
+		cmd.Dir = "testdata"
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		// Past start-up, into the search, which does not end on its own.
+		time.Sleep(time.Second)
+		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		var err error
+		select {
+		case err = <-done:
+		case <-time.After(time.Minute):
+			_ = cmd.Process.Kill()
+			t.Fatalf("-json %v: sf-check went on a minute after SIGINT", asJSON)
+		}
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Fatalf("-json %v: %v, want exit status 130\nstderr:\n%s", asJSON, err, stderr.String())
+		}
+		if want := "sf-check: " + check.ErrInterrupted.Error() + "\n"; stderr.String() != want {
+			t.Errorf("-json %v: stderr %q, want %q", asJSON, stderr.String(), want)
+		}
+		if !asJSON {
+			if stdout.Len() != 0 {
+				t.Errorf("stdout %q, want nothing", stdout.String())
+			}
+			continue
+		}
+		var rec check.Record
+		if err := json.Unmarshal(stdout.Bytes(), &rec); err != nil {
+			t.Fatalf("-json: %v\n%s", err, stdout.String())
+		}
+		if rec.ExitStatus != 130 || rec.Error != check.ErrInterrupted.Error() || rec.Verdict != "" || rec.Passed || rec.Model != "kv" {
+			t.Errorf("-json record: %+v", rec)
+		}
+	}
+}
