@@ -48,7 +48,11 @@
 // findings run by run, so two runs of one seed are two runs of a finding;
 // and a finding shows its first run, that run's schedule and a replay line
 // that runs it with -faults (or the shrunk schedule sf-shrink made of one
-// of its runs). An exploration never marks a finding resolved, and in the
+// of its runs). Every format heads an exploration's columns as runs
+// ("runs reached", "runs true", "runs enabled", "runs fired" in the
+// property and buggify tables, which are summed over its runs) and names
+// a shrunk schedule or cause curve by its run ("run 13 (seed 1)"); a
+// sweep's say seeds. An exploration never marks a finding resolved, and in the
 // findings file a finding it saw keeps no seeds, so that a sweep whose run
 // of the seed passes does not resolve what a branch found.
 //

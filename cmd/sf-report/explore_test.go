@@ -14,11 +14,12 @@ import (
 // into one finding whose replay line names the first run's schedule;
 // sf-shrink shrinks each run from its own schedule into its own file, and
 // the report of both streams shows the shrunk replay. The report shows the
-// exploration's property table.
+// exploration's property table, with its columns counting runs, in text,
+// Markdown and HTML.
 func TestExplorePipeline(t *testing.T) {
 	dir := tools.FreshExample(t, "httpkv", "seedfall.json")
 	explore := "sf-run -seeds 1 -explore -explore-runs 14 -j 2"
-	r := shell(t, dir, explore+" | sf-report -findings ''")
+	r := shell(t, dir, explore+" | sf-report -findings '' -md r.md -html r.html")
 	if r.Code != 1 {
 		t.Fatalf("want status 1 from sf-run's failures\n%s", r)
 	}
@@ -28,14 +29,38 @@ func TestExplorePipeline(t *testing.T) {
 		"findings (1):\n 1. assert · acknowledged write lost after failover\n    2 runs: runs 6 13 (seed 1)\n    run 6, seed 1 (1 branch) at t=",
 		"    schedule: .seedfall/seedfall/explore-1-run-6.faults.json\n",
 		"    repro: sf-run -c seedfall.json -seed 1 -faults .seedfall/seedfall/explore-1-run-6.faults.json\n",
-		// The exploration's property table, summed over its runs: the 12
-		// that passed failed over; the 2 that failed ended before saying so.
-		"\nproperties:\n  kind                 seeds reached  seeds true    margin  property\n" +
+		// The exploration's property table, summed over its runs and
+		// headed so: the 12 that passed failed over; the 2 that failed
+		// ended before saying so.
+		"\nproperties:\n  kind                  runs reached   runs true    margin  property\n" +
 			"  sometimes                       12          12            the client failed over to the backup (",
 	} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("the report lacks %q\n%s", want, r)
 		}
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "r.md"))
+	page, _ := os.ReadFile(filepath.Join(dir, "r.html"))
+	for _, want := range []string{
+		"| # | finding | runs | shrunk | repro |\n",
+		"| kind | runs reached | runs true | margin | property | verdict |\n",
+		"| sometimes | 12 | 12 |",
+	} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("the Markdown report lacks %q\n%s", want, md)
+		}
+	}
+	for _, want := range []string{
+		`<span id="sweep-1-ran-label">runs</span>`,
+		"<th>runs reached</th><th>runs true</th>",
+		"<p>Run 6 (seed 1, 1 branch) failed at t=",
+	} {
+		if !strings.Contains(string(page), want) {
+			t.Errorf("the HTML report lacks %q", want)
+		}
+	}
+	if strings.Contains(string(md)+string(page), "seeds reached") {
+		t.Errorf("a report of the exploration heads a column seeds reached")
 	}
 	if !strings.Contains(r.Stderr, "FAIL run 13: seed 1") {
 		t.Errorf("sf-run's report did not reach stderr\n%s", r)

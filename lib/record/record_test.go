@@ -3,6 +3,7 @@ package record
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -53,6 +54,29 @@ func sample() []any {
 			Verdict: VerdictSurvived, SeedsPassed: 20},
 		MutateSummary{Kind: KindSummary, Tool: "sf-mutate", Config: "seedfall.json", Baseline: "pass", Mutants: 2, Killed: 1, Survived: 1,
 			Score: 0.5, RealNs: 9_000_000_000, Status: "survived"},
+		// An exploration (sf-run -explore) whose run 6 fails, the shrink of
+		// that run and its cause curve: each carries the run.
+		Start{Kind: KindStart, Tool: "sf-run", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Seeds: "1", Count: 1, Jobs: 2,
+			ExploreRuns: 14},
+		Seed{Kind: KindSeed, Seed: 1, Config: "seedfall.json", FaultsFile: ".seedfall/seedfall/explore-1-run-6.faults.json", Status: "fail",
+			Class: "assert", Message: "client#1: lost", Property: "lost", Node: "client#1", AtNs: 2_143_799_000, Steps: 812, HostCalls: 5102,
+			RealNs: 31_000_000, DeterminismHash: "9a3c0c1e5f7b2d44", Faults: 4,
+			Artifacts: &Artifacts{Trace: ".seedfall/seedfall/explore-1-run-6.trace.log", Faults: ".seedfall/seedfall/explore-1-run-6.faults.json"},
+			Repro:     "sf-run -c seedfall.json -seed 1 -faults .seedfall/seedfall/explore-1-run-6.faults.json", ExploreRun: 6, Branches: 1},
+		Summary{Kind: KindSummary, Tool: "sf-run", Config: "seedfall.json", Seeds: 14, Passed: 13, Failed: 1, FailedSeeds: []uint64{1},
+			Properties: []Property{}, RealNs: 400_000_000, Status: "fail",
+			Explore: &ExploreCounts{Runs: 14, StartingSeeds: 1, Branches: 13, Budget: 14, Corpus: 2, NewStates: 3, BranchedFailures: 1}},
+		Start{Kind: KindStart, Tool: "sf-shrink", Version: "0.1.0", Schema: Schema, Count: 1, Jobs: 2},
+		Shrink{Kind: KindShrink, Seed: 1, Config: "seedfall.json", Class: "assert", Message: "client#1: lost", Node: "client#1",
+			FaultsBefore: 4, FaultsAfter: 1, ShrinkRuns: 9, Duration: "1.3s", DurationNs: 1_300_000_000,
+			Schedule: ".seedfall/seedfall/explore-1-run-6.shrunk.faults.json",
+			Repro:    "sf-run -c seedfall.json -seed 1 -faults .seedfall/seedfall/explore-1-run-6.shrunk.faults.json", ExploreRun: 6},
+		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Shrunk: 1, RealNs: 1_000_000_000, Status: "shrunk"},
+		Start{Kind: KindStart, Tool: "sf-shrink", Version: "0.1.0", Schema: Schema, Count: 1, Jobs: 2},
+		Cause{Kind: KindCause, Seed: 1, Config: "seedfall.json", Failure: "assert: lost", FailAtNs: 2_143_799_000, At: "900ms",
+			AtNs: 900_000_000, Branches: 4, Same: 4, Share: 1, Inevitable: true, Faults: []string{"0.9s crash server, restart at 1.1s"},
+			Repro: "sf-run -c seedfall.json -seed 1 -faults .seedfall/seedfall/explore-1-run-6.faults.json", ExploreRun: 6},
+		ShrinkSummary{Kind: KindSummary, Tool: "sf-shrink", Caused: 1, RealNs: 2_000_000_000, Status: "caused"},
 	}
 }
 
@@ -192,7 +216,9 @@ func TestReaderLineLimit(t *testing.T) {
 }
 
 // TestReaderDecodesGolden: every record of the golden stream decodes into
-// its own type, and sf-shrink's summary is told apart from sf-run's.
+// its own type, and sf-shrink's summary is told apart from sf-run's; an
+// exploration's records keep their explore fields, its cause curve's
+// explore_run among them.
 func TestReaderDecodesGolden(t *testing.T) {
 	f, err := os.Open("testdata/golden.jsonl")
 	if err != nil {
@@ -210,14 +236,24 @@ func TestReaderDecodesGolden(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch {
+		case a.Start != nil && a.Start.ExploreRuns > 0:
+			got = append(got, fmt.Sprintf("start/%s/explore-%d", a.Start.Tool, a.Start.ExploreRuns))
 		case a.Start != nil:
 			got = append(got, "start/"+a.Start.Tool)
+		case a.Seed != nil && a.Seed.ExploreRun > 0:
+			got = append(got, fmt.Sprintf("seed/run-%d/%d-branches", a.Seed.ExploreRun, a.Seed.Branches))
 		case a.Seed != nil:
 			got = append(got, "seed")
+		case a.Summary != nil && a.Summary.Explore != nil:
+			got = append(got, fmt.Sprintf("summary/%s/%d-runs", a.Summary.Tool, a.Summary.Explore.Runs))
 		case a.Summary != nil:
 			got = append(got, "summary/"+a.Summary.Tool)
+		case a.Shrink != nil && a.Shrink.ExploreRun > 0:
+			got = append(got, fmt.Sprintf("shrink/run-%d", a.Shrink.ExploreRun))
 		case a.Shrink != nil:
 			got = append(got, "shrink")
+		case a.Cause != nil && a.Cause.ExploreRun > 0:
+			got = append(got, fmt.Sprintf("cause/%s/run-%d", a.Cause.At, a.Cause.ExploreRun))
 		case a.Cause != nil:
 			got = append(got, "cause/"+a.Cause.At)
 		case a.ShrinkSummary != nil:
@@ -231,7 +267,9 @@ func TestReaderDecodesGolden(t *testing.T) {
 		}
 	}
 	want := "start/sf-run,seed,pin/fail,seed,summary/sf-run,start/sf-shrink,shrink,shrink-summary/shrunk," +
-		"start/sf-shrink,cause/0s,cause/1.2s,shrink-summary/caused,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary"
+		"start/sf-shrink,cause/0s,cause/1.2s,shrink-summary/caused,start/sf-mutate,mutant/runtime,mutant/app,mutate-summary," +
+		"start/sf-run/explore-14,seed/run-6/1-branches,summary/sf-run/14-runs,start/sf-shrink,shrink/run-6,shrink-summary/shrunk," +
+		"start/sf-shrink,cause/900ms/run-6,shrink-summary/caused"
 	if strings.Join(got, ",") != want {
 		t.Fatalf("decoded %v, want %s", got, want)
 	}

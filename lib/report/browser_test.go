@@ -42,7 +42,7 @@ func browser(t *testing.T) string {
 // but itself, and shows the numbers the records hold.
 func TestHTMLInBrowser(t *testing.T) {
 	exe := browser(t)
-	sweeps := build(t, "run.jsonl", "shrink.jsonl", "cause.jsonl", "pins.jsonl")
+	sweeps := build(t, "run.jsonl", "shrink.jsonl", "cause.jsonl", "pins.jsonl", "explore.jsonl", "explore-shrink.jsonl")
 	dir := t.TempDir()
 	page := filepath.Join(dir, "report.html")
 	f, err := os.Create(page)
@@ -158,6 +158,14 @@ func TestHTMLInBrowser(t *testing.T) {
 	eval(`Array.from(document.querySelectorAll("#sweep-2-pins-table tr")).slice(1).map(r => Array.from(r.cells).map(c => c.textContent.trim()))`, &pinRows)
 	var pinOnly string
 	eval(`(document.querySelector("#sweep-2-finding-2-pins code") || {textContent: "(missing)"}).textContent`, &pinOnly)
+	// The exploration, sweep 3, labels its counts as runs where a
+	// sweep's say seeds; sweep 1's stay as they were.
+	var heads [][]string
+	eval(`["#sweep-1-properties", "#sweep-1-buggify", "#sweep-3-properties", "#sweep-3-buggify"].map(t => Array.from(document.querySelectorAll(t + " th")).map(c => c.textContent.trim()))`, &heads)
+	var exploreTexts string
+	eval(`["sweep-1-ran-label", "sweep-3-ran-label", "sweep-3-ran", "sweep-3-gave-up"].map(id => (document.getElementById(id) || {textContent: "(missing)"}).textContent.trim()).join(" | ")`, &exploreTexts)
+	var exploreFinding string
+	eval(`Array.from(document.querySelectorAll("#sweep-3-finding-1 .body > p, #sweep-3-finding-1 h3")).map(p => p.textContent.trim().replace(/\s+/g, " ")).join(" | ")`, &exploreFinding)
 	// Give the embedded history page a moment to run its script.
 	if err := chromedp.Do(ctx, chromedp.Sleep(300*time.Millisecond)); err != nil {
 		t.Fatal(err)
@@ -226,6 +234,29 @@ func TestHTMLInBrowser(t *testing.T) {
 	}
 	if hot != 1 {
 		t.Errorf("hovering the fault lit %d lines of the list, want 1", hot)
+	}
+	wantHeads := [][]string{
+		{"kind", "seeds reached", "seeds true", "margin", "property", "verdict"},
+		{"site", "seeds reached", "seeds enabled", "seeds fired", "fired", "note"},
+		{"kind", "runs reached", "runs true", "margin", "property", "verdict"},
+		{"site", "runs reached", "runs enabled", "runs fired", "fired", "note"},
+	}
+	if fmt.Sprint(heads) != fmt.Sprint(wantHeads) {
+		t.Errorf("table headings of the sweep and the exploration:\n%q\nwant\n%q", heads, wantHeads)
+	}
+	if want := "seeds ran | runs | 14 | 2 runs neither passed nor failed on their history."; exploreTexts != want {
+		t.Errorf("the exploration's counts read %q, want %q", exploreTexts, want)
+	}
+	for _, want := range []string{
+		"Runs: runs 6 13 (seed 1)", "Run 6 (seed 1, 1 branch) failed at t=2.143799s:",
+		"Shrunk run 13 (seed 1) from 7 faults to 1; it fails at 1.3s", "Cause of run 13 (seed 1) (4 branches per moment)",
+	} {
+		if !strings.Contains(exploreFinding, want) {
+			t.Errorf("the exploration's finding lacks %q:\n%s", want, exploreFinding)
+		}
+	}
+	if strings.Contains(exploreFinding, "Seed ") || strings.Contains(exploreFinding, "seed 1 from") {
+		t.Errorf("the exploration's finding names a seed where it means a run:\n%s", exploreFinding)
 	}
 	mu.Lock()
 	defer mu.Unlock()

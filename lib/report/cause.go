@@ -127,11 +127,7 @@ func attachCauses(sweeps []*Sweep, streams []*stream) []*Sweep {
 
 // curveText writes the curve as a table with a bar per moment.
 func curveText(w *strings.Builder, c *Curve, indent string) {
-	what := fmt.Sprintf("seed %d", c.Seed)
-	if c.ExploreRun > 0 {
-		what = fmt.Sprintf("run %d (seed %d)", c.ExploreRun, c.Seed)
-	}
-	fmt.Fprintf(w, "%scause of %s (%d branches per moment): %s\n", indent, what, c.Branches(), c.Verdict())
+	fmt.Fprintf(w, "%scause of %s (%d branches per moment): %s\n", indent, runOf(c.Seed, c.ExploreRun), c.Branches(), c.Verdict())
 	fmt.Fprintf(w, "%s  %14s  %9s  %5s\n", indent, "branch at", "same way", "share")
 	for _, p := range c.Points {
 		for _, f := range p.Faults {

@@ -216,3 +216,43 @@ func TestExploreStreamTables(t *testing.T) {
 		}
 	}
 }
+
+// TestExploreHTMLLabels: without a browser, the page of an exploration
+// heads its tables and names its runs as runs, and a sweep's page on the
+// same page keeps its seeds (the browser test checks the same in
+// Chromium).
+func TestExploreHTMLLabels(t *testing.T) {
+	var b strings.Builder
+	if err := HTML(&b, build(t, "run.jsonl", "explore.jsonl", "explore-shrink.jsonl"), HTMLOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	sweep, explore, ok := strings.Cut(page, `<section class="sweep" id="sweep-2"`)
+	if !ok {
+		t.Fatal("no second sweep on the page")
+	}
+	for _, want := range []string{
+		`<span id="sweep-2-ran-label">runs</span>`,
+		`<th>runs reached</th><th>runs true</th>`,
+		`<th>runs reached</th><th>runs enabled</th><th>runs fired</th>`,
+		`<p>Run 6 (seed 1, 1 branch) failed at t=2.143799s:</p>`,
+		`<p>Shrunk run 13 (seed 1) from 7 faults`,
+		`<h3>Cause of run 13 (seed 1) <span`,
+		`<p id="sweep-2-gave-up">2 runs neither passed`,
+		`<p class="muted" id="sweep-2-counts">3 of 14 runs failed, 2 of them branched`,
+	} {
+		if !strings.Contains(explore, want) {
+			t.Errorf("the exploration's page lacks %q", want)
+		}
+	}
+	for _, unwanted := range []string{"seeds reached", "seeds enabled", "seeds fired", "seeds true", "seeds ran", "Shrunk seed", "Cause of seed"} {
+		if strings.Contains(explore, unwanted) {
+			t.Errorf("the exploration's page says %q", unwanted)
+		}
+	}
+	for _, want := range []string{`<span id="sweep-1-ran-label">seeds ran</span>`, `<th>seeds reached</th><th>seeds true</th>`, `<p>Seed 1 failed at t=`} {
+		if !strings.Contains(sweep, want) {
+			t.Errorf("the sweep's page lacks %q", want)
+		}
+	}
+}

@@ -39,6 +39,9 @@ type PageSweep struct {
 	ID       string
 	Status   string
 	Findings []PageFinding
+	// GaveUpCount counts the seeds whose history check gave up ("2
+	// seeds"), or in an exploration the runs.
+	GaveUpCount string
 }
 
 // PageFinding is one finding on the page.
@@ -53,8 +56,11 @@ type PageFinding struct {
 	Counted    string
 	SeedsLabel string
 	FirstAt    string
-	Timeline   *Timeline
-	Faults     []string
+	// FirstWho names the finding's first failing seed, "Seed 3", or in an
+	// exploration its run: "Run 6 (seed 1, 1 branch)".
+	FirstWho string
+	Timeline *Timeline
+	Faults   []string
 	// HistoryLink is the history timeline's path relative to the page;
 	// HistoryPage its content when small enough to embed.
 	HistoryLink string
@@ -118,12 +124,15 @@ func BuildPage(sweeps []*Sweep, dir string) Page {
 	var p Page
 	for i, s := range sweeps {
 		ps := PageSweep{Sweep: s, ID: fmt.Sprintf("sweep-%d", i+1), Status: s.Status()}
+		ps.GaveUpCount, _ = s.gaveUpText()
 		for j, f := range s.Findings {
 			pf := PageFinding{Finding: f, ID: fmt.Sprintf("%s-finding-%d", ps.ID, j+1),
 				SeedsText: f.SeedsText(), FirstAt: schedule.Time(f.First.AtNs),
 				Count: len(f.Seeds), Counted: "seeds", SeedsLabel: "Seeds"}
+			pf.FirstWho = fmt.Sprintf("Seed %d", f.First.Seed)
 			if len(f.Runs) > 0 {
 				pf.Count, pf.Counted, pf.SeedsLabel = len(f.Runs), "runs", "Runs"
+				pf.FirstWho = fmt.Sprintf("Run %d (seed %d, %s)", f.First.ExploreRun, f.First.Seed, Plural(f.First.Branches, "branch"))
 			}
 			if f.Schedule != nil {
 				t := Layout(f.Schedule, f.Shrunk.DurationNs)
@@ -183,6 +192,7 @@ var funcs = template.FuncMap{
 	"pct":     func(f float64) string { return fmt.Sprintf("%.2f%%", f) },
 	"add1":    func(i int) int { return i + 1 },
 	"status":  statusText,
+	"runof":   runOf,
 	// pinfailed and pinoutcome say how a pin's replay came out.
 	"pinfailed":  PinFailed,
 	"pinoutcome": PinOutcome,

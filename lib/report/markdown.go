@@ -69,10 +69,10 @@ func markdown(w io.Writer, s *Sweep) {
 		fmt.Fprintf(w, "\n### Findings (%d)\n\n", len(s.Findings))
 		tracked := s.Findings[0].Status != ""
 		if tracked {
-			fmt.Fprintln(w, "| # | status | finding | seeds | shrunk | repro |")
+			fmt.Fprintf(w, "| # | status | finding | %s | shrunk | repro |\n", s.Counted())
 			fmt.Fprintln(w, "|---:|---|---|---|---|---|")
 		} else {
-			fmt.Fprintln(w, "| # | finding | seeds | shrunk | repro |")
+			fmt.Fprintf(w, "| # | finding | %s | shrunk | repro |\n", s.Counted())
 			fmt.Fprintln(w, "|---:|---|---|---|---|")
 		}
 		for i, f := range s.Findings {
@@ -110,7 +110,7 @@ func markdown(w io.Writer, s *Sweep) {
 				fmt.Fprintf(w, "Pinned regression %s (original seed %d) %s at t=%s:\n\n```\n%s\n```\n", code(p.Pin), p.Seed, PinOutcome(p), schedule.Time(p.AtNs), p.Message)
 			}
 			if sh := f.Shrunk; sh != nil {
-				fmt.Fprintf(w, "\nShrunk seed %d from %d faults to %d; it fails at %s (%s):\n\n```\n", sh.Seed, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, code(sh.Schedule))
+				fmt.Fprintf(w, "\nShrunk %s from %d faults to %d; it fails at %s (%s):\n\n```\n", runOf(sh.Seed, sh.ExploreRun), sh.FaultsBefore, sh.FaultsAfter, sh.Duration, code(sh.Schedule))
 				if f.Schedule != nil {
 					for _, l := range schedule.Lines(f.Schedule.Faults) {
 						fmt.Fprintln(w, l)
@@ -121,7 +121,7 @@ func markdown(w io.Writer, s *Sweep) {
 				fmt.Fprintln(w, "```")
 			}
 			if c := f.Cause; c != nil {
-				fmt.Fprintf(w, "\nCause of seed %d, %d branches per moment: **%s**\n\n", c.Seed, c.Branches(), cell(c.Verdict()))
+				fmt.Fprintf(w, "\nCause of %s, %d branches per moment: **%s**\n\n", runOf(c.Seed, c.ExploreRun), c.Branches(), cell(c.Verdict()))
 				fmt.Fprintln(w, "| branch at | same way | share | faults kept since the moment before |\n|---:|---:|---:|---|")
 				for _, p := range c.Points {
 					fmt.Fprintf(w, "| %s | %d/%d | %.0f%% | %s |\n", p.At, p.Same, p.Branches, 100*p.Share, cell(strings.Join(p.Faults, "; ")))
@@ -146,7 +146,8 @@ func markdown(w io.Writer, s *Sweep) {
 		}
 	}
 	if len(s.Properties) > 0 {
-		fmt.Fprintln(w, "\n### Properties\n\n| kind | seeds reached | seeds true | margin | property | verdict |\n|---|---:|---:|---:|---|---|")
+		u := s.Counted()
+		fmt.Fprintf(w, "\n### Properties\n\n| kind | %s reached | %s true | margin | property | verdict |\n|---|---:|---:|---:|---|---|\n", u, u)
 		for _, p := range s.Properties {
 			msg := cell(p.Message)
 			if p.Location != "" {
@@ -160,7 +161,8 @@ func markdown(w io.Writer, s *Sweep) {
 		}
 	}
 	if len(s.Buggify) > 0 {
-		fmt.Fprintln(w, "\n### Buggify sites\n\n| site | seeds reached | seeds enabled | seeds fired | fired | note |\n|---|---:|---:|---:|---:|---|")
+		u := s.Counted()
+		fmt.Fprintf(w, "\n### Buggify sites\n\n| site | %s reached | %s enabled | %s fired | fired | note |\n|---|---:|---:|---:|---:|---|\n", u, u, u)
 		for _, b := range s.Buggify {
 			site := cell(b.Site)
 			if b.Location != "" {
@@ -176,10 +178,12 @@ func markdown(w io.Writer, s *Sweep) {
 		}
 	}
 	if len(s.GaveUpSeeds) > 0 {
-		fmt.Fprintf(w, "\n### History checks that gave up\n\n%s neither passed nor failed on their history: %s\n", Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
+		count, list := s.gaveUpText()
+		fmt.Fprintf(w, "\n### History checks that gave up\n\n%s neither passed nor failed on their history: %s\n", count, list)
 	}
 	if len(s.HostStallSeeds) > 0 {
-		fmt.Fprintf(w, "\n### Host stalls\n\n%s hit the real-time watchdog on a first run and not on a second, which counts: %s\n", Plural(len(s.HostStallSeeds), "seed"), SeedList(s.HostStallSeeds, seedItemsMax))
+		count, list := s.hostStallText()
+		fmt.Fprintf(w, "\n### Host stalls\n\n%s hit the real-time watchdog on a first run and not on a second, which counts: %s\n", count, list)
 	}
 }
 

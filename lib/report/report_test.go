@@ -53,7 +53,9 @@ func golden(t *testing.T, name string, got []byte) {
 // section (findings of each kind, a shrunk schedule, a history timeline,
 // margins, buggify sites, a history check that gave up), and of a sharded
 // sweep with a shard missing, and of a sweep whose pinned regressions
-// failed (one as a seed of the sweep does, one differently) and passed.
+// failed (one as a seed of the sweep does, one differently) and passed;
+// and of an exploration with its shrunk run and cause curve, whose tables,
+// shrink, curve and history checks count runs where a sweep's count seeds.
 func TestGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
@@ -64,6 +66,7 @@ func TestGolden(t *testing.T) {
 		{"shards", []string{"shard-3-of-3.jsonl", "shard-1-of-3.jsonl"}, false},
 		{"shrink-only", []string{"shrink.jsonl"}, false},
 		{"pins", []string{"pins.jsonl"}, true},
+		{"explore", []string{"explore.jsonl", "explore-shrink.jsonl"}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			sweeps := build(t, tc.files...)

@@ -41,7 +41,11 @@ type Sweep struct {
 	// HostStallSeeds are the seeds whose first run hit the real-time
 	// watchdog and whose second run did not: they count as the second run
 	// came out, and are listed so that a loaded host does not go unseen.
-	HostStallSeeds   []uint64
+	HostStallSeeds []uint64
+	// GaveUpRuns and HostStallRuns are, in an exploration, the runs of
+	// GaveUpSeeds and HostStallSeeds: one seed may be several of them.
+	GaveUpRuns       []int
+	HostStallRuns    []int
 	Properties       []record.Property
 	PropertyFailures int
 	Buggify          []record.BuggifySite
@@ -390,9 +394,15 @@ func merge(ss []*stream) (*Sweep, error) {
 		}
 		if s.HistoryCheck == "unknown" {
 			sw.GaveUpSeeds = append(sw.GaveUpSeeds, s.Seed)
+			if s.ExploreRun > 0 {
+				sw.GaveUpRuns = append(sw.GaveUpRuns, s.ExploreRun)
+			}
 		}
 		if s.HostStall {
 			sw.HostStallSeeds = append(sw.HostStallSeeds, s.Seed)
+			if s.ExploreRun > 0 {
+				sw.HostStallRuns = append(sw.HostStallRuns, s.ExploreRun)
+			}
 		}
 		if s.Status != "fail" && s.Status != "nondeterministic" {
 			continue

@@ -122,6 +122,49 @@ func (s *Sweep) exploreCounts() string {
 	return c
 }
 
+// Counted names what the sweep's tables count: "seeds", or "runs" in an
+// exploration, whose property and buggify rows are summed over its runs
+// (several of them runs of one seed).
+func (s *Sweep) Counted() string {
+	if s.ExploreBudget > 0 {
+		return "runs"
+	}
+	return "seeds"
+}
+
+// runOf names the seed a shrink or cause curve is of: "seed 3", or "run 13
+// (seed 1)" for a run of an exploration.
+func runOf(seed uint64, run int) string {
+	if run > 0 {
+		return fmt.Sprintf("run %d (seed %d)", run, seed)
+	}
+	return fmt.Sprintf("seed %d", seed)
+}
+
+// gaveUpText and hostStallText list the seeds whose history check gave up
+// and those that hit a host stall, counted and listed as runs in an
+// exploration: "2 runs", "runs 3 5 (seed 1)".
+func (s *Sweep) gaveUpText() (count, list string) {
+	return s.seedsOrRuns(s.GaveUpSeeds, s.GaveUpRuns)
+}
+
+func (s *Sweep) hostStallText() (count, list string) {
+	return s.seedsOrRuns(s.HostStallSeeds, s.HostStallRuns)
+}
+
+func (s *Sweep) seedsOrRuns(seeds []uint64, runs []int) (count, list string) {
+	if s.ExploreBudget == 0 || len(runs) == 0 {
+		return Plural(len(seeds), "seed"), SeedList(seeds, seedItemsMax)
+	}
+	f := &Finding{Runs: runs}
+	for _, seed := range seeds {
+		if !slices.Contains(f.Seeds, seed) {
+			f.Seeds = append(f.Seeds, seed)
+		}
+	}
+	return Plural(len(runs), "run"), f.SeedsText()
+}
+
 // Kind is what the report calls the stream: "sweep", or "exploration" for
 // sf-run -explore.
 func (s *Sweep) Kind() string {
@@ -295,11 +338,7 @@ func text(w io.Writer, s *Sweep) {
 			fmt.Fprintf(w, "    pin %s\n", PinLine(p))
 		}
 		if sh := f.Shrunk; sh != nil {
-			what := fmt.Sprintf("seed %d", sh.Seed)
-			if sh.ExploreRun > 0 {
-				what = fmt.Sprintf("run %d (seed %d)", sh.ExploreRun, sh.Seed)
-			}
-			fmt.Fprintf(w, "    shrunk: %s from %d faults to %d, fails at %s: %s\n", what, sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
+			fmt.Fprintf(w, "    shrunk: %s from %d faults to %d, fails at %s: %s\n", runOf(sh.Seed, sh.ExploreRun), sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
 			if f.Schedule != nil {
 				for _, l := range schedule.Lines(f.Schedule.Faults) {
 					fmt.Fprintf(w, "    %s\n", l)
@@ -326,7 +365,10 @@ func text(w io.Writer, s *Sweep) {
 	}
 	if len(s.Properties) > 0 {
 		fmt.Fprintln(w, "\nproperties:")
-		fmt.Fprintf(w, "  %-19s  %13s  %10s  %8s  %s\n", "kind", "seeds reached", "seeds true", "margin", "property")
+		// The columns keep a sweep's widths, so an exploration's narrower
+		// "runs" labels leave its numbers where a sweep's are.
+		u := s.Counted()
+		fmt.Fprintf(w, "  %-19s  %13s  %10s  %8s  %s\n", "kind", u+" reached", u+" true", "margin", "property")
 		for _, p := range s.Properties {
 			line := p.Message
 			if p.Verdict != "" {
@@ -340,7 +382,8 @@ func text(w io.Writer, s *Sweep) {
 	}
 	if len(s.Buggify) > 0 {
 		fmt.Fprintln(w, "\nbuggify sites:")
-		fmt.Fprintf(w, "  %13s  %13s  %11s  %6s  %s\n", "seeds reached", "seeds enabled", "seeds fired", "fired", "site")
+		u := s.Counted()
+		fmt.Fprintf(w, "  %13s  %13s  %11s  %6s  %s\n", u+" reached", u+" enabled", u+" fired", "fired", "site")
 		for _, b := range s.Buggify {
 			line := b.Site
 			if b.Verdict != "" {
@@ -359,12 +402,12 @@ func text(w io.Writer, s *Sweep) {
 		}
 	}
 	if len(s.GaveUpSeeds) > 0 {
-		fmt.Fprintf(w, "\nhistory checks that gave up (%s; they neither passed nor failed on their history): %s\n",
-			Plural(len(s.GaveUpSeeds), "seed"), SeedList(s.GaveUpSeeds, seedItemsMax))
+		count, list := s.gaveUpText()
+		fmt.Fprintf(w, "\nhistory checks that gave up (%s; they neither passed nor failed on their history): %s\n", count, list)
 	}
 	if len(s.HostStallSeeds) > 0 {
-		fmt.Fprintf(w, "\nhost stalls (%s; the first run hit the real-time watchdog, a second did not, and counts): %s\n",
-			Plural(len(s.HostStallSeeds), "seed"), SeedList(s.HostStallSeeds, seedItemsMax))
+		count, list := s.hostStallText()
+		fmt.Fprintf(w, "\nhost stalls (%s; the first run hit the real-time watchdog, a second did not, and counts): %s\n", count, list)
 	}
 }
 
