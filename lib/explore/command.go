@@ -3,16 +3,14 @@ package explore
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
@@ -39,18 +37,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 		jw = record.NewWriter(stdout)
 		jw.Write(startRecord(o))
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			o.Interrupt.Store(true)
-		case <-done:
-		}
-	}()
+	defer stopsignal.Watch(o.Interrupt)()
 	out, err := Run(p, o, func(f Found) {
 		if jw != nil {
 			jw.Write(seedRecord(o, f))
