@@ -17,7 +17,7 @@ import (
 // Main is sf-run -explore: it prepares the world, explores it and reports
 // each failure as it is found, for people, or with o.JSON as records on
 // stdout and the report on stderr. It returns 0 when no run failed, 1 when
-// one did, 2 when the world could not be prepared or a run could not be
+// one did or a property was never reached or never true in any run, 2 when the world could not be prepared or a run could not be
 // made, and 130 when SIGINT or SIGTERM stopped it.
 func Main(o Options, stdout, stderr io.Writer) int {
 	start := time.Now()

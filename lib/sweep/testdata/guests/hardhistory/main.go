@@ -3,7 +3,7 @@
 // then -n reads, one after the other, of those values in the reverse order of
 // their writes, and a last read of a value never written. The history is not
 // linearizable, but the search must try the orders of the unknown puts before
-// it can say so. lib/engine tests use it to interrupt a run while it checks its history.
+// it can say so. Tests use it to interrupt a run while it checks its history.
 //
 // Usage:
 //
