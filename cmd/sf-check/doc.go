@@ -64,10 +64,12 @@
 // class, operations, checked, summary, anomalies (kind, count, example, ops),
 // keys, timeline, independent, timeout_ms, elapsed_ms, error and exit_status.
 //
-// SIGINT (Ctrl-C) or SIGTERM stops sf-check within a fraction of a second,
-// whether it is reading the history or checking it: it prints "sf-check:
-// interrupted: the check was stopped before it finished" (with -json, a
-// record whose error says so, without a verdict) and exits 130.
+// Once the input is read, SIGINT (Ctrl-C) or SIGTERM stops sf-check within
+// a fraction of a second, whether it is parsing the history or checking it:
+// it prints "sf-check: interrupted: the check was stopped before it
+// finished" (with -json, a record whose error says so, without a verdict)
+// and exits 130. While it still reads its input, the signal ends it as it
+// ends any program.
 //
 // Exit status: 0 the history passed; 1 it failed, or the check gave up; 2 bad
 // usage or input (a malformed line, a completion with no invocation, a

@@ -64,3 +64,41 @@ func TestInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptedReadingStdin: SIGINT while sf-check still waits for its
+// history on standard input (no -history, input from a terminal or a pipe
+// that has not closed) ends it, as it ends any program: the flag the
+// checkers poll cannot stop a read that blocks.
+func TestInterruptedReadingStdin(t *testing.T) {
+	cmd := exec.Command(sfCheck(t), "-model", "kv")
+	stdin, err := cmd.StdinPipe() // kept open: the read never ends on its own
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(500 * time.Millisecond) // into the read
+	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err = <-done:
+	case <-time.After(10 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("sf-check still read its standard input 10s after SIGINT")
+	}
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) {
+		t.Fatalf("%v, want it ended by SIGINT or exit status 130", err)
+	}
+	if ws, ok := ee.Sys().(syscall.WaitStatus); !(ok && ws.Signaled() && ws.Signal() == syscall.SIGINT) && ee.ExitCode() != 130 {
+		t.Errorf("%v, want it ended by SIGINT or exit status 130\nstderr:\n%s", err, stderr.String())
+	}
+}

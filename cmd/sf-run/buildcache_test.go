@@ -64,21 +64,12 @@ func TestContentCache(t *testing.T) {
 		}
 		return m, since()
 	}
-	count := func(cmds []string, name string) int {
-		n := 0
-		for _, c := range cmds {
-			if c == name {
-				n++
-			}
-		}
-		return n
-	}
 	first, cmds := build()
-	if n := count(cmds, "build"); n != 2 {
+	if n := countCmds(cmds, "build"); n != 2 {
 		t.Errorf("first build ran go build %d times, want 2 (server and client): %q", n, cmds)
 	}
 	second, cmds := build()
-	if n := count(cmds, "build"); n != 0 {
+	if n := countCmds(cmds, "build"); n != 0 {
 		t.Errorf("second build of an unchanged world ran go build %d times, want 0: %q", n, cmds)
 	}
 	for i, m := range second.Modules {
@@ -88,7 +79,7 @@ func TestContentCache(t *testing.T) {
 	}
 	r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-run"), "-c", "sim/seedfall.json", "-seeds", "1-2")
 	r.WantExit(t, 0)
-	if cmds := since(); count(cmds, "build") != 0 {
+	if cmds := since(); countCmds(cmds, "build") != 0 {
 		t.Errorf("the sweep after sf-build ran go build: %q", cmds)
 	}
 
@@ -99,7 +90,7 @@ func TestContentCache(t *testing.T) {
 	}
 	clitest.WriteFile(t, server, []byte(strings.Replace(string(src), `":7000"`, `":7001"`, 1)))
 	third, cmds := build()
-	if n := count(cmds, "build"); n != 1 {
+	if n := countCmds(cmds, "build"); n != 1 {
 		t.Errorf("after editing the server, go build ran %d times, want 1: %q", n, cmds)
 	}
 	for i, m := range third.Modules {
@@ -144,15 +135,6 @@ func main() {
 		"duration": "1s",
 	})
 	path, since := goLogger(t)
-	count := func(cmds []string, name string) int {
-		n := 0
-		for _, c := range cmds {
-			if c == name {
-				n++
-			}
-		}
-		return n
-	}
 	sweep := func(unreached string) []string {
 		t.Helper()
 		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-run"), "-c", "seedfall.json", "-seeds", "1-1")
@@ -162,16 +144,27 @@ func main() {
 		}
 		return since()
 	}
-	if cmds := sweep("first dead branch"); count(cmds, "build") != 1 {
-		t.Errorf("the first sweep ran go build %d times, want 1: %q", count(cmds, "build"), cmds)
+	if cmds := sweep("first dead branch"); countCmds(cmds, "build") != 1 {
+		t.Errorf("the first sweep ran go build %d times, want 1: %q", countCmds(cmds, "build"), cmds)
 	}
 	cmds := sweep("first dead branch")
-	if count(cmds, "build") != 0 || count(cmds, "list") != 1 {
-		t.Errorf("an up-to-date sweep ran go build %d times and go list %d times, want 0 and 1: %q", count(cmds, "build"), count(cmds, "list"), cmds)
+	if countCmds(cmds, "build") != 0 || countCmds(cmds, "list") != 1 {
+		t.Errorf("an up-to-date sweep ran go build %d times and go list %d times, want 0 and 1: %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
 	}
 	clitest.WriteFile(t, src, program("second dead branch"))
 	cmds = sweep("second dead branch")
-	if count(cmds, "build") != 1 || count(cmds, "list") != 1 {
-		t.Errorf("after an edit, the sweep ran go build %d times and go list %d times, want 1 and 1: %q", count(cmds, "build"), count(cmds, "list"), cmds)
+	if countCmds(cmds, "build") != 1 || countCmds(cmds, "list") != 1 {
+		t.Errorf("after an edit, the sweep ran go build %d times and go list %d times, want 1 and 1: %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
 	}
+}
+
+// countCmds is how many of the go commands goLogger logged were name.
+func countCmds(cmds []string, name string) int {
+	n := 0
+	for _, c := range cmds {
+		if c == name {
+			n++
+		}
+	}
+	return n
 }

@@ -91,7 +91,7 @@
 // (steps 250000)"), the number preempt.steps should cover.
 //
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
-// end, the summary covers the seeds that finished and says so (the JSONL
+// end (a seed checking its history stops the check), the summary covers the seeds that finished and says so (the JSONL
 // summary has "interrupted": true), and sf-run exits 130.
 //
 // -check runs every seed twice and fails a seed whose two runs differ, naming

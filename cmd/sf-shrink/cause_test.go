@@ -156,6 +156,21 @@ func TestCauseExploreRun(t *testing.T) {
 		t.Errorf("stderr lacks the run's curve\n%s", r)
 	}
 
+	// A branch of the schedule that re-keys one stream is not explore's: the
+	// error names the schedule and the branch.
+	schedPath := filepath.Join(dir, sched)
+	text := clitest.ReadFile(t, schedPath)
+	edited := strings.Replace(text, `"key":`, `"stream": "sched", "key":`, 1)
+	if edited == text {
+		t.Fatalf("%s has no branch key to edit:\n%s", sched, text)
+	}
+	clitest.WriteFile(t, schedPath, []byte(edited))
+	r = sfShrink(t, dir, run.Stdout, "-cause", "-max", "1", "-cause-moments", "2", "-cause-branches", "1")
+	if r.Code != 2 || !strings.Contains(r.Stderr, "sf-shrink: seed 1 of w.json: "+sched+": branches[0] re-keys only the sched stream") {
+		t.Errorf("want the edited schedule refused, naming it\n%s", r)
+	}
+	clitest.WriteFile(t, schedPath, []byte(text))
+
 	// A sweep's seed replayed from that schedule is not a run of its own.
 	replay := sfRun(t, dir, "-c", "w.json", "-seed", "1", "-faults", sched, "-json")
 	replay.WantExitClean(t, 1)

@@ -7,18 +7,17 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/stopsignal"
 )
 
 // JSONSchema is the version of sf-check's -json record. It only ever grows by
@@ -144,24 +143,7 @@ func Command(o CommandOptions) (code int) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	}
 
-	// SIGINT or SIGTERM stops the check at its next poll (see
-	// Options.Interrupt), and sf-check exits with exitcode.Interrupted.
 	interrupt := o.Interrupt
-	if interrupt == nil {
-		interrupt = new(atomic.Bool)
-		sigs := make(chan os.Signal, 1)
-		signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-		defer signal.Stop(sigs)
-		stopWatch := make(chan struct{})
-		defer close(stopWatch)
-		go func() {
-			select {
-			case <-sigs:
-				interrupt.Store(true)
-			case <-stopWatch:
-			}
-		}()
-	}
 	stopped := func() int {
 		err := ErrInterrupted
 		fmt.Fprintln(o.Stderr, "sf-check:", err)
@@ -199,6 +181,14 @@ func Command(o CommandOptions) (code int) {
 		return fail(err)
 	case err != nil:
 		return fail(fmt.Errorf("reading history: %w", err))
+	}
+	// From here SIGINT or SIGTERM stops the check at its next poll (see
+	// Options.Interrupt), and sf-check exits with exitcode.Interrupted.
+	// Not before: the flag cannot stop a read of standard input that
+	// blocks, which the signal's default action ends.
+	if interrupt == nil {
+		interrupt = new(atomic.Bool)
+		defer stopsignal.Watch(interrupt)()
 	}
 	if format == history.FormatAuto {
 		format = history.DetectFormat(data)

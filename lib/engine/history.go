@@ -2,6 +2,7 @@ package engine
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -66,7 +67,16 @@ func (r *run) checkHistory() {
 	if timeout == 0 {
 		timeout = check.TimeoutDefault
 	}
-	rep, err := check.Check(r.rec.Ops(), check.Options{Model: r.spec.CheckerModel, Timeout: timeout, MaxSteps: max(r.limits.CheckStepsMax, 0)})
+	// The run's interrupt stops the check too: a check may take up to
+	// its timeout, and a sweep asked to stop must not wait for it.
+	rep, err := check.Check(r.rec.Ops(), check.Options{Model: r.spec.CheckerModel, Timeout: timeout, MaxSteps: max(r.limits.CheckStepsMax, 0),
+		Interrupt: r.opts.Interrupt})
+	if errors.Is(err, check.ErrInterrupted) {
+		r.res.Status = StatusInterrupted
+		r.tracef("interrupted while checking the history")
+		r.ended = true
+		return
+	}
 	if err != nil {
 		// A recorded operation the model does not have, or a value of the
 		// wrong type: the workload's mistake, reported like an assert.

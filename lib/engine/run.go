@@ -92,7 +92,9 @@ type Options struct {
 	// it so that a branch re-randomizes every fault after its time.
 	RedrawAfterBranch bool
 	// Interrupt, when it becomes true, ends the run at its next scheduler
-	// step with StatusInterrupted: a sweep that was asked to stop.
+	// step with StatusInterrupted: a sweep that was asked to stop. It
+	// stops the check of the run's history too (check.Options.Interrupt),
+	// with the same status.
 	Interrupt *atomic.Bool
 	// Mutant, when not empty, names a runtime mutant (mutant.go) that
 	// weakens the nodes that take faults. Defaults to none.

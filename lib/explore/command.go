@@ -3,23 +3,21 @@ package explore
 import (
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
 // Main is sf-run -explore: it prepares the world, explores it and reports
 // each failure as it is found, for people, or with o.JSON as records on
 // stdout and the report on stderr. It returns 0 when no run failed, 1 when
-// one did, 2 when the world could not be prepared or a run could not be
+// one did or a property was never reached or never true in any run, 2 when the world could not be prepared or a run could not be
 // made, and 130 when SIGINT or SIGTERM stopped it.
 func Main(o Options, stdout, stderr io.Writer) int {
 	start := time.Now()
@@ -39,18 +37,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 		jw = record.NewWriter(stdout)
 		jw.Write(startRecord(o))
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	done := make(chan struct{})
-	defer close(done)
-	go func() {
-		select {
-		case <-sigs:
-			o.Interrupt.Store(true)
-		case <-done:
-		}
-	}()
+	defer stopsignal.Watch(o.Interrupt)()
 	out, err := Run(p, o, func(f Found) {
 		if jw != nil {
 			jw.Write(seedRecord(o, f))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"unsafe"
 
 	"github.com/sf-dst/sf/lib/compressed"
@@ -22,7 +23,8 @@ const mapBytesMin = 1 << 20
 // compressed file, a pipe, a platform without mmap) is read as
 // ReadFileBytes reads it. The limits and their errors are ReadFileBytes's.
 //
-// The mapping is never removed: the operations that Parse makes alias it,
+// The mapping is never removed once returned (it is when MapFileBytes
+// fails): the operations that Parse makes alias it,
 // so it must outlive them, and the process is expected to end with them. If
 // the file is truncated while mapped, touching the part that is gone is a
 // memory fault; run the code that touches the bytes under
@@ -48,8 +50,27 @@ func MapFileBytes(path string, opts ReadOptions) ([]byte, error) {
 	if !ok {
 		return readAll(f, opts, size)
 	}
-	// A file mapped is a file read: the line limit holds here too, with the
-	// error readAll gives.
+	if err := checkMappedLines(data, opts.File, lineMax); err != nil {
+		unmap(data)
+		return nil, err
+	}
+	return data, nil
+}
+
+// checkMappedLines applies the line limit to a mapped file, with the error
+// readAll gives: a file mapped is a file read. It is the first pass over
+// the mapping, so a file truncated since it was mapped faults here, before
+// the caller has the bytes to hand to FaultError: the fault is turned into
+// FaultError's error here.
+func checkMappedLines(data []byte, file string, lineMax int64) (err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer func() {
+		if p := recover(); p != nil {
+			if err = FaultError(p, file, data); err == nil {
+				panic(p)
+			}
+		}
+	}()
 	for rest, start := data, 0; len(rest) > 0; {
 		i := bytes.IndexByte(rest, '\n')
 		if i < 0 {
@@ -57,7 +78,7 @@ func MapFileBytes(path string, opts ReadOptions) ([]byte, error) {
 		}
 		if int64(i) > lineMax {
 			line := 1 + bytes.Count(data[:start], []byte{'\n'})
-			return nil, &Error{File: opts.File, Line: line, Err: ErrLineTooLong,
+			return &Error{File: file, Line: line, Err: ErrLineTooLong,
 				Msg: fmt.Sprintf("%v of %s (a history holds one event per line)", ErrLineTooLong, byteSize(lineMax))}
 		}
 		if i == len(rest) {
@@ -65,7 +86,7 @@ func MapFileBytes(path string, opts ReadOptions) ([]byte, error) {
 		}
 		rest, start = rest[i+1:], start+i+1
 	}
-	return data, nil
+	return nil
 }
 
 // FaultError turns the value a panic recovered after a memory fault inside

@@ -9,3 +9,6 @@ const canMap = false
 
 // mapReadOnly does not map on this platform: the file is read instead.
 func mapReadOnly(f *os.File, size int) ([]byte, bool) { return nil, false }
+
+// unmap has nothing to remove on this platform.
+func unmap([]byte) {}

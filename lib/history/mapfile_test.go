@@ -131,3 +131,42 @@ func TestMapFileBytesTruncated(t *testing.T) {
 		t.Errorf("a fault outside the data: %v", err)
 	}
 }
+
+// TestMapFileBytesTruncatedBeforeReturn: a file truncated between its
+// mapping and MapFileBytes's own pass over the lines faults in that pass,
+// where the caller does not yet hold the bytes FaultError needs: the pass
+// returns the error naming the file instead of panicking.
+func TestMapFileBytesTruncatedBeforeReturn(t *testing.T) {
+	if !canMap {
+		t.Skip("no mmap on this platform")
+	}
+	path := writeTemp(t, "h.jsonl", kvLines(12_000))
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, ok := mapReadOnly(f, int(fi.Size()))
+	if !ok {
+		t.Fatal("the history was not mapped")
+	}
+	defer unmap(data)
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	err = func() (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v", p)
+			}
+		}()
+		return checkMappedLines(data, path, LineBytesMax)
+	}()
+	if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "changed while it was being checked") {
+		t.Fatalf("the line pass over a truncated mapping: %v", err)
+	}
+}

@@ -18,3 +18,6 @@ func mapReadOnly(f *os.File, size int) ([]byte, bool) {
 	}
 	return data, true
 }
+
+// unmap removes a mapping mapReadOnly made.
+func unmap(data []byte) { _ = syscall.Munmap(data) }

@@ -14,13 +14,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/config"
@@ -28,6 +26,7 @@ import (
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
@@ -114,18 +113,7 @@ func Main(c Command) int {
 		c.interrupt = new(atomic.Bool)
 	}
 	c.hostStalls = new(atomic.Int64)
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	go func() {
-		select {
-		case <-sigs:
-			c.interrupt.Store(true)
-		case <-stopWatch:
-		}
-	}()
+	defer stopsignal.Watch(c.interrupt)()
 	code, err := c.run()
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "sf-mutate: %v\n", err)

@@ -110,6 +110,19 @@ func CauseMoments(k int, failAt int64, faults []engine.Fault) []int64 {
 	return out
 }
 
+// checkBase says why base cannot be CauseOptions.Base, naming the branch.
+func checkBase(base []schedule.Branch) error {
+	for i, b := range base {
+		if b.Stream != "" {
+			return fmt.Errorf("branches[%d] re-keys only the %s stream: -cause takes the branches of sf-run -explore, which re-key every stream", i, b.Stream)
+		}
+		if i > 0 && b.At < base[i-1].At {
+			return fmt.Errorf("branches[%d].at: before the branch above it", i)
+		}
+	}
+	return nil
+}
+
 // branchAt is base's branches before at, then a branch at at with key.
 func branchAt(base []schedule.Branch, at int64, key uint64) []schedule.Branch {
 	var out []schedule.Branch
@@ -137,13 +150,8 @@ func Cause(p *sweep.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
-	for i, b := range o.Base {
-		if b.Stream != "" {
-			return nil, fmt.Errorf("branches[%d] re-keys only the %s stream: -cause takes the branches of sf-run -explore, which re-key every stream", i, b.Stream)
-		}
-		if i > 0 && b.At < o.Base[i-1].At {
-			return nil, fmt.Errorf("branches[%d].at: before the branch above it", i)
-		}
+	if err := checkBase(o.Base); err != nil {
+		return nil, err
 	}
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 	// RedrawAfterBranch is what explore ran its branches with; without

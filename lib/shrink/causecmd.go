@@ -45,6 +45,9 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 		if sched.Seed != j.seed {
 			return nil, fmt.Errorf("%s is the schedule of seed %d, not of explore run %d of seed %d", j.faults, sched.Seed, j.exploreRun, j.seed)
 		}
+		if err := checkBase(sched.Branches); err != nil {
+			return nil, fmt.Errorf("%s: %w", j.faults, err)
+		}
 		base = sched.Branches
 	}
 	k, m := c.CauseMoments, c.CauseBranches

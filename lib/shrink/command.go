@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/compressed"
@@ -20,6 +18,7 @@ import (
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
@@ -143,18 +142,7 @@ func Main(c Command) int {
 	if interrupt == nil {
 		interrupt = new(atomic.Bool)
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	go func() {
-		select {
-		case <-sigs:
-			interrupt.Store(true)
-		case <-stopWatch:
-		}
-	}()
+	defer stopsignal.Watch(interrupt)()
 	prepared := map[worldKey]*sweep.Prepared{}
 	defer func() {
 		for _, p := range prepared {

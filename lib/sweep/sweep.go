@@ -10,13 +10,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/sf-dst/sf/lib/check"
@@ -27,6 +25,7 @@ import (
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/stopsignal"
 )
 
 // Version is the version the tools report.
@@ -195,18 +194,7 @@ func run(o Options) (int, error) {
 	if interrupt == nil {
 		interrupt = new(atomic.Bool)
 	}
-	sigs := make(chan os.Signal, 1)
-	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	stopWatch := make(chan struct{})
-	defer close(stopWatch)
-	go func() {
-		select {
-		case <-sigs:
-			interrupt.Store(true)
-		case <-stopWatch:
-		}
-	}()
+	defer stopsignal.Watch(interrupt)()
 
 	// A sweep replays the world's pinned regressions first (a sharded one
 	// in its first shard only, so that the shards' streams together hold
