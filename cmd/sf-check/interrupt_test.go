@@ -4,7 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -28,8 +32,10 @@ func TestInterrupted(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		// Past start-up, into the search, which does not end on its own.
-		time.Sleep(time.Second)
+		// Past start-up, into the search, which does not end on its own: a
+		// signal that came before sf-check catches it would end it the
+		// default way, so wait for CPU time that only the search spends.
+		waitBusy(t, cmd.Process.Pid, 300*time.Millisecond)
 		if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 			t.Fatal(err)
 		}
@@ -101,4 +107,31 @@ func TestInterruptedReadingStdin(t *testing.T) {
 	if ws, ok := ee.Sys().(syscall.WaitStatus); !(ok && ws.Signaled() && ws.Signal() == syscall.SIGINT) && ee.ExitCode() != 130 {
 		t.Errorf("%v, want it ended by SIGINT or exit status 130\nstderr:\n%s", err, stderr.String())
 	}
+}
+
+// waitBusy waits until process pid has used at least cpu of CPU time, as
+// /proc tells on Linux (elsewhere it waits a second), and fails the test if
+// that takes over a minute.
+func waitBusy(t *testing.T, pid int, cpu time.Duration) {
+	t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for time.Now().Before(deadline) {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			time.Sleep(time.Second)
+			return
+		}
+		// utime and stime are fields 14 and 15, counted after the command
+		// name, which is in parentheses and may hold spaces.
+		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+		if len(f) > 13 {
+			utime, _ := strconv.ParseInt(f[11], 10, 64)
+			stime, _ := strconv.ParseInt(f[12], 10, 64)
+			if time.Duration(utime+stime)*time.Second/100 >= cpu { // clock ticks of 1/100 s on Linux
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("process %d did not use %v of CPU time within a minute", pid, cpu)
 }
