@@ -138,7 +138,7 @@ func TestExploreTablesAsSweep(t *testing.T) {
 	if sp != ep || ss != es || !strings.Contains(ss, `"site":"reply lost after apply"`) || !strings.Contains(sp, `"kind":"sometimes"`) {
 		t.Errorf("the exploration's tables\n%s\n%s\nwant the sweep's\n%s\n%s", ep, es, sp, ss)
 	}
-	if !strings.Contains(explore.Stderr, "\nbuggify  seeds reached  seeds enabled  seeds fired  fired\n") {
+	if !strings.Contains(explore.Stderr, "\nbuggify   runs reached   runs enabled   runs fired  fired\n") {
 		t.Errorf("the exploration's report lacks the buggify table\n%s", explore.Stderr)
 	}
 

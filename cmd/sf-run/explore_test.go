@@ -277,7 +277,7 @@ func TestExploreJSON(t *testing.T) {
 	if len(sum.Properties) != 1 || sum.Properties[0] != want || sum.PropertyFailures != 0 || sum.BuggifySites != nil {
 		t.Errorf("summary's tables: properties %+v (%d failed), buggify %s; want the one row %+v", sum.Properties, sum.PropertyFailures, sum.BuggifySites, want)
 	}
-	if !strings.Contains(r.Stderr, fmt.Sprintf("\nproperty               seeds reached  seeds true\n  sometimes            %12d %11d  the client failed over to the backup\n", sum.Passed, sum.Passed)) {
+	if !strings.Contains(r.Stderr, fmt.Sprintf("\nproperty                runs reached   runs true\n  sometimes            %12d %11d  the client failed over to the backup\n", sum.Passed, sum.Passed)) {
 		t.Errorf("the report on stderr lacks the property table\n%s", r)
 	}
 	if !strings.Contains(r.Stderr, "explore: 14 runs (1 starting seed, 13 branches)") {

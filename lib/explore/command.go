@@ -74,7 +74,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	if jw != nil {
 		jw.Write(sum)
 	}
-	sweep.PrintTables(human, sum)
+	sweep.PrintTables(human, sum, "runs")
 	Print(human, out)
 	if sum.PropertyFailures > 0 {
 		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", plural(sum.PropertyFailures, "property"), plural(out.Runs, "run"))

@@ -191,7 +191,7 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 	if s.Failed > 1 {
 		fmt.Fprintln(w)
 	}
-	PrintTables(w, s)
+	PrintTables(w, s, "seeds")
 	if s.GaveUp > 0 {
 		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", plural(s.GaveUp, "seed"))
 	}
@@ -222,10 +222,11 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 
 // PrintTables writes a summary's property and buggify tables, each with a
 // blank line after it; nothing for a table the summary does not have. The
-// counts are of seeds, or of runs in an exploration's summary.
-func PrintTables(w io.Writer, s record.Summary) {
+// counts are of unit: "seeds" in a sweep's summary, "runs" in an
+// exploration's.
+func PrintTables(w io.Writer, s record.Summary, unit string) {
 	if len(s.Properties) > 0 {
-		fmt.Fprintln(w, "property               seeds reached  seeds true")
+		fmt.Fprintf(w, "property               %13s  %10s\n", unit+" reached", unit+" true")
 		for _, p := range s.Properties {
 			line := fmt.Sprintf("  %-20s %12d %11d  %s", p.Kind, p.SeedsReached, p.SeedsTrue, p.Message)
 			if p.Margin != nil {
@@ -246,7 +247,7 @@ func PrintTables(w io.Writer, s record.Summary) {
 		fmt.Fprintln(w)
 	}
 	if len(s.BuggifySites) > 0 {
-		fmt.Fprintln(w, "buggify  seeds reached  seeds enabled  seeds fired  fired")
+		fmt.Fprintf(w, "buggify  %13s  %13s  %11s  fired\n", unit+" reached", unit+" enabled", unit+" fired")
 		for _, b := range s.BuggifySites {
 			line := fmt.Sprintf("         %13d  %13d  %11d  %5d  %s", b.SeedsReached, b.SeedsEnabled, b.SeedsFired, b.Fired, b.Site)
 			if b.Verdict != "" {
