@@ -87,9 +87,7 @@ func readAll(r io.Reader, opts ReadOptions, sizeHint int64) ([]byte, error) {
 		}
 		switch {
 		case tooLong:
-			line := 1 + bytes.Count(buf[:lineStart], []byte{'\n'})
-			return nil, &Error{File: opts.File, Line: line, Err: ErrLineTooLong,
-				Msg: fmt.Sprintf("%v of %s (a history holds one event per line)", ErrLineTooLong, byteSize(lineMax))}
+			return nil, lineTooLong(opts.File, 1+bytes.Count(buf[:lineStart], []byte{'\n'}), lineMax)
 		case int64(len(buf)) > total:
 			return nil, &Error{File: opts.File, Err: ErrTooLarge,
 				Msg: fmt.Sprintf("%v of %s", ErrTooLarge, byteSize(total))}
@@ -114,6 +112,13 @@ func ReadFileBytes(path string, opts ReadOptions) ([]byte, error) {
 		hint = fi.Size()
 	}
 	return readAll(f, opts, hint)
+}
+
+// lineTooLong is the error of a history whose line is over lineMax bytes,
+// whether it was read or mapped.
+func lineTooLong(file string, line int, lineMax int64) *Error {
+	return &Error{File: file, Line: line, Err: ErrLineTooLong,
+		Msg: fmt.Sprintf("%v of %s (a history holds one event per line)", ErrLineTooLong, byteSize(lineMax))}
 }
 
 // limits returns the options' limits with their defaults.

@@ -2,7 +2,6 @@ package history
 
 import (
 	"bytes"
-	"fmt"
 	"os"
 	"runtime/debug"
 	"unsafe"
@@ -24,8 +23,8 @@ const mapBytesMin = 1 << 20
 // ReadFileBytes reads it. The limits and their errors are ReadFileBytes's.
 //
 // The mapping is never removed once returned (it is when MapFileBytes
-// fails): the operations that Parse makes alias it,
-// so it must outlive them, and the process is expected to end with them. If
+// fails): the operations that Parse makes alias it, so it must outlive
+// them, and the process is expected to end with them. If
 // the file is truncated while mapped, touching the part that is gone is a
 // memory fault; run the code that touches the bytes under
 // debug.SetPanicOnFault and report such a panic with FaultError.
@@ -77,9 +76,7 @@ func checkMappedLines(data []byte, file string, lineMax int64) (err error) {
 			i = len(rest)
 		}
 		if int64(i) > lineMax {
-			line := 1 + bytes.Count(data[:start], []byte{'\n'})
-			return &Error{File: file, Line: line, Err: ErrLineTooLong,
-				Msg: fmt.Sprintf("%v of %s (a history holds one event per line)", ErrLineTooLong, byteSize(lineMax))}
+			return lineTooLong(file, 1+bytes.Count(data[:start], []byte{'\n'}), lineMax)
 		}
 		if i == len(rest) {
 			break
