@@ -172,7 +172,7 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 			}
 		}
 		setupStart := time.Now()
-		pb.setupErr = setupPackage(goCmd, store, opts, pb.j.pkg, &pb.overlay, &pb.env, &pb.compat)
+		pb.overlay, pb.env, pb.compat, pb.setupErr = setupPackage(goCmd, store, opts, pb.j.pkg)
 		pb.took = time.Since(setupStart)
 		if pb.setupErr != nil {
 			// Later packages would not be built: a setup error ends the
@@ -285,28 +285,26 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 const keyParallel = 4
 
 // setupPackage prepares the overlays of one package as opts ask: the
-// overlay file to build with and the extra environment.
-func setupPackage(goCmd, store string, opts Options, pkg string, overlay *string, env *[]string, compat **compatSetup) error {
+// overlay file to build with (empty for none), the extra environment, and
+// the compat_overlay's choices (nil without it).
+func setupPackage(goCmd, store string, opts Options, pkg string) (overlay string, env []string, compat *compatSetup, err error) {
 	if opts.NetOverlay {
-		var err error
-		if *overlay, err = netOverlayFor(goCmd, store, pkg); err != nil {
-			return err
+		if overlay, err = netOverlayFor(goCmd, store, pkg); err != nil {
+			return "", nil, nil, err
 		}
 	}
 	if opts.CompatOverlay {
-		c, err := compatFor(goCmd, store, pkg)
-		if err != nil {
-			return err
+		if compat, err = compatFor(goCmd, store, pkg); err != nil {
+			return "", nil, nil, err
 		}
-		if *overlay, err = mergeOverlay(store, *overlay, c.replace); err != nil {
-			return err
+		if overlay, err = mergeOverlay(store, overlay, compat.replace); err != nil {
+			return "", nil, nil, err
 		}
-		if c.gowork != "" {
-			*env = append(*env, "GOWORK="+c.gowork)
+		if compat.gowork != "" {
+			env = append(env, "GOWORK="+compat.gowork)
 		}
-		*compat = c
 	}
-	return nil
+	return overlay, env, compat, nil
 }
 
 func findGo(explicit string) (string, error) {
