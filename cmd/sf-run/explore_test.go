@@ -350,7 +350,7 @@ func TestExploreInterrupted(t *testing.T) {
 	}
 	recs := decodeExplore(t, first+rest.String())
 	sum := recs.summary
-	if !sum.Interrupted || sum.Explore == nil || sum.Seeds < 6 || sum.Seeds >= 1000000 || sum.Passed+sum.Failed != sum.Seeds ||
+	if !sum.Interrupted || sum.Status != "interrupted" || sum.Explore == nil || sum.Seeds < 6 || sum.Seeds >= 1000000 || sum.Passed+sum.Failed != sum.Seeds ||
 		sum.Explore.Runs != sum.Seeds || sum.Failed != len(recs.seeds) {
 		t.Errorf("summary %+v with %d seed records", sum, len(recs.seeds))
 	}

@@ -80,7 +80,7 @@ func TestIssue10InterruptedSweep(t *testing.T) {
 			r.NoStackTrace(t)
 			recs := jsonRecords(t, r)
 			sum := recs[len(recs)-1]
-			if sum["interrupted"] != true {
+			if sum["interrupted"] != true || sum["status"] != "interrupted" {
 				t.Errorf("the summary does not say interrupted: %v", sum)
 			}
 			if sum["seeds"] != float64(len(recs)-2) {

@@ -137,7 +137,10 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 	if out.Tables != nil {
 		out.Tables.Fill(&sum)
 	}
-	if sum.Failed > 0 || sum.PropertyFailures > 0 {
+	switch {
+	case sum.Interrupted:
+		sum.Status = "interrupted" // as the exit status, 130, says
+	case sum.Failed > 0 || sum.PropertyFailures > 0:
 		sum.Status = "fail"
 	}
 	return sum

@@ -330,9 +330,15 @@ func run(o Options) (int, error) {
 	sum.Pins, sum.PinsFailed = pins.pins, pins.failed
 	sum.Interrupted = sum.Interrupted || pins.interrupted
 	sum.RealNs = time.Since(start).Nanoseconds()
-	sum.Status = "pass"
-	if sum.Failed > 0 || sum.PinsFailed > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0) {
+	// The status says what the exit status says: a stopped sweep is neither
+	// a pass nor a verdict, whatever its finished seeds did.
+	switch {
+	case sum.Interrupted:
+		sum.Status = "interrupted"
+	case sum.Failed > 0 || sum.PinsFailed > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0):
 		sum.Status = "fail"
+	default:
+		sum.Status = "pass"
 	}
 	if jw != nil {
 		jw.Write(sum)
