@@ -41,8 +41,10 @@ func BenchmarkGuestSpeed(b *testing.B) {
 	}
 	dir := b.TempDir()
 	native, wasm := filepath.Join(dir, "guestspeed"), filepath.Join(dir, "guestspeed.wasm")
+	buildCtx, cancel := context.WithTimeout(context.Background(), guestSpeedBuildTimeout)
+	defer cancel()
 	for _, out := range []string{native, wasm} {
-		cmd := exec.Command(goCmd, "build", "-trimpath", "-o", out, "./testdata/guestspeed")
+		cmd := exec.CommandContext(buildCtx, goCmd, "build", "-trimpath", "-o", out, "./testdata/guestspeed")
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out == wasm {
 			cmd.Env = append(cmd.Env, "GOOS=wasip1", "GOARCH=wasm")
@@ -118,6 +120,8 @@ const (
 	// the program itself, since the engine's configuration does not let a
 	// context stop a guest.
 	guestSpeedTimeout = 2 * time.Minute
+	// guestSpeedBuildTimeout bounds both builds of the program together.
+	guestSpeedBuildTimeout = 5 * time.Minute
 )
 
 func runNativeGuestSpeed(path string, args []string) (map[string]float64, error) {
