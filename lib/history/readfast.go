@@ -115,50 +115,53 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 // line is broken, or its value is), the text taken as the value is not
 // valid JSON, and the strict decoding the caller owes it fails.
 func okValueEnd(d []byte, i int) int {
-	j := len(d)
-	for j > i && isBlank(d[j-1]) {
+	// On t, with indexes counted down from its length, the compiler drops
+	// the bounds checks of the loops, which were a fifth of the cost.
+	t := d[i:]
+	j := len(t)
+	for j > 0 && isBlank(t[j-1]) {
 		j--
 	}
-	if j <= i || d[j-1] != '}' {
+	if j == 0 || t[j-1] != '}' {
 		return -1
 	}
-	j--
-	if j = intBefore(d, i, j); j < 0 || !hasBefore(d, i, j, `,"id":`) {
+	if j = intBefore(t, j-1); j < len(`,"id":`) || string(t[j-len(`,"id":`):j]) != `,"id":` {
 		return -1
 	}
-	j -= len(`,"id":`)
-	if j = intBefore(d, i, j); j < 0 || !hasBefore(d, i, j, `,"time":`) {
+	if j = intBefore(t, j-len(`,"id":`)); j < len(`,"time":`) || string(t[j-len(`,"time":`):j]) != `,"time":` {
 		return -1
 	}
 	j -= len(`,"time":`)
-	if j <= i || isBlank(d[i]) || isBlank(d[j-1]) {
+	if j == 0 || isBlank(t[0]) || isBlank(t[j-1]) {
 		return -1
 	}
-	return j
+	return i + j
 }
 
 // intBefore returns where the optionally signed run of digits that ends at
-// d[j] starts, not before i, or -1 if there are no digits.
-func intBefore(d []byte, i, j int) int {
+// t[j] starts, or -1 if there are no digits.
+func intBefore(t []byte, j int) int {
+	if j > len(t) {
+		return -1
+	}
 	k := j
-	for k > i && d[k-1]-'0' <= 9 {
-		k--
+	for ; k > 0; k-- {
+		if t[k-1]-'0' > 9 {
+			break
+		}
 	}
 	if k == j {
 		return -1
 	}
-	if k > i && d[k-1] == '-' {
+	if k > 0 && t[k-1] == '-' {
 		k--
 	}
 	return k
 }
 
-// hasBefore reports whether s ends at d[j], at or after i.
-func hasBefore(d []byte, i, j int, s string) bool {
-	return j-i >= len(s) && string(d[j-len(s):j]) == s
-}
-
-func isBlank(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+// isBlank is JSON white space; one comparison rules out every byte above
+// a space.
+func isBlank(c byte) bool { return c <= ' ' && (c == ' ' || c == '\t' || c == '\n' || c == '\r') }
 
 func hasAt(d []byte, i int, s string) bool {
 	return len(d)-i >= len(s) && string(d[i:i+len(s)]) == s
