@@ -1,7 +1,9 @@
 package check
 
 import (
+	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/history"
@@ -187,4 +189,34 @@ func FuzzParseAndCheck(f *testing.F) {
 			t.Fatalf("the deferred reading gives\n%s\nthe strict one\n%s", lazy, want)
 		}
 	})
+}
+
+func TestParseAndCheckOtherWays(t *testing.T) {
+	// Other models, and list-append in EDN, read strictly once: the same
+	// outcome as the strict reading, whether the history is good or not.
+	kv := historyFile(genKV(300, 4, 8, 1))
+	sameAsStrict(t, kv, history.ReadOptions{}, Options{Model: "kv"})
+	sameAsStrict(t, kv, history.ReadOptions{}, Options{Model: "list-append"})
+	edn := []byte(`{:type :invoke, :f :txn, :value [[:append :x 1]], :process 0, :index 0}
+{:type :ok, :f :txn, :value [[:append :x 1]], :process 0, :index 1}
+{:type :invoke, :f :txn, :value [[:r :x nil]], :process 1, :index 2}
+{:type :ok, :f :txn, :value [[:r :x [1 2]]], :process 1, :index 3}
+`)
+	if got := sameAsStrict(t, edn, history.ReadOptions{}, Options{Model: ListAppend}); !strings.Contains(got, "garbage-read") {
+		t.Errorf("an EDN list-append history with a garbage read: %s", got)
+	}
+}
+
+func TestParseAndCheckInterrupted(t *testing.T) {
+	// Stopped while reading or while checking, it gives the error that
+	// says so, not a strict reading's outcome.
+	file := historyFile(genListAppend(3000, false, 1))
+	stop := new(atomic.Bool)
+	stop.Store(true)
+	if _, err := ParseAndCheck(file, history.ReadOptions{Interrupt: stop}, Options{Model: ListAppend}); !errors.Is(err, history.ErrInterrupted) {
+		t.Errorf("interrupted while reading: %v", err)
+	}
+	if _, err := ParseAndCheck(file, history.ReadOptions{}, Options{Model: ListAppend, Interrupt: stop}); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("interrupted while checking: %v", err)
+	}
 }
