@@ -7,17 +7,18 @@ import (
 )
 
 // ParseAndCheck reads a history from data with read, as history.Parse does,
-// and checks it with opts, as Check does. Its report or error is exactly
-// theirs; the operations it read are not kept.
+// and checks it with opts, as Check does: its report (but for Elapsed) or
+// its error is theirs. read.DeferOutputCheck is its own to set; the
+// caller's is ignored.
 //
 // A list-append history in JSON Lines is read first with
-// read.DeferOutputCheck: the checker decodes every ok completion's value
-// strictly anyway, so the reader's own check of that JSON, which was about
-// a quarter of the work, is skipped. Should that reading or the check fail
-// for any reason but an interrupt, the history is read again with every
-// value validated and checked again, and that outcome is returned: so every
-// error, and the report of any history that has one, is the one the strict
-// reading gives. Other models and formats are read strictly once.
+// DeferOutputCheck: the checker decodes every ok completion's value
+// strictly anyway, so the reader's own check of that JSON, about a sixth of
+// the instructions of reading and checking, is skipped. Should that reading
+// or the check fail for any reason but an interrupt, the history is read
+// again with every value validated and checked again, and that outcome is
+// returned, so every error is the one the strict reading gives. Other
+// models and formats are read strictly, once.
 func ParseAndCheck(data []byte, read history.ReadOptions, opts Options) (*Report, error) {
 	if read.Format == "" || read.Format == history.FormatAuto {
 		read.Format = history.DetectFormat(data)
