@@ -111,9 +111,9 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 //
 // Matching backwards from the end is unambiguous, so when the text before
 // the tail is one valid JSON value, it is the value ValidAt would find, and
-// the event is the one the strict reading gives. When the event is not (the
-// line is broken, or its value is), the text taken as the value is not
-// valid JSON, and the strict decoding the caller owes it fails.
+// the event is the one the strict reading gives. When it is not (the line
+// is broken, or its value is), the text taken as the value is not valid
+// JSON, and the strict decoding the caller owes it fails.
 func okValueEnd(d []byte, i int) int {
 	// On t, with indexes counted down from its length, the compiler drops
 	// the bounds checks of the loops, which were a fifth of the cost.
@@ -138,8 +138,8 @@ func okValueEnd(d []byte, i int) int {
 	return i + j
 }
 
-// intBefore returns where the optionally signed run of digits that ends at
-// t[j] starts, or -1 if there are no digits.
+// intBefore returns where the optionally signed run of digits that ends
+// just before t[j] starts, or -1 if there are no digits there.
 func intBefore(t []byte, j int) int {
 	if j > len(t) {
 		return -1
