@@ -27,6 +27,11 @@
 // into it; it must not change while sf-check runs (if it is truncated,
 // sf-check stops with an error that names it).
 //
+// A list-append history in JSON Lines has the JSON of its ok completions'
+// values checked once, by the checker's decoding of the transactions, not
+// also by the reader; on any error it is read again the strict way, so its
+// errors are the same as ever.
+//
 // Models (-model, default kv), each key checked on its own:
 //
 //	kv           put a string, get the string read ("" or null when absent): a register

@@ -299,3 +299,41 @@ func TestMappedHistory(t *testing.T) {
 		t.Errorf("file:\n%s\nstdin:\n%s", fileOut, stdinOut)
 	}
 }
+
+// TestListAppendJSONL runs the binary on list-append histories in JSON
+// Lines, which sf-check reads without validating ok completions' values
+// and has the checker decode strictly (check.ParseAndCheck): a broken value
+// gets the error a strict reading gives, the one sf-check gave before it
+// read that way, naming the file and line, with exit status 2.
+func TestListAppendJSONL(t *testing.T) {
+	tests := []struct {
+		file   string
+		code   int
+		stdout []string
+		stderr string
+	}{
+		{"list-append-gsingle.jsonl", 1, []string{
+			`G-single: T1 -rw x-> T0 -wr y-> T1; T1 (client 1, ok) [r x [], r y ["1"]]; T0 (client 0, ok) [append x "1", append y "1"]`,
+			"FAIL  history of 3 transactions is not serializable: G-single\n",
+		}, ""},
+		{"list-append-bad-output.jsonl", 2, nil,
+			"sf-check: list-append-bad-output.jsonl:4: malformed event: \"value\": column 85: expected a value, found ']'\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			stdout, stderr, code := runBin(t, "", "-model", "list-append", tt.file)
+			if code != tt.code || stderr != tt.stderr {
+				t.Errorf("exit status %d, stderr %q; want %d, %q", code, stderr, tt.code, tt.stderr)
+			}
+			for _, want := range tt.stdout {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout does not contain %q:\n%s", want, stdout)
+				}
+			}
+		})
+	}
+	stdout, _, code := runBin(t, "", "-model", "list-append", "-json", "list-append-bad-output.jsonl")
+	if want := `"error":"list-append-bad-output.jsonl:4: malformed event: \"value\": column 85: expected a value, found ']'","exit_status":2}`; code != 2 || !strings.Contains(stdout, want) {
+		t.Errorf("exit status %d, stdout %s; want 2 and %s", code, stdout, want)
+	}
+}

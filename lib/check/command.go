@@ -194,21 +194,23 @@ func Command(o CommandOptions) (code int) {
 		format = history.DetectFormat(data)
 	}
 	rec.Format = string(format)
-	ops, err := history.Parse(data, history.ReadOptions{File: name, Format: format, Interrupt: interrupt})
-	if errors.Is(err, history.ErrInterrupted) {
-		return stopped()
-	}
-	if err != nil {
-		return fail(err)
-	}
+	parse := history.ReadOptions{File: name, Format: format, Interrupt: interrupt}
+	checkOpts := Options{Model: o.Model, Timeout: o.Timeout, MaxSteps: o.MaxSteps, Interrupt: interrupt}
+	var r *Report
 	if format == history.FormatEDN && o.Model != ListAppend {
-		ops, rec.Independent = unpackIndependent(ops, o.Model)
+		// Jepsen's independent [key value] tuples are unpacked between
+		// reading and checking.
+		var ops []history.HistoryOp
+		if ops, err = history.Parse(data, parse); err == nil {
+			ops, rec.Independent = unpackIndependent(ops, o.Model)
+			r, err = Check(ops, checkOpts)
+		}
+	} else {
+		r, err = ParseAndCheck(data, parse, checkOpts)
 	}
-	checkStart := time.Now()
-	r, err := Check(ops, Options{Model: o.Model, Timeout: o.Timeout, MaxSteps: o.MaxSteps, Interrupt: interrupt})
 	// A give-up before the time limit came from the step limit.
-	byStepsLimit := o.MaxSteps > 0 && time.Since(checkStart) < o.Timeout
-	if errors.Is(err, ErrInterrupted) {
+	byStepsLimit := o.MaxSteps > 0 && r != nil && r.Elapsed < o.Timeout
+	if errors.Is(err, history.ErrInterrupted) || errors.Is(err, ErrInterrupted) {
 		return stopped()
 	}
 	if err != nil {

@@ -353,6 +353,18 @@ func (c *listAppend) parse(t int32) error {
 	return nil
 }
 
+// parseMops decodes one transaction's micro-ops from raw. It must accept
+// only valid JSON: ParseAndCheck has the reader leave ok completions' values
+// unchecked (history.ReadOptions.DeferOutputCheck) and relies on this
+// decoding to refuse any that is broken. Each path is as strict as the
+// reader's validator: the scanner's calls (strings with their escapes,
+// integers by JSON's grammar; neither checks UTF-8, nor does the validator);
+// mopHead and scalar's quick path, which take only strings with no escape
+// or control character; listMemo.shared, whose elements are text that this
+// function decoded before, byte for byte, each followed by a delimiter; null
+// as a key, an appended value or a read element, which is an error (so
+// whatever scalar takes for null because it starts with n never passes);
+// and the check for trailing text. FuzzParseAndCheck holds this to the validator.
 func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 	s := &c.vr.s
 	s.Reset(raw)

@@ -220,7 +220,7 @@ func TestGJSONReaderAgrees(t *testing.T) {
 			` {"id":3, "time":6, "f":"put", "process":1, "type":"ok", "key":null, "value":null} `)}
 	for _, in := range inputs {
 		var want, got []Event
-		if err := readJSONL(in, "", func(e *Event) error { want = append(want, *e); return nil }); err != nil {
+		if err := readJSONL(in, "", false, func(e *Event) error { want = append(want, *e); return nil }); err != nil {
 			t.Fatal(err)
 		}
 		if err := readJSONLWithGJSON(in, func(e *Event) error { got = append(got, *e); return nil }); err != nil {
@@ -241,7 +241,7 @@ func TestGJSONReaderAgrees(t *testing.T) {
 		if err := readJSONLWithGJSON([]byte(bad), func(*Event) error { return nil }); err == nil {
 			t.Errorf("gjson reader accepts %s", bad)
 		}
-		if err := readJSONL([]byte(bad), "", func(*Event) error { return nil }); err == nil {
+		if err := readJSONL([]byte(bad), "", false, func(*Event) error { return nil }); err == nil {
 			t.Errorf("jsontext reader accepts %s", bad)
 		}
 	}
@@ -263,7 +263,7 @@ func BenchmarkReadJSONL(b *testing.B) {
 		name string
 		read func() error
 	}{
-		{"jsontext", func() error { return readJSONL(data, "", count(0)) }},
+		{"jsontext", func() error { return readJSONL(data, "", false, count(0)) }},
 		{"gjson", func() error { return readJSONLWithGJSON(data, count(0)) }},
 		{"parse", func() error {
 			ops, err := Parse(data, ReadOptions{})

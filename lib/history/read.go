@@ -87,6 +87,19 @@ type ReadOptions struct {
 	// Interrupt, when set, stops Parse once it becomes true: Parse looks at
 	// it every few thousand events and then returns ErrInterrupted.
 	Interrupt *atomic.Bool
+	// DeferOutputCheck, for JSON Lines, skips validating the value of an ok
+	// completion on a line written as AppendEvent writes it: the value is
+	// taken to be everything up to the line's ,"time":N,"id":N} tail, and
+	// its JSON is not checked. That value becomes the operation's Output,
+	// which may then be any text, valid JSON or not. A caller that sets
+	// this must decode every ok operation's Output with a decoder that
+	// rejects all invalid JSON, and on any error, its own or Parse's, read
+	// the history again without it: only that reading's errors are the
+	// history's (a line with a broken value can make Parse fail on a later
+	// line, or pair events differently). Invocations, info and fail
+	// completions, and lines that differ from AppendEvent's form, are
+	// validated as always. check.ParseAndCheck is such a caller.
+	DeferOutputCheck bool
 }
 
 // ErrInterrupted is Parse's error when ReadOptions.Interrupt stopped it.
@@ -149,7 +162,7 @@ func Parse(data []byte, opts ReadOptions) ([]HistoryOp, error) {
 	}
 	switch format {
 	case FormatJSONL:
-		if err := readJSONL(data, opts.File, add); err != nil {
+		if err := readJSONL(data, opts.File, opts.DeferOutputCheck, add); err != nil {
 			return nil, err
 		}
 	case FormatEDN:
@@ -177,7 +190,7 @@ func ParseEvents(data []byte, opts ReadOptions) ([]Event, error) {
 	var err error
 	switch format {
 	case FormatJSONL:
-		err = readJSONL(data, opts.File, collect)
+		err = readJSONL(data, opts.File, opts.DeferOutputCheck, collect)
 	case FormatEDN:
 		pp := &processPairer{open: map[int64]openInvoke{}, next: collect}
 		pp.file = opts.File
@@ -188,8 +201,9 @@ func ParseEvents(data []byte, opts ReadOptions) ([]Event, error) {
 	return events, err
 }
 
-// readJSONL calls emit with each event of a JSON Lines history.
-func readJSONL(data []byte, file string, emit func(*Event) error) error {
+// readJSONL calls emit with each event of a JSON Lines history; deferOK is
+// ReadOptions.DeferOutputCheck.
+func readJSONL(data []byte, file string, deferOK bool, emit func(*Event) error) error {
 	var (
 		s      jsontext.Scanner
 		ev     Event
@@ -214,7 +228,7 @@ func readJSONL(data []byte, file string, emit func(*Event) error) error {
 			continue
 		}
 		ev = Event{Line: line}
-		if fastEvent(text, &ev, intern, memo) {
+		if fastEvent(text, &ev, intern, memo, deferOK) {
 			if err := emit(&ev); err != nil {
 				return err
 			}

@@ -42,14 +42,26 @@ var fastSamples = []string{
 	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"time":-,"id":1}`,
 	`{"index":1,"type":"ok","process":1,"f":"r","value":1,"id":1,"time":1}`,
 	`{"type":"ok","process":1,"f":"r","value":1,"time":1,"id":1}`,
+	// For deferOK: ok values that are broken, or hold the tail themselves.
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[["r","x",[1,]]],"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[["r","x",[1]]] ,"time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[["r","x",[1]]],"time":1,"id":1,"time":2,"id":3}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":{"a":1,"time":1,"id":2}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":{"a":1,"time":1,"id":2},"time":3,"id":4}` + " \t",
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":,"time":1,"id":2}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":"\x","time":1,"id":2}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":01,"id":2}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":--2}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1]"time":1,"id":2}`,
 }
 
 // checkFast holds fastEvent to parseEvent on one line: whatever it takes,
 // parseEvent must read the same way.
 func checkFast(t *testing.T, line []byte) {
 	t.Helper()
+	checkFastDeferred(t, line)
 	var fast, slow Event
-	if !fastEvent(line, &fast, map[string]string{}, nil) {
+	if !fastEvent(line, &fast, map[string]string{}, nil, false) {
 		return
 	}
 	s := jsontext.New(line)
@@ -61,12 +73,73 @@ func checkFast(t *testing.T, line []byte) {
 	}
 }
 
+// checkFastDeferred holds fastEvent with deferOK to fastEvent without it on
+// one line: they differ only on an ok completion whose value is not valid
+// JSON, which a strict decoder of that value then refuses.
+func checkFastDeferred(t *testing.T, line []byte) {
+	t.Helper()
+	var lazy, strict Event
+	lazyOK := fastEvent(line, &lazy, map[string]string{}, nil, true)
+	strictOK := fastEvent(line, &strict, map[string]string{}, nil, false)
+	switch {
+	case !lazyOK && strictOK:
+		t.Fatalf("%q: fastEvent refuses with deferOK a line it takes without", line)
+	case !lazyOK:
+	case strictOK && !reflect.DeepEqual(lazy, strict):
+		t.Fatalf("%q: fastEvent read %+v with deferOK, %+v without", line, lazy, strict)
+	case !strictOK:
+		// Only an ok value may go unchecked, and then it must not be valid
+		// JSON: valid, it is what the strict reading finds.
+		if lazy.Type != OK {
+			t.Fatalf("%q: fastEvent with deferOK took a %s line it refuses without", line, lazy.Type)
+		}
+		if end, ok := jsontext.ValidAt(lazy.Value, 0, nil); ok && end == len(lazy.Value) {
+			t.Fatalf("%q: fastEvent with deferOK took the valid value %q, which the strict reading does not", line, lazy.Value)
+		}
+	}
+}
+
+func TestFastEventDeferred(t *testing.T) {
+	// The writer's lines read the same with deferOK.
+	for _, line := range strings.Split(strings.TrimSpace(specExample), "\n") {
+		var lazy, strict Event
+		if !fastEvent([]byte(line), &lazy, map[string]string{}, nil, true) ||
+			!fastEvent([]byte(line), &strict, map[string]string{}, nil, false) || !reflect.DeepEqual(lazy, strict) {
+			t.Fatalf("%s: fastEvent with deferOK read %+v, without %+v", line, lazy, strict)
+		}
+	}
+	// What deferOK takes unchecked, and what it leaves to the strict ways.
+	tests := []struct {
+		line  string
+		value string // "" when the line is not taken with deferOK
+	}{
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[["r","x",[1,]]],"time":1,"id":1}`, `[["r","x",[1,]]]`},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":{"a":1,"time":1,"id":2}`, `{"a":1`},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":1,"time":2,"id":3}`, `[1],"time":1,"id":1`},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1]"time":1,"id":2}`, ``},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1] ,"time":1,"id":2}`, ``},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":,"time":1,"id":2}`, ``},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":01,"id":2}`, ``},
+		{`{"index":1,"type":"invoke","process":1,"f":"txn","value":[1,],"time":1,"id":2}`, ``},
+		{`{"index":1,"type":"fail","process":1,"f":"txn","value":[1,],"time":1,"id":2}`, ``},
+		{`{"index":1,"type":"info","process":1,"f":"txn","value":[1,],"time":1,"id":2}`, ``},
+	}
+	for _, tt := range tests {
+		var ev Event
+		took := fastEvent([]byte(tt.line), &ev, map[string]string{}, nil, true)
+		if took != (tt.value != "") || (took && string(ev.Value) != tt.value) {
+			t.Errorf("%s: fastEvent with deferOK took it %v with value %q; want %q", tt.line, took, ev.Value, tt.value)
+		}
+		checkFast(t, []byte(tt.line))
+	}
+}
+
 func TestFastEventAgrees(t *testing.T) {
 	took := 0
 	for _, line := range fastSamples {
 		checkFast(t, []byte(line))
 		var ev Event
-		if fastEvent([]byte(line), &ev, map[string]string{}, nil) {
+		if fastEvent([]byte(line), &ev, map[string]string{}, nil, false) {
 			took++
 		}
 	}
@@ -77,7 +150,7 @@ func TestFastEventAgrees(t *testing.T) {
 	// Every line the writer writes takes it.
 	for _, line := range strings.Split(strings.TrimSpace(specExample), "\n") {
 		var ev Event
-		if !fastEvent([]byte(line), &ev, map[string]string{}, nil) {
+		if !fastEvent([]byte(line), &ev, map[string]string{}, nil, false) {
 			t.Errorf("fastEvent refuses the writer's line %s", line)
 		}
 	}

@@ -1,0 +1,222 @@
+package check
+
+import (
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/history"
+)
+
+// strictParseAndCheck is what ParseAndCheck must give: history.Parse with
+// every value validated, then Check.
+func strictParseAndCheck(data []byte, read history.ReadOptions, opts Options) (*Report, error) {
+	ops, err := history.Parse(data, read)
+	if err != nil {
+		return nil, err
+	}
+	return Check(ops, opts)
+}
+
+// lazyParseAndCheck is ParseAndCheck's first attempt alone, without the
+// strict reading it falls back to.
+func lazyParseAndCheck(data []byte, read history.ReadOptions, opts Options) (*Report, error) {
+	read.DeferOutputCheck = true
+	return strictParseAndCheck(data, read, opts)
+}
+
+// outcome is a report's dump or an error's text, to compare two ways of
+// reading and checking.
+func outcome(r *Report, err error) string {
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return dump(r)
+}
+
+// sameAsStrict fails unless ParseAndCheck gives exactly what the strict
+// reading and Check give, and returns that.
+func sameAsStrict(t *testing.T, data []byte, read history.ReadOptions, opts Options) string {
+	t.Helper()
+	want := outcome(strictParseAndCheck(data, read, opts))
+	if got := outcome(ParseAndCheck(data, read, opts)); got != want {
+		t.Fatalf("ParseAndCheck gives\n%s\nthe strict reading\n%s", got, want)
+	}
+	return want
+}
+
+func TestParseAndCheckGenerated(t *testing.T) {
+	for _, planted := range []bool{false, true} {
+		for seed := uint64(1); seed <= 2; seed++ {
+			file := historyFile(genListAppend(2000, planted, seed))
+			opts := Options{Model: ListAppend}
+			want := sameAsStrict(t, file, history.ReadOptions{}, opts)
+			// The deferred reading is the one that gave it: the checker
+			// accepted every value the reader did not check.
+			if got := outcome(lazyParseAndCheck(file, history.ReadOptions{}, opts)); got != want {
+				t.Fatalf("planted %v, seed %d: the deferred reading gives\n%s\nwant\n%s", planted, seed, got, want)
+			}
+			if planted != strings.Contains(want, "not serializable") {
+				t.Fatalf("planted %v, seed %d: %s", planted, seed, want)
+			}
+		}
+	}
+}
+
+// okLines is a list-append history in the writer's form whose ok values
+// the tests below break: T0 appends, T1 reads y twice over.
+const okLines = `{"index":0,"type":"invoke","process":0,"f":"txn","value":[["append","x","1"],["append","y","5"],["append","y","6"]],"time":1,"id":0}
+{"index":1,"type":"ok","process":0,"f":"txn","value":OK0,"time":2,"id":0}
+{"index":2,"type":"invoke","process":1,"f":"txn","value":[["r","x",null],["r","y",null]],"time":3,"id":1}
+{"index":3,"type":"ok","process":1,"f":"txn","value":[["r","x",["1"]],["r","y",["5","6"]]],"time":4,"id":1}
+{"index":4,"type":"invoke","process":1,"f":"txn","value":[["r","y",null],["r","x",null]],"time":5,"id":2}
+{"index":5,"type":"ok","process":1,"f":"txn","value":OK2,"time":6,"id":2}
+`
+
+const (
+	okValue0 = `[["append","x","1"],["append","y","5"],["append","y","6"]]`
+	okValue2 = `[["r","y",["5","6"]],["r","x",["1"]]]`
+)
+
+func TestParseAndCheckHandMade(t *testing.T) {
+	tests := []struct {
+		name     string
+		ok0, ok2 string // the ok values of T0 and T2; "" keeps the valid one
+		valid    bool   // the history reads and checks without an error
+	}{
+		{"valid", "", "", true},
+		{"valid with white space, escapes and numbers", `[ ["append" ,"x", "\u0031"],["append","y",5],["append","y","6" ] ]`, `[["r","y",[5,"6"]],["r","x",["\u0031"]]]`, true},
+		{"valid, bytes that are not UTF-8", `[["append","x","1"],["append","y","5` + "\xff" + `"],["append","y","6"]]`, `[["r","y",["5` + "\xff" + `","6"]],["r","x",["1"]]]`, true},
+		{"valid, an anomaly", "", `[["r","y",["6","5"]],["r","x",["1"]]]`, true},
+		{"read list: trailing comma", "", `[["r","y",["5","6",]],["r","x",["1"]]]`, false},
+		{"read list: no comma", "", `[["r","y",["5" "6"]],["r","x",["1"]]]`, false},
+		{"read list: unclosed", "", `[["r","y",["5","6"],["r","x",["1"]]]`, false},
+		{"read list: shared prefix, then text after an element", "", `[["r","y",["5","6"x]],["r","x",["1"]]]`, false},
+		{"read list: shared prefix, then a broken string", "", `[["r","y",["5","6"` + "\x01" + `"]],["r","x",["1"]]]`, false},
+		{"read list: element is a bare word", "", `[["r","y",["5",six]],["r","x",["1"]]]`, false},
+		{"read list: nul for null", "", `[["r","y",nul],["r","x",["1"]]]`, false},
+		{"read list: nested", "", `[["r","y",["5",["6"]]],["r","x",["1"]]]`, false},
+		{"key: unquoted", "", `[["r",y",["5","6"]],["r","x",["1"]]]`, false},
+		{"key: bad escape", "", `[["r","y\q",["5","6"]],["r","x",["1"]]]`, false},
+		{"key: control character", "", `[["r","y` + "\t" + `",["5","6"]],["r","x",["1"]]]`, false},
+		{"function: bad escape", "", `[["\r","y",["5","6"]],["r","x",["1"]]]`, false},
+		{"appended value: bad escape", `[["append","x","1\x"],["append","y","5"],["append","y","6"]]`, "", false},
+		{"appended value: short \\u", `[["append","x","\u31"],["append","y","5"],["append","y","6"]]`, "", false},
+		{"appended value: bad surrogate pair", `[["append","x","\ud800\u00zz"],["append","y","5"],["append","y","6"]]`, "", false},
+		{"appended value: leading zero", `[["append","x",01],["append","y","5"],["append","y","6"]]`, "", false},
+		{"appended value: point without digits", `[["append","x",1.],["append","y","5"],["append","y","6"]]`, "", false},
+		{"appended value: exponent without digits", `[["append","x",1e],["append","y","5"],["append","y","6"]]`, "", false},
+		{"appended value: minus alone", `[["append","x",-],["append","y","5"],["append","y","6"]]`, "", false},
+		{"appended value: unterminated string", `[["append","x","1],["append","y","5"],["append","y","6"]]`, "", false},
+		{"micro-op: four elements", `[["append","x","1","2"],["append","y","5"],["append","y","6"]]`, "", false},
+		{"trailing comma between micro-ops", `[["append","x","1"],["append","y","5"],["append","y","6"],]`, "", false},
+		{"trailing text after the value", "", okValue2 + `x`, false},
+		{"a second value", "", okValue2 + `[]`, false},
+		{"an extra bracket", "", okValue2 + `]`, false},
+		// Lines the strict reader's general way reads: the second time and
+		// id win.
+		{"white space before the tail", "", okValue2 + ` `, true},
+		{"the value holds the tail", "", okValue2 + `,"time":1,"id":2`, true},
+		{"the tail only inside the value", "", `{"a":[1],"time":6,"id":2}` + `,"x":1`, false},
+		{"no value", "", ``, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ok0, ok2 := okValue0, okValue2
+			if tt.ok0 != "" {
+				ok0 = tt.ok0
+			}
+			if tt.ok2 != "" || tt.name == "no value" {
+				ok2 = tt.ok2
+			}
+			data := []byte(strings.NewReplacer("OK0", ok0, "OK2", ok2).Replace(okLines))
+			checkHandMade(t, data, tt.valid)
+		})
+	}
+	// A line cut anywhere in an ok value.
+	full := strings.NewReplacer("OK0", okValue0, "OK2", okValue2).Replace(okLines)
+	at := strings.Index(full, `{"index":5`)
+	for cut := at + strings.Index(full[at:], `"value":`); cut < len(full)-1; cut++ {
+		checkHandMade(t, []byte(full[:cut]+"\n"), false)
+	}
+}
+
+func checkHandMade(t *testing.T, data []byte, valid bool) {
+	t.Helper()
+	read := history.ReadOptions{File: "h.jsonl"}
+	opts := Options{Model: ListAppend}
+	want := sameAsStrict(t, data, read, opts)
+	if valid == strings.HasPrefix(want, "error: ") {
+		t.Fatalf("%s: the strict reading gives %s", data, want)
+	}
+	if lazy := outcome(lazyParseAndCheck(data, read, opts)); !deferredAgrees(lazy, want) {
+		t.Fatalf("%s: the deferred reading gives %s, the strict one %s", data, lazy, want)
+	}
+}
+
+// deferredAgrees says whether the deferred reading's outcome lazy is one
+// ParseAndCheck may stand on or fall back from, given the strict one: every
+// error the strict reading finds, the deferred one finds too (maybe another
+// one), and a result of the deferred one without an error is the strict
+// one's. It may find an error where the strict reading finds none, in a line
+// the strict reader reads its general way.
+func deferredAgrees(lazy, strict string) bool {
+	if strings.HasPrefix(lazy, "error: ") {
+		return true
+	}
+	return lazy == strict
+}
+
+// FuzzParseAndCheck holds ParseAndCheck to the strict reading and Check on
+// list-append histories, and the deferred reading alone to deferredAgrees.
+func FuzzParseAndCheck(f *testing.F) {
+	f.Add([]byte(strings.NewReplacer("OK0", okValue0, "OK2", okValue2).Replace(okLines)))
+	f.Add([]byte(strings.NewReplacer("OK0", okValue0, "OK2", `[["r","y",["5","6",]],["r","x",["1"]]]`).Replace(okLines)))
+	f.Add([]byte(strings.NewReplacer("OK0", okValue0, "OK2", okValue2+`,"time":1,"id":2`).Replace(okLines)))
+	f.Add(historyFile(genListAppend(20, true, 1)))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 {
+			return
+		}
+		read := history.ReadOptions{Format: history.FormatJSONL}
+		opts := Options{Model: ListAppend}
+		want := outcome(strictParseAndCheck(data, read, opts))
+		if got := outcome(ParseAndCheck(data, read, opts)); got != want {
+			t.Fatalf("ParseAndCheck gives\n%s\nthe strict reading\n%s", got, want)
+		}
+		if lazy := outcome(lazyParseAndCheck(data, read, opts)); !deferredAgrees(lazy, want) {
+			t.Fatalf("the deferred reading gives\n%s\nthe strict one\n%s", lazy, want)
+		}
+	})
+}
+
+func TestParseAndCheckOtherWays(t *testing.T) {
+	// Other models, and list-append in EDN, read strictly once: the same
+	// outcome as the strict reading, whether the history is good or not.
+	kv := historyFile(genKV(300, 4, 8, 1))
+	sameAsStrict(t, kv, history.ReadOptions{}, Options{Model: "kv"})
+	sameAsStrict(t, kv, history.ReadOptions{}, Options{Model: "list-append"})
+	edn := []byte(`{:type :invoke, :f :txn, :value [[:append :x 1]], :process 0, :index 0}
+{:type :ok, :f :txn, :value [[:append :x 1]], :process 0, :index 1}
+{:type :invoke, :f :txn, :value [[:r :x nil]], :process 1, :index 2}
+{:type :ok, :f :txn, :value [[:r :x [1 2]]], :process 1, :index 3}
+`)
+	if got := sameAsStrict(t, edn, history.ReadOptions{}, Options{Model: ListAppend}); !strings.Contains(got, "garbage-read") {
+		t.Errorf("an EDN list-append history with a garbage read: %s", got)
+	}
+}
+
+func TestParseAndCheckInterrupted(t *testing.T) {
+	// Stopped while reading or while checking, it gives the error that
+	// says so, not a strict reading's outcome.
+	file := historyFile(genListAppend(3000, false, 1))
+	stop := new(atomic.Bool)
+	stop.Store(true)
+	if _, err := ParseAndCheck(file, history.ReadOptions{Interrupt: stop}, Options{Model: ListAppend}); !errors.Is(err, history.ErrInterrupted) {
+		t.Errorf("interrupted while reading: %v", err)
+	}
+	if _, err := ParseAndCheck(file, history.ReadOptions{}, Options{Model: ListAppend, Interrupt: stop}); !errors.Is(err, ErrInterrupted) {
+		t.Errorf("interrupted while checking: %v", err)
+	}
+}
