@@ -13,11 +13,6 @@ const (
 
 var edgeNames = [...]string{edgeWW: "ww", edgeWR: "wr", edgeRW: "rw"}
 
-type edge struct {
-	from, to, key int32
-	kind          uint8
-}
-
 type graph struct {
 	n     int
 	start []int32
@@ -27,24 +22,53 @@ type graph struct {
 	kind  []uint8
 }
 
-func newGraph(n int, edges []edge) *graph {
-	g := &graph{n: n, start: make([]int32, n+1)}
-	for _, e := range edges {
-		g.start[e.from+1]++
+// graphBuilder builds a graph from the same sequence of edges offered twice:
+// a first round only counts each node's edges, a second places them. Edges
+// keep their order of arrival within a node. Compared with collecting edge
+// records and then sorting them into place, nothing but the graph's own
+// arrays is allocated, which for a million transactions is about 120 MB less
+// memory to fault in and clear.
+type graphBuilder struct {
+	g *graph
+	// start has two extra slots while building: the first round counts
+	// node v's edges at start[v+2], so that after the prefix sums start[v+1]
+	// is where v's edges begin; the second round advances it past each edge
+	// placed, which leaves it where v's edges end, as a graph wants.
+	start []int32
+	fill  bool
+}
+
+func newGraphBuilder(n int) *graphBuilder {
+	return &graphBuilder{g: &graph{n: n}, start: make([]int32, n+2)}
+}
+
+// add offers the edge from -> to.
+func (b *graphBuilder) add(from, to, key int32, kind uint8) {
+	if !b.fill {
+		b.start[from+2]++
+		return
 	}
-	for i := 1; i <= n; i++ {
-		g.start[i] += g.start[i-1]
+	g := b.g
+	i := b.start[from+1]
+	b.start[from+1]++
+	g.from[i], g.to[i], g.key[i], g.kind[i] = from, to, key, kind
+}
+
+// placing ends the counting round: the same edges are to be offered again.
+func (b *graphBuilder) placing() {
+	for i := 1; i < len(b.start); i++ {
+		b.start[i] += b.start[i-1]
 	}
-	m := len(edges)
+	m := b.start[len(b.start)-1]
+	g := b.g
 	g.from, g.to, g.key, g.kind = make([]int32, m), make([]int32, m), make([]int32, m), make([]uint8, m)
-	next := make([]int32, n)
-	copy(next, g.start[:n])
-	for _, e := range edges {
-		i := next[e.from]
-		next[e.from]++
-		g.from[i], g.to[i], g.key[i], g.kind[i] = e.from, e.to, e.key, e.kind
-	}
-	return g
+	b.fill = true
+}
+
+// graph returns the graph once the placing round has offered every edge.
+func (b *graphBuilder) graph() *graph {
+	b.g.start = b.start[:b.g.n+1]
+	return b.g
 }
 
 // sccs finds the strongly connected components of the subgraph of edges whose

@@ -98,11 +98,16 @@ func TestInterruptSearch(t *testing.T) {
 	// A ring of n transactions joined by ww edges: one component, and the
 	// path from 1 back to 0 goes all the way round.
 	const n = 10_000
-	edges := make([]edge, n)
-	for i := range edges {
-		edges[i] = edge{from: int32(i), to: int32((i + 1) % n), kind: edgeWW}
+	b := newGraphBuilder(n)
+	for round := 0; round < 2; round++ {
+		if round == 1 {
+			b.placing()
+		}
+		for i := range int32(n) {
+			b.add(i, (i+1)%n, 0, edgeWW)
+		}
 	}
-	g := newGraph(n, edges)
+	g := b.graph()
 	comp := make([]int32, n) // all in component 0
 	for _, set := range []bool{false, true} {
 		flag := new(atomic.Bool)

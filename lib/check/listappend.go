@@ -155,6 +155,8 @@ type listAppend struct {
 	keySeen []int32 // per key: transaction index + 1 of the last visit
 	keyLast []int32 // per key: the last value the visiting transaction appended
 
+	extReads int // how many reads checkInternal marked external
+
 	stop stopper // polled as the passes and searches go (see interrupt.go)
 }
 
@@ -195,8 +197,9 @@ func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, 
 	// Each pass returns early once the stopper stops.
 	c.checkReads()
 	c.checkInternal()
-	g := newGraph(len(c.txns), c.edges())
-	c.findCycles(g)
+	if g := c.edges(); g != nil {
+		c.findCycles(g)
+	}
 	if c.stop.stopped {
 		return nil, ErrInterrupted
 	}
