@@ -1,5 +1,7 @@
 package check
 
+import "sort"
+
 // The dependency graph of list-append transactions, in compressed sparse row
 // form: the edges leaving node v are start[v] to start[v+1]. Nodes are
 // transaction indices; each edge has a kind and the key that caused it.
@@ -16,10 +18,12 @@ var edgeNames = [...]string{edgeWW: "ww", edgeWR: "wr", edgeRW: "rw"}
 type graph struct {
 	n     int
 	start []int32
-	from  []int32
-	to    []int32
-	key   []int32
-	kind  []uint8
+	// An edge's source is not stored: the loops know it, and the few
+	// edges a report shows find it with source, which saves 4 bytes an
+	// edge (12 MB for a million transactions).
+	to   []int32
+	key  []int32
+	kind []uint8
 }
 
 // graphBuilder builds a graph from the same sequence of edges offered twice:
@@ -51,7 +55,7 @@ func (b *graphBuilder) add(from, to, key int32, kind uint8) {
 	g := b.g
 	i := b.start[from+1]
 	b.start[from+1]++
-	g.from[i], g.to[i], g.key[i], g.kind[i] = from, to, key, kind
+	g.to[i], g.key[i], g.kind[i] = to, key, kind
 }
 
 // placing ends the counting round: the same edges are to be offered again.
@@ -61,7 +65,7 @@ func (b *graphBuilder) placing() {
 	}
 	m := b.start[len(b.start)-1]
 	g := b.g
-	g.from, g.to, g.key, g.kind = make([]int32, m), make([]int32, m), make([]int32, m), make([]uint8, m)
+	g.to, g.key, g.kind = make([]int32, m), make([]int32, m), make([]uint8, m)
 	b.fill = true
 }
 
@@ -69,6 +73,11 @@ func (b *graphBuilder) placing() {
 func (b *graphBuilder) graph() *graph {
 	b.g.start = b.start[:b.g.n+1]
 	return b.g
+}
+
+// source returns the node edge e leaves.
+func (g *graph) source(e int32) int32 {
+	return int32(sort.Search(g.n, func(v int) bool { return g.start[v+1] > e }))
 }
 
 // sccs finds the strongly connected components of the subgraph of edges whose
@@ -98,11 +107,11 @@ func (g *graph) sccs(mask uint8, within []int32, stop *stopper) (comp []int32, s
 		counter int32
 	)
 	onStack := make([]bool, n)
-	follow := func(e int32) bool {
+	follow := func(v, e int32) bool {
 		if g.kind[e]&mask == 0 {
 			return false
 		}
-		return within == nil || (within[g.from[e]] >= 0 && within[g.from[e]] == within[g.to[e]])
+		return within == nil || (within[v] >= 0 && within[v] == within[g.to[e]])
 	}
 	for s := int32(0); s < int32(n); s++ {
 		if index[s] != 0 || (within != nil && within[s] < 0) {
@@ -122,7 +131,7 @@ func (g *graph) sccs(mask uint8, within []int32, stop *stopper) (comp []int32, s
 			if f.e < g.start[v+1] {
 				e := f.e
 				f.e++
-				if !follow(e) {
+				if !follow(v, e) {
 					continue
 				}
 				w := g.to[e]
@@ -274,7 +283,7 @@ func (s *searcher) trace(start, st int32) []int32 {
 // ended) into simple cycles.
 func (g *graph) simpleCycles(walk []int32) [][]int32 {
 	var cycles [][]int32
-	pos := map[int32]int{g.from[walk[0]]: 0} // node -> number of edges on the stack before it
+	pos := map[int32]int{g.source(walk[0]): 0} // node -> number of edges on the stack before it
 	var stack []int32
 	for _, e := range walk {
 		w := g.to[e]

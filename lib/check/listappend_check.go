@@ -429,7 +429,7 @@ func (c *listAppend) findCycles(g *graph) {
 			members[cv] = append(members[cv], v)
 		}
 	}
-	inside := func(e int32) bool { return within[g.to[e]] == within[g.from[e]] }
+	inside := func(v, e int32) bool { return within[g.to[e]] == within[v] }
 	for _, cv := range order {
 		if c.stop.stopped {
 			return
@@ -448,7 +448,7 @@ func (c *listAppend) findCycles(g *graph) {
 	g0:
 		for _, v := range nodes {
 			for e := g.start[v]; e < g.start[v+1]; e++ {
-				if g.kind[e] == edgeWW && inside(e) && wwComp[v] == wwComp[g.to[e]] {
+				if g.kind[e] == edgeWW && inside(v, e) && wwComp[v] == wwComp[g.to[e]] {
 					if p := s.path(g.to[e], v, edgeWW); p != nil {
 						record(append([]int32{e}, p...))
 						break g0
@@ -460,7 +460,7 @@ func (c *listAppend) findCycles(g *graph) {
 	g1c:
 		for _, v := range nodes {
 			for e := g.start[v]; e < g.start[v+1]; e++ {
-				if g.kind[e] == edgeWR && inside(e) && wrComp[v] == wrComp[g.to[e]] {
+				if g.kind[e] == edgeWR && inside(v, e) && wrComp[v] == wrComp[g.to[e]] {
 					if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
 						record(append([]int32{e}, p...))
 						break g1c
@@ -475,7 +475,7 @@ func (c *listAppend) findCycles(g *graph) {
 	sure:
 		for _, v := range nodes {
 			for e := g.start[v]; e < g.start[v+1]; e++ {
-				if g.kind[e] == edgeRW && inside(e) && wrComp[v] == wrComp[g.to[e]] {
+				if g.kind[e] == edgeRW && inside(v, e) && wrComp[v] == wrComp[g.to[e]] {
 					if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
 						record(append([]int32{e}, p...))
 						single = true
@@ -489,7 +489,7 @@ func (c *listAppend) findCycles(g *graph) {
 		maybe:
 			for _, v := range nodes {
 				for e := g.start[v]; e < g.start[v+1]; e++ {
-					if g.kind[e] == edgeRW && inside(e) && wrComp[g.to[e]] >= wrComp[v] {
+					if g.kind[e] == edgeRW && inside(v, e) && wrComp[g.to[e]] >= wrComp[v] {
 						if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
 							record(append([]int32{e}, p...))
 							break maybe
@@ -510,7 +510,7 @@ func (c *listAppend) findCycles(g *graph) {
 		g2:
 			for _, v := range nodes {
 				for e := g.start[v]; e < g.start[v+1]; e++ {
-					if g.kind[e] != edgeRW || !inside(e) {
+					if g.kind[e] != edgeRW || !inside(v, e) {
 						continue
 					}
 					p := s.pathVia(g.to[e], v)
@@ -537,7 +537,7 @@ func (c *listAppend) findCycles(g *graph) {
 		any:
 			for _, v := range nodes {
 				for e := g.start[v]; e < g.start[v+1]; e++ {
-					if inside(e) {
+					if inside(v, e) {
 						if p := s.path(g.to[e], v, edgeAll); p != nil {
 							record(append([]int32{e}, p...))
 							break any
@@ -575,7 +575,7 @@ func (c *listAppend) classify(g *graph, cycle []int32) int {
 func (c *listAppend) cycleTxns(g *graph, cycle []int32) []int32 {
 	txns := make([]int32, len(cycle))
 	for i, e := range cycle {
-		txns[i] = g.from[e]
+		txns[i] = g.source(e)
 	}
 	return txns
 }
@@ -593,16 +593,16 @@ func (c *listAppend) describeCycle(g *graph, cycle []int32) string {
 		shown = append(append([]int32(nil), cycle[:head]...), cycle[len(cycle)-tail:]...)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "T%d", c.id(g.from[cycle[0]]))
+	fmt.Fprintf(&b, "T%d", c.id(g.source(cycle[0])))
 	for i, e := range shown {
 		if i == head && tail > 0 {
-			fmt.Fprintf(&b, " ...%d more edges... T%d", len(cycle)-len(shown), c.id(g.from[e]))
+			fmt.Fprintf(&b, " ...%d more edges... T%d", len(cycle)-len(shown), c.id(g.source(e)))
 		}
 		fmt.Fprintf(&b, " -%s %s-> T%d", edgeNames[g.kind[e]], c.keys[g.key[e]].name, c.id(g.to[e]))
 	}
 	for _, e := range shown {
 		b.WriteString("; ")
-		b.WriteString(c.describeTxn(g.from[e]))
+		b.WriteString(c.describeTxn(g.source(e)))
 	}
 	return b.String()
 }
