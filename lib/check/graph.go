@@ -80,33 +80,58 @@ func (g *graph) source(e int32) int32 {
 	return int32(sort.Search(g.n, func(v int) bool { return g.start[v+1] > e }))
 }
 
-// sccs finds the strongly connected components of the subgraph of edges whose
-// kind is in mask, with Tarjan's algorithm (iteratively, so deep graphs do not
-// overflow the stack). When within is not nil, only nodes with within[v] >= 0
-// take part and only edges inside one of its components are followed.
+// sccFinder finds strongly connected components with Tarjan's algorithm
+// (iteratively, so deep graphs do not overflow the stack). Its arrays serve
+// every call: a check asks for up to three sets of components of one graph.
+type sccFinder struct {
+	g *graph
+	// index is the order in which the search reached each node (0: not
+	// yet), or done once the node is in a component. A node whose index
+	// is neither is on the stack, so no separate flag says so, and a done
+	// node never lowers another's low link, as Tarjan's algorithm wants.
+	index  []int32
+	low    []int32
+	frames []sccFrame
+	stack  []int32
+	stop   *stopper
+	used   bool // index needs clearing before the next search
+}
+
+type sccFrame struct{ v, e int32 }
+
+const sccDone = int32(^uint32(0) >> 1)
+
+func newSCCFinder(g *graph, stop *stopper) *sccFinder {
+	return &sccFinder{g: g, index: make([]int32, g.n), low: make([]int32, g.n), stop: stop}
+}
+
+// sccs returns the strongly connected components of the subgraph of edges
+// whose kind is in mask. When within is not nil, only nodes with within[v] >=
+// 0 take part and only edges inside one of its components are followed.
 //
 // Components are numbered in the order Tarjan completes them, which is a
 // reverse topological order: an edge between two components always goes from
 // a higher number to a lower one. comp[v] is -1 for nodes that did not take
-// part; sizes[c] is the size of component c.
+// part, and with singletons false also for a node that is a component of its
+// own (the graph has no edge from a node to itself); such components still
+// take their number.
 //
 // It looks at stop's flag every nodesPerLook nodes it reaches, and returns
 // nil when stopped.
-func (g *graph) sccs(mask uint8, within []int32, stop *stopper) (comp []int32, sizes []int32) {
+func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []int32) {
+	g, index, low, stop := f.g, f.index, f.low, f.stop
 	n := g.n
+	if f.used {
+		clear(index)
+	}
+	f.used = true
 	comp = make([]int32, n)
-	index := make([]int32, n) // 0: not visited yet
-	low := make([]int32, n)
 	for i := range comp {
 		comp[i] = -1
 	}
-	type frame struct{ v, e int32 }
-	var (
-		frames  []frame
-		stack   []int32
-		counter int32
-	)
-	onStack := make([]bool, n)
+	frames, stack := f.frames[:0], f.stack[:0]
+	defer func() { f.frames, f.stack = frames[:0], stack[:0] }()
+	var counter, ncomp int32
 	follow := func(v, e int32) bool {
 		if g.kind[e]&mask == 0 {
 			return false
@@ -119,18 +144,17 @@ func (g *graph) sccs(mask uint8, within []int32, stop *stopper) (comp []int32, s
 		}
 		counter++
 		if uint32(counter)%nodesPerLook == 0 && stop.seen() {
-			return nil, nil
+			return nil
 		}
 		index[s], low[s] = counter, counter
 		stack = append(stack, s)
-		onStack[s] = true
-		frames = append(frames, frame{s, g.start[s]})
+		frames = append(frames, sccFrame{s, g.start[s]})
 		for len(frames) > 0 {
-			f := &frames[len(frames)-1]
-			v := f.v
-			if f.e < g.start[v+1] {
-				e := f.e
-				f.e++
+			fr := &frames[len(frames)-1]
+			v := fr.v
+			if fr.e < g.start[v+1] {
+				e := fr.e
+				fr.e++
 				if !follow(v, e) {
 					continue
 				}
@@ -138,31 +162,33 @@ func (g *graph) sccs(mask uint8, within []int32, stop *stopper) (comp []int32, s
 				if index[w] == 0 {
 					counter++
 					if uint32(counter)%nodesPerLook == 0 && stop.seen() {
-						return nil, nil
+						return nil
 					}
 					index[w], low[w] = counter, counter
 					stack = append(stack, w)
-					onStack[w] = true
-					frames = append(frames, frame{w, g.start[w]})
-				} else if onStack[w] && index[w] < low[v] {
-					low[v] = index[w]
+					frames = append(frames, sccFrame{w, g.start[w]})
+				} else if index[w] < low[v] {
+					low[v] = index[w] // w is on the stack: done nodes never pass
 				}
 				continue
 			}
 			if low[v] == index[v] {
-				c := int32(len(sizes))
-				size := int32(0)
-				for {
-					w := stack[len(stack)-1]
+				c := ncomp
+				ncomp++
+				if !singletons && stack[len(stack)-1] == v {
 					stack = stack[:len(stack)-1]
-					onStack[w] = false
-					comp[w] = c
-					size++
-					if w == v {
-						break
+					index[v] = sccDone
+				} else {
+					for {
+						w := stack[len(stack)-1]
+						stack = stack[:len(stack)-1]
+						index[w] = sccDone
+						comp[w] = c
+						if w == v {
+							break
+						}
 					}
 				}
-				sizes = append(sizes, size)
 			}
 			frames = frames[:len(frames)-1]
 			if len(frames) > 0 {
@@ -172,7 +198,7 @@ func (g *graph) sccs(mask uint8, within []int32, stop *stopper) (comp []int32, s
 			}
 		}
 	}
-	return comp, sizes
+	return comp
 }
 
 // searcher finds short paths by breadth-first search inside one strongly

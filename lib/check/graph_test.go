@@ -39,3 +39,45 @@ func TestGraphBuilder(t *testing.T) {
 		}
 	}
 }
+
+// One finder answers several questions about a graph: its arrays are reused,
+// and each answer is that of a fresh finder.
+func TestSCCFinderReuse(t *testing.T) {
+	// 0 -ww-> 1 -ww-> 2 -wr-> 0 is a cycle only with wr edges; 3 <-rw-> 4
+	// is one only with rw edges; 5 is alone; 2 -ww-> 3 joins them.
+	edges := [][3]int32{
+		{0, 1, int32(edgeWW)}, {1, 2, int32(edgeWW)}, {2, 0, int32(edgeWR)},
+		{3, 4, int32(edgeRW)}, {4, 3, int32(edgeRW)}, {2, 3, int32(edgeWW)}, {5, 0, int32(edgeWW)},
+	}
+	g := buildGraph(6, edges)
+	f := newSCCFinder(g, &stopper{})
+	all := f.sccs(edgeAll, nil, false)
+	if all[0] < 0 || all[0] != all[1] || all[1] != all[2] || all[3] < 0 || all[3] != all[4] || all[0] == all[3] || all[5] != -1 {
+		t.Fatalf("components of every edge, without singletons: %v", all)
+	}
+	if all[3] > all[0] {
+		t.Errorf("components %v: 3 and 4 complete first, so they take the lower number", all)
+	}
+	for range 2 {
+		ww := f.sccs(edgeWW, all, true)
+		// Within the components of every edge, ww edges alone make no
+		// cycle: every member is a component of its own; 5 takes no part.
+		for v := range 5 {
+			for u := range v {
+				if ww[u] < 0 || ww[u] == ww[v] {
+					t.Fatalf("ww components within %v: %v", all, ww)
+				}
+			}
+		}
+		if ww[5] != -1 {
+			t.Fatalf("ww components within %v: %v, want node 5 out", all, ww)
+		}
+		wr := f.sccs(edgeWW|edgeWR, all, true)
+		if wr[0] != wr[1] || wr[1] != wr[2] || wr[3] == wr[4] || wr[5] != -1 {
+			t.Fatalf("ww+wr components within %v: %v", all, wr)
+		}
+	}
+	if again := f.sccs(edgeAll, nil, false); !slices.Equal(again, all) {
+		t.Errorf("asked again: %v, first %v", again, all)
+	}
+}

@@ -393,24 +393,18 @@ func searchBudget(m int) int { return max(searchBudgetMin, 8*m) }
 // findCycles finds the strongly connected components of the dependency graph
 // and, inside each one with a cycle, one short cycle of each kind.
 func (c *listAppend) findCycles(g *graph) {
-	comp, sizes := g.sccs(edgeAll, nil, &c.stop)
+	// Only nodes in a component with a cycle take part from here on; the
+	// component ids of the others would only be compared and never match.
+	f := newSCCFinder(g, &c.stop)
+	within := f.sccs(edgeAll, nil, false)
 	if c.stop.stopped {
 		return
 	}
-	within := make([]int32, g.n)
-	nontrivial := false
-	for v := range within {
-		within[v] = -1
-		if sizes[comp[v]] > 1 {
-			within[v] = comp[v]
-			nontrivial = true
-		}
-	}
-	if !nontrivial {
+	if !slices.ContainsFunc(within, func(cv int32) bool { return cv >= 0 }) {
 		return
 	}
-	wwComp, _ := g.sccs(edgeWW, within, &c.stop)
-	wrComp, _ := g.sccs(edgeWW|edgeWR, within, &c.stop)
+	wwComp := f.sccs(edgeWW, within, true)
+	wrComp := f.sccs(edgeWW|edgeWR, within, true)
 	if c.stop.stopped {
 		return
 	}
