@@ -245,12 +245,14 @@ const sampleTxnsMin = 4096
 
 // reserve makes room in the arrays that grow with the history for all of
 // its transactions, at the rate per transaction of the first done of them,
-// plus a sixteenth.
+// plus a sixteenth (and a quarter for text).
 func (c *listAppend) reserve(done int) {
 	scale := float64(len(c.ops)) / float64(done) * 17 / 16
 	c.mops = reserve(c.mops, scale)
 	c.vals = reserve(c.vals, scale)
-	c.text = reserve(c.text, scale)
+	// Values are often counters or ids whose texts get longer as the
+	// history goes on: a quarter more room for text than the sample's rate.
+	c.text = reserve(c.text, scale*5/4)
 	c.textEnd = reserve(c.textEnd, scale)
 	c.keys = reserve(c.keys, scale)
 	c.keySeen = reserve(c.keySeen, scale)
