@@ -202,13 +202,17 @@ func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []in
 }
 
 // searcher finds short paths by breadth-first search inside one strongly
-// connected component, reusing its arrays between searches. A search state is
-// node*2 + layer, where layer 1 means the path has used an rw edge. budget
-// bounds the edges examined over many searches; a search that runs out
-// returns nil.
+// connected component, reusing its arrays between searches. Only nodes in
+// a component (comp[v] >= 0) take part; they are numbered densely by slot,
+// so its arrays are as long as there are such nodes, which in a big history
+// are mostly few. A search state is slot*2 + layer, where layer 1 means the
+// path has used an rw edge. budget bounds the edges examined over many
+// searches; a search that runs out returns nil.
 type searcher struct {
 	g      *graph
 	comp   []int32
+	slot   []int32  // per node in a component, its number among them
+	node   []int32  // per slot, its node
 	seen   []uint32 // stamp per state
 	pedge  []int32  // the edge that first reached each state
 	pstate []int32  // the state it came from
@@ -218,8 +222,18 @@ type searcher struct {
 	stop   *stopper // polled per node expanded; a stopped search returns nil
 }
 
-func newSearcher(g *graph, comp []int32, stop *stopper) *searcher {
-	return &searcher{g: g, comp: comp, stop: stop, seen: make([]uint32, 2*g.n), pedge: make([]int32, 2*g.n), pstate: make([]int32, 2*g.n)}
+// newSearcher makes a searcher of paths inside the components comp gives.
+// slot is an array of g.n entries it may overwrite.
+func newSearcher(g *graph, comp, slot []int32, stop *stopper) *searcher {
+	var node []int32
+	for v, cv := range comp {
+		if cv >= 0 {
+			slot[v] = int32(len(node))
+			node = append(node, int32(v))
+		}
+	}
+	m := 2 * len(node)
+	return &searcher{g: g, comp: comp, slot: slot, node: node, stop: stop, seen: make([]uint32, m), pedge: make([]int32, m), pstate: make([]int32, m)}
 }
 
 func (s *searcher) next() uint32 {
@@ -247,12 +261,12 @@ func (s *searcher) pathVia(src, dst int32) []int32 {
 func (s *searcher) search(src, dst int32, mask uint8, viaRW bool) []int32 {
 	g, c := s.g, s.comp[src]
 	stamp := s.next()
-	start := 2 * src
+	start := 2 * s.slot[src]
 	s.queue = append(s.queue[:0], start)
 	s.seen[start] = stamp
 	for qi := 0; qi < len(s.queue); qi++ {
 		st := s.queue[qi]
-		v, layer := st/2, st%2
+		v, layer := s.node[st/2], st%2
 		if s.stop.poll() {
 			return nil
 		}
@@ -275,7 +289,7 @@ func (s *searcher) search(src, dst int32, mask uint8, viaRW bool) []int32 {
 					l = 1
 				}
 			}
-			ws := 2*w + l
+			ws := 2*s.slot[w] + l
 			if s.seen[ws] == stamp {
 				continue
 			}

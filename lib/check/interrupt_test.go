@@ -113,7 +113,7 @@ func TestInterruptSearch(t *testing.T) {
 		flag := new(atomic.Bool)
 		flag.Store(set)
 		stop := &stopper{flag: flag}
-		s := newSearcher(g, comp, stop)
+		s := newSearcher(g, comp, make([]int32, n), stop)
 		s.budget = n
 		p := s.path(1, 0, edgeWW)
 		switch {

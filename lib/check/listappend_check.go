@@ -408,7 +408,7 @@ func (c *listAppend) findCycles(g *graph) {
 	if c.stop.stopped {
 		return
 	}
-	s := newSearcher(g, within, &c.stop)
+	s := newSearcher(g, within, f.low, &c.stop) // Tarjan is done with low
 	const unlimited = int(^uint(0) >> 1)
 	budgetSingle, budgetG2 := searchBudget(len(g.to)), searchBudget(len(g.to))
 
