@@ -29,9 +29,9 @@ type graph struct {
 // graphBuilder builds a graph from the same sequence of edges offered twice:
 // a first round only counts each node's edges, a second places them. Edges
 // keep their order of arrival within a node. Compared with collecting edge
-// records and then sorting them into place, nothing but the graph's own
-// arrays is allocated, which for a million transactions is about 120 MB less
-// memory to fault in and clear.
+// records and then sorting them into place, the builder allocates nothing
+// but the graph's own arrays: for a million transactions, no slice of
+// 16-byte records (it was 80 MB) and no cursor per node.
 type graphBuilder struct {
 	g *graph
 	// start has two extra slots while building: the first round counts
