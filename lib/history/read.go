@@ -213,8 +213,9 @@ func readJSONL(data []byte, file string, emit func(*Event) error) error {
 		if s.AtEnd() {
 			continue
 		}
-		ev = Event{Line: line}
+		// ev keeps the line before's event, whose names fastEvent reuses.
 		if fastEvent(text, &ev, intern, memo) {
+			ev.Line = line
 			if err := emit(&ev); err != nil {
 				return err
 			}
