@@ -65,7 +65,10 @@ func orNull(v []byte) []byte {
 }
 
 func (p *pairer) add(ev *Event) error {
-	defer func() { p.seq++ }()
+	// The event's position among the history's events; the count moves on
+	// whether or not the event is an error.
+	seq := p.seq
+	p.seq++
 	switch ev.Type {
 	case Invoke:
 		if j, ok := p.lookup(ev.ID); ok {
@@ -84,7 +87,7 @@ func (p *pairer) add(ev *Event) error {
 			Status:    StatusPending,
 			Call:      ev.Time,
 			Return:    -1,
-			CallSeq:   p.seq,
+			CallSeq:   seq,
 			ReturnSeq: -1,
 			Line:      ev.Line,
 		})
@@ -111,7 +114,7 @@ func (p *pairer) add(ev *Event) error {
 		return p.errorf(ev.Line, "completion of id %d at time %d is before its invocation at time %d (line %d)", ev.ID, ev.Time, op.Call, op.Line)
 	}
 	op.Return = ev.Time
-	op.ReturnSeq = p.seq
+	op.ReturnSeq = seq
 	switch ev.Type {
 	case OK:
 		op.Status = StatusOK
