@@ -77,20 +77,28 @@ func (p *pairer) add(ev *Event) error {
 		if len(p.ops) >= 1<<31-2 {
 			return p.errorf(ev.Line, "too many operations")
 		}
-		p.store(ev.ID, len(p.ops))
-		p.ops = append(p.ops, HistoryOp{
-			ID:        ev.ID,
-			Process:   ev.Process,
-			F:         ev.F,
-			Key:       ev.Key,
-			Value:     orNull(ev.Value),
-			Status:    StatusPending,
-			Call:      ev.Time,
-			Return:    -1,
-			CallSeq:   seq,
-			ReturnSeq: -1,
-			Line:      ev.Line,
-		})
+		n := len(p.ops)
+		p.store(ev.ID, n)
+		// Grown by one in place, and filled field by field: appending a
+		// literal built the 144-byte record on the stack and copied it.
+		if n < cap(p.ops) {
+			p.ops = p.ops[:n+1]
+		} else {
+			p.ops = append(p.ops, HistoryOp{})
+		}
+		op := &p.ops[n]
+		op.ID = ev.ID
+		op.Process = ev.Process
+		op.F = ev.F
+		op.Key = ev.Key
+		op.Value = orNull(ev.Value)
+		op.Output = nil
+		op.Status = StatusPending
+		op.Call = ev.Time
+		op.Return = -1
+		op.CallSeq = seq
+		op.ReturnSeq = -1
+		op.Line = ev.Line
 		return nil
 	case OK, Info, Fail:
 	default:
