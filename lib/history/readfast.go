@@ -1,6 +1,9 @@
 package history
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/sf-dst/sf/lib/history/jsontext"
 )
 
@@ -125,33 +128,61 @@ func lit2(d []byte, i int, s1, s2 string) (int, bool) {
 // fastInt reads a JSON integer of at most 18 digits at i, which the byte
 // after it must end: not a digit, a point or an exponent.
 func fastInt(d []byte, i int) (int64, int, bool) {
-	neg := i < len(d) && d[i] == '-'
-	if neg {
-		i++
+	if i >= len(d) {
+		return 0, 0, false
 	}
-	start := i
+	b := d[i:] // indexed from 0, so that the compiler drops bounds checks
+	k := 0
+	if b[0] == '-' {
+		k = 1
+	}
+	start := k
 	var v int64
+	if len(b)-k >= 8 {
+		// Up to eight digits at once, however many there are: a byte
+		// that is not a digit gets its top bit set in m (a byte below
+		// '0' borrows, one above '9' carries into it), and only digits
+		// come before the first such byte, so nothing crosses into
+		// them. The digits, moved to the top of the word, are then
+		// combined in pairs, fours and eights.
+		t := binary.LittleEndian.Uint64(b[k:]) - 0x3030303030303030
+		m := (t | (t + 0x7676767676767676)) & 0x8080808080808080
+		n := bits.TrailingZeros64(m) >> 3
+		if n == 0 {
+			return 0, 0, false
+		}
+		t <<= 64 - 8*uint(n)
+		t = (t*10 + t>>8) & 0x00ff00ff00ff00ff
+		t = (t*100 + t>>16) & 0x0000ffff0000ffff
+		t = (t*10000 + t>>32) & 0xffffffff
+		v, k = int64(t), k+n
+		if n < 8 {
+			goto end
+		}
+	}
 	// One comparison per digit: a byte below '0' wraps around to above 9.
-	for ; i < len(d); i++ {
-		c := d[i] - '0'
+	for k < len(b) {
+		c := b[k] - '0'
 		if c > 9 {
 			break
 		}
 		v = v*10 + int64(c)
+		k++
 	}
-	n := i - start
-	if n == 0 || n > 18 || (n > 1 && d[start] == '0') {
+end:
+	n := k - start
+	if n == 0 || n > 18 || (n > 1 && b[start] == '0') {
 		return 0, 0, false
 	}
-	if i < len(d) {
-		if c := d[i]; c == '.' || c|0x20 == 'e' {
+	if k < len(b) {
+		if c := b[k]; c == '.' || c|0x20 == 'e' {
 			return 0, 0, false
 		}
 	}
-	if neg {
+	if start == 1 {
 		v = -v
 	}
-	return v, i, true
+	return v, i + k, true
 }
 
 // fastString reads a string without escapes or control characters at i and
