@@ -134,7 +134,9 @@ func Parse(data []byte, opts ReadOptions) ([]HistoryOp, error) {
 	if format == "" || format == FormatAuto {
 		format = DetectFormat(data)
 	}
-	p := pairer{file: opts.File, ops: make([]HistoryOp, 0, estimateOps(data))}
+	p := pairer{file: opts.File}
+	// Most lines are events, half of them invocations.
+	p.ops = make([]HistoryOp, 0, bytes.Count(data, []byte{'\n'})/2+1)
 	add := p.add
 	if stop := opts.Interrupt; stop != nil {
 		n := 0
@@ -158,30 +160,6 @@ func Parse(data []byte, opts ReadOptions) ([]HistoryOp, error) {
 		return nil, &Error{File: opts.File, Msg: fmt.Sprintf("unknown history format %q", format)}
 	}
 	return p.ops, nil
-}
-
-// estimateWindow is the size of each of the three pieces of a large input
-// whose lines estimateOps counts.
-const estimateWindow = 64 << 10
-
-// estimateOps guesses how many operations a history holds: half its lines,
-// since most lines are events and half of those invocations. Counting every
-// line was a pass over all of the input, as long in time as a tenth of
-// reading it, so a large input has the lines of three windows (its start,
-// middle and end) counted and scaled up, with a sixteenth more for slack.
-// A guess that falls short only costs the operations' array a copy as it
-// grows; nothing read depends on it.
-func estimateOps(data []byte) int {
-	nl := []byte{'\n'}
-	if len(data) <= 8*estimateWindow {
-		return bytes.Count(data, nl)/2 + 1
-	}
-	n := 0
-	for _, at := range [...]int{0, len(data)/2 - estimateWindow/2, len(data) - estimateWindow} {
-		n += bytes.Count(data[at:at+estimateWindow], nl)
-	}
-	lines := int64(n) * int64(len(data)) / (3 * estimateWindow)
-	return int(lines/2+lines/32) + 1
 }
 
 // ParseEvents parses a history into its events without pairing them. For EDN
