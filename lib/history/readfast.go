@@ -158,7 +158,16 @@ func fastInt(d []byte, i int) (int64, int, bool) {
 		t = (t*10000 + t>>32) & 0xffffffff
 		v, k = int64(t), k+n
 		if n < 8 {
-			goto end
+			// Fewer than eight digits, so b[k] is the byte that
+			// ended them: the checks below, without the ones that
+			// cannot fail here.
+			if c := b[k]; c == '.' || c|0x20 == 'e' || (n > 1 && b[start] == '0') {
+				return 0, 0, false
+			}
+			if start == 1 {
+				v = -v
+			}
+			return v, i + k, true
 		}
 	}
 	// One comparison per digit: a byte below '0' wraps around to above 9.
@@ -170,7 +179,6 @@ func fastInt(d []byte, i int) (int64, int, bool) {
 		v = v*10 + int64(c)
 		k++
 	}
-end:
 	n := k - start
 	if n == 0 || n > 18 || (n > 1 && b[start] == '0') {
 		return 0, 0, false
