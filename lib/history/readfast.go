@@ -132,7 +132,7 @@ func fastInt(d []byte, i int) (int64, int, bool) {
 	if i >= len(d) {
 		return 0, 0, false
 	}
-	b := d[i:] // indexed from 0, so that the compiler drops bounds checks
+	b := d[i:]
 	k := 0
 	if b[0] == '-' {
 		k = 1
@@ -140,11 +140,12 @@ func fastInt(d []byte, i int) (int64, int, bool) {
 	start := k
 	var v int64
 	if len(b)-k >= 8 {
-		// Up to eight digits at once, however many there are: a byte
-		// that is not a digit gets its top bit set in m (a byte below
-		// '0' borrows, one above '9' carries into it), and only digits
-		// come before the first such byte, so nothing crosses into
-		// them. The digits, moved to the top of the word, are then
+		// Up to eight digits at once, however many there are. Less
+		// '0', a byte below '0' wraps to 0xd0 or more and one above
+		// '9' reaches 0x80 once 0x76 is added, so the first byte that
+		// is not a digit has its top bit set in m; the borrow or carry
+		// it makes goes to the bytes after it, never into the digits
+		// before. Those digits, moved to the top of the word, are then
 		// combined in pairs, fours and eights.
 		t := binary.LittleEndian.Uint64(b[k:]) - 0x3030303030303030
 		m := (t | (t + 0x7676767676767676)) & 0x8080808080808080
