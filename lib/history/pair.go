@@ -65,7 +65,10 @@ func orNull(v []byte) []byte {
 }
 
 func (p *pairer) add(ev *Event) error {
-	defer func() { p.seq++ }()
+	// The event's position among the history's events; the count moves on
+	// whether or not the event is an error.
+	seq := p.seq
+	p.seq++
 	switch ev.Type {
 	case Invoke:
 		if j, ok := p.lookup(ev.ID); ok {
@@ -74,20 +77,28 @@ func (p *pairer) add(ev *Event) error {
 		if len(p.ops) >= 1<<31-2 {
 			return p.errorf(ev.Line, "too many operations")
 		}
-		p.store(ev.ID, len(p.ops))
-		p.ops = append(p.ops, HistoryOp{
-			ID:        ev.ID,
-			Process:   ev.Process,
-			F:         ev.F,
-			Key:       ev.Key,
-			Value:     orNull(ev.Value),
-			Status:    StatusPending,
-			Call:      ev.Time,
-			Return:    -1,
-			CallSeq:   p.seq,
-			ReturnSeq: -1,
-			Line:      ev.Line,
-		})
+		n := len(p.ops)
+		p.store(ev.ID, n)
+		// Grown by one in place, and filled field by field: appending a
+		// literal built the 144-byte record on the stack and copied it.
+		if n < cap(p.ops) {
+			p.ops = p.ops[:n+1]
+		} else {
+			p.ops = append(p.ops, HistoryOp{})
+		}
+		op := &p.ops[n]
+		op.ID = ev.ID
+		op.Process = ev.Process
+		op.F = ev.F
+		op.Key = ev.Key
+		op.Value = orNull(ev.Value)
+		op.Output = nil
+		op.Status = StatusPending
+		op.Call = ev.Time
+		op.Return = -1
+		op.CallSeq = seq
+		op.ReturnSeq = -1
+		op.Line = ev.Line
 		return nil
 	case OK, Info, Fail:
 	default:
@@ -111,7 +122,7 @@ func (p *pairer) add(ev *Event) error {
 		return p.errorf(ev.Line, "completion of id %d at time %d is before its invocation at time %d (line %d)", ev.ID, ev.Time, op.Call, op.Line)
 	}
 	op.Return = ev.Time
-	op.ReturnSeq = p.seq
+	op.ReturnSeq = seq
 	switch ev.Type {
 	case OK:
 		op.Status = StatusOK

@@ -1,6 +1,9 @@
 package history
 
 import (
+	"encoding/binary"
+	"math/bits"
+
 	"github.com/sf-dst/sf/lib/history/jsontext"
 )
 
@@ -12,6 +15,10 @@ import (
 // is one the general reader accepts with the same result; about a third of
 // reading time used to go to finding field names and separators that are
 // always the same.
+//
+// ev may hold the event of the line before, whose names fastEvent reuses
+// when they are the same; it sets every field of ev but Line when it
+// reports true, and leaves ev in no particular state when it reports false.
 //
 // With deferOK, the value of an ok completion is not validated: it is taken
 // to end where the line's fixed tail starts (see okValueEnd), and whoever
@@ -28,18 +35,19 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 	if ev.Index, i, ok = fastInt(d, i); !ok {
 		return false
 	}
-	if i, ok = lit2(d, i, `,"type":`, `"`); !ok {
+	if i, ok = lit(d, i, `,"type":`); !ok {
 		return false
 	}
+	// The types with their quotes fit in eight bytes, one comparison each.
 	switch {
-	case hasAt(d, i, `invoke"`):
-		ev.Type, i = Invoke, i+len(`invoke"`)
-	case hasAt(d, i, `ok"`):
-		ev.Type, i = OK, i+len(`ok"`)
-	case hasAt(d, i, `info"`):
-		ev.Type, i = Info, i+len(`info"`)
-	case hasAt(d, i, `fail"`):
-		ev.Type, i = Fail, i+len(`fail"`)
+	case hasAt(d, i, `"invoke"`):
+		ev.Type, i = Invoke, i+len(`"invoke"`)
+	case hasAt(d, i, `"ok"`):
+		ev.Type, i = OK, i+len(`"ok"`)
+	case hasAt(d, i, `"info"`):
+		ev.Type, i = Info, i+len(`"info"`)
+	case hasAt(d, i, `"fail"`):
+		ev.Type, i = Fail, i+len(`"fail"`)
 	default:
 		return false
 	}
@@ -56,12 +64,20 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 	if b, i, ok = fastString(d, i); !ok {
 		return false
 	}
-	ev.F = internBytes(intern, b)
+	// Consecutive lines nearly always share their names, so ev's names
+	// from the line before are a cache in front of the map.
+	if string(b) != ev.F {
+		ev.F = internBytes(intern, b)
+	}
 	if hasAt(d, i, `,"key":`) {
 		if b, i, ok = fastString(d, i+len(`,"key":`)); !ok {
 			return false
 		}
-		ev.Key = internBytes(intern, b)
+		if string(b) != ev.Key {
+			ev.Key = internBytes(intern, b)
+		}
+	} else {
+		ev.Key = ""
 	}
 	if i, ok = lit2(d, i, `,"value"`, `:`); !ok {
 		return false
@@ -185,33 +201,70 @@ func lit2(d []byte, i int, s1, s2 string) (int, bool) {
 // fastInt reads a JSON integer of at most 18 digits at i, which the byte
 // after it must end: not a digit, a point or an exponent.
 func fastInt(d []byte, i int) (int64, int, bool) {
-	neg := i < len(d) && d[i] == '-'
-	if neg {
-		i++
+	if i >= len(d) {
+		return 0, 0, false
 	}
-	start := i
+	b := d[i:]
+	k := 0
+	if b[0] == '-' {
+		k = 1
+	}
+	start := k
 	var v int64
+	if len(b)-k >= 8 {
+		// Up to eight digits at once, however many there are. Less
+		// '0', a byte below '0' wraps to 0xd0 or more and one above
+		// '9' reaches 0x80 once 0x76 is added, so the first byte that
+		// is not a digit has its top bit set in m; the borrow or carry
+		// it makes goes to the bytes after it, never into the digits
+		// before. Those digits, moved to the top of the word, are then
+		// combined in pairs, fours and eights.
+		t := binary.LittleEndian.Uint64(b[k:]) - 0x3030303030303030
+		m := (t | (t + 0x7676767676767676)) & 0x8080808080808080
+		n := bits.TrailingZeros64(m) >> 3
+		if n == 0 {
+			return 0, 0, false
+		}
+		t <<= 64 - 8*uint(n)
+		t = (t*10 + t>>8) & 0x00ff00ff00ff00ff
+		t = (t*100 + t>>16) & 0x0000ffff0000ffff
+		t = (t*10000 + t>>32) & 0xffffffff
+		v, k = int64(t), k+n
+		if n < 8 {
+			// Fewer than eight digits, so b[k] is the byte that
+			// ended them: the checks below, without the ones that
+			// cannot fail here.
+			if c := b[k]; c == '.' || c|0x20 == 'e' || (n > 1 && b[start] == '0') {
+				return 0, 0, false
+			}
+			if start == 1 {
+				v = -v
+			}
+			return v, i + k, true
+		}
+	}
 	// One comparison per digit: a byte below '0' wraps around to above 9.
-	for ; i < len(d); i++ {
-		c := d[i] - '0'
+	for k < len(b) {
+		c := b[k] - '0'
 		if c > 9 {
 			break
 		}
 		v = v*10 + int64(c)
+		k++
 	}
-	n := i - start
-	if n == 0 || n > 18 || (n > 1 && d[start] == '0') {
+	n := k - start
+	if n == 0 || n > 18 || (n > 1 && b[start] == '0') {
 		return 0, 0, false
 	}
-	if i < len(d) {
-		if c := d[i]; c == '.' || c|0x20 == 'e' {
+	if k < len(b) {
+		if c := b[k]; c == '.' || c|0x20 == 'e' {
 			return 0, 0, false
 		}
 	}
-	if neg {
+	if start == 1 {
 		v = -v
 	}
-	return v, i, true
+	return v, i + k, true
 }
 
 // fastString reads a string without escapes or control characters at i and

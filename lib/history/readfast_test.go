@@ -71,6 +71,23 @@ func checkFast(t *testing.T, line []byte) {
 	if !reflect.DeepEqual(fast, slow) {
 		t.Fatalf("%q: fastEvent read %+v, parseEvent %+v", line, fast, slow)
 	}
+	// readJSONL hands fastEvent the event of the line before, whose names
+	// it reuses when they are the same: what is left there from another
+	// line, or from this one, must not show through.
+	for _, before := range []Event{
+		{Index: 9, Type: Fail, Process: 7, F: "txn", Key: "k", Value: []byte("[1]"), Time: 5, ID: 3, Line: 2},
+		{F: fast.F, Key: fast.Key},
+		{F: fast.F + "x", Key: "\ufffd"},
+	} {
+		again := before
+		if !fastEvent(line, &again, map[string]string{}, nil, false) {
+			t.Fatalf("%q: fastEvent refused the line over the event %+v, took it over a zero one", line, before)
+		}
+		again.Line = 0
+		if !reflect.DeepEqual(again, fast) {
+			t.Fatalf("%q: fastEvent over the event %+v read %+v, over a zero one %+v", line, before, again, fast)
+		}
+	}
 }
 
 // checkFastDeferred holds fastEvent with deferOK to fastEvent without it on
