@@ -22,7 +22,7 @@ func strictParseAndCheck(data []byte, read history.ReadOptions, opts Options) (*
 // lazyParseAndCheck is ParseAndCheck's first attempt alone, without the
 // strict reading it falls back to.
 func lazyParseAndCheck(data []byte, read history.ReadOptions, opts Options) (*Report, error) {
-	read.DeferOutputCheck = true
+	read.DeferValueCheck = true
 	return strictParseAndCheck(data, read, opts)
 }
 
