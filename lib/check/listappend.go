@@ -426,14 +426,13 @@ func (c *listAppend) parse(t int32) error {
 // invocationMatches reports whether v, an ok transaction's invocation, is
 // out, its result, with each read's value (where spans say) replaced by
 // null, byte for byte: what a client that invokes [["r","k",null]] and gets
-// [["r","k",[1,2]]] writes. Such a v is
-// valid JSON: out is, since parseMops accepted it and accepts only valid
-// JSON; each span is exactly one whole value that parseMops decoded (a list
-// or null), in a place where the grammar wants a value; and putting one
-// value in place of another leaves every other token where it was, so the
-// text stays valid, and no deeper than out. A v that does not match is not
-// necessarily invalid (a read may name another key, white space may differ)
-// and is then validated in full.
+// [["r","k",[1,2]]] writes. Such a v is valid JSON: out is, since parseMops
+// accepted it and accepts only valid JSON; each span is exactly one whole
+// value that parseMops decoded (a list or null), in a place where the
+// grammar wants a value; and putting one value in place of another leaves
+// every other token where it was, so the text stays valid, and no deeper
+// than out. A v that does not match is not necessarily invalid (a read may
+// name another key, white space may differ) and is then validated in full.
 func invocationMatches(v, out []byte, spans []int) bool {
 	prev := 0
 	for i := 0; i+1 < len(spans); i += 2 {
