@@ -27,8 +27,9 @@
 // into it; it must not change while sf-check runs (if it is truncated,
 // sf-check stops with an error that names it).
 //
-// A list-append history in JSON Lines has the JSON of its ok completions'
-// values checked once, by the checker's decoding of the transactions, not
+// A list-append history in JSON Lines has the JSON of its invocations' and
+// ok completions' values checked once, by the checker (which decodes the
+// transactions, and compares an ok one's invocation with its result), not
 // also by the reader; on any error it is read again the strict way, so its
 // errors are the same as ever.
 //

@@ -301,8 +301,8 @@ func TestMappedHistory(t *testing.T) {
 }
 
 // TestListAppendJSONL runs the binary on list-append histories in JSON
-// Lines, which sf-check reads without validating ok completions' values
-// and has the checker decode strictly (check.ParseAndCheck): a broken value
+// Lines, which sf-check reads without validating the values of invocations
+// and ok completions and has the checker decode or check strictly (check.ParseAndCheck): a broken value
 // gets the error a strict reading gives, the one sf-check gave before it
 // read that way, naming the file and line, with exit status 2.
 func TestListAppendJSONL(t *testing.T) {
@@ -318,6 +318,13 @@ func TestListAppendJSONL(t *testing.T) {
 		}, ""},
 		{"list-append-bad-output.jsonl", 2, nil,
 			"sf-check: list-append-bad-output.jsonl:4: malformed event: \"value\": column 85: expected a value, found ']'\n"},
+		// Invocations' values are not validated by the reader either: a
+		// broken one, of an ok transaction or of one that never returned,
+		// still gets the strict reading's error.
+		{"list-append-bad-invocation.jsonl", 2, nil,
+			"sf-check: list-append-bad-invocation.jsonl:3: malformed event: \"value\": column 83: invalid literal, expected null\n"},
+		{"list-append-bad-pending.jsonl", 2, nil,
+			"sf-check: list-append-bad-pending.jsonl:3: malformed event: \"value\": column 92: expected a value, found ']'\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -334,6 +341,10 @@ func TestListAppendJSONL(t *testing.T) {
 	}
 	stdout, _, code := runBin(t, "", "-model", "list-append", "-json", "list-append-bad-output.jsonl")
 	if want := `"error":"list-append-bad-output.jsonl:4: malformed event: \"value\": column 85: expected a value, found ']'","exit_status":2}`; code != 2 || !strings.Contains(stdout, want) {
+		t.Errorf("exit status %d, stdout %s; want 2 and %s", code, stdout, want)
+	}
+	stdout, _, code = runBin(t, "", "-model", "list-append", "-json", "list-append-bad-invocation.jsonl")
+	if want := `"error":"list-append-bad-invocation.jsonl:3: malformed event: \"value\": column 83: invalid literal, expected null","exit_status":2}`; code != 2 || !strings.Contains(stdout, want) {
 		t.Errorf("exit status %d, stdout %s; want 2 and %s", code, stdout, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/history/jsontext"
 )
 
 // Checking list-append transactions for serializability, the way Elle does:
@@ -155,6 +156,10 @@ type listAppend struct {
 	found   [kindCount]anomalyAcc
 	keySeen []int32 // per key: transaction index + 1 of the last visit
 	keyLast []int32 // per key: the last value the visiting transaction appended
+
+	// readSpans holds where the value of each read starts and ends in the
+	// result parseMops decoded last, two offsets a read.
+	readSpans []int
 
 	extReads int // how many reads checkInternal marked external
 
@@ -408,13 +413,46 @@ func (c *listAppend) parse(t int32) error {
 	if err != nil {
 		return c.errorf(op, "operation \"txn\" (id %d) has %s %s, want a list of [f, key, value] micro-ops: %v", op.ID, what, describeJSON(raw), err)
 	}
+	// The invocation of an ok transaction adds nothing to the check, which
+	// stands on the result alone, whatever micro-ops the invocation names;
+	// but it must be valid JSON, and is mostly shown to be so by
+	// invocationMatches.
+	if withReads && !invocationMatches(op.Value, raw, c.readSpans) && !jsontext.Valid(op.Value) {
+		return c.errorf(op, "operation \"txn\" (id %d) has value %s, want a list of [f, key, value] micro-ops: not valid JSON", op.ID, describeJSON(op.Value))
+	}
 	return nil
 }
 
+// invocationMatches reports whether v, an ok transaction's invocation, is
+// out, its result, with each read's value (where spans say) replaced by
+// null, byte for byte: what a client that invokes [["r","k",null]] and gets
+// [["r","k",[1,2]]] writes. Such a v is valid JSON: out is, since parseMops
+// accepted it and accepts only valid JSON; each span is exactly one whole
+// value that parseMops decoded (a list or null), in a place where the
+// grammar wants a value; and putting one value in place of another leaves
+// every other token where it was, so the text stays valid, and no deeper
+// than out. A v that does not match is not necessarily invalid (a read may
+// name another key, white space may differ) and is then validated in full.
+func invocationMatches(v, out []byte, spans []int) bool {
+	prev := 0
+	for i := 0; i+1 < len(spans); i += 2 {
+		head := out[prev:spans[i]]
+		n := len(head)
+		if len(v) < n+len("null") || string(v[:n]) != string(head) || string(v[n:n+len("null")]) != "null" {
+			return false
+		}
+		v, prev = v[n+len("null"):], spans[i+1]
+	}
+	return string(v) == string(out[prev:])
+}
+
 // parseMops decodes one transaction's micro-ops from raw. It must accept
-// only valid JSON: ParseAndCheck has the reader leave ok completions' values
-// unchecked (history.ReadOptions.DeferOutputCheck) and relies on this
-// decoding to refuse any that is broken. Each path is as strict as the
+// only valid JSON: ParseAndCheck has the reader leave the values of
+// invocations and ok completions unchecked
+// (history.ReadOptions.DeferValueCheck) and relies on this decoding, and on
+// parse's check of ok transactions' invocations, to refuse any that is
+// broken. With withReads it records where each read's value is in
+// c.readSpans, for that check. Each path is as strict as the
 // reader's validator: the scanner's calls (strings with their escapes,
 // integers by JSON's grammar; neither checks UTF-8, nor does the validator);
 // mopHead and scalar's quick path, which take only strings with no escape
@@ -422,10 +460,18 @@ func (c *listAppend) parse(t int32) error {
 // function decoded before, byte for byte, each followed by a delimiter; null
 // as a key, an appended value or a read element, which is an error (so
 // whatever scalar takes for null because it starts with n never passes);
-// and the check for trailing text. FuzzParseAndCheck holds this to the validator.
+// and the check for trailing text. Without withReads a read's value is
+// skipped by the scanner, which counts nesting from that value rather than
+// from raw: a list or object there has raw validated whole, so that depth
+// is counted as the reader counts it. FuzzParseAndCheck holds this to the
+// validator.
 func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 	s := &c.vr.s
 	s.Reset(raw)
+	if withReads {
+		c.readSpans = c.readSpans[:0]
+	}
+	nested := false
 	if err := s.Expect('['); err != nil {
 		return err
 	}
@@ -486,12 +532,18 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 			m.val = v
 			c.noteAppend(t, mi, k, v)
 		case !withReads:
-			if _, err := s.Skip(); err != nil {
+			v, err := s.Skip()
+			if err != nil {
 				return err
+			}
+			if v[0] == '[' || v[0] == '{' {
+				nested = true
 			}
 		default:
 			kk := &c.keys[k]
 			e := elemsBuilder{c: c, kk: kk}
+			s.SkipSpace()
+			valStart := s.Pos
 			if !s.Null() {
 				start := s.Pos
 				if err := s.Expect('['); err != nil {
@@ -544,6 +596,7 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				}
 				kk.lastInSeq = !e.own
 			}
+			c.readSpans = append(c.readSpans, valStart, s.Pos)
 			m.n, m.own, m.val = e.n, e.own, e.start
 			if kk.longest < 0 || m.n > c.mops[kk.longest].n {
 				kk.longest = mi
@@ -556,6 +609,9 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 	}
 	if !s.AtEnd() {
 		return fmt.Errorf("trailing text")
+	}
+	if nested && !jsontext.Valid(raw) {
+		return fmt.Errorf("nested deeper than %d levels", jsontext.DepthMax)
 	}
 	return nil
 }

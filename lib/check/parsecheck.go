@@ -8,25 +8,27 @@ import (
 
 // ParseAndCheck reads a history from data with read, as history.Parse does,
 // and checks it with opts, as Check does: its report (but for Elapsed) or
-// its error is theirs. read.DeferOutputCheck is its own to set; the
+// its error is theirs. read.DeferValueCheck is its own to set; the
 // caller's is ignored.
 //
-// A list-append history in JSON Lines is read first with
-// DeferOutputCheck: the checker decodes every ok completion's value
-// strictly anyway, so the reader's own check of that JSON, about a sixth of
-// the instructions of reading and checking, is skipped. Should that reading
-// or the check fail for any reason but an interrupt, the history is read
-// again with every value validated and checked again, and that outcome is
-// returned, so every error is the one the strict reading gives. Other
-// models and formats are read strictly, once.
+// A list-append history in JSON Lines is read first with DeferValueCheck:
+// the reader leaves the values of invocations and ok completions
+// unvalidated, because the checker looks at each of them anyway. It
+// decodes every ok completion's value and every other operation's
+// invocation strictly, and holds an ok operation's invocation to its
+// result (see invocationMatches), which costs far less than validating it.
+// Should that reading or the check fail for any reason but an interrupt,
+// the history is read again with every value validated and checked again,
+// and that outcome is returned, so every error is the one the strict
+// reading gives. Other models and formats are read strictly, once.
 func ParseAndCheck(data []byte, read history.ReadOptions, opts Options) (*Report, error) {
 	if read.Format == "" || read.Format == history.FormatAuto {
 		read.Format = history.DetectFormat(data)
 	}
-	read.DeferOutputCheck = false
+	read.DeferValueCheck = false
 	if opts.Model == ListAppend && read.Format == history.FormatJSONL {
 		lazy := read
-		lazy.DeferOutputCheck = true
+		lazy.DeferValueCheck = true
 		r, err := parseAndCheck(data, lazy, opts)
 		if err == nil || errors.Is(err, history.ErrInterrupted) || errors.Is(err, ErrInterrupted) {
 			return r, err

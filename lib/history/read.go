@@ -87,19 +87,21 @@ type ReadOptions struct {
 	// Interrupt, when set, stops Parse once it becomes true: Parse looks at
 	// it every few thousand events and then returns ErrInterrupted.
 	Interrupt *atomic.Bool
-	// DeferOutputCheck, for JSON Lines, skips validating the value of an ok
-	// completion on a line written as AppendEvent writes it: the value is
-	// taken to be everything up to the line's ,"time":N,"id":N} tail, and
-	// its JSON is not checked. That value becomes the operation's Output,
-	// which may then be any text, valid JSON or not. A caller that sets
-	// this must decode every ok operation's Output with a decoder that
-	// rejects all invalid JSON, and on any error, its own or Parse's, read
-	// the history again without it: only that reading's errors are the
-	// history's (a line with a broken value can make Parse fail on a later
-	// line, or pair events differently). Invocations, info and fail
-	// completions, and lines that differ from AppendEvent's form, are
+	// DeferValueCheck, for JSON Lines, skips validating the value of an
+	// invocation or of an ok completion on a line written as AppendEvent
+	// writes it: the value is taken to be everything up to the line's
+	// ,"time":N,"id":N} tail, and its JSON is not checked. Those values
+	// become the operations' Value and Output, which may then be any text,
+	// valid JSON or not. A caller that sets this must make sure, with a
+	// decoder or validator that rejects all invalid JSON, that every
+	// operation's Value and every ok operation's Output is valid, and on
+	// any error, its own or Parse's, read the history again without it:
+	// only that reading's errors are the history's (a line with a broken
+	// value can make Parse fail on a later line, or pair events
+	// differently). The values of info and fail completions, which no
+	// operation keeps, and lines that differ from AppendEvent's form, are
 	// validated as always. check.ParseAndCheck is such a caller.
-	DeferOutputCheck bool
+	DeferValueCheck bool
 }
 
 // ErrInterrupted is Parse's error when ReadOptions.Interrupt stopped it.
@@ -162,7 +164,7 @@ func Parse(data []byte, opts ReadOptions) ([]HistoryOp, error) {
 	}
 	switch format {
 	case FormatJSONL:
-		if err := readJSONL(data, opts.File, opts.DeferOutputCheck, add); err != nil {
+		if err := readJSONL(data, opts.File, opts.DeferValueCheck, add); err != nil {
 			return nil, err
 		}
 	case FormatEDN:
@@ -190,7 +192,7 @@ func ParseEvents(data []byte, opts ReadOptions) ([]Event, error) {
 	var err error
 	switch format {
 	case FormatJSONL:
-		err = readJSONL(data, opts.File, opts.DeferOutputCheck, collect)
+		err = readJSONL(data, opts.File, opts.DeferValueCheck, collect)
 	case FormatEDN:
 		pp := &processPairer{open: map[int64]openInvoke{}, next: collect}
 		pp.file = opts.File
@@ -202,7 +204,7 @@ func ParseEvents(data []byte, opts ReadOptions) ([]Event, error) {
 }
 
 // readJSONL calls emit with each event of a JSON Lines history; deferOK is
-// ReadOptions.DeferOutputCheck.
+// ReadOptions.DeferValueCheck.
 func readJSONL(data []byte, file string, deferOK bool, emit func(*Event) error) error {
 	var (
 		s      jsontext.Scanner

@@ -20,10 +20,11 @@ import (
 // when they are the same; it sets every field of ev but Line when it
 // reports true, and leaves ev in no particular state when it reports false.
 //
-// With deferOK, the value of an ok completion is not validated: it is taken
-// to end where the line's fixed tail starts (see okValueEnd), and whoever
-// reads the event must decode that value strictly (see
-// ReadOptions.DeferOutputCheck). Every other value is validated.
+// With deferOK, the value of an invocation or of an ok completion is not
+// validated: it is taken to end where the line's fixed tail starts (see
+// okValueEnd), and whoever reads the event must make sure that value is
+// valid JSON (see ReadOptions.DeferValueCheck). The values of info and
+// fail completions, which pairing drops, are validated.
 func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.ArrayMemo, deferOK bool) bool {
 	// Names longer than eight bytes are matched in two parts: the compiler
 	// compares up to eight bytes of a constant in place, and calls
@@ -83,7 +84,7 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 		return false
 	}
 	end := -1
-	if deferOK && ev.Type == OK {
+	if deferOK && (ev.Type == OK || ev.Type == Invoke) {
 		end = okValueEnd(d, i)
 	}
 	if end < 0 {
