@@ -195,6 +195,18 @@ func (c *listAppend) checkInternal() {
 			continue
 		}
 		txn := &c.txns[t]
+		if ms := c.mops[txn.mop0:txn.mop1]; len(ms) <= distinctKeysMax && distinctKeys(ms) {
+			// Each micro-op is the first and only access to its key: a
+			// read is external, and there is nothing of the transaction's
+			// own for it to disagree with.
+			for i := range ms {
+				if ms[i].read {
+					ms[i].ext = true
+					c.extReads++
+				}
+			}
+			continue
+		}
 		ents = ents[:0]
 		reported := false
 		for mi := txn.mop0; mi < txn.mop1; mi++ {
@@ -232,6 +244,24 @@ func (c *listAppend) checkInternal() {
 			e.read, e.base, e.appended = true, r, e.appended[:0]
 		}
 	}
+}
+
+// distinctKeysMax is the most micro-ops for which checkInternal compares
+// every pair's keys to find a transaction that touches each key once; most
+// transactions have a few micro-ops, and a pair costs a comparison where
+// the general path costs a hundred instructions a micro-op.
+const distinctKeysMax = 8
+
+// distinctKeys reports whether no two of ms name the same key.
+func distinctKeys(ms []laMop) bool {
+	for i := 1; i < len(ms); i++ {
+		for j := range i {
+			if ms[i].key == ms[j].key {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (c *listAppend) internalMismatch(t, mi int32, m *laMop, e *internalState, r []int32) string {
