@@ -423,6 +423,9 @@ func searchBudget(m int) int { return max(searchBudgetMin, 8*m) }
 // findCycles finds the strongly connected components of the dependency graph
 // and, inside each one with a cycle, one short cycle of each kind.
 func (c *listAppend) findCycles(g *graph) {
+	if len(g.to) == 0 {
+		return // no node may be on a cycle (see graphBuilder)
+	}
 	// Only nodes in a component with a cycle take part from here on; the
 	// component ids of the others would only be compared and never match.
 	f := newSCCFinder(g, &c.stop)
@@ -440,7 +443,7 @@ func (c *listAppend) findCycles(g *graph) {
 	}
 	s := newSearcher(g, within, f.low, &c.stop) // Tarjan is done with low
 	const unlimited = int(^uint(0) >> 1)
-	budgetSingle, budgetG2 := searchBudget(len(g.to)), searchBudget(len(g.to))
+	budgetSingle, budgetG2 := searchBudget(g.edges), searchBudget(g.edges)
 
 	// Members of each component, components in the order of their first node.
 	members := map[int32][]int32{}
