@@ -76,7 +76,7 @@ func (b *graphBuilder) add(from, to, key int32, kind uint8) {
 		}
 		return
 	}
-	if b.reach[from] < from {
+	if b.reach[from] < from { // not kept
 		return
 	}
 	g := b.g
@@ -84,6 +84,10 @@ func (b *graphBuilder) add(from, to, key int32, kind uint8) {
 	b.start[from+1]++
 	g.to[i], g.key[i], g.kind[i] = to, key, kind
 }
+
+// keeps reports whether node v keeps its edges; it is known once counting
+// is done.
+func (b *graphBuilder) keeps(v int32) bool { return b.reach[v] >= v }
 
 // placing ends the counting round: the same edges are to be offered again.
 func (b *graphBuilder) placing() {

@@ -353,11 +353,16 @@ func (c *listAppend) edges() *graph {
 		for c.txns[t].mop1 <= x.mop {
 			t++
 		}
+		// Most edges are not kept: look up the key only for those that are.
+		wr, rw := x.wr >= 0 && b.keeps(x.wr), x.rw >= 0 && b.keeps(t)
+		if !wr && !rw {
+			continue
+		}
 		k := c.mops[x.mop].key
-		if x.wr >= 0 {
+		if wr {
 			b.add(x.wr, t, k, edgeWR)
 		}
-		if x.rw >= 0 {
+		if rw {
 			b.add(t, x.rw, k, edgeRW)
 		}
 	}
