@@ -89,6 +89,12 @@ func (b *graphBuilder) add(from, to, key int32, kind uint8) {
 // is done.
 func (b *graphBuilder) keeps(v int32) bool { return b.reach[v] >= v }
 
+// keepsAny reports whether any node from lo to hi keeps its edges; it is
+// known once counting is done. The nodes that keep them are those that a
+// back edge covers, and a back edge u -> w covers one of lo to hi when
+// w <= hi and u >= lo: reach[hi] is the highest such u.
+func (b *graphBuilder) keepsAny(lo, hi int32) bool { return lo <= hi && b.reach[hi] >= lo }
+
 // placing ends the counting round: the same edges are to be offered again.
 func (b *graphBuilder) placing() {
 	g := b.g

@@ -110,7 +110,28 @@ func TestSCCFinderSkipsAcyclic(t *testing.T) {
 			}
 			edges = append(edges, [3]int32{u, w, int32(kinds[rng.IntN(3)])})
 		}
-		g := buildGraph(n, edges)
+		b := newGraphBuilder(n)
+		for round := 0; round < 2; round++ {
+			if round == 1 {
+				b.placing()
+			}
+			for i, e := range edges {
+				b.add(e[0], e[1], int32(i), uint8(e[2]))
+			}
+		}
+		// keepsAny answers for a run of nodes what keeps says of each.
+		for lo := range int32(n) {
+			for hi := lo - 1; hi < int32(n); hi++ {
+				some := false
+				for v := lo; v <= hi; v++ {
+					some = some || b.keeps(v)
+				}
+				if got := b.keepsAny(lo, hi); got != some {
+					t.Fatalf("graph %d (%v): keepsAny(%d, %d) = %v, want %v", round, edges, lo, hi, got, some)
+				}
+			}
+		}
+		g := b.graph()
 		if g.edges != len(edges) {
 			t.Fatalf("graph %d: %d edges counted, %d offered", round, g.edges, len(edges))
 		}

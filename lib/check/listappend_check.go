@@ -312,7 +312,8 @@ func (c *listAppend) internalMismatch(t, mi int32, m *laMop, e *internalState, r
 // bytes, where a list of edge records would take 16 bytes an edge.
 func (c *listAppend) edges() *graph {
 	b := newGraphBuilder(len(c.txns))
-	c.offerWW(b)
+	spans := make([]wwSpan, len(c.keys))
+	c.offerWW(b, spans)
 	exts := make([]extEdges, 0, c.extReads)
 	for ti := range c.txns {
 		if uint(ti)%itemsPerPoll == 0 && c.stop.poll() {
@@ -343,7 +344,7 @@ func (c *listAppend) edges() *graph {
 		}
 	}
 	b.placing()
-	c.offerWW(b)
+	c.offerWW(b, spans)
 	t := int32(0)
 	for i := range exts {
 		if uint(i)%itemsPerPoll == 0 && c.stop.poll() {
@@ -375,13 +376,23 @@ type extEdges struct {
 	mop, wr, rw int32
 }
 
+// wwSpan is the lowest and highest source of one key's ww edges.
+type wwSpan struct{ lo, hi int32 }
+
 // offerWW offers the ww edges of every key with a trusted version order.
-func (c *listAppend) offerWW(b *graphBuilder) {
+// Counting, it notes in spans where each key's edges start; placing, it
+// passes over a key none of whose edges the graph keeps.
+func (c *listAppend) offerWW(b *graphBuilder, spans []wwSpan) {
 	for ki := range c.keys {
 		kk := &c.keys[ki]
 		if kk.bad || kk.longest < 0 {
 			continue
 		}
+		sp := &spans[ki]
+		if b.fill && !b.keepsAny(sp.lo, sp.hi) {
+			continue
+		}
+		*sp = wwSpan{lo: int32(b.g.n), hi: -1}
 		prev := int32(-1)
 		for _, v := range c.read(&c.mops[kk.longest]) {
 			w := c.vals[v].writer
@@ -390,6 +401,7 @@ func (c *listAppend) offerWW(b *graphBuilder) {
 			}
 			if prev >= 0 && prev != w {
 				b.add(prev, w, int32(ki), edgeWW)
+				sp.lo, sp.hi = min(sp.lo, prev), max(sp.hi, prev)
 			}
 			prev = w
 		}
