@@ -98,21 +98,20 @@ func (b *graphBuilder) keepsAny(lo, hi int32) bool { return lo <= hi && b.reach[
 // placing ends the counting round: the same edges are to be offered again.
 func (b *graphBuilder) placing() {
 	g := b.g
-	for i := 2; i < len(b.start); i++ {
-		g.edges += int(b.start[i])
-	}
-	r := int32(-1)
-	for v := range int32(g.n) {
+	// One pass: the edges offered, the running maximum of reach, and the
+	// prefix sums of the counts of the nodes that keep their edges.
+	r, m, offered := int32(-1), int32(0), 0 // start[0] and start[1] stay 0
+	counts := b.start[2:]
+	for v, k := range counts {
 		r = max(r, b.reach[v])
 		b.reach[v] = r
-		if v > r {
-			b.start[v+2] = 0
+		offered += int(k)
+		if int32(v) <= r {
+			m += k
 		}
+		counts[v] = m
 	}
-	for i := 1; i < len(b.start); i++ {
-		b.start[i] += b.start[i-1]
-	}
-	m := b.start[len(b.start)-1]
+	g.edges = offered
 	g.to, g.key, g.kind = make([]int32, m), make([]int32, m), make([]uint8, m)
 	b.fill = true
 }
