@@ -28,6 +28,9 @@ type graph struct {
 	// node that may be on a cycle are kept (see graphBuilder). The search
 	// budgets are set from it, as from every edge.
 	edges int
+	// kept is the nodes that keep their edges, in increasing order: every
+	// node on a cycle is one of them.
+	kept []int32
 }
 
 // graphBuilder builds a graph from the same sequence of edges offered twice:
@@ -37,12 +40,19 @@ type graph struct {
 // but the graph's own arrays: for a million transactions, no slice of
 // 16-byte records (it was 80 MB) and no cursor per node.
 //
-// A node that no back edge in node order covers is on no cycle (see
-// settleAcyclic), and everything done with the graph after it is built
-// starts from nodes on a cycle and follows only their edges: such a node
-// keeps no edges of its own. Its edges would never be looked at, and most
-// nodes of a big history are such nodes, so the graph is mostly smaller by
-// far, and a history with no back edge at all has an empty one. Edges into
+// Call an edge u -> w with w <= u a back edge, and say it covers the nodes
+// w to u. Every node y of a cycle is covered by one of the cycle's back
+// edges: going round from y, the cycle must come back down to its lowest
+// node, so some edge steps from a node at or above y to one below it (or,
+// when y is the lowest, the edge into y comes from above). A node that no
+// back edge covers is then on no cycle, and everything done with the graph
+// after it is built starts from nodes on a cycle and follows only their
+// edges: such a node keeps no edges of its own. A history's transactions
+// are numbered in the order they were invoked, and its dependencies mostly
+// point forward in that order, so most nodes of a big history are such
+// nodes: the graph is mostly smaller by far, and a history with no back
+// edge at all has an empty one. Where edges reach far back, few nodes are
+// left out, and the builder has only cost a comparison an edge. Edges into
 // such a node from one that keeps its edges stay, so that a search that
 // walks a row counts against its budget what it did before.
 type graphBuilder struct {
@@ -108,6 +118,7 @@ func (b *graphBuilder) placing() {
 		offered += int(k)
 		if int32(v) <= r {
 			m += k
+			g.kept = append(g.kept, int32(v))
 		}
 		counts[v] = m
 	}
@@ -153,8 +164,10 @@ func newSCCFinder(g *graph, stop *stopper) *sccFinder {
 }
 
 // sccs returns the strongly connected components of the subgraph of edges
-// whose kind is in mask. When within is not nil, only nodes with within[v] >=
-// 0 take part and only edges inside one of its components are followed.
+// whose kind is in mask. The search starts from each node of starts in turn,
+// in increasing order, and takes in what it reaches; the others take no
+// part. When within is not nil, starts must all have within[v] >= 0, and
+// only edges inside one of its components are followed.
 //
 // Components are numbered in the order Tarjan completes them, which is a
 // reverse topological order: an edge between two components always goes from
@@ -163,13 +176,9 @@ func newSCCFinder(g *graph, stop *stopper) *sccFinder {
 // own (the graph has no edge from a node to itself); such components still
 // take their number.
 //
-// When within is nil and singletons false, a node that no cycle can pass
-// through (see settleAcyclic) is left out before the search: it is -1, as
-// it would be anyway, and takes no number.
-//
 // It looks at stop's flag every nodesPerLook nodes it reaches, and returns
 // nil when stopped.
-func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []int32) {
+func (f *sccFinder) sccs(mask uint8, within, starts []int32, singletons bool) (comp []int32) {
 	g, index, low, stop := f.g, f.index, f.low, f.stop
 	n := g.n
 	if f.used {
@@ -180,9 +189,6 @@ func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []in
 	for i := range comp {
 		comp[i] = -1
 	}
-	if within == nil && !singletons {
-		f.settleAcyclic(mask)
-	}
 	frames, stack := f.frames[:0], f.stack[:0]
 	defer func() { f.frames, f.stack = frames[:0], stack[:0] }()
 	var counter, ncomp int32
@@ -192,8 +198,8 @@ func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []in
 		}
 		return within == nil || (within[v] >= 0 && within[v] == within[g.to[e]])
 	}
-	for s := int32(0); s < int32(n); s++ {
-		if index[s] != 0 || (within != nil && within[s] < 0) {
+	for _, s := range starts {
+		if index[s] != 0 {
 			continue
 		}
 		counter++
@@ -253,47 +259,6 @@ func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []in
 		}
 	}
 	return comp
-}
-
-// settleAcyclic marks as done, before a search, every node that no cycle of
-// mask's edges can pass through, as found by where the edges go in node
-// order. Call an edge u -> w with w <= u a back edge, and say it covers
-// the nodes w to u. Every node y of a cycle is covered by one of the
-// cycle's back edges: going round from y, the cycle must come back down
-// to its lowest node, so some edge steps from a node at or above y to one
-// below it (or, when y is the lowest, the edge into y comes from above).
-// A node that no back edge covers is then a component of its own, and a
-// search that never enters it finds the same components among the rest.
-//
-// A history's transactions are numbered in the order they were invoked,
-// and its dependencies mostly point forward in that order, so most nodes
-// of a big graph are covered by no back edge, and the search, which costs
-// some hundreds of instructions a node, skips them after a pass over the
-// edges in memory order. Where the edges reach far back, it skips few and
-// has cost that pass.
-//
-// low serves as scratch: low[w] ends as the highest source of a back edge
-// into w, or -1. The search writes a node's low before it reads it.
-func (f *sccFinder) settleAcyclic(mask uint8) {
-	g, index, low := f.g, f.index, f.low
-	for i := range low {
-		low[i] = -1
-	}
-	for v := int32(0); v < int32(g.n); v++ {
-		first := g.start[v]
-		for i, w := range g.to[first:g.start[v+1]] {
-			if w <= v && g.kind[first+int32(i)]&mask != 0 {
-				low[w] = max(low[w], v)
-			}
-		}
-	}
-	reach := int32(-1) // the highest node the back edges into nodes so far cover
-	for v := int32(0); v < int32(g.n); v++ {
-		reach = max(reach, low[v])
-		if v > reach {
-			index[v] = sccDone
-		}
-	}
 }
 
 // searcher finds short paths by breadth-first search inside one strongly

@@ -446,15 +446,23 @@ func (c *listAppend) findCycles(g *graph) {
 	// Only nodes in a component with a cycle take part from here on; the
 	// component ids of the others would only be compared and never match.
 	f := newSCCFinder(g, &c.stop)
-	within := f.sccs(edgeAll, nil, false)
+	within := f.sccs(edgeAll, nil, g.kept, false)
 	if c.stop.stopped {
 		return
 	}
-	if !slices.ContainsFunc(within, func(cv int32) bool { return cv >= 0 }) {
+	// The nodes in a component with a cycle, in increasing order; all keep
+	// their edges.
+	var cyclic []int32
+	for _, v := range g.kept {
+		if within[v] >= 0 {
+			cyclic = append(cyclic, v)
+		}
+	}
+	if len(cyclic) == 0 {
 		return
 	}
-	wwComp := f.sccs(edgeWW, within, true)
-	wrComp := f.sccs(edgeWW|edgeWR, within, true)
+	wwComp := f.sccs(edgeWW, within, cyclic, true)
+	wrComp := f.sccs(edgeWW|edgeWR, within, cyclic, true)
 	if c.stop.stopped {
 		return
 	}
@@ -465,13 +473,12 @@ func (c *listAppend) findCycles(g *graph) {
 	// Members of each component, components in the order of their first node.
 	members := map[int32][]int32{}
 	var order []int32
-	for v := int32(0); v < int32(g.n); v++ {
-		if cv := within[v]; cv >= 0 {
-			if _, ok := members[cv]; !ok {
-				order = append(order, cv)
-			}
-			members[cv] = append(members[cv], v)
+	for _, v := range cyclic {
+		cv := within[v]
+		if _, ok := members[cv]; !ok {
+			order = append(order, cv)
 		}
+		members[cv] = append(members[cv], v)
 	}
 	inside := func(v, e int32) bool { return within[g.to[e]] == within[v] }
 	for _, cv := range order {
