@@ -164,10 +164,11 @@ func newSCCFinder(g *graph, stop *stopper) *sccFinder {
 }
 
 // sccs returns the strongly connected components of the subgraph of edges
-// whose kind is in mask. The search starts from each node of starts in turn,
-// in increasing order, and takes in what it reaches; the others take no
-// part. When within is not nil, starts must all have within[v] >= 0, and
-// only edges inside one of its components are followed.
+// whose kind is in mask. The search starts from each node of starts in turn
+// (the callers list them in increasing order, and the numbering below
+// follows that order) and takes in what it reaches; the others take no part.
+// When within is not nil, starts must all have within[v] >= 0, and only
+// edges inside one of its components are followed.
 //
 // Components are numbered in the order Tarjan completes them, which is a
 // reverse topological order: an edge between two components always goes from
