@@ -24,6 +24,13 @@ type graph struct {
 	to   []int32
 	key  []int32
 	kind []uint8
+	// edges is how many edges were offered, of which only those leaving a
+	// node that may be on a cycle are kept (see graphBuilder). The search
+	// budgets are set from it, as from every edge.
+	edges int
+	// kept is the nodes that keep their edges, in increasing order: every
+	// node on a cycle is one of them.
+	kept []int32
 }
 
 // graphBuilder builds a graph from the same sequence of edges offered twice:
@@ -32,6 +39,22 @@ type graph struct {
 // records and then sorting them into place, the builder allocates nothing
 // but the graph's own arrays: for a million transactions, no slice of
 // 16-byte records (it was 80 MB) and no cursor per node.
+//
+// Call an edge u -> w with w <= u a back edge, and say it covers the nodes
+// w to u. Every node y of a cycle is covered by one of the cycle's back
+// edges: going round from y, the cycle must come back down to its lowest
+// node, so some edge steps from a node at or above y to one below it (or,
+// when y is the lowest, the edge into y comes from above). A node that no
+// back edge covers is then on no cycle, and everything done with the graph
+// after it is built starts from nodes on a cycle and follows only their
+// edges: such a node keeps no edges of its own. A history's transactions
+// are numbered in the order they were invoked, and its dependencies mostly
+// point forward in that order, so most nodes of a big history are such
+// nodes: the graph is mostly smaller by far, and a history with no back
+// edge at all has an empty one. Where edges reach far back, few nodes are
+// left out, and the builder has only cost a comparison an edge. Edges into
+// such a node from one that keeps its edges stay, so that a search that
+// walks a row counts against its budget what it did before.
 type graphBuilder struct {
 	g *graph
 	// start has two extra slots while building: the first round counts
@@ -39,17 +62,31 @@ type graphBuilder struct {
 	// is where v's edges begin; the second round advances it past each edge
 	// placed, which leaves it where v's edges end, as a graph wants.
 	start []int32
+	// reach[w] is, while counting, the highest source of a back edge into
+	// w, or -1; once counted, the highest node that a back edge into w or a
+	// lower node covers. Node v keeps its edges when reach[v] >= v.
+	reach []int32
 	fill  bool
 }
 
 func newGraphBuilder(n int) *graphBuilder {
-	return &graphBuilder{g: &graph{n: n}, start: make([]int32, n+2)}
+	reach := make([]int32, n)
+	for i := range reach {
+		reach[i] = -1
+	}
+	return &graphBuilder{g: &graph{n: n}, start: make([]int32, n+2), reach: reach}
 }
 
 // add offers the edge from -> to.
 func (b *graphBuilder) add(from, to, key int32, kind uint8) {
 	if !b.fill {
 		b.start[from+2]++
+		if to <= from {
+			b.reach[to] = max(b.reach[to], from)
+		}
+		return
+	}
+	if b.reach[from] < from { // not kept
 		return
 	}
 	g := b.g
@@ -58,13 +95,34 @@ func (b *graphBuilder) add(from, to, key int32, kind uint8) {
 	g.to[i], g.key[i], g.kind[i] = to, key, kind
 }
 
+// keeps reports whether node v keeps its edges; it is known once counting
+// is done.
+func (b *graphBuilder) keeps(v int32) bool { return b.reach[v] >= v }
+
+// keepsAny reports whether any node from lo to hi keeps its edges; it is
+// known once counting is done. The nodes that keep them are those that a
+// back edge covers, and a back edge u -> w covers one of lo to hi when
+// w <= hi and u >= lo: reach[hi] is the highest such u.
+func (b *graphBuilder) keepsAny(lo, hi int32) bool { return lo <= hi && b.reach[hi] >= lo }
+
 // placing ends the counting round: the same edges are to be offered again.
 func (b *graphBuilder) placing() {
-	for i := 1; i < len(b.start); i++ {
-		b.start[i] += b.start[i-1]
-	}
-	m := b.start[len(b.start)-1]
 	g := b.g
+	// One pass: the edges offered, the running maximum of reach, and the
+	// prefix sums of the counts of the nodes that keep their edges.
+	r, m, offered := int32(-1), int32(0), 0 // start[0] and start[1] stay 0
+	counts := b.start[2:]
+	for v, k := range counts {
+		r = max(r, b.reach[v])
+		b.reach[v] = r
+		offered += int(k)
+		if int32(v) <= r {
+			m += k
+			g.kept = append(g.kept, int32(v))
+		}
+		counts[v] = m
+	}
+	g.edges = offered
 	g.to, g.key, g.kind = make([]int32, m), make([]int32, m), make([]uint8, m)
 	b.fill = true
 }
@@ -106,8 +164,11 @@ func newSCCFinder(g *graph, stop *stopper) *sccFinder {
 }
 
 // sccs returns the strongly connected components of the subgraph of edges
-// whose kind is in mask. When within is not nil, only nodes with within[v] >=
-// 0 take part and only edges inside one of its components are followed.
+// whose kind is in mask. The search starts from each node of starts in turn
+// (the callers list them in increasing order, and the numbering below
+// follows that order) and takes in what it reaches; the others take no part.
+// When within is not nil, starts must all have within[v] >= 0, and only
+// edges inside one of its components are followed.
 //
 // Components are numbered in the order Tarjan completes them, which is a
 // reverse topological order: an edge between two components always goes from
@@ -118,7 +179,7 @@ func newSCCFinder(g *graph, stop *stopper) *sccFinder {
 //
 // It looks at stop's flag every nodesPerLook nodes it reaches, and returns
 // nil when stopped.
-func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []int32) {
+func (f *sccFinder) sccs(mask uint8, within, starts []int32, singletons bool) (comp []int32) {
 	g, index, low, stop := f.g, f.index, f.low, f.stop
 	n := g.n
 	if f.used {
@@ -138,8 +199,8 @@ func (f *sccFinder) sccs(mask uint8, within []int32, singletons bool) (comp []in
 		}
 		return within == nil || (within[v] >= 0 && within[v] == within[g.to[e]])
 	}
-	for s := int32(0); s < int32(n); s++ {
-		if index[s] != 0 || (within != nil && within[s] < 0) {
+	for _, s := range starts {
+		if index[s] != 0 {
 			continue
 		}
 		counter++

@@ -123,7 +123,7 @@ func TestInterruptSearch(t *testing.T) {
 			t.Errorf("interrupted: a path of %d edges, stopped %v", len(p), stop.stopped)
 		}
 		stop = &stopper{flag: flag}
-		comp := newSCCFinder(g, stop).sccs(edgeAll, nil, false)
+		comp := newSCCFinder(g, stop).sccs(edgeAll, nil, g.kept, false)
 		one := len(comp) == n
 		for _, cv := range comp {
 			one = one && cv == comp[0] && cv >= 0

@@ -195,6 +195,18 @@ func (c *listAppend) checkInternal() {
 			continue
 		}
 		txn := &c.txns[t]
+		if ms := c.mops[txn.mop0:txn.mop1]; len(ms) <= distinctKeysMax && distinctKeys(ms) {
+			// Each micro-op is the first and only access to its key: a
+			// read is external, and there is nothing of the transaction's
+			// own for it to disagree with.
+			for i := range ms {
+				if ms[i].read {
+					ms[i].ext = true
+					c.extReads++
+				}
+			}
+			continue
+		}
 		ents = ents[:0]
 		reported := false
 		for mi := txn.mop0; mi < txn.mop1; mi++ {
@@ -232,6 +244,24 @@ func (c *listAppend) checkInternal() {
 			e.read, e.base, e.appended = true, r, e.appended[:0]
 		}
 	}
+}
+
+// distinctKeysMax is the most micro-ops for which checkInternal compares
+// every pair's keys to find a transaction that touches each key once; most
+// transactions have a few micro-ops, and a pair costs a comparison where
+// the general path costs a hundred instructions a micro-op.
+const distinctKeysMax = 8
+
+// distinctKeys reports whether no two of ms name the same key.
+func distinctKeys(ms []laMop) bool {
+	for i := 1; i < len(ms); i++ {
+		for j := range i {
+			if ms[i].key == ms[j].key {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (c *listAppend) internalMismatch(t, mi int32, m *laMop, e *internalState, r []int32) string {
@@ -282,7 +312,8 @@ func (c *listAppend) internalMismatch(t, mi int32, m *laMop, e *internalState, r
 // bytes, where a list of edge records would take 16 bytes an edge.
 func (c *listAppend) edges() *graph {
 	b := newGraphBuilder(len(c.txns))
-	c.offerWW(b)
+	spans := make([]wwSpan, len(c.keys))
+	c.offerWW(b, spans)
 	exts := make([]extEdges, 0, c.extReads)
 	for ti := range c.txns {
 		if uint(ti)%itemsPerPoll == 0 && c.stop.poll() {
@@ -313,7 +344,7 @@ func (c *listAppend) edges() *graph {
 		}
 	}
 	b.placing()
-	c.offerWW(b)
+	c.offerWW(b, spans)
 	t := int32(0)
 	for i := range exts {
 		if uint(i)%itemsPerPoll == 0 && c.stop.poll() {
@@ -323,11 +354,16 @@ func (c *listAppend) edges() *graph {
 		for c.txns[t].mop1 <= x.mop {
 			t++
 		}
+		// Most edges are not kept: look up the key only for those that are.
+		wr, rw := x.wr >= 0 && b.keeps(x.wr), x.rw >= 0 && b.keeps(t)
+		if !wr && !rw {
+			continue
+		}
 		k := c.mops[x.mop].key
-		if x.wr >= 0 {
+		if wr {
 			b.add(x.wr, t, k, edgeWR)
 		}
-		if x.rw >= 0 {
+		if rw {
 			b.add(t, x.rw, k, edgeRW)
 		}
 	}
@@ -340,13 +376,23 @@ type extEdges struct {
 	mop, wr, rw int32
 }
 
+// wwSpan is the lowest and highest source of one key's ww edges.
+type wwSpan struct{ lo, hi int32 }
+
 // offerWW offers the ww edges of every key with a trusted version order.
-func (c *listAppend) offerWW(b *graphBuilder) {
+// Counting, it notes in spans where each key's edges start; placing, it
+// passes over a key none of whose edges the graph keeps.
+func (c *listAppend) offerWW(b *graphBuilder, spans []wwSpan) {
 	for ki := range c.keys {
 		kk := &c.keys[ki]
 		if kk.bad || kk.longest < 0 {
 			continue
 		}
+		sp := &spans[ki]
+		if b.fill && !b.keepsAny(sp.lo, sp.hi) {
+			continue
+		}
+		*sp = wwSpan{lo: int32(b.g.n), hi: -1}
 		prev := int32(-1)
 		for _, v := range c.read(&c.mops[kk.longest]) {
 			w := c.vals[v].writer
@@ -355,6 +401,7 @@ func (c *listAppend) offerWW(b *graphBuilder) {
 			}
 			if prev >= 0 && prev != w {
 				b.add(prev, w, int32(ki), edgeWW)
+				sp.lo, sp.hi = min(sp.lo, prev), max(sp.hi, prev)
 			}
 			prev = w
 		}
@@ -393,35 +440,45 @@ func searchBudget(m int) int { return max(searchBudgetMin, 8*m) }
 // findCycles finds the strongly connected components of the dependency graph
 // and, inside each one with a cycle, one short cycle of each kind.
 func (c *listAppend) findCycles(g *graph) {
+	if len(g.to) == 0 {
+		return // no node may be on a cycle (see graphBuilder)
+	}
 	// Only nodes in a component with a cycle take part from here on; the
 	// component ids of the others would only be compared and never match.
 	f := newSCCFinder(g, &c.stop)
-	within := f.sccs(edgeAll, nil, false)
+	within := f.sccs(edgeAll, nil, g.kept, false)
 	if c.stop.stopped {
 		return
 	}
-	if !slices.ContainsFunc(within, func(cv int32) bool { return cv >= 0 }) {
+	// The nodes in a component with a cycle, in increasing order; all keep
+	// their edges.
+	var cyclic []int32
+	for _, v := range g.kept {
+		if within[v] >= 0 {
+			cyclic = append(cyclic, v)
+		}
+	}
+	if len(cyclic) == 0 {
 		return
 	}
-	wwComp := f.sccs(edgeWW, within, true)
-	wrComp := f.sccs(edgeWW|edgeWR, within, true)
+	wwComp := f.sccs(edgeWW, within, cyclic, true)
+	wrComp := f.sccs(edgeWW|edgeWR, within, cyclic, true)
 	if c.stop.stopped {
 		return
 	}
 	s := newSearcher(g, within, f.low, &c.stop) // Tarjan is done with low
 	const unlimited = int(^uint(0) >> 1)
-	budgetSingle, budgetG2 := searchBudget(len(g.to)), searchBudget(len(g.to))
+	budgetSingle, budgetG2 := searchBudget(g.edges), searchBudget(g.edges)
 
 	// Members of each component, components in the order of their first node.
 	members := map[int32][]int32{}
 	var order []int32
-	for v := int32(0); v < int32(g.n); v++ {
-		if cv := within[v]; cv >= 0 {
-			if _, ok := members[cv]; !ok {
-				order = append(order, cv)
-			}
-			members[cv] = append(members[cv], v)
+	for _, v := range cyclic {
+		cv := within[v]
+		if _, ok := members[cv]; !ok {
+			order = append(order, cv)
 		}
+		members[cv] = append(members[cv], v)
 	}
 	inside := func(v, e int32) bool { return within[g.to[e]] == within[v] }
 	for _, cv := range order {
