@@ -687,11 +687,13 @@ func mopHead(raw []byte, i int) (read bool, key []byte, next int, ok bool) {
 	default:
 		return false, nil, 0, false
 	}
-	for j := i; j < len(raw); j++ {
-		switch c := raw[j]; {
+	// Ranging over the rest, the compiler checks no bounds in the loop.
+	rest = raw[i:]
+	for j, c := range rest {
+		switch {
 		case c == '"':
-			if j+1 < len(raw) && raw[j+1] == ',' {
-				return read, raw[i:j], j + 2, true
+			if j+1 < len(rest) && rest[j+1] == ',' {
+				return read, rest[:j], i + j + 2, true
 			}
 			return false, nil, 0, false
 		case c == '\\' || c < 0x20:
