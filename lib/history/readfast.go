@@ -183,8 +183,11 @@ func intBefore(t []byte, j int) (int64, int) {
 		m := (x | (x&0x7f7f7f7f7f7f7f7f + 0x7676767676767676)) & 0x8080808080808080
 		n := bits.LeadingZeros64(m) >> 3
 		// The bytes below the digits become zeros, leading ones, and
-		// the digits are combined in pairs, fours and eights.
-		x &^= 1<<(64-8*uint(n)) - 1
+		// the digits are combined in pairs, fours and eights. The
+		// shift is taken mod 64, which the compiler then need not
+		// guard: with no digit at all (n 0) nothing is cleared, and
+		// the garbage is refused below.
+		x &^= 1<<((64-8*uint(n))&63) - 1
 		x = (x*10 + x>>8) & 0x00ff00ff00ff00ff
 		x = (x*100 + x>>16) & 0x0000ffff0000ffff
 		x = (x*10000 + x>>32) & 0xffffffff
