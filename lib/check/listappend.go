@@ -472,13 +472,17 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 		c.readSpans = c.readSpans[:0]
 	}
 	nested := false
-	if err := s.Expect('['); err != nil {
-		return err
+	if !at(s, '[') {
+		if err := s.Expect('['); err != nil {
+			return err
+		}
 	}
 	for i := 0; !s.Next(']'); i++ {
 		if i > 0 {
-			if err := s.Expect(','); err != nil {
-				return err
+			if !at(s, ',') {
+				if err := s.Expect(','); err != nil {
+					return err
+				}
 			}
 		}
 		var (
@@ -546,8 +550,10 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 			valStart := s.Pos
 			if !s.Null() {
 				start := s.Pos
-				if err := s.Expect('['); err != nil {
-					return fmt.Errorf("micro-op %d: read value: want a list or null: %w", i, err)
+				if !at(s, '[') {
+					if err := s.Expect('['); err != nil {
+						return fmt.Errorf("micro-op %d: read value: want a list or null: %w", i, err)
+					}
 				}
 				// Take the elements this list shares with the key's last
 				// read from that read, without scanning them again.
@@ -566,8 +572,10 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				last.ends = last.ends[:j]
 				for ; !s.Next(']'); j++ {
 					if j > 0 {
-						if err := s.Expect(','); err != nil {
-							return err
+						if !at(s, ',') {
+							if err := s.Expect(','); err != nil {
+								return err
+							}
 						}
 					}
 					vb, isNull, err := c.vr.scalar()
@@ -603,8 +611,10 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 			}
 		}
 		c.mops = append(c.mops, m)
-		if err := s.Expect(']'); err != nil {
-			return fmt.Errorf("micro-op %d: want 3 elements: %w", i, err)
+		if !at(s, ']') {
+			if err := s.Expect(']'); err != nil {
+				return fmt.Errorf("micro-op %d: want 3 elements: %w", i, err)
+			}
 		}
 	}
 	if !s.AtEnd() {
@@ -646,6 +656,19 @@ func (e *elemsBuilder) push(v int32) {
 	e.n++
 }
 
+// at steps over c if it is right at s.Pos. Before s.Expect(c), it takes
+// the case of the writer's compact text inline, on the five or so
+// separators of every micro-op: the call and its skip of white space cost
+// more than the test. When c is not right there, s.Expect gives its
+// verdict as before.
+func at(s *jsontext.Scanner, c byte) bool {
+	if s.Pos < len(s.Data) && s.Data[s.Pos] == c {
+		s.Pos++
+		return true
+	}
+	return false
+}
+
 // mopHead reads the start of a micro-op at raw[i] when it is written the
 // way writers write it: ["r"," or ["read"," or ["append"," then a key
 // without escapes or control characters, its closing quote and a comma, no
@@ -664,11 +687,13 @@ func mopHead(raw []byte, i int) (read bool, key []byte, next int, ok bool) {
 	default:
 		return false, nil, 0, false
 	}
-	for j := i; j < len(raw); j++ {
-		switch c := raw[j]; {
+	// Ranging over the rest, the compiler checks no bounds in the loop.
+	rest = raw[i:]
+	for j, c := range rest {
+		switch {
 		case c == '"':
-			if j+1 < len(raw) && raw[j+1] == ',' {
-				return read, raw[i:j], j + 2, true
+			if j+1 < len(rest) && rest[j+1] == ',' {
+				return read, rest[:j], i + j + 2, true
 			}
 			return false, nil, 0, false
 		case c == '\\' || c < 0x20:

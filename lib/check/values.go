@@ -35,15 +35,9 @@ func (vr *valueReader) scalar() (b []byte, isNull bool, err error) {
 	// writers write values, is taken without the scanner's round of
 	// checks; it gives the same bytes, and anything else goes to it.
 	if d, p := vr.s.Data, vr.s.Pos; p < len(d) && d[p] == '"' {
-		for j := p + 1; j < len(d); j++ {
-			c := d[j]
-			if c == '"' {
-				vr.s.Pos = j + 1
-				return d[p+1 : j], false, nil
-			}
-			if c < 0x20 || c == '\\' {
-				break
-			}
+		if j := plainEnd(d, p+1); j >= 0 {
+			vr.s.Pos = j + 1
+			return d[p+1 : j], false, nil
 		}
 	}
 	switch vr.s.Peek() {
@@ -74,6 +68,39 @@ func (vr *valueReader) str(raw []byte, nullOK bool) ([]byte, error) {
 		err = fmt.Errorf("found trailing text")
 	}
 	return b, err
+}
+
+// plainEnd returns where the string whose content starts at d[i] ends, the
+// offset of its closing quote, when no escape or control character comes
+// before it; otherwise, or when d ends first, -1.
+func plainEnd(d []byte, i int) int {
+	// Eight bytes at a time: a byte that is a quote or a backslash is a
+	// zero byte after the xor, and the subtraction sets the top bit of a
+	// zero byte, and of a control character, which the and with the
+	// complement keeps for bytes below 0x80 only. A borrow runs only from
+	// a byte that is flagged to those above it, so the lowest flagged
+	// byte is the first that ends the quick reading.
+	const ones, tops = 0x0101010101010101, 0x8080808080808080
+	for ; i+8 <= len(d); i += 8 {
+		w := binary.LittleEndian.Uint64(d[i:])
+		q, b := w^('"'*ones), w^('\\'*ones)
+		if m := ((q-ones)&^q | (b-ones)&^b | (w-0x20*ones)&^w) & tops; m != 0 {
+			j := i + bits.TrailingZeros64(m)>>3
+			if d[j] == '"' {
+				return j
+			}
+			return -1
+		}
+	}
+	for ; i < len(d); i++ {
+		switch c := d[i]; {
+		case c == '"':
+			return i
+		case c < 0x20 || c == '\\':
+			return -1
+		}
+	}
+	return -1
 }
 
 // plainString is str's quick path for what nearly every value is: a string
@@ -181,6 +208,14 @@ type listMemo struct {
 func (m *listMemo) shared(raw []byte) int {
 	n := min(len(m.raw), len(raw))
 	common := 0
+	// A read mostly repeats the last one and adds to it, or sees a prefix
+	// of it, so the two texts mostly differ first at the shorter's
+	// closing bracket: one comparison of everything before that takes
+	// the wide loop of memequal instead of a call per chunk. When it
+	// fails, the chunks below find where they part.
+	if n > 32 && string(m.raw[:n-1]) == string(raw[:n-1]) {
+		common = n - 1
+	}
 	// Compare in chunks: most of the text is shared. Then eight bytes at a
 	// time, and the first that differ end the common part.
 	for common+32 <= n && string(m.raw[common:common+32]) == string(raw[common:common+32]) {

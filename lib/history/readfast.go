@@ -22,7 +22,7 @@ import (
 //
 // With deferOK, the value of an invocation or of an ok completion is not
 // validated: it is taken to end where the line's fixed tail starts (see
-// okValueEnd), and whoever reads the event must make sure that value is
+// okTail), and whoever reads the event must make sure that value is
 // valid JSON (see ReadOptions.DeferValueCheck). The values of info and
 // fail completions, which pairing drops, are validated.
 func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.ArrayMemo, deferOK bool) bool {
@@ -83,14 +83,17 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 	if i, ok = lit2(d, i, `,"value"`, `:`); !ok {
 		return false
 	}
-	end := -1
 	if deferOK && (ev.Type == OK || ev.Type == Invoke) {
-		end = okValueEnd(d, i)
-	}
-	if end < 0 {
-		if end, ok = jsontext.ValidAt(d, i, memo); !ok {
-			return false
+		// The tail read backwards is the whole rest of the line, time
+		// and id included, so nothing is left to read forwards.
+		if end, time, id, ok := okTail(d, i); ok {
+			ev.Value, ev.Time, ev.ID = d[i:end], time, id
+			return true
 		}
+	}
+	end, ok := jsontext.ValidAt(d, i, memo)
+	if !ok {
+		return false
 	}
 	ev.Value, i = d[i:end], end
 	if i, ok = lit(d, i, `,"time":`); !ok {
@@ -118,20 +121,23 @@ func fastEvent(d []byte, ev *Event, intern map[string]string, memo *jsontext.Arr
 	return true
 }
 
-// okValueEnd finds where the value that starts at d[i] ends without reading
-// it: at the start of the tail ,"time":N,"id":N} and optional white space
-// that AppendEvent ends every line with, matched from the end of the line
-// backwards. It returns -1 when the line does not end that way, or when the
-// value would be empty or have white space at either end, which a value
-// that ValidAt takes never has; the value is then validated as any other.
-// The caller reads time and id forward from the returned offset as usual.
+// okTail reads the rest of a line whose value starts at d[i] without
+// reading the value: the tail ,"time":N,"id":N} and optional white space
+// that AppendEvent ends every line with is matched from the end of the line
+// backwards, and time and id are read on the way, by fastInt's rules (an
+// optional '-', one to 18 digits, no leading zero). It returns where the
+// value ends, time and id, and false when the line does not end that way,
+// when either integer breaks those rules, or when the value would be empty
+// or have white space at either end, which a value that ValidAt takes never
+// has; the line is then read forwards as any other, so whatever this
+// refuses gets fastInt's or the general reader's verdict.
 //
 // Matching backwards from the end is unambiguous, so when the text before
 // the tail is one valid JSON value, it is the value ValidAt would find, and
 // the event is the one the strict reading gives. When it is not (the line
 // is broken, or its value is), the text taken as the value is not valid
 // JSON, and the strict decoding the caller owes it fails.
-func okValueEnd(d []byte, i int) int {
+func okTail(d []byte, i int) (end int, time, id int64, ok bool) {
 	// On t, with indexes counted down from its length, the compiler drops
 	// the bounds checks of the loops, which were a fifth of the cost.
 	t := d[i:]
@@ -140,40 +146,72 @@ func okValueEnd(d []byte, i int) int {
 		j--
 	}
 	if j == 0 || t[j-1] != '}' {
-		return -1
+		return 0, 0, 0, false
 	}
-	if j = intBefore(t, j-1); j < len(`,"id":`) || string(t[j-len(`,"id":`):j]) != `,"id":` {
-		return -1
+	if id, j = intBefore(t, j-1); j < len(`,"id":`) || string(t[j-len(`,"id":`):j]) != `,"id":` {
+		return 0, 0, 0, false
 	}
-	if j = intBefore(t, j-len(`,"id":`)); j < len(`,"time":`) || string(t[j-len(`,"time":`):j]) != `,"time":` {
-		return -1
+	if time, j = intBefore(t, j-len(`,"id":`)); j < len(`,"time":`) || string(t[j-len(`,"time":`):j]) != `,"time":` {
+		return 0, 0, 0, false
 	}
 	j -= len(`,"time":`)
 	if j == 0 || isBlank(t[0]) || isBlank(t[j-1]) {
-		return -1
+		return 0, 0, 0, false
 	}
-	return i + j
+	return i + j, time, id, true
 }
 
-// intBefore returns where the optionally signed run of digits that ends
-// just before t[j] starts, or -1 if there are no digits there.
-func intBefore(t []byte, j int) int {
+// intBefore reads backwards the integer whose last digit is t[j-1], by
+// fastInt's rules but for the byte after it, which is the caller's to
+// check. It returns the integer and where its text starts, or -1 there
+// when t[j-1] is no digit or the rules are broken.
+func intBefore(t []byte, j int) (int64, int) {
 	if j > len(t) {
-		return -1
+		return 0, -1
 	}
-	k := j
-	for ; k > 0; k-- {
-		if t[k-1]-'0' > 9 {
-			break
+	var v, p int64 = 0, 1
+	k, more := j, true
+	if j >= 8 {
+		// The eight bytes that end at t[j-1] at once, as fastInt
+		// does forwards. Backwards, the digits are the top bytes of
+		// the word, so no borrow or carry from the bytes below them
+		// may reach them: xor takes '0' off without a borrow, and
+		// the top bit is tested apart from the other seven, to which
+		// adding 0x76 cannot carry. A byte that is no digit has its
+		// top bit set in m.
+		x := binary.LittleEndian.Uint64(t[j-8:j]) ^ 0x3030303030303030
+		m := (x | (x&0x7f7f7f7f7f7f7f7f + 0x7676767676767676)) & 0x8080808080808080
+		n := bits.LeadingZeros64(m) >> 3
+		// The bytes below the digits become zeros, leading ones, and
+		// the digits are combined in pairs, fours and eights. The
+		// shift is taken mod 64, which the compiler then need not
+		// guard: with no digit at all (n 0) nothing is cleared, and
+		// the garbage is refused below.
+		x &^= 1<<((64-8*uint(n))&63) - 1
+		x = (x*10 + x>>8) & 0x00ff00ff00ff00ff
+		x = (x*100 + x>>16) & 0x0000ffff0000ffff
+		x = (x*10000 + x>>32) & 0xffffffff
+		v, p, k, more = int64(x), 100000000, j-n, n == 8
+	}
+	if more {
+		for ; k > 0; k-- {
+			c := t[k-1] - '0'
+			if c > 9 {
+				break
+			}
+			// Past 18 digits p and v wrap around, but such a
+			// number is refused below.
+			v += int64(c) * p
+			p *= 10
 		}
 	}
-	if k == j {
-		return -1
+	if n := j - k; n == 0 || n > 18 || (n > 1 && t[k] == '0') {
+		return 0, -1
 	}
 	if k > 0 && t[k-1] == '-' {
-		k--
+		return -v, k - 1
 	}
-	return k
+	return v, k
 }
 
 // isBlank is JSON white space; one comparison rules out every byte above

@@ -53,6 +53,26 @@ var fastSamples = []string{
 	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":01,"id":2}`,
 	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":--2}`,
 	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1]"time":1,"id":2}`,
+	// For deferOK: the tail's integers, read backwards, at the edges of
+	// fastInt's rules, and what may follow the tail.
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":007}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":00,"id":7}`,
+	`{"index":1,"type":"invoke","process":1,"f":"txn","value":[1],"time":-0,"id":-0}`,
+	`{"index":1,"type":"invoke","process":1,"f":"txn","value":[1],"time":-00,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":-123456789012345678,"id":123456789012345678}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1234567890123456789,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":-1234567890123456789}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":12345678,"id":87654321}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":1.0}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1e3,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":-}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":1}` + " \t\r\n",
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":1}` + "\n\n",
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":1}` + "\v",
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1,"id":1 }`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":[1],"time":1 ,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":"\u00e9","time":1,"id":1}`,
+	`{"index":1,"type":"ok","process":1,"f":"txn","value":"` + "\xba" + `9","time":1,"id":1}`,
 }
 
 // checkFast holds fastEvent to parseEvent on one line: whatever it takes,
@@ -143,12 +163,29 @@ func TestFastEventDeferred(t *testing.T) {
 		{`{"index":1,"type":"invoke","process":1,"f":"txn","value": [1],"time":1,"id":2}`, ``},
 		{`{"index":1,"type":"fail","process":1,"f":"txn","value":[1,],"time":1,"id":2}`, ``},
 		{`{"index":1,"type":"info","process":1,"f":"txn","value":[1,],"time":1,"id":2}`, ``},
+		// The tail's integers are read by fastInt's rules, backwards.
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1,],"time":1,"id":02}`, ``},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1,],"time":-01,"id":2}`, ``},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1,],"time":-0,"id":2}`, `[1,]`},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1,],"time":1,"id":123456789012345678}`, `[1,]`},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1,],"time":1,"id":1234567890123456789}`, ``},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1,],"time":1,"id":2}` + " \r\n", `[1,]`},
+		{`{"index":1,"type":"ok","process":1,"f":"txn","value":[1,],"time":1,"id":2}` + "\f", ``},
 	}
 	for _, tt := range tests {
 		var ev Event
 		took := fastEvent([]byte(tt.line), &ev, map[string]string{}, nil, true)
 		if took != (tt.value != "") || (took && string(ev.Value) != tt.value) {
 			t.Errorf("%s: fastEvent with deferOK took it %v with value %q; want %q", tt.line, took, ev.Value, tt.value)
+		}
+		// Time and id, read from the tail backwards, are what the strict
+		// reading finds once the value is a valid one.
+		if took {
+			fixed := strings.Replace(tt.line, `"value":`+tt.value, `"value":[1]`, 1)
+			var strict Event
+			if !fastEvent([]byte(fixed), &strict, map[string]string{}, nil, false) || strict.Time != ev.Time || strict.ID != ev.ID {
+				t.Errorf("%s: fastEvent with deferOK read time %d and id %d; %s reads %d and %d", tt.line, ev.Time, ev.ID, fixed, strict.Time, strict.ID)
+			}
 		}
 		checkFast(t, []byte(tt.line))
 	}
@@ -244,5 +281,38 @@ func TestReadLongListAllocates(t *testing.T) {
 	// it would be megabytes.
 	if got := after.TotalAlloc - before.TotalAlloc; got > 512<<10 {
 		t.Errorf("reading a line with a list of %d elements allocated %d bytes", n, got)
+	}
+}
+
+func TestIntBefore(t *testing.T) {
+	// Every length of number from 1 to 20 digits, signed or not, after
+	// each kind of byte (bytes above 0x7f too, whose top bit the
+	// eight-byte path tests apart) or at the start of the data, at every
+	// distance from the start: intBefore must read what fastInt reads
+	// forwards, and refuse what it refuses.
+	digits := "98765432109876543210"
+	for n := 1; n <= len(digits); n++ {
+		for _, sign := range []string{"", "-"} {
+			for _, num := range []string{digits[:n], "1" + strings.Repeat("0", n-1), strings.Repeat("0", n), "9" + strings.Repeat("0", n-1)} {
+				for _, before := range []string{"", ":", ",", "\"", "/", "-", "\xff", "\xba", "\x8a", "\x00", " "} {
+					for pad := range 10 {
+						text := strings.Repeat("\xb9", pad) + before + sign + num
+						v, k := intBefore([]byte(text), len(text))
+						fv, fend, fok := fastInt([]byte(sign+num+"}"), 0)
+						if before == "-" && sign == "" {
+							// "-" then digits: read as the sign.
+							fv, fend, fok = fastInt([]byte("-"+num+"}"), 0)
+						}
+						wantK := len(text) - fend
+						if !fok {
+							wantK = -1
+						}
+						if k != wantK || (fok && v != fv) {
+							t.Fatalf("intBefore(%q) = %d, %d; want %d, %d (fastInt %v)", text, v, k, fv, wantK, fok)
+						}
+					}
+				}
+			}
+		}
 	}
 }
