@@ -45,9 +45,11 @@ type graph struct {
 // edges: going round from y, the cycle must come back down to its lowest
 // node, so some edge steps from a node at or above y to one below it (or,
 // when y is the lowest, the edge into y comes from above). A node that no
-// back edge covers is then on no cycle, and everything done with the graph
-// after it is built starts from nodes on a cycle and follows only their
-// edges: such a node keeps no edges of its own. A history's transactions
+// back edge covers is then on no cycle, so it is a component of its own
+// whatever edges leave it; Tarjan's search starts only from nodes that keep
+// their edges, and the searches after it only from nodes on a cycle, none
+// of which needs the edges of a node on no cycle: such a node keeps no
+// edges of its own. A history's transactions
 // are numbered in the order they were invoked, and its dependencies mostly
 // point forward in that order, so most nodes of a big history are such
 // nodes: the graph is mostly smaller by far, and a history with no back

@@ -13,10 +13,11 @@ import (
 //
 // A list-append history in JSON Lines is read first with DeferValueCheck:
 // the reader leaves the values of invocations and ok completions
-// unvalidated, because the checker looks at each of them anyway. It
-// decodes every ok completion's value and every other operation's
-// invocation strictly, and holds an ok operation's invocation to its
-// result (see invocationMatches), which costs far less than validating it.
+// unvalidated, because the checker looks at each of them anyway. The
+// checker decodes every ok completion's value and every other operation's
+// invocation strictly, and compares an ok operation's invocation with its
+// result (see invocationMatches), which costs far less than validating it;
+// only an invocation that differs from its result is validated in full.
 // Should that reading or the check fail for any reason but an interrupt,
 // the history is read again with every value validated and checked again,
 // and that outcome is returned, so every error is the one the strict

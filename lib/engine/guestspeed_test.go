@@ -49,7 +49,13 @@ func BenchmarkGuestSpeed(b *testing.B) {
 		if out == wasm {
 			cmd.Env = append(cmd.Env, "GOOS=wasip1", "GOARCH=wasm")
 		}
+		// Killing go leaves its compiler processes holding the output
+		// pipe: without a wait delay the limit would not end the wait.
+		cmd.WaitDelay = 10 * time.Second
 		if text, err := cmd.CombinedOutput(); err != nil {
+			if buildCtx.Err() != nil {
+				err = fmt.Errorf("stopped at the %v limit for both builds: %w", guestSpeedBuildTimeout, err)
+			}
 			b.Fatalf("go build %s: %v\n%s", filepath.Base(out), err, text)
 		}
 	}

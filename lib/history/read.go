@@ -87,7 +87,8 @@ type ReadOptions struct {
 	// Interrupt, when set, stops Parse once it becomes true: Parse looks at
 	// it every few thousand events and then returns ErrInterrupted.
 	Interrupt *atomic.Bool
-	// DeferValueCheck, for JSON Lines, skips validating the value of an
+	// DeferValueCheck, for JSON Lines read by Parse (ParseEvents ignores
+	// it and validates every value), skips validating the value of an
 	// invocation or of an ok completion on a line written as AppendEvent
 	// writes it: the value is taken to be everything up to the line's
 	// ,"time":N,"id":N} tail, and its JSON is not checked. Those values
@@ -192,7 +193,9 @@ func ParseEvents(data []byte, opts ReadOptions) ([]Event, error) {
 	var err error
 	switch format {
 	case FormatJSONL:
-		err = readJSONL(data, opts.File, opts.DeferValueCheck, collect)
+		// Events keep every value as it is, and no caller here checks
+		// them afterwards: DeferValueCheck is for Parse only.
+		err = readJSONL(data, opts.File, false, collect)
 	case FormatEDN:
 		pp := &processPairer{open: map[int64]openInvoke{}, next: collect}
 		pp.file = opts.File

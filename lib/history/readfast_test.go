@@ -316,3 +316,17 @@ func TestIntBefore(t *testing.T) {
 		}
 	}
 }
+
+// ParseEvents validates every value, DeferValueCheck or not: no checker
+// decodes its events' values after it.
+func TestParseEventsIgnoresDeferValueCheck(t *testing.T) {
+	data := []byte(`{"index":0,"type":"invoke","process":0,"f":"txn","value":[["r","x",null]],"time":1,"id":0}
+{"index":1,"type":"ok","process":0,"f":"txn","value":[["r","x",[1,]]],"time":2,"id":0}
+`)
+	if _, err := ParseEvents(data, ReadOptions{DeferValueCheck: true}); err == nil || (!strings.Contains(err.Error(), "line 2") && !strings.Contains(err.Error(), ":2:")) {
+		t.Errorf("ParseEvents with DeferValueCheck on a broken ok value: %v, want an error at line 2", err)
+	}
+	if _, err := Parse(data, ReadOptions{DeferValueCheck: true}); err != nil {
+		t.Errorf("Parse with DeferValueCheck refuses the broken ok value itself: %v; it is the caller's to find", err)
+	}
+}

@@ -193,7 +193,7 @@ type Summary struct {
 	PropertyFailures int           `json:"property_failures"`
 	BuggifySites     []BuggifySite `json:"buggify_sites,omitempty"`
 	RealNs           int64         `json:"real_ns"`
-	Status           string        `json:"status"` // pass or fail
+	Status           string        `json:"status"` // pass, fail or interrupted (as the exit status says)
 	// Interrupted says the sweep was stopped (SIGINT or SIGTERM) before
 	// every seed ran: the counts cover the seeds that finished.
 	Interrupted bool `json:"interrupted,omitempty"`
