@@ -8,6 +8,12 @@ import (
 
 // buildGraph builds a graph of n nodes from edges given as {from, to, kind}.
 func buildGraph(n int, edges [][3]int32) *graph {
+	return offerEdges(n, edges).graph()
+}
+
+// offerEdges offers edges to a new builder of n nodes in both its rounds,
+// counting and placing, and returns the builder before it makes the graph.
+func offerEdges(n int, edges [][3]int32) *graphBuilder {
 	b := newGraphBuilder(n)
 	for round := 0; round < 2; round++ {
 		if round == 1 {
@@ -17,7 +23,7 @@ func buildGraph(n int, edges [][3]int32) *graph {
 			b.add(e[0], e[1], int32(i), uint8(e[2]))
 		}
 	}
-	return b.graph()
+	return b
 }
 
 // The builder keeps each node's edges in the order they were offered, and
@@ -116,15 +122,7 @@ func TestSCCFinderSkipsAcyclic(t *testing.T) {
 			}
 			edges = append(edges, [3]int32{u, w, int32(kinds[rng.IntN(3)])})
 		}
-		b := newGraphBuilder(n)
-		for round := 0; round < 2; round++ {
-			if round == 1 {
-				b.placing()
-			}
-			for i, e := range edges {
-				b.add(e[0], e[1], int32(i), uint8(e[2]))
-			}
-		}
+		b := offerEdges(n, edges)
 		// keepsAny answers for a run of nodes what keeps says of each.
 		for lo := range int32(n) {
 			for hi := lo - 1; hi < int32(n); hi++ {

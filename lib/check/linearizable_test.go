@@ -424,17 +424,8 @@ func TestCounterOverflow(t *testing.T) {
 func TestReadListMemo(t *testing.T) {
 	reads := []string{`["1","2"]`, `["1","2","3"]`, `["1","2","3"]`, `[1,12]`, `[1,123]`, `[1,123 ]`, `["1","2" ,"4"]`,
 		`["1"]`, `[]`, `null`, `["1",`, `["1","5"]`, `["1","5",null]`, `["1","5","6"]`, `["1","5"] x`, `["1","5","\u0036"]`}
-	memo := &valueReader{}
-	memos := map[string]*listMemo{}
 	in := newInterner()
-	fresh := &valueReader{}
-	for _, r := range reads {
-		got, gerr := memo.readList(memos, "x", []byte(r), in)
-		want, werr := fresh.readList(map[string]*listMemo{}, "x", []byte(r), in)
-		if (gerr == nil) != (werr == nil) || !slices.Equal(got, want) {
-			t.Errorf("%s: with the memo %v %v, afresh %v %v", r, got, gerr, want, werr)
-		}
-	}
+	checkListMemo(t, reads, in)
 	if n := len(in.names); n != 9 { // "", 1, 2, 3, 12, 123, 4, 5, 6 and nothing else
 		t.Errorf("%d values interned: %q", n, in.names)
 	}
@@ -504,5 +495,21 @@ func TestPlainPairAgrees(t *testing.T) {
 	}
 	if took != 6 {
 		t.Fatalf("the quick path took %d pairs, want 6", took)
+	}
+}
+
+// checkListMemo reads one key's lists in turn, each with the memo of the
+// read before, and requires what reading each afresh gives.
+func checkListMemo(t *testing.T, reads []string, in *interner) {
+	t.Helper()
+	memo := &valueReader{}
+	memos := map[string]*listMemo{}
+	fresh := &valueReader{}
+	for _, r := range reads {
+		got, gerr := memo.readList(memos, "x", []byte(r), in)
+		want, werr := fresh.readList(map[string]*listMemo{}, "x", []byte(r), in)
+		if (gerr == nil) != (werr == nil) || !slices.Equal(got, want) {
+			t.Errorf("%s: with the memo %v %v, afresh %v %v", r, got, gerr, want, werr)
+		}
 	}
 }

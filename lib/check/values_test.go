@@ -26,17 +26,7 @@ func TestReadListMemoLong(t *testing.T) {
 		reads = append(reads, list(parted...), list(base...))
 		reads = append(reads, list(base[:i+1]...), list(base...), list(base[:i+1]...)[:len(list(base[:i+1]...))-1]+`,1]`)
 	}
-	memo := &valueReader{}
-	memos := map[string]*listMemo{}
-	in := newInterner()
-	fresh := &valueReader{}
-	for _, r := range reads {
-		got, gerr := memo.readList(memos, "x", []byte(r), in)
-		want, werr := fresh.readList(map[string]*listMemo{}, "x", []byte(r), in)
-		if (gerr == nil) != (werr == nil) || !slices.Equal(got, want) {
-			t.Errorf("%s: with the memo %v %v, afresh %v %v", r, got, gerr, want, werr)
-		}
-	}
+	checkListMemo(t, reads, newInterner())
 }
 
 // TestPlainEnd holds plainEnd's eight bytes at a time to a byte at a time:
