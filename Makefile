@@ -11,7 +11,7 @@ GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
 
-.PHONY: all build deps test race test-long demo bench vet lint clean
+.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update
 
 all: build
 
@@ -75,6 +75,16 @@ demo: build
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
+
+# The determinism corpus (lib/determinism): every example world's first 20
+# seeds and a few whole traces, as sf-run runs them. make test compares a
+# quick part; corpus compares all of it; corpus-update records it anew, in a
+# commit of its own that says why the runs changed.
+corpus:
+	$(GO) test -count=1 -timeout 60m -run '^TestCorpus$$' ./lib/determinism -full
+
+corpus-update:
+	$(GO) test -count=1 -timeout 60m -run '^TestCorpus$$' ./lib/determinism -update
 
 # clean keeps .seedfall/pinned/: pinned regressions are committed with the code.
 clean:
