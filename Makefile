@@ -46,14 +46,17 @@ lint: vet $(STATICCHECK)
 	@out=$$(find . -name '*.go' -not -path '*/.seedfall/*' -not -path './tmp/*' -print0 | xargs -0 gofmt -l); if [ -n "$$out" ]; then echo "gofmt -l: not formatted:"; echo "$$out"; exit 1; fi
 	$(STATICCHECK) ./... ./sim/... ./examples/...
 
-# -short keeps the long sweeps out; test-long runs them.
+# -short keeps the long sweeps out; test-long runs them. TEST_TIMEOUT bounds
+# each package's test binary: go test's own default of 10 minutes is too
+# little for cmd/sf-run on a 2-core machine that other work shares.
+TEST_TIMEOUT ?= 45m
 test: deps build lint race
-	$(GO) test -short -count=1 ./... ./sim/... ./examples/...
+	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) ./... ./sim/... ./examples/...
 
 # The race detector over lib/: about 4 minutes on 2 cores, nearly all of it
 # lib/engine (RATIONALE.md: "Why race-test all of lib/?").
 race:
-	$(GO) test -race -short -count=1 ./lib/...
+	$(GO) test -race -short -count=1 -timeout $(TEST_TIMEOUT) ./lib/...
 
 test-long: deps build
 	$(GO) test -count=1 -timeout 60m ./... ./sim/... ./examples/...
@@ -74,7 +77,7 @@ demo: build
 	@bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200
 
 bench: build
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
 
 # The determinism corpus (lib/determinism): every example world's first 20
 # seeds and a few whole traces, as sf-run runs them. make test compares a
