@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sf-dst/sf/lib/wasmrewrite"
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1"
 	"github.com/tetratelabs/wazero/sys"
@@ -75,8 +76,8 @@ func BenchmarkGuestSpeed(b *testing.B) {
 	// The module goes through the engine's own rewriting too. It imports
 	// no sched_yield, so the loop ticks leave it unchanged; the data
 	// segments are merged as for every guest.
-	instrumented, _ := instrumentLoops(bin)
-	compiled, err := rt.CompileModule(ctx, mergeDataSegments(instrumented))
+	instrumented, _ := wasmrewrite.InstrumentLoops(bin)
+	compiled, err := rt.CompileModule(ctx, wasmrewrite.MergeDataSegments(instrumented))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -26,8 +26,8 @@ func TestInternalErrors(t *testing.T) {
 		opts Options
 		want string
 	}{
-		{"host call", Options{panicAtCall: 40}, "internal error in sf: a host call of "},
-		{"scheduler", Options{panicAtStep: 3}, "internal error in sf: the scheduler panicked: injected invariant failure; please report it with this seed and world"},
+		{"host call", Options{PanicAtCall: 40}, "internal error in sf: a host call of "},
+		{"scheduler", Options{PanicAtStep: 3}, "internal error in sf: the scheduler panicked: injected invariant failure; please report it with this seed and world"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

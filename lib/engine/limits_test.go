@@ -46,24 +46,6 @@ func TestNanosecondSleepsReachTheHorizon(t *testing.T) {
 	}
 }
 
-// TestTimerGranularity pins the rounding: up to the next multiple of
-// 50µs, and a time already due stays as it is.
-func TestTimerGranularity(t *testing.T) {
-	r := &run{now: 1_000_000}
-	for _, c := range []struct{ d, want int64 }{
-		{1_000_000, 1_000_000},
-		{999_999, 999_999},
-		{1_000_001, 1_050_000},
-		{1_050_000, 1_050_000},
-		{1_050_001, 1_100_000},
-		{maxTime, maxTime},
-	} {
-		if got := r.timerAt(c.d); got != c.want {
-			t.Errorf("timerAt(%d) at %d = %d, want %d", c.d, r.now, got, c.want)
-		}
-	}
-}
-
 // TestLimits: each limit ends a run that would otherwise go on for a very
 // long time with class limit and a message naming the field to raise.
 func TestLimits(t *testing.T) {

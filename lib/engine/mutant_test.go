@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/engine/core"
 )
 
 // TestOSyncIgnored: with osync_ignored an O_SYNC write is no longer
@@ -25,8 +27,8 @@ func TestOSyncIgnored(t *testing.T) {
 		wantHits int
 	}{
 		{"no mutant", "", true, "w#2: found 4096 of 4096 bytes", 0},
-		{"osync_ignored", MutantOSyncIgnored, true, "w#2: found 0 of 0 bytes", 1},
-		{"osync_ignored on a node without faults", MutantOSyncIgnored, false, "w#1: write 1: ok", 0},
+		{"osync_ignored", core.MutantOSyncIgnored, true, "w#2: found 0 of 0 bytes", 1},
+		{"osync_ignored on a node without faults", core.MutantOSyncIgnored, false, "w#1: write 1: ok", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := &Spec{
@@ -62,7 +64,7 @@ func TestMonotonicJump(t *testing.T) {
 		Nodes:      []NodeSpec{{Name: "n", Wasm: wasm, Workload: true, Faults: true}},
 		DurationNs: int64(20 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
 	}
-	jump := []Fault{{Kind: KindClockJump, Node: "n", At: Dur(2500 * time.Millisecond), Until: Dur(2500 * time.Millisecond), Delta: Dur(4 * time.Second)}}
+	jump := []Fault{{Kind: core.KindClockJump, Node: "n", At: Dur(2500 * time.Millisecond), Until: Dur(2500 * time.Millisecond), Delta: Dur(4 * time.Second)}}
 	for _, tc := range []struct {
 		name   string
 		mutant string
@@ -71,8 +73,8 @@ func TestMonotonicJump(t *testing.T) {
 		hits   int
 	}{
 		{"jump without the mutant", "", jump, StatusPass, 0},
-		{"monotonic_jump", MutantMonotonicJump, jump, StatusFail, 1},
-		{"monotonic_jump with no jump", MutantMonotonicJump, []Fault{}, StatusPass, 0},
+		{"monotonic_jump", core.MutantMonotonicJump, jump, StatusFail, 1},
+		{"monotonic_jump with no jump", core.MutantMonotonicJump, []Fault{}, StatusPass, 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			res, err := e.Run(spec, 1, Options{Faults: tc.faults, Mutant: tc.mutant})

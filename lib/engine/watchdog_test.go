@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
 func buildGuest(t testing.TB, name string) string {
@@ -105,7 +107,7 @@ func TestGoModulesAreInstrumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	out, ok := instrumentLoops(bin)
+	out, ok := wasmrewrite.InstrumentLoops(bin)
 	if !ok {
 		t.Fatal("a Go wasip1 module was not instrumented")
 	}

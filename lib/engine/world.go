@@ -9,101 +9,35 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/sf-dst/sf/lib/engine/compat"
+	"github.com/sf-dst/sf/lib/engine/core"
+	"github.com/sf-dst/sf/lib/engine/netoverlay"
+	"github.com/sf-dst/sf/lib/engine/simsdk"
+	"github.com/sf-dst/sf/lib/engine/udp"
+	"github.com/sf-dst/sf/lib/engine/wasi"
+	"github.com/sf-dst/sf/lib/wasmrewrite"
 	"github.com/tetratelabs/wazero"
 )
-
-// GuestMemoryLimitPages caps each guest's linear memory: 16384 pages of 64
-// KiB is 1 GiB. A guest that needs more fails with class oom.
-const GuestMemoryLimitPages = 16384
-
-// NodeSpec is one program of the world as the engine needs it: a name, its
-// module and its command line.
-type NodeSpec struct {
-	Name     string
-	Wasm     string // path of the built module
-	Args     []string
-	Env      map[string]string
-	Workload bool
-	// Finally marks the check that starts once every workload has exited 0.
-	Finally bool
-	// Seed lists files copied onto the node's disk before it first starts,
-	// durable and synced (the world's disk and files fields).
-	Seed []SeedFile
-	// UpgradeWasm is the module the node runs from its first restart on.
-	UpgradeWasm string
-	// NetFaults says whether partitions, clogs and resets reach this
-	// program.
-	NetFaults bool
-	// Faults says whether the per-node faults (crashes, clock skew and
-	// jumps) reach this program: by default nodes take them and workloads
-	// and the finally check do not.
-	Faults bool
-}
-
-// SeedFile is one file of a seeded disk.
-type SeedFile struct {
-	Path string
-	Data []byte
-}
-
-// Spec is what a run needs from the world file.
-type Spec struct {
-	Nodes        []NodeSpec // crashable nodes first, then workloads
-	DurationNs   int64
-	LatencyNs    [2]int64
-	WatchdogNs   int64
-	Supervise    bool
-	CrashPerSec  float64
-	RestartAfter [2]int64
-	// LivenessWithinNs turns on liveness mode: at DurationNs the faults stop
-	// and crashed nodes restart, and the workloads (and the finally check)
-	// must then finish within this much virtual time. 0 is off.
-	LivenessWithinNs int64
-	// ClockSkewNs offsets each node's wall clock by a seeded amount in
-	// [-skew, +skew].
-	ClockSkewNs int64
-	// ClockJumpPerSec and ClockJumpMaxNs plan jumps of a node's wall clock.
-	ClockJumpPerSec float64
-	ClockJumpMaxNs  int64
-	// Swarm turns each fault type on or off per seed and rescales its rate.
-	Swarm bool
-	// Net holds the network fault settings.
-	Net NetFaults
-	// Disk holds the disk settings and fault rates.
-	Disk DiskFaults
-	// Buggify lets sim.Buggify sites fire.
-	Buggify bool
-	// CheckerModel is the model recorded histories are checked against.
-	// Defaults to kv.
-	CheckerModel string
-	// HistoryTimeoutNs is the real-time limit of a linearizability check.
-	// Defaults to 30s.
-	HistoryTimeoutNs int64
-	// FaultsAfterSetup holds every fault back until a node calls
-	// sim.SetupComplete.
-	FaultsAfterSetup bool
-	// Limits bound the run's steps, trace and descriptors, and the
-	// history check's work (limits.go). Defaults to the Default*Max
-	// constants.
-	Limits Limits
-	// Preempt, when not nil, preempts goroutines inside every program
-	// (preempt.go). Defaults to nil: no counting and no preemption, the
-	// module runs as it did before preemption existed.
-	Preempt *Preempt
-	// NetOverlay puts /etc/hosts and /etc/nsswitch.conf on every node's disk
-	// before it starts, so that guests built with the net_overlay resolve
-	// node names (netoverlay.go).
-	NetOverlay bool
-}
 
 // Engine holds what is shared by every run of one process: the wazero
 // runtime, the host modules and the compiled guests. It is safe for
 // concurrent runs.
 type Engine struct {
 	rt       wazero.Runtime
+	host     *core.Host
 	mu       sync.Mutex
 	compiled map[string]*compiling
 }
+
+// Adapters are the host interfaces every guest sees, in the order their
+// functions are declared.
+func Adapters() []core.Adapter {
+	return []core.Adapter{wasi.Adapter{}, simsdk.Adapter{}, netoverlay.Adapter{}, udp.Adapter{}, compat.Adapter{}}
+}
+
+// host is the one host every engine instantiates: its declarations are
+// checked once per process.
+var host = sync.OnceValues(func() (*core.Host, error) { return core.NewHost(Adapters()...) })
 
 // New returns an engine whose compiled modules are cached on disk in
 // cacheDir (empty for no disk cache).
@@ -113,9 +47,13 @@ func New(cacheDir string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
+	h, err := host()
+	if err != nil {
+		return nil, err
+	}
 	rt := wazero.NewRuntimeWithConfig(ctx, cfg)
-	e := &Engine{rt: rt, compiled: map[string]*compiling{}}
-	if err := instantiateHostModules(ctx, rt); err != nil {
+	e := &Engine{rt: rt, host: h, compiled: map[string]*compiling{}}
+	if err := h.Instantiate(ctx, rt); err != nil {
 		rt.Close(ctx)
 		return nil, err
 	}
@@ -142,6 +80,9 @@ func runtimeConfig(cacheDir string) (wazero.RuntimeConfig, error) {
 	return cfg, nil
 }
 
+// Runtime is the runtime the engine's guests are instantiated in.
+func (e *Engine) Runtime() wazero.Runtime { return e.rt }
+
 // Close releases the runtime.
 func (e *Engine) Close() error { return e.rt.Close(context.Background()) }
 
@@ -159,10 +100,10 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 	if err != nil {
 		return nil, err
 	}
-	var mode instrumentMode
+	var mode wasmrewrite.Mode
 	key := abs
 	if p != nil {
-		mode = instrumentMode{preempt: true, loops: p.Loops}
+		mode = wasmrewrite.Mode{Preempt: true, Loops: p.Loops}
 		key += "\x00preempt"
 		if p.Loops {
 			key += "+loops"
@@ -183,7 +124,7 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 	c := &compiling{done: make(chan struct{})}
 	e.compiled[key] = c
 	e.mu.Unlock()
-	c.m, c.err = compileModule(e.rt, path, abs, mode)
+	c.m, c.err = e.compileModule(path, abs, mode)
 	if c.err != nil {
 		// A failure is not kept: the next call tries again.
 		e.mu.Lock()
@@ -201,30 +142,30 @@ type compiling struct {
 	err  error
 }
 
-func compileModule(rt wazero.Runtime, path, abs string, mode instrumentMode) (wazero.CompiledModule, error) {
+func (e *Engine) compileModule(path, abs string, mode wasmrewrite.Mode) (wazero.CompiledModule, error) {
 	bin, err := os.ReadFile(abs)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := splitSections(bin); err != nil {
+	if !wasmrewrite.IsModule(bin) {
 		return nil, fmt.Errorf("%s: not a WebAssembly module", path)
 	}
 	var instrumented []byte
-	if mode.preempt {
-		if instrumented, err = rewriteModule(bin, mode); err != nil {
-			if errors.Is(err, errUninstrumentable) {
+	if mode.Preempt {
+		if instrumented, err = wasmrewrite.Rewrite(bin, mode); err != nil {
+			if errors.Is(err, wasmrewrite.ErrUninstrumentable) {
 				err = errors.New("preempt: the module cannot be instrumented to count calls (preempt needs a module built by Go for wasip1)")
 			}
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	} else {
-		instrumented, _ = instrumentLoops(bin)
+		instrumented, _ = wasmrewrite.InstrumentLoops(bin)
 	}
-	m, err := rt.CompileModule(context.Background(), mergeDataSegments(instrumented))
+	m, err := e.rt.CompileModule(context.Background(), wasmrewrite.MergeDataSegments(instrumented))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
 	}
-	if err := checkGuest(path, m); err != nil {
+	if err := e.checkGuest(path, m); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -232,14 +173,14 @@ func compileModule(rt wazero.Runtime, path, abs string, mode instrumentMode) (wa
 
 // checkGuest rejects modules that are not wasip1 commands or that import
 // something the engine does not provide, before any seed runs.
-func checkGuest(path string, m wazero.CompiledModule) error {
+func (e *Engine) checkGuest(path string, m wazero.CompiledModule) error {
 	if _, ok := m.ExportedFunctions()["_start"]; !ok {
 		return fmt.Errorf("%s: not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)", path)
 	}
 	var missing []string
 	for _, imp := range m.ImportedFunctions() {
 		mod, name, _ := imp.Import()
-		if !hostProvides(mod, name) {
+		if !e.host.Provides(mod, name) {
 			missing = append(missing, mod+"."+name)
 		}
 	}

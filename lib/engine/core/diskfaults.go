@@ -1,0 +1,228 @@
+package core
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/rng"
+)
+
+// DiskFaults are the world's disk settings and fault rates.
+type DiskFaults struct {
+	Torn, Reorder, StrictDirs, CorruptOnCrash    bool
+	Model                                        disk.FSModel
+	CrashOnIO, FsyncEIO, WriteEIO, WriteENOSPC   float64
+	ReadEIO, ReadCorrupt, LostWrite, Misdirected float64
+	BitrotPerSec                                 float64
+	// MmapWB is the probability that a dirty page of a shared writable
+	// mapping was written back before a crash (mmap_early_writeback).
+	MmapWB float64
+	// CapacityBytes is each node's disk size; 0 is unlimited.
+	CapacityBytes int64
+	// LatencyNs is the range of extra time each fsync takes.
+	LatencyNs [2]int64
+}
+
+type opKey struct {
+	kind string
+	node int
+	op   int64
+}
+
+// diskFault decides whether a fault of kind fires at operation op of node n:
+// from the schedule when one is replayed, otherwise from a stream keyed by
+// the seed, the kind, the node and op, so removing another fault never
+// changes this one.
+func (r *Run) DiskFault(n *Node, kind string, op int64, p float64) bool {
+	if !n.Spec.Faults || r.Quiet() {
+		return false
+	}
+	if r.Opts.Faults != nil {
+		return r.scheduledOps[opKey{kind, n.Idx, op}]
+	}
+	p = r.Rate(kind, p)
+	if p <= 0 {
+		return false
+	}
+	var s rng.Stream
+	s.Reset(r.SeedOf(bsIO), kind, rng.Key(n.Spec.Name), uint64(op))
+	return s.Chance(p)
+}
+
+// faultStream is the stream that decides what a fault does (which page,
+// which bit), keyed like the decision itself.
+func (r *Run) faultStream(kind string, n *Node, op int64) *rng.Stream {
+	return rng.New(r.SeedOf(bsDisk), kind+"/what", rng.Key(n.Spec.Name), uint64(op))
+}
+
+func (r *Run) RecordDiskFault(in *Instance, kind string, op int64, path string, offset int64) {
+	f := Fault{At: Dur(r.Now), Kind: kind, Node: in.Node.Spec.Name, Op: op, Path: path, Offset: offset}
+	r.res.Faults = append(r.res.Faults, f)
+	where := path
+	if offset != 0 {
+		where = fmt.Sprintf("%s@%d", path, offset)
+	}
+	counter := "disk op"
+	if kind == KindReadEIO || kind == KindReadCorrupt {
+		counter = "disk read"
+	}
+	r.Tracef("fault %s on %s at %s #%d (%s)", kind, in.Name, counter, op, where)
+}
+
+// nextOp numbers a node's writes, truncates and fsyncs ("disk op #N").
+func (n *Node) nextOp() int64 { n.diskOps++; return n.diskOps }
+
+// nextRead numbers a node's file reads ("disk read #N").
+func (n *Node) nextRead() int64 { n.diskReads++; return n.diskReads }
+
+// beforeWrite is called for every write or truncate of a regular file. It
+// returns an errno to fail the operation with (nothing is written), and
+// whether the node crashes once the operation has reached the page cache.
+func (in *Instance) BeforeWrite(e *Desc, write bool) (op int64, errno uint64, crash bool) {
+	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
+	op = n.NextOp()
+	if r.DiskFault(n, KindCrashIO, op, d.CrashOnIO) {
+		return op, 0, true
+	}
+	if !write {
+		return op, 0, false
+	}
+	if r.DiskFault(n, KindWriteEIO, op, d.WriteEIO) {
+		r.RecordDiskFault(in, KindWriteEIO, op, e.Path, 0)
+		return op, EIO, false
+	}
+	if r.DiskFault(n, KindWriteENOSPC, op, d.WriteENOSPC) {
+		r.RecordDiskFault(in, KindWriteENOSPC, op, e.Path, 0)
+		return op, ENospc, false
+	}
+	return op, 0, false
+}
+
+// crashInside crashes the node during one of its own disk operations
+// (crash_on_io): the operation has reached the page cache, the crash rules
+// decide what of it survives, and the guest stops inside this host call.
+func (in *Instance) CrashInside(ctx context.Context, op int64, path string, syncing disk.Ino) {
+	r, n := in.Run, in.Node
+	down := rng.New(r.SeedOf(bsDisk), KindCrashIO+"/restart", rng.Key(n.Spec.Name), uint64(op)).Between(r.Spec.RestartAfter[0], r.Spec.RestartAfter[1])
+	until := r.Now + down
+	r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: KindCrashIO, Node: n.Spec.Name, Op: op, Path: path, Until: Dur(until)})
+	r.Tracef("fault crash %s during disk op #%d (%s), restart at %s", in.Name, op, path, fmtTime(until))
+	r.inFlight(in)
+	in.crashed = true
+	in.flushOutput()
+	r.closeSockets(in)
+	written := r.mmapWrittenBack(in)
+	r.crashDisk(n, syncing)
+	r.applyWrittenBack(n, written)
+	n.Cur = nil
+	n.restartAt = until
+	in.Stop(ctx, 137)
+}
+
+// crashDisk applies the world's crash rules to a node's disk.
+func (r *Run) crashDisk(n *Node, syncing disk.Ino) {
+	d := &r.Spec.Disk
+	n.crashes++
+	if !d.Torn && !d.Reorder && !d.CorruptOnCrash {
+		n.FS.Crash()
+		return
+	}
+	rules := disk.CrashRules{Torn: d.Torn, Reorder: d.Reorder, Model: d.Model, CorruptOnCrash: d.CorruptOnCrash, Syncing: syncing}
+	rep := n.FS.CrashWith(rules, rng.New(r.SeedOf(bsDisk), "crashdisk", rng.Key(n.Spec.Name), uint64(n.crashes)))
+	if rep.Kept+rep.Dropped+rep.Torn > 0 || len(rep.Corrupted) > 0 {
+		r.Tracef("disk of %s after the crash: %d pending writes kept, %d dropped, %d torn", n.Spec.Name, rep.Kept, rep.Dropped, rep.Torn)
+	}
+	for _, dmg := range rep.Corrupted {
+		r.Tracef("disk of %s: crash corrupted %s at byte %d (bit %d)", n.Spec.Name, dmg.Path, dmg.Offset, dmg.Bit)
+	}
+}
+
+// fsync makes a file durable, with the disk faults that apply to an fsync.
+func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
+	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
+	op := n.NextOp()
+	if d.LatencyNs[1] > 0 {
+		var s rng.Stream
+		s.Reset(r.SeedOf(bsDiskLatency), "disklatency", rng.Key(n.Spec.Name), uint64(op))
+		if lat := s.Between(d.LatencyNs[0], d.LatencyNs[1]); lat > 0 {
+			// The whole node waits: a wasip1 guest runs every goroutine on
+			// one thread.
+			in.deadline = r.Now + lat
+			in.Waits = in.Waits[:0]
+			in.Park(ctx)
+			in.deadline = maxTime
+		}
+	}
+	if r.DiskFault(n, KindCrashIO, op, d.CrashOnIO) {
+		in.CrashInside(ctx, op, e.Path, e.Ino)
+	}
+	if e.Kind == DescFile {
+		switch {
+		case r.DiskFault(n, KindFsyncEIO, op, d.FsyncEIO):
+			r.RecordDiskFault(in, KindFsyncEIO, op, e.Path, 0)
+			return Errno(n.FS.SyncEIO(e.Ino))
+		case r.DiskFault(n, KindLostWrite, op, d.LostWrite):
+			page, err := n.FS.SyncLosingPage(e.Ino, r.faultStream(KindLostWrite, n, op))
+			if err != nil {
+				return Errno(err)
+			}
+			if page >= 0 { // an fsync with nothing dirty has no page to lose
+				r.RecordDiskFault(in, KindLostWrite, op, e.Path, page)
+			}
+			return ESuccess
+		case r.DiskFault(n, KindMisdirected, op, d.Misdirected):
+			from, to, ok, err := n.FS.SyncMisdirected(e.Ino, r.faultStream(KindMisdirected, n, op))
+			if err != nil {
+				return Errno(err)
+			}
+			if ok {
+				r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: KindMisdirected, Node: n.Spec.Name, Op: op, Path: e.Path, Offset: from, Target: to})
+				r.Tracef("fault %s on %s at disk op #%d (%s: page at %d landed at %d)", KindMisdirected, in.Name, op, e.Path, from, to)
+			}
+			return ESuccess
+		}
+	}
+	return Errno(n.FS.Sync(e.Ino))
+}
+
+// afterRead applies the read faults to a file read that returned p.
+func (in *Instance) BeforeRead(e *Desc) (op int64, errno uint64) {
+	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
+	op = n.NextRead()
+	if r.DiskFault(n, KindReadEIO, op, d.ReadEIO) {
+		r.RecordDiskFault(in, KindReadEIO, op, e.Path, 0)
+		return op, EIO
+	}
+	return op, 0
+}
+
+func (in *Instance) AfterRead(e *Desc, op int64, p []byte, fileOff int64) {
+	r, n := in.Run, in.Node
+	if len(p) == 0 || !r.DiskFault(n, KindReadCorrupt, op, r.Spec.Disk.ReadCorrupt) {
+		return
+	}
+	off, _, ok := disk.FlipBit(p, r.faultStream(KindReadCorrupt, n, op))
+	if ok {
+		r.RecordDiskFault(in, KindReadCorrupt, op, e.Path, fileOff+int64(off))
+	}
+}
+
+// bitrot flips one bit of a node's durable data (a planned fault).
+func (r *Run) bitrot(n *Node, f Fault) {
+	dmg, ok := n.FS.BitRot(rng.New(r.SeedOf(bsDisk), KindBitrot, rng.Key(n.Spec.Name), uint64(f.At)))
+	if !ok {
+		return
+	}
+	f.Path, f.Offset = dmg.Path, dmg.Offset
+	r.res.Faults = append(r.res.Faults, f)
+	r.Tracef("fault bitrot on %s: %s at byte %d (bit %d)", n.Spec.Name, dmg.Path, dmg.Offset, dmg.Bit)
+}
+
+// NodeDisk is one node's disk as -inspect shows it.
+type NodeDisk struct {
+	Node          string
+	UsageBytes    int64
+	CapacityBytes int64
+	Files         []disk.FileInfo
+}

@@ -1,0 +1,311 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/tetratelabs/wazero"
+	"github.com/tetratelabs/wazero/api"
+	"github.com/tetratelabs/wazero/experimental"
+	"github.com/tetratelabs/wazero/sys"
+
+	"github.com/sf-dst/sf/lib/rng"
+)
+
+// Instance is one incarnation of a node: one wasm module instance, and the
+// host-side state it sees (its descriptors, its random stream, its mappings).
+type Instance struct {
+	Run  *Run
+	Node *Node
+	// Num counts the node's incarnations from 1; Name is "server#2".
+	Num  int
+	Name string
+	// FDs are the instance's open descriptors, by number; nil is free.
+	FDs []*Desc
+	// Random is what the guest's random_get reads.
+	Random *rng.Stream
+	// Maps are the guest's shared writable mappings (compat_overlay's
+	// mmap), which a crash may find written back.
+	Maps []Mapping
+	// ExitCode is what the guest passed to proc_exit.
+	ExitCode uint32
+	// Waits are the descriptors the instance waits on when it parks in
+	// poll_oneoff.
+	Waits []Wait
+
+	hashID   uint64
+	mod      api.Module
+	resume   chan cmd
+	started  bool
+	parked   bool
+	deadline int64
+
+	// slowDeadlines maps the timer deadlines a slowdown stretched to what
+	// they were stretched to.
+	slowDeadlines map[int64]int64
+	stepStart     time.Time
+	// pCounter and gReg are, with Spec.Preempt, the guest's preemption
+	// countdown and Go's g register (preempt.go); pLoaded is the countdown
+	// as the host last set it.
+	pCounter api.MutableGlobal
+	gReg     api.Global
+	pLoaded  int64
+	// hold says who may touch the run's state: the scheduler or this
+	// instance's goroutine (see holdSched). It is the only field both read
+	// without a channel handoff between them.
+	hold atomic.Int32
+	// call is the host call under way, reused from call to call.
+	call Call
+
+	exited, abandoned, failed, oom bool
+	crashed                        bool // crashed inside one of its own disk operations
+	trap                           string
+	hostPanic                      string // a host function panicked: a bug in sf
+
+	lineBuf    [3][]byte
+	sdkBuf     []byte // a partial line of Antithesis SDK output
+	stderrTail []string
+	// crashLine is Go's "panic: ..." or "fatal error: ..." line once the
+	// stack dump that follows it has started, and crashTail that line and
+	// the lines after it, for the report.
+	crashLine, pendingCrash string
+	pendingAge              int
+	crashTail               []string
+}
+
+// Wait is one descriptor a parked instance waits on, for reading or for
+// writing.
+type Wait struct {
+	FD    int32
+	Write bool
+}
+
+func (in *Instance) runnable() bool {
+	if in.Node.pausedUntil > in.Run.Now {
+		return false // paused: it runs again when the pause ends
+	}
+	if !in.started {
+		return true
+	}
+	if !in.parked {
+		return false
+	}
+	if in.deadline <= in.Run.Now {
+		return true
+	}
+	for _, w := range in.Waits {
+		if in.FDReady(w.FD, w.Write) {
+			return true
+		}
+	}
+	return false
+}
+
+type ctxKey struct{}
+
+func (in *Instance) main() {
+	r := in.Run
+	c := <-in.resume
+	in.started = true
+	if c == cmdKill {
+		in.hold.Store(holdSched)
+		r.back <- msg{Kind: msgExited, inst: in}
+		return
+	}
+	ctx := context.WithValue(context.Background(), ctxKey{}, in)
+	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
+	cfg := wazero.NewModuleConfig().
+		WithName(fmt.Sprintf("%s@%d", in.Name, instanceSerial.Add(1))).
+		WithStartFunctions()
+	mod, err := r.mods.Runtime().InstantiateModule(ctx, in.Node.compiled, cfg)
+	if err != nil {
+		in.trap = "could not start: " + err.Error()
+		in.hold.Store(holdSched)
+		r.back <- msg{Kind: msgExited, inst: in}
+		return
+	}
+	in.mod = mod
+	in.preemptStart(mod)
+	in.hold.Store(holdWasm)
+	_, err = mod.ExportedFunction("_start").Call(ctx)
+	if in.hold.Swap(holdSched) == holdAbandoned {
+		return // the scheduler gave up on this guest and closed its module
+	}
+	var exit *sys.ExitError
+	switch {
+	case err == nil:
+		in.ExitCode = 0
+	case errors.As(err, &exit):
+		in.ExitCode = exit.ExitCode()
+	default:
+		msgText := err.Error()
+		if i := strings.IndexByte(msgText, '\n'); i > 0 {
+			msgText = msgText[:i]
+		}
+		// wazero reports the guest's own traps as "wasm error: ..."; any
+		// other error is a Go panic in one of our host functions, which
+		// it recovered and marked.
+		if p, ok := strings.CutSuffix(msgText, " (recovered by wazero)"); ok || !strings.HasPrefix(msgText, "wasm error: ") {
+			in.hostPanic = p
+			break
+		}
+		if strings.Contains(msgText, "out of bounds memory") || strings.Contains(msgText, "memory") && in.oom {
+			in.oom = true
+		}
+		in.trap = "wasm trap: " + msgText
+	}
+	if in.pCounter != nil {
+		in.preemptSync()
+	}
+	mod.Close(context.Background())
+	r.back <- msg{Kind: msgExited, inst: in}
+}
+
+// park hands the baton back and waits for the next command. It returns only
+// if the instance should go on; a kill ends the guest from inside the host
+// call.
+func (in *Instance) Park(ctx context.Context) {
+	in.preemptParked()
+	in.parked = true
+	in.hold.Store(holdSched)
+	in.Run.back <- msg{Kind: msgParked, inst: in}
+	if c := <-in.resume; c == cmdKill {
+		in.Stop(ctx, 137)
+	}
+}
+
+// stop ends the guest from inside a host call: closing the module alone does
+// not stop it, so the call panics with an exit error that wazero turns into
+// _start's result.
+func (in *Instance) Stop(ctx context.Context, code uint32) {
+	in.mod.CloseWithExitCode(ctx, code)
+	panic(sys.NewExitError(code))
+}
+
+// output collects a guest's stdout and stderr into trace lines.
+func (in *Instance) Output(fd int, p []byte) {
+	buf := append(in.lineBuf[fd], p...)
+	for {
+		i := indexByte(buf, '\n')
+		if i < 0 {
+			break
+		}
+		in.emitLine(fd, string(buf[:i]))
+		buf = buf[i+1:]
+	}
+	if len(buf) > 4096 {
+		in.emitLine(fd, string(buf))
+		buf = buf[:0]
+	}
+	in.lineBuf[fd] = append(in.lineBuf[fd][:0], buf...)
+}
+
+const stderrTailLines = 20
+
+// crashContextLines is how many stderr lines from before a panic the report
+// shows with it.
+const crashContextLines = 5
+
+func (in *Instance) emitLine(fd int, line string) {
+	in.Run.Tracef("%s: %s", in.Name, line)
+	if fd != 2 {
+		return
+	}
+	in.stderrTail = append(in.stderrTail, line)
+	if len(in.stderrTail) > stderrTailLines {
+		in.stderrTail = in.stderrTail[1:]
+	}
+	switch {
+	case in.crashLine != "":
+		if len(in.crashTail) < stderrTailLines {
+			in.crashTail = append(in.crashTail, line)
+		}
+	case strings.HasPrefix(line, "panic: ") || strings.HasPrefix(line, "fatal error: "):
+		in.pendingCrash, in.pendingAge = line, 0
+	case in.pendingCrash != "":
+		in.pendingAge++
+		if strings.HasPrefix(line, "goroutine ") || strings.HasPrefix(line, "runtime stack:") || strings.HasPrefix(line, "[signal ") {
+			in.crashLine = in.pendingCrash
+			// Keep a few lines the program wrote before it crashed, then the
+			// crash itself.
+			at := len(in.stderrTail) - 1
+			for at > 0 && in.stderrTail[at] != in.pendingCrash {
+				at--
+			}
+			in.crashTail = append([]string(nil), in.stderrTail[max(0, at-crashContextLines):]...)
+		} else if in.pendingAge > 3 && !strings.HasPrefix(line, "\t") && line != "" {
+			in.pendingCrash = "" // a log line, not a crash
+		}
+	}
+}
+
+func (in *Instance) flushOutput() {
+	for fd := 1; fd <= 2; fd++ {
+		if len(in.lineBuf[fd]) > 0 {
+			in.emitLine(fd, string(in.lineBuf[fd]))
+			in.lineBuf[fd] = nil
+		}
+	}
+}
+
+func indexByte(b []byte, c byte) int {
+	for i, x := range b {
+		if x == c {
+			return i
+		}
+	}
+	return -1
+}
+
+// Ready reports whether an instance that would wait until deadline, or for
+// one of its Waits, can go on at once.
+func (in *Instance) Ready(deadline int64) bool {
+	if deadline <= in.Run.Now {
+		return true
+	}
+	for _, w := range in.Waits {
+		if in.FDReady(w.FD, w.Write) {
+			return true
+		}
+	}
+	return false
+}
+
+// ParkUntil hands the baton back until virtual time reaches deadline or one
+// of in.Waits is ready, and returns when the instance runs again.
+func (in *Instance) ParkUntil(ctx context.Context, deadline int64) {
+	in.deadline = deadline
+	in.Park(ctx)
+	in.deadline = maxTime
+}
+
+// Stretch returns the slowed deadline of the timer deadline d, which the
+// node now waits timeout for, slowed by factor f. Go asks again with the time
+// left after every early wake, so each timer deadline is stretched once,
+// from the first time the node waited for it.
+func (in *Instance) Stretch(d, timeout int64, f float64) int64 {
+	if in.slowDeadlines == nil {
+		in.slowDeadlines = map[int64]int64{}
+	}
+	if s, ok := in.slowDeadlines[d]; ok {
+		return s
+	}
+	if len(in.slowDeadlines) >= slowDeadlinesMax {
+		for k := range in.slowDeadlines {
+			if k < in.Run.Now {
+				delete(in.slowDeadlines, k) // timers that are due; order does not matter
+			}
+		}
+	}
+	s := in.Run.Now + int64(float64(timeout)*f)
+	in.slowDeadlines[d] = s
+	return s
+}
+
+// slowDeadlinesMax bounds the stretched deadlines a node keeps before the
+// ones already due are dropped.
+const slowDeadlinesMax = 256

@@ -1,0 +1,9 @@
+//go:build !unix
+
+package core
+
+import "github.com/tetratelabs/wazero/experimental"
+
+func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
+	return &sliceMemory{buf: make([]byte, 0, capacity), max: max}
+}

@@ -1,0 +1,83 @@
+//go:build unix
+
+package core
+
+import (
+	"syscall"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
+
+// mmapMemory backs a guest's linear memory with one anonymous mapping as
+// large as the memory may ever grow. Growing is then only a longer slice:
+// no copy, and the pages cost nothing until the guest touches them. Go's
+// runtime grows its memory many times while it starts, and copying it each
+// time showed up as a tenth of a run's time. The mapping is outside the Go
+// heap, so the collector never scans it either.
+//
+// Freed mappings go back to a small pool and are cleared when reused: a Go
+// guest touches only a few megabytes, and clearing those costs less than
+// the page faults of a fresh mapping, which showed up in every instance's
+// start.
+type mmapMemory struct {
+	buf  []byte
+	used uint64 // the largest size handed out: what a reuse must clear
+}
+
+func (m *mmapMemory) Reallocate(size uint64) []byte {
+	if size > uint64(len(m.buf)) {
+		return nil
+	}
+	m.used = max(m.used, size)
+	return m.buf[:size]
+}
+
+// memoryPoolMax bounds how many freed mappings wait for reuse, and
+// memoryPoolClearMax how much of one may be dirty; a larger one is unmapped.
+const (
+	memoryPoolMax      = 16
+	memoryPoolClearMax = 64 << 20
+)
+
+var memoryPool = make(chan *mmapMemory, memoryPoolMax)
+
+func (m *mmapMemory) Free() {
+	if m.buf == nil {
+		return
+	}
+	if m.used <= memoryPoolClearMax {
+		select {
+		case memoryPool <- &mmapMemory{buf: m.buf, used: m.used}:
+			m.buf = nil
+			return
+		default:
+		}
+	}
+	syscall.Munmap(m.buf)
+	m.buf = nil
+}
+
+func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	if max > limit {
+		max = limit
+	}
+	if max < capacity {
+		max = capacity
+	}
+	select {
+	case m := <-memoryPool:
+		if uint64(len(m.buf)) == max {
+			clear(m.buf[:m.used])
+			m.used = 0
+			return m
+		}
+		syscall.Munmap(m.buf)
+	default:
+	}
+	buf, err := syscall.Mmap(-1, 0, int(max), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
+	if err != nil {
+		return &sliceMemory{buf: make([]byte, 0, capacity), max: max}
+	}
+	return &mmapMemory{buf: buf}
+}

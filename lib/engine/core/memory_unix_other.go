@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package core
+
+const mapNoReserve = 0

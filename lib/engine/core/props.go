@@ -1,0 +1,94 @@
+package core
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+)
+
+// Property kinds as the SDK numbers them (sim/sim.go).
+var propertyKinds = map[uint32]string{
+	1: "always",
+	2: "alwaysOrUnreachable",
+	3: "sometimes",
+	4: "reachable",
+	5: "unreachable",
+	6: "assert",
+	7: "eventually",
+}
+
+const (
+	kindUnreachableABI = 5
+	kindAssertABI      = 6
+	kindEventuallyABI  = 7
+)
+
+// property records one evaluation of a property and fails the run when it
+// is violated.
+func (in *Instance) Property(ctx context.Context, kind uint32, cond bool, msg, details string, margin *float64) {
+	name, ok := propertyKinds[kind]
+	if !ok {
+		in.FailRun(ctx, ClassFail, fmt.Sprintf("sim: unknown property kind %d for %q", kind, msg))
+		return
+	}
+	if kind != kindAssertABI { // Assert is a plain check, not a tracked property
+		key := name + "\x00" + msg
+		pr := in.Run.props[key]
+		if pr == nil {
+			pr = &Property{Kind: name, Message: msg, FirstNs: in.Run.Now}
+			in.Run.props[key] = pr
+		}
+		pr.Reached = true
+		pr.Hits++
+		if cond {
+			if !pr.True {
+				pr.FirstTrueNs = in.Run.Now
+			}
+			pr.True = true
+		} else {
+			pr.falsified = true
+		}
+		if margin != nil {
+			switch {
+			case pr.Margin == nil:
+				v := *margin
+				pr.Margin = &v
+				pr.MarginNs = in.Run.Now
+			case name == "always" && *margin < *pr.Margin, name == "sometimes" && *margin > *pr.Margin:
+				*pr.Margin = *margin
+				pr.MarginNs = in.Run.Now
+			}
+		}
+	}
+	text := msg
+	if details != "" {
+		text += " " + details
+	}
+	failing := !cond && (kind == kindEventuallyABI || kind == 1 || kind == 2 || kind == kindAssertABI) || kind == kindUnreachableABI
+	if failing && !in.Run.ended {
+		in.Run.res.Property = msg
+	}
+	switch {
+	case kind == kindEventuallyABI && !cond:
+		in.FailRun(ctx, ClassLiveness, msg+": "+unquote(details))
+	case kind == kindUnreachableABI:
+		in.FailRun(ctx, ClassAssert, "reached unreachable: "+text)
+	case (kind == 1 || kind == 2 || kind == kindAssertABI) && !cond:
+		in.FailRun(ctx, ClassAssert, text)
+	}
+}
+
+func unquote(s string) string {
+	if u, err := strconv.Unquote(s); err == nil {
+		return u
+	}
+	return s
+}
+
+// failRun records a failure raised by the guest itself and ends the guest.
+func (in *Instance) FailRun(ctx context.Context, class, msg string) {
+	in.failed = true
+	in.flushOutput()
+	in.Run.fail(in, class, in.Name+": "+msg)
+	in.Stop(ctx, 1)
+}

@@ -1,7 +1,0 @@
-//go:build linux
-
-package engine
-
-import "syscall"
-
-const mapNoReserve = syscall.MAP_NORESERVE

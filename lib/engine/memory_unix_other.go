@@ -1,5 +1,0 @@
-//go:build unix && !linux
-
-package engine
-
-const mapNoReserve = 0
