@@ -671,6 +671,13 @@ func TestCrashWithIsAFunctionOfTheStream(t *testing.T) {
 // crash reports.
 func faultRun(t *testing.T, seed uint64, rules CrashRules) (string, []CrashReport) {
 	t.Helper()
+	return faultRunWith(t, seed, rules, nil)
+}
+
+// faultRunWith is faultRun with a hook that may replace the file system
+// before each step.
+func faultRunWith(t *testing.T, seed uint64, rules CrashRules, hook func(step int, fs *FS) *FS) (string, []CrashReport) {
+	t.Helper()
 	r := xorshift(seed*0x9e3779b97f4a7c15 + 1)
 	fs := newTestFS()
 	fs.StrictDirs = seed%2 == 0
@@ -680,6 +687,9 @@ func faultRun(t *testing.T, seed uint64, rules CrashRules) (string, []CrashRepor
 	var reps []CrashReport
 	stream := func(purpose string, n int) *rng.Stream { return rng.New(seed, purpose, uint64(n)) }
 	for step := range 400 {
+		if hook != nil {
+			fs = hook(step, fs)
+		}
 		name := names[r.intn(len(names))]
 		ino, err := fs.Open(fs.Root(), name, OCreate, false)
 		if err != nil {

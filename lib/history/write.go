@@ -217,3 +217,14 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	c.n += int64(n)
 	return n, err
 }
+
+// Clone returns a copy of the Recorder that goes on apart from it: recording
+// into either leaves the other as it was. Recorded values are never changed
+// in place, so the copy shares them.
+func (r *Recorder) Clone() *Recorder {
+	c := &Recorder{events: append([]Event(nil), r.events...), open: make(map[int64]int32, len(r.open)), nextID: r.nextID, ops: r.ops}
+	for id, j := range r.open {
+		c.open[id] = j
+	}
+	return c
+}
