@@ -978,7 +978,11 @@ func TestConnsListIsCompacted(t *testing.T) {
 
 // faultTimeline runs a fixed script of connections, datagrams and faults
 // over drawn latencies and returns everything the programs saw.
-func faultTimeline(seed uint64) string {
+func faultTimeline(seed uint64) string { return faultTimelineCloned(seed, -1, nil) }
+
+// faultTimelineCloned is faultTimeline that, at time cloneAt, goes on with a
+// clone of the network, handing the original to scribble first.
+func faultTimelineCloned(seed uint64, cloneAt int64, scribble func(n *Net, socks []*Socket)) string {
 	n := New(seed, [2]int64{1 * ms, 30 * ms}, []string{"a", "b", "c"})
 	n.SetLinks([]Link{{From: "c", LatencyNs: [2]int64{10 * ms, 90 * ms}}})
 	var out strings.Builder
@@ -1001,6 +1005,21 @@ func faultTimeline(seed uint64) string {
 	}
 	var accepted []*Socket
 	for now := int64(0); now <= 400*ms; now += ms {
+		if now == cloneAt {
+			cl := n.Clone()
+			for _, p := range []**Socket{&lb, &pb, &pa, &pc} {
+				*p = cl.Socket(*p)
+			}
+			old := append(append([]*Socket(nil), conns...), accepted...)
+			for i := range conns {
+				conns[i] = cl.Socket(conns[i])
+			}
+			for i := range accepted {
+				accepted[i] = cl.Socket(accepted[i])
+			}
+			scribble(n, old)
+			n = cl.Net
+		}
 		advanceTo(n, now)
 		if f := script[now]; f != nil {
 			f()
