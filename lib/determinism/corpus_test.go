@@ -54,7 +54,8 @@ type world struct {
 // variants reach fault kinds and settings that no example's own world turns
 // on: every preset level, clogs, swizzles, slowdowns, pauses, clock jumps,
 // UDP loss and duplication, mapped files written back early, reordered
-// writes, preemption at loops and every N calls.
+// writes, preemption at loops and every N calls, a recorded history with
+// its workload crashing mid-operation.
 var variants = []world{
 	{example: "kvlog", file: "seedfall.fixed.json", variant: "everything", set: []string{"faults.preset=everything"}},
 	{example: "httpkv", file: "seedfall.fixed.json", variant: "high_availability", set: []string{"faults.preset=high_availability"}},
@@ -64,6 +65,7 @@ var variants = []world{
 	{example: "race", file: "seedfall.random.json", variant: "loops", set: []string{"preempt.loops=true"}},
 	{example: "race", file: "seedfall.json", variant: "calls", set: []string{"preempt.strategy=calls"}},
 	{example: "udp", file: "seedfall.json", own: true},
+	{example: "history", file: "seedfall.json", own: true},
 }
 
 // traced are the worlds whose whole trace the corpus keeps for three seeds:
