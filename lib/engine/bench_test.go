@@ -22,6 +22,7 @@ func BenchmarkNodeStart(b *testing.B) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		b.Fatalf("build: %v\n%s", err, out)
 	}
+	wasm = runnable(b, wasm, nil)
 	e, err := New(filepath.Join(dir, "cache"))
 	if err != nil {
 		b.Fatal(err)

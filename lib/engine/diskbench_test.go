@@ -50,6 +50,7 @@ func BenchmarkDiskFsyncLoop(b *testing.B) {
 			b.Fatalf("build %s: %v\n%s", c.out, err, out)
 		}
 	}
+	wasm = runnable(b, wasm, nil)
 	e, err := New(filepath.Join(dir, "cache"))
 	if err != nil {
 		b.Fatal(err)

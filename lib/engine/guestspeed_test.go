@@ -73,11 +73,14 @@ func BenchmarkGuestSpeed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	// The module goes through the engine's own rewriting too. It imports
+	// The module goes through the build side's preparation too. It imports
 	// no sched_yield, so the loop ticks leave it unchanged; the data
 	// segments are merged as for every guest.
-	instrumented, _ := wasmrewrite.InstrumentLoops(bin)
-	compiled, err := rt.CompileModule(ctx, wasmrewrite.MergeDataSegments(instrumented))
+	prep, err := wasmrewrite.Prepare(bin, wasmrewrite.Mode{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	compiled, err := rt.CompileModule(ctx, prep)
 	if err != nil {
 		b.Fatal(err)
 	}

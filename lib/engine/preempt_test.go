@@ -11,7 +11,8 @@ import (
 // so virtual time passes and the run fails on liveness, not on the
 // real-time watchdog.
 func TestPreemptLoopsBusyLoopFailsOnLiveness(t *testing.T) {
-	spin := buildGuest(t, "spin")
+	pre := &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true}
+	spin := runnable(t, buildRawGuest(t, "spin"), pre)
 	e, err := New(filepath.Join(t.TempDir(), "cache"))
 	if err != nil {
 		t.Fatal(err)
@@ -22,7 +23,7 @@ func TestPreemptLoopsBusyLoopFailsOnLiveness(t *testing.T) {
 		DurationNs: int64(50 * time.Millisecond), LatencyNs: [2]int64{1e6, 1e6},
 		LivenessWithinNs: int64(50 * time.Millisecond),
 		WatchdogNs:       int64(20 * time.Second),
-		Preempt:          &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true},
+		Preempt:          pre,
 	}
 	r, err := e.Run(spec, 1, Options{})
 	if err != nil {
@@ -41,7 +42,8 @@ func TestPreemptLoopsBusyLoopFailsOnLiveness(t *testing.T) {
 // each time slice, so the workload's sleeps end and the run passes, where
 // without counting the spinner would run into the watchdog.
 func TestPreemptLoopsLetOtherNodesRun(t *testing.T) {
-	spin, sleeper := buildGuest(t, "spin"), buildGuest(t, "sleeper")
+	pre := &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true}
+	spin, sleeper := runnable(t, buildRawGuest(t, "spin"), pre), runnable(t, buildRawGuest(t, "sleeper"), pre)
 	e, err := New(filepath.Join(t.TempDir(), "cache"))
 	if err != nil {
 		t.Fatal(err)
@@ -54,7 +56,7 @@ func TestPreemptLoopsLetOtherNodesRun(t *testing.T) {
 		},
 		DurationNs: int64(10 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
 		WatchdogNs: int64(20 * time.Second),
-		Preempt:    &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true},
+		Preempt:    pre,
 	}
 	r, err := e.Run(spec, 1, Options{})
 	if err != nil {

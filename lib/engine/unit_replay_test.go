@@ -33,6 +33,7 @@ func unitOpsSetup(t *testing.T) (*engine.Engine, string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build of the ops guest: %v\n%s", err, out)
 	}
+	wasm = prepared(t, wasm)
 	e, err := engine.New(filepath.Join(dir, "cache"))
 	if err != nil {
 		t.Fatal(err)
@@ -480,6 +481,7 @@ func TestBranchBuggify(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build of the bugsites guest: %v\n%s", err, out)
 	}
+	wasm = prepared(t, wasm)
 	e, err := engine.New(filepath.Join(dir, "cache"))
 	if err != nil {
 		t.Fatal(err)

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
 // unitTimersSetup builds testdata/guests/timers for wasip1 into a temporary
@@ -30,6 +32,7 @@ func unitTimersSetup(t *testing.T) (*engine.Engine, string) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build of the timers guest: %v\n%s", err, out)
 	}
+	wasm = prepared(t, wasm)
 	e, err := engine.New(filepath.Join(dir, "cache"))
 	if err != nil {
 		t.Fatal(err)
@@ -282,4 +285,15 @@ func unitTimersZeroWatchdog(t *testing.T, e *engine.Engine, wasm string) {
 	if res.Status != engine.StatusPass {
 		t.Fatalf("status %s (%s)", res.Status, res.Message)
 	}
+}
+
+// prepared is the module at wasm as the build side prepares it for a world
+// without preemption (build.Runnable).
+func prepared(t testing.TB, wasm string) string {
+	t.Helper()
+	out, err := build.Runnable(wasm, wasmrewrite.Mode{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
 }

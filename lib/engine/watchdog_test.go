@@ -9,10 +9,34 @@ import (
 	"testing"
 	"time"
 
+	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
+// buildGuest builds the test guest name for wasip1 and prepares it as sf
+// runs it, without preemption.
 func buildGuest(t testing.TB, name string) string {
+	t.Helper()
+	return runnable(t, buildRawGuest(t, name), nil)
+}
+
+// runnable prepares the module at wasm as the build side does for a world
+// with the preemption settings p (nil for none).
+func runnable(t testing.TB, wasm string, p *Preempt) string {
+	t.Helper()
+	var mode wasmrewrite.Mode
+	if p != nil {
+		mode = wasmrewrite.Mode{Preempt: true, Loops: p.Loops}
+	}
+	out, err := build.Runnable(wasm, mode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// buildRawGuest builds the test guest name for wasip1, as Go emits it.
+func buildRawGuest(t testing.TB, name string) string {
 	t.Helper()
 	goCmd, err := exec.LookPath("go")
 	if err != nil {
@@ -103,7 +127,7 @@ func runWatchdogWorld(t testing.TB, e *Engine, spec *Spec, n int) []*Result {
 // up on what Go emits, which would leave the watchdog only able to abandon
 // spinning guests.
 func TestGoModulesAreInstrumented(t *testing.T) {
-	bin, err := os.ReadFile(buildGuest(t, "spin"))
+	bin, err := os.ReadFile(buildRawGuest(t, "spin"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -87,88 +86,83 @@ func (e *Engine) Runtime() wazero.Runtime { return e.rt }
 func (e *Engine) Close() error { return e.rt.Close(context.Background()) }
 
 // Compile compiles the module at path once per engine and checks that it is
-// a wasip1 command that sf can run.
+// a wasip1 command that sf can run. The module is taken as it is: the build
+// side prepares it (build.Runnable), with its loop ticks and, for a world
+// that preempts, its call counting.
 func (e *Engine) Compile(path string) (wazero.CompiledModule, error) {
 	return e.CompileFor(path, nil)
 }
 
 // CompileFor is Compile for a world with the preemption settings p (nil for
-// none): a preempting world runs a module that also counts calls, compiled
-// and cached apart from the plain one.
+// none): a preempting world needs a module prepared for it, and gets an
+// error naming the module otherwise.
 func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	var mode wasmrewrite.Mode
-	key := abs
-	if p != nil {
-		mode = wasmrewrite.Mode{Preempt: true, Loops: p.Loops}
-		key += "\x00preempt"
-		if p.Loops {
-			key += "+loops"
-		}
-	}
 	// The lock covers the table only, so that different modules compile at
 	// once (sf-run's start compiles the world's modules in parallel); a
 	// second caller of the same module waits for the first's outcome.
 	e.mu.Lock()
-	if c, ok := e.compiled[key]; ok {
+	if c, ok := e.compiled[abs]; ok {
 		e.mu.Unlock()
 		<-c.done
 		if c.err == nil {
-			return c.m, nil
+			return c.m, e.checkPreempt(path, c.counts, p)
 		}
 		return e.CompileFor(path, p) // the failed attempt was dropped: try again, as a first caller
 	}
 	c := &compiling{done: make(chan struct{})}
-	e.compiled[key] = c
+	e.compiled[abs] = c
 	e.mu.Unlock()
-	c.m, c.err = e.compileModule(path, abs, mode)
+	c.m, c.counts, c.err = e.compileModule(path, abs)
 	if c.err != nil {
 		// A failure is not kept: the next call tries again.
 		e.mu.Lock()
-		delete(e.compiled, key)
+		delete(e.compiled, abs)
 		e.mu.Unlock()
 	}
 	close(c.done)
-	return c.m, c.err
+	if c.err != nil {
+		return nil, c.err
+	}
+	return c.m, e.checkPreempt(path, c.counts, p)
 }
 
 // compiling is one module's compilation, done or under way.
 type compiling struct {
-	done chan struct{} // closed when m and err are set
-	m    wazero.CompiledModule
-	err  error
+	done   chan struct{} // closed when m, counts and err are set
+	m      wazero.CompiledModule
+	counts bool // prepared for preemption (wasmrewrite.Counts)
+	err    error
 }
 
-func (e *Engine) compileModule(path, abs string, mode wasmrewrite.Mode) (wazero.CompiledModule, error) {
+func (e *Engine) compileModule(path, abs string) (wazero.CompiledModule, bool, error) {
 	bin, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if !wasmrewrite.IsModule(bin) {
-		return nil, fmt.Errorf("%s: not a WebAssembly module", path)
+		return nil, false, fmt.Errorf("%s: not a WebAssembly module", path)
 	}
-	var instrumented []byte
-	if mode.Preempt {
-		if instrumented, err = wasmrewrite.Rewrite(bin, mode); err != nil {
-			if errors.Is(err, wasmrewrite.ErrUninstrumentable) {
-				err = errors.New("preempt: the module cannot be instrumented to count calls (preempt needs a module built by Go for wasip1)")
-			}
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-	} else {
-		instrumented, _ = wasmrewrite.InstrumentLoops(bin)
-	}
-	m, err := e.rt.CompileModule(context.Background(), wasmrewrite.MergeDataSegments(instrumented))
+	m, err := e.rt.CompileModule(context.Background(), bin)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
+		return nil, false, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
 	}
 	if err := e.checkGuest(path, m); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return m, nil
+	return m, wasmrewrite.Counts(bin), nil
+}
+
+// checkPreempt refuses a module that does not count calls for a world that
+// preempts.
+func (e *Engine) checkPreempt(path string, counts bool, p *Preempt) error {
+	if p != nil && !counts {
+		return fmt.Errorf("%s: preempt: the module was not prepared to count calls (build.Runnable with preemption)", path)
+	}
+	return nil
 }
 
 // checkGuest rejects modules that are not wasip1 commands or that import

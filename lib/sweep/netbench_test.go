@@ -7,6 +7,9 @@ import (
 	"testing"
 	"time"
 
+	sfbuild "github.com/sf-dst/sf/lib/build"
+	"github.com/sf-dst/sf/lib/wasmrewrite"
+
 	"github.com/sf-dst/sf/lib/engine"
 )
 
@@ -32,6 +35,10 @@ func BenchmarkSimulatedTCP(b *testing.B) {
 	}
 	build(wasm, "GOOS=wasip1", "GOARCH=wasm")
 	build(native)
+	wasm, err = sfbuild.Runnable(wasm, wasmrewrite.Mode{})
+	if err != nil {
+		b.Fatal(err)
+	}
 	eng, err := engine.New(filepath.Join(dir, "cache"))
 	if err != nil {
 		b.Fatal(err)

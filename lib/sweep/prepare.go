@@ -17,6 +17,7 @@ import (
 	"github.com/sf-dst/sf/lib/catalog"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
 // Prepared is a world ready to run: loaded, built and compiled.
@@ -48,42 +49,61 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 		eng.Close()
 		return nil, err
 	}
-	// Every module compiles at once, ahead of the loop below: loading a
-	// module, even from the compilation cache, decodes and validates all
-	// of it, and the loop then takes each node's outcome in the world's
-	// order, so that the error reported is the one it was before.
-	compiled := map[string]chan error{}
+	// Every module is prepared (build.Runnable: loop ticks, the world's
+	// call counting, merged data segments) and compiled at once, ahead of
+	// the loop below: loading a module, even from the compilation cache,
+	// decodes and validates all of it, and the loop then takes each node's
+	// outcome in the world's order, so that the error reported is the one
+	// it was before.
+	var mode wasmrewrite.Mode
+	if p := spec.Preempt; p != nil {
+		mode = wasmrewrite.Mode{Preempt: true, Loops: p.Loops}
+	}
+	type prepared struct {
+		done chan struct{}
+		path string // the prepared module
+		err  error
+	}
+	compiled := map[string]*prepared{}
+	prepare := func(wasm string) (string, error) {
+		runnable, err := build.Runnable(wasm, mode)
+		if err != nil {
+			return "", err
+		}
+		_, err = eng.CompileFor(runnable, spec.Preempt)
+		return runnable, err
+	}
 	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
 	for _, n := range w.AllNodes() {
 		for _, wasm := range []string{man.UpgradeWasm(n.Name), man.Wasm(n.Name)} {
 			if wasm == "" || compiled[wasm] != nil {
 				continue
 			}
-			done := make(chan error, 1)
-			compiled[wasm] = done
+			p := &prepared{done: make(chan struct{})}
+			compiled[wasm] = p
 			go func() {
 				sem <- struct{}{}
 				defer func() { <-sem }()
-				_, err := eng.CompileFor(wasm, spec.Preempt)
-				done <- err
+				p.path, p.err = prepare(wasm)
+				close(p.done)
 			}()
 		}
 	}
-	compileErr := func(wasm string) error {
-		done := compiled[wasm]
-		if done == nil { // a node the manifest names no module for: CompileFor says why
-			_, err := eng.CompileFor(wasm, spec.Preempt)
-			return err
+	// runnable waits for wasm's preparation and returns the module the
+	// engine runs for it.
+	runnable := func(wasm string) (string, error) {
+		p := compiled[wasm]
+		if p == nil { // a node the manifest names no module for: preparing it says why
+			return prepare(wasm)
 		}
-		err := <-done
-		done <- err // for the next node of the same module
-		return err
+		<-p.done
+		return p.path, p.err
 	}
 	// An early return waits for every compilation before it closes the
 	// engine.
 	closeEngine := func() {
-		for _, done := range compiled {
-			done <- <-done
+		for _, p := range compiled {
+			<-p.done
 		}
 		eng.Close()
 	}
@@ -91,9 +111,8 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	workloads := w.Workloads()
 	for _, n := range w.AllNodes() {
 		nodeFaults, netFaults := w.FaultsFor(n)
-		ns := engine.NodeSpec{Name: n.Name, Wasm: man.Wasm(n.Name), Args: n.Args, Env: n.Env,
-			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults, NetFaults: netFaults,
-			UpgradeWasm: man.UpgradeWasm(n.Name)}
+		ns := engine.NodeSpec{Name: n.Name, Args: n.Args, Env: n.Env,
+			Workload: slices.Contains(workloads, n), Finally: n == w.Finally, Faults: nodeFaults, NetFaults: netFaults}
 		if ns.Seed, err = seedFiles(n); err != nil {
 			closeEngine()
 			return nil, fmt.Errorf("%s: node %s: %w", w.File, n.Name, err)
@@ -108,13 +127,13 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 				return nil, fmt.Errorf("%s: node %s: its seeded disk holds %d bytes, more than faults.disk_bytes (%d)", w.File, n.Name, total, limit)
 			}
 		}
-		if ns.UpgradeWasm != "" {
-			if err := compileErr(ns.UpgradeWasm); err != nil {
+		if up := man.UpgradeWasm(n.Name); up != "" {
+			if ns.UpgradeWasm, err = runnable(up); err != nil {
 				closeEngine()
 				return nil, fmt.Errorf("node %s (upgrade_to %s): %w", n.Name, n.UpgradeTo, err)
 			}
 		}
-		if err := compileErr(ns.Wasm); err != nil {
+		if ns.Wasm, err = runnable(man.Wasm(n.Name)); err != nil {
 			closeEngine()
 			where := n.Wasm
 			if where == "" {

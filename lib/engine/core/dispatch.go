@@ -110,7 +110,7 @@ const wasiModule = "wasi_snapshot_preview1"
 func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 	return func(ctx context.Context, m api.Module, s []uint64) {
 		in := ctx.Value(ctxKey{}).(*Instance)
-		if !in.hold.CompareAndSwap(holdWasm, holdHost) {
+		if !in.exec.hold.CompareAndSwap(holdWasm, holdHost) {
 			// Abandoned by the watchdog: the run is no longer this
 			// goroutine's to touch.
 			in.Stop(ctx, 137)
@@ -121,7 +121,7 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 		for _, i := range narrow {
 			s[i] &= 0xffffffff
 		}
-		c := &in.call
+		c := &in.exec.call
 		*c = Call{In: in, Ctx: ctx, Mod: m, Stack: s, fn: fn}
 		if fn.Key != nil {
 			c.Key(fn.Key(s))
@@ -131,7 +131,7 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 			panic(fmt.Sprintf("host function %s returned without adding itself to the determinism hash", fn.Name))
 		}
 		in.stopAtLimit(ctx)
-		in.hold.Store(holdWasm)
+		in.exec.hold.Store(holdWasm)
 	}
 }
 

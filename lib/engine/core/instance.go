@@ -38,30 +38,18 @@ type Instance struct {
 	Waits []Wait
 
 	hashID   uint64
-	mod      api.Module
-	resume   chan cmd
 	started  bool
 	parked   bool
 	deadline int64
-
 	// slowDeadlines maps the timer deadlines a slowdown stretched to what
 	// they were stretched to.
 	slowDeadlines map[int64]int64
-	stepStart     time.Time
-	// pCounter and gReg are, with Spec.Preempt, the guest's preemption
-	// countdown and Go's g register (preempt.go); pLoaded is the countdown
-	// as the host last set it.
-	pCounter api.MutableGlobal
-	gReg     api.Global
-	pLoaded  int64
-	// hold says who may touch the run's state: the scheduler or this
-	// instance's goroutine (see holdSched). It is the only field both read
-	// without a channel handoff between them.
-	hold atomic.Int32
-	// call is the host call under way, reused from call to call.
-	call Call
+	// pLoaded is, with Spec.Preempt, the preemption countdown as the host
+	// last set it (preempt.go).
+	pLoaded int64
 
-	exited, abandoned, failed, oom bool
+	exec *instExec
+	exited, failed, oom bool
 	crashed                        bool // crashed inside one of its own disk operations
 	trap                           string
 	hostPanic                      string // a host function panicked: a bug in sf
@@ -75,6 +63,29 @@ type Instance struct {
 	crashLine, pendingCrash string
 	pendingAge              int
 	crashTail               []string
+}
+
+// instExec is what runs an instance: its goroutine's channel, its module,
+// the baton, and the wazero handles of its globals. It is not state: a
+// snapshot leaves it out, and a restore keeps the run's own.
+type instExec struct {
+	mod    api.Module
+	resume chan cmd
+	// hold says who may touch the run's state: the scheduler or this
+	// instance's goroutine (see holdSched). It is the only field both read
+	// without a channel handoff between them.
+	hold atomic.Int32
+	// call is the host call under way, reused from call to call.
+	call Call
+	// stepStart is when, in real time, the instance last got the baton,
+	// for the watchdog.
+	stepStart time.Time
+	// pCounter and gReg are, with Spec.Preempt, the guest's preemption
+	// countdown and Go's g register (preempt.go).
+	pCounter api.MutableGlobal
+	gReg     api.Global
+	// abandoned says the scheduler gave up on the goroutine (watchdog).
+	abandoned bool
 }
 
 // Wait is one descriptor a parked instance waits on, for reading or for
@@ -109,11 +120,11 @@ type ctxKey struct{}
 
 func (in *Instance) main() {
 	r := in.Run
-	c := <-in.resume
+	c := <-in.exec.resume
 	in.started = true
 	if c == cmdKill {
-		in.hold.Store(holdSched)
-		r.back <- msg{Kind: msgExited, inst: in}
+		in.exec.hold.Store(holdSched)
+		r.exec.back <- msg{Kind: msgExited, inst: in}
 		return
 	}
 	ctx := context.WithValue(context.Background(), ctxKey{}, in)
@@ -121,18 +132,18 @@ func (in *Instance) main() {
 	cfg := wazero.NewModuleConfig().
 		WithName(fmt.Sprintf("%s@%d", in.Name, instanceSerial.Add(1))).
 		WithStartFunctions()
-	mod, err := r.mods.Runtime().InstantiateModule(ctx, in.Node.compiled, cfg)
+	mod, err := r.exec.mods.Runtime().InstantiateModule(ctx, in.Node.compiled, cfg)
 	if err != nil {
 		in.trap = "could not start: " + err.Error()
-		in.hold.Store(holdSched)
-		r.back <- msg{Kind: msgExited, inst: in}
+		in.exec.hold.Store(holdSched)
+		r.exec.back <- msg{Kind: msgExited, inst: in}
 		return
 	}
-	in.mod = mod
+	in.exec.mod = mod
 	in.preemptStart(mod)
-	in.hold.Store(holdWasm)
+	in.exec.hold.Store(holdWasm)
 	_, err = mod.ExportedFunction("_start").Call(ctx)
-	if in.hold.Swap(holdSched) == holdAbandoned {
+	if in.exec.hold.Swap(holdSched) == holdAbandoned {
 		return // the scheduler gave up on this guest and closed its module
 	}
 	var exit *sys.ExitError
@@ -158,11 +169,11 @@ func (in *Instance) main() {
 		}
 		in.trap = "wasm trap: " + msgText
 	}
-	if in.pCounter != nil {
+	if in.exec.pCounter != nil {
 		in.preemptSync()
 	}
 	mod.Close(context.Background())
-	r.back <- msg{Kind: msgExited, inst: in}
+	r.exec.back <- msg{Kind: msgExited, inst: in}
 }
 
 // park hands the baton back and waits for the next command. It returns only
@@ -171,9 +182,9 @@ func (in *Instance) main() {
 func (in *Instance) Park(ctx context.Context) {
 	in.preemptParked()
 	in.parked = true
-	in.hold.Store(holdSched)
-	in.Run.back <- msg{Kind: msgParked, inst: in}
-	if c := <-in.resume; c == cmdKill {
+	in.exec.hold.Store(holdSched)
+	in.Run.exec.back <- msg{Kind: msgParked, inst: in}
+	if c := <-in.exec.resume; c == cmdKill {
 		in.Stop(ctx, 137)
 	}
 }
@@ -182,7 +193,7 @@ func (in *Instance) Park(ctx context.Context) {
 // not stop it, so the call panics with an exit error that wazero turns into
 // _start's result.
 func (in *Instance) Stop(ctx context.Context, code uint32) {
-	in.mod.CloseWithExitCode(ctx, code)
+	in.exec.mod.CloseWithExitCode(ctx, code)
 	panic(sys.NewExitError(code))
 }
 

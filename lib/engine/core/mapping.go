@@ -43,10 +43,10 @@ type mmapPage struct {
 // their operation numbers.
 func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
 	p := r.Spec.Disk.MmapWB
-	if p <= 0 || len(in.Maps) == 0 || in.mod == nil {
+	if p <= 0 || len(in.Maps) == 0 || in.exec.mod == nil {
 		return nil
 	}
-	n, mem := in.Node, in.mod.Memory()
+	n, mem := in.Node, in.exec.mod.Memory()
 	var out []mmapPage
 	for _, g := range in.Maps {
 		data, ok1 := mem.Read(g.Data, g.N)

@@ -206,16 +206,25 @@ func drawSwizzle(t int64, nodes []string, forNs [2]int64, s *rng.Stream) []Fault
 	return out
 }
 
-// netEnd is a network fault that lasts: it is undone at its time.
+// netEnd is a network fault that lasts: what undoes it at its time. It is
+// data, not a closure, so that a run's state can be copied.
 type netEnd struct {
-	at   int64
-	seq  uint64
-	undo func()
+	at  int64
+	seq uint64
+	// fault is the fault that ends; gen is the partition's number or the
+	// node's slowdown number when it began, so that an end that a newer
+	// fault overtook does nothing; clog is a clog's ID.
+	fault Fault
+	gen   int
+	clog  simnet.ClogID
 }
 
-func (r *Run) schedule(at int64, undo func()) {
+// schedule adds the end of a lasting fault, kept in order of time and then
+// of scheduling.
+func (r *Run) schedule(e netEnd) {
 	r.endSeq++
-	r.ends = append(r.ends, netEnd{at, r.endSeq, undo})
+	e.seq = r.endSeq
+	r.ends = append(r.ends, e)
 	sort.SliceStable(r.ends, func(i, j int) bool {
 		if r.ends[i].at != r.ends[j].at {
 			return r.ends[i].at < r.ends[j].at
@@ -235,7 +244,37 @@ func (r *Run) fireEnds() {
 	for len(r.ends) > 0 && r.ends[0].at <= r.Now {
 		e := r.ends[0]
 		r.ends = r.ends[1:]
-		e.undo()
+		r.undo(e)
+	}
+}
+
+// undo undoes a lasting fault whose time has come.
+func (r *Run) undo(e netEnd) {
+	f := e.fault
+	switch f.Kind {
+	case KindPartition:
+		if r.partitionSeq == e.gen { // a newer partition replaced it already
+			r.Net.Heal()
+			r.Tracef("partition healed")
+		}
+	case KindClog:
+		if r.Net.Unclog(e.clog) {
+			r.Tracef("clog %s lifted", schedule.ClogText(f))
+		}
+	case KindSlow:
+		n := r.NodeByName(f.Node)
+		if n.slowSeq == e.gen && n.Slow > 1 {
+			n.Slow = 1
+			if n.Cur != nil {
+				n.Cur.slowDeadlines = nil
+			}
+			r.Net.SetSlow(f.Node, 1)
+			r.Tracef("%s is no longer slow", f.Node)
+		}
+	case KindPause:
+		if n := r.NodeByName(f.Node); n.pausedUntil == int64(f.Until) {
+			r.Tracef("%s resumes", f.Node)
+		}
 	}
 }
 
@@ -251,12 +290,7 @@ func (r *Run) applyNet(f Fault) bool {
 		seq := r.partitionSeq
 		r.res.Faults = append(r.res.Faults, f)
 		r.Tracef("fault partition %s until %s", schedule.GroupsText(f.Groups), fmtTime(int64(f.Until)))
-		r.schedule(int64(f.Until), func() {
-			if r.partitionSeq == seq { // a newer partition replaced it already
-				r.Net.Heal()
-				r.Tracef("partition healed")
-			}
-		})
+		r.schedule(netEnd{at: int64(f.Until), fault: f, gen: seq})
 	case KindClog:
 		c := simnet.Clog{From: f.From, To: f.To, Node: f.Node, Dir: f.Dir, Mode: f.Mode, DelayNs: int64(f.Delay)}
 		id, err := r.Net.Clog(c)
@@ -266,11 +300,7 @@ func (r *Run) applyNet(f Fault) bool {
 		}
 		r.res.Faults = append(r.res.Faults, f)
 		r.Tracef("fault clog %s until %s", schedule.ClogText(f), fmtTime(int64(f.Until)))
-		r.schedule(int64(f.Until), func() {
-			if r.Net.Unclog(id) {
-				r.Tracef("clog %s lifted", schedule.ClogText(f))
-			}
-		})
+		r.schedule(netEnd{at: int64(f.Until), fault: f, clog: id})
 	case KindNetReset:
 		n := r.Net.ResetNode(f.Node)
 		r.res.Faults = append(r.res.Faults, f)
@@ -290,16 +320,7 @@ func (r *Run) applyNet(f Fault) bool {
 		seq := n.slowSeq
 		r.res.Faults = append(r.res.Faults, f)
 		r.Tracef("fault slow %s by %gx until %s", f.Node, f.Factor, fmtTime(int64(f.Until)))
-		r.schedule(int64(f.Until), func() {
-			if n.slowSeq == seq && n.Slow > 1 {
-				n.Slow = 1
-				if n.Cur != nil {
-					n.Cur.slowDeadlines = nil
-				}
-				r.Net.SetSlow(f.Node, 1)
-				r.Tracef("%s is no longer slow", f.Node)
-			}
-		})
+		r.schedule(netEnd{at: int64(f.Until), fault: f, gen: seq})
 	case KindPause:
 		n := r.NodeByName(f.Node)
 		if n == nil {
@@ -312,11 +333,7 @@ func (r *Run) applyNet(f Fault) bool {
 		n.pausedUntil = until
 		r.res.Faults = append(r.res.Faults, f)
 		r.Tracef("fault pause %s until %s", f.Node, fmtTime(until))
-		r.schedule(until, func() {
-			if n.pausedUntil == until {
-				r.Tracef("%s resumes", f.Node)
-			}
-		})
+		r.schedule(netEnd{at: until, fault: f})
 	default:
 		return false
 	}

@@ -120,14 +120,14 @@ func (in *Instance) preemptStart(mod api.Module) {
 	if c == nil || g == nil {
 		return // CompileFor refuses such modules; nothing to count with
 	}
-	in.pCounter, in.gReg = c, g
+	in.exec.pCounter, in.exec.gReg = c, g
 	in.preemptReload()
 }
 
 // preemptSync adds the counted calls the guest ran since the last reload.
 func (in *Instance) preemptSync() {
 	ps := in.Node.preempt
-	used := in.pLoaded - int64(uint32(in.pCounter.Get()))
+	used := in.pLoaded - int64(uint32(in.exec.pCounter.Get()))
 	ps.total += used
 	ps.sliceUsed += used
 	if ps.left != preemptNever {
@@ -141,13 +141,13 @@ func (in *Instance) preemptSync() {
 func (in *Instance) preemptReload() {
 	ps := in.Node.preempt
 	next := min(max(ps.left, 1), max(PreemptSliceCalls-ps.sliceUsed, 1))
-	in.pCounter.Set(uint64(next))
+	in.exec.pCounter.Set(uint64(next))
 	in.pLoaded = next
 }
 
 // preemptParked starts a new time slice: the node gave up its turn.
 func (in *Instance) preemptParked() {
-	if in.pCounter == nil {
+	if in.exec.pCounter == nil {
 		return
 	}
 	in.preemptSync()
@@ -162,7 +162,7 @@ var EventPreempt = Event{Name: "preempt", ID: 56}
 // report that the preemption countdown ran out: only it calls with the
 // counter at zero.
 func (in *Instance) PreemptCalled() bool {
-	return in.pCounter != nil && uint32(in.pCounter.Get()) == 0
+	return in.exec.pCounter != nil && uint32(in.exec.pCounter.Get()) == 0
 }
 
 // PreemptDue runs when the guest's countdown reached zero, inside the
@@ -179,7 +179,7 @@ func (in *Instance) PreemptDue(c *Call) {
 		// On the runtime's own stack, where it cannot yield: ask again
 		// at the next counted call.
 		c.KeyAs(EventPreempt, uint64(ps.total), 0)
-		in.pCounter.Set(1)
+		in.exec.pCounter.Set(1)
 		in.pLoaded = 1
 		return
 	}
@@ -232,7 +232,7 @@ func (in *Instance) PreemptDue(c *Call) {
 // canPreempt reports whether the guest runs a goroutine of its own rather
 // than the runtime's g0, whose stack can neither grow nor yield.
 func (in *Instance) canPreempt(m api.Module) bool {
-	g := uint32(in.gReg.Get())
+	g := uint32(in.exec.gReg.Get())
 	mem := m.Memory()
 	mp, ok := mem.ReadUint64Le(g + wasmrewrite.GoOffM)
 	if !ok || g == 0 || mp == 0 {
@@ -251,7 +251,7 @@ func (in *Instance) requestPreempt(m api.Module) bool {
 	if !in.canPreempt(m) {
 		return false
 	}
-	g := uint32(in.gReg.Get())
+	g := uint32(in.exec.gReg.Get())
 	return m.Memory().WriteUint64Le(g+wasmrewrite.GoOffStackguard0, wasmrewrite.GoStackPreempt)
 }
 
@@ -264,7 +264,7 @@ func (r *Run) preemptTrace() {
 	}
 	parts := make([]string, 0, len(r.Nodes))
 	for _, n := range r.Nodes {
-		if in := n.Cur; in != nil && in.pCounter != nil && !in.exited && !in.abandoned {
+		if in := n.Cur; in != nil && in.exec.pCounter != nil && !in.exited && !in.exec.abandoned {
 			in.preemptSync()
 		}
 		parts = append(parts, fmt.Sprintf("%s=%d", n.Spec.Name, n.preempt.total))

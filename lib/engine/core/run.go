@@ -65,9 +65,8 @@ type Run struct {
 	Nodes []*Node
 	Net   *simnet.Net
 
-	mods  Modules
 	sched *rng.Stream
-	back  chan msg
+	exec  *runExec
 
 	planned []Fault
 	next    int // index of the next planned fault
@@ -117,6 +116,17 @@ type Run struct {
 	engineHits int
 }
 
+// runExec is what runs a run: its modules and the channel its instances
+// hand the baton back on. It is not state (snapshot.go).
+type runExec struct {
+	mods Modules
+	back chan msg
+	// snapshot is Result.Snapshot, and restored says Options.Restore is
+	// done: neither is part of the run's state.
+	snapshot *Snapshot
+	restored bool
+}
+
 // Modules gives a run its compiled guests and the runtime to instantiate
 // them in, with the host modules of every adapter already there.
 type Modules interface {
@@ -147,9 +157,9 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 		spec = &s
 	}
 	r := &Run{
-		mods: mods, Spec: spec, Seed: seed, Opts: opts,
+		Spec: spec, Seed: seed, Opts: opts,
+		exec:      &runExec{mods: mods, back: make(chan msg)},
 		sched:     rng.New(seed, "sched"),
-		back:      make(chan msg),
 		props:     map[string]*Property{},
 		sites:     map[string]*siteState{},
 		hash:      14695981039346656037,
@@ -240,6 +250,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	res.RealNs = time.Since(start).Nanoseconds()
 	res.Trace = r.traceLines
 	res.MutantHits = r.mutantHits()
+	res.Snapshot = r.exec.snapshot
 	if opts.Inspect {
 		for _, n := range r.Nodes {
 			res.Disks = append(res.Disks, NodeDisk{Node: n.Spec.Name, UsageBytes: n.FS.Usage(), CapacityBytes: n.FS.Capacity(), Files: n.FS.Files()})
@@ -307,7 +318,7 @@ func (r *Run) start(n *Node) {
 		Node:     n,
 		Num:      n.count,
 		Name:     fmt.Sprintf("%s#%d", n.Spec.Name, n.count),
-		resume:   make(chan cmd),
+		exec:     &instExec{resume: make(chan cmd)},
 		deadline: math.MaxInt64,
 		Random:   rng.New(r.SeedOf(bsRandom), "random", rng.Key(n.Spec.Name), uint64(n.count)),
 		hashID:   uint64(n.Idx)<<32 | uint64(n.count),
@@ -317,7 +328,7 @@ func (r *Run) start(n *Node) {
 	n.restartAt = math.MaxInt64
 	if n.count > 1 {
 		if n.Spec.UpgradeWasm != "" && n.count == 2 {
-			m, err := r.mods.CompileFor(n.Spec.UpgradeWasm, r.Spec.Preempt)
+			m, err := r.exec.mods.CompileFor(n.Spec.UpgradeWasm, r.Spec.Preempt)
 			if err == nil {
 				n.compiled = m
 				r.Tracef("restart %s, upgraded", in.Name)
@@ -336,6 +347,9 @@ func (r *Run) loop() {
 	watchdog.Stop()
 	defer watchdog.Stop()
 	for !r.ended {
+		if !r.atSnapshotPoint() {
+			return
+		}
 		if r.Opts.Interrupt != nil && r.Opts.Interrupt.Load() {
 			r.res.Status = StatusInterrupted
 			r.Tracef("interrupted")
@@ -594,12 +608,12 @@ func (r *Run) step(in *Instance, watchdog *time.Timer) {
 		panic("injected invariant failure")
 	}
 	in.parked = false
-	in.stepStart = time.Now()
+	in.exec.stepStart = time.Now()
 	watchdog.Reset(time.Duration(r.Spec.WatchdogNs + watchdogGraceNs))
-	in.hold.Store(holdHost)
-	in.resume <- cmdRun
+	in.exec.hold.Store(holdHost)
+	in.exec.resume <- cmdRun
 	select {
-	case m := <-r.back:
+	case m := <-r.exec.back:
 		if !watchdog.Stop() {
 			<-watchdog.C
 		}
@@ -632,11 +646,11 @@ const batonPollNs = int64(time.Millisecond)
 // abandoned while it ran wasm code.
 func (r *Run) takeBaton(in *Instance) (msg, bool) {
 	for {
-		if in.hold.CompareAndSwap(holdWasm, holdAbandoned) {
+		if in.exec.hold.CompareAndSwap(holdWasm, holdAbandoned) {
 			return msg{}, false
 		}
 		select {
-		case m := <-r.back:
+		case m := <-r.exec.back:
 			return m, true
 		case <-time.After(time.Duration(batonPollNs)):
 		}
@@ -652,9 +666,9 @@ const watchdogGraceNs = int64(5 * time.Second)
 // stopped: its goroutine is abandoned, and its module closed so that a host
 // call, if it ever makes one, ends it.
 func (r *Run) stopSpinning(in *Instance) {
-	in.abandoned = true // the scheduler's own record; the guest reads hold
-	if in.mod != nil {
-		in.mod.CloseWithExitCode(context.Background(), 137)
+	in.exec.abandoned = true // the scheduler's own record; the guest reads hold
+	if in.exec.mod != nil {
+		in.exec.mod.CloseWithExitCode(context.Background(), 137)
 	}
 }
 
@@ -663,7 +677,7 @@ func (r *Run) stopSpinning(in *Instance) {
 // run longer than the watchdog without yielding is stopped there.
 func (in *Instance) WatchdogTick(ctx context.Context) {
 	r := in.Run
-	if time.Since(in.stepStart) <= time.Duration(r.Spec.WatchdogNs) {
+	if time.Since(in.exec.stepStart) <= time.Duration(r.Spec.WatchdogNs) {
 		return
 	}
 	in.FailRun(ctx, ClassWatchdog, fmt.Sprintf("ran for %s of real time without yielding (watchdog)", time.Duration(r.Spec.WatchdogNs)))
@@ -672,11 +686,11 @@ func (in *Instance) WatchdogTick(ctx context.Context) {
 // kill stops a parked or not yet started instance and waits for its
 // goroutine to finish.
 func (r *Run) kill(in *Instance) {
-	if in.exited || in.abandoned {
+	if in.exited || in.exec.abandoned {
 		return
 	}
-	in.resume <- cmdKill
-	for m := range r.back {
+	in.exec.resume <- cmdKill
+	for m := range r.exec.back {
 		if m.Kind == msgExited && m.inst == in {
 			break
 		}
@@ -819,7 +833,7 @@ func (r *Run) end() { r.ended = true }
 // shutdown stops every instance still alive, so no goroutine outlives the run.
 func (r *Run) shutdown() {
 	for _, n := range r.Nodes {
-		if in := n.Cur; in != nil && !in.exited && !in.abandoned {
+		if in := n.Cur; in != nil && !in.exited && !in.exec.abandoned {
 			r.kill(in)
 		}
 	}
@@ -844,4 +858,24 @@ func (r *Run) Tracef(format string, args ...any) {
 // shows it.
 func fmtTime(ns int64) string {
 	return fmt.Sprintf("%d.%03ds", ns/1e9, (ns%1e9)/1e6)
+}
+
+// atSnapshotPoint takes the snapshot and makes the restore that the options
+// ask for, at the top of the scheduler's loop, where every instance is
+// parked. It reports whether the run goes on.
+func (r *Run) atSnapshotPoint() bool {
+	if at := r.Opts.SnapshotAt; at > 0 && r.exec.snapshot == nil && r.res.Steps == at {
+		r.exec.snapshot = r.Snapshot()
+		if afterSnapshot != nil {
+			afterSnapshot(r, r.exec.snapshot)
+		}
+	}
+	if s := r.Opts.Restore; s != nil && !r.exec.restored && r.res.Steps == s.Step {
+		r.exec.restored = true
+		if err := r.Restore(s); err != nil {
+			r.internal(nil, err.Error())
+			return false
+		}
+	}
+	return true
 }

@@ -168,6 +168,16 @@ type Options struct {
 	// Mutant, when not empty, names a runtime mutant (mutant.go) that
 	// weakens the nodes that take faults. Defaults to none.
 	Mutant string
+	// SnapshotAt, when above 0, copies the run's state (snapshot.go) into
+	// Result.Snapshot once that many scheduler steps have run, before the
+	// next. Defaults to 0, no snapshot.
+	SnapshotAt uint64
+	// Restore, when set, replaces the run's state with the snapshot's once
+	// as many steps have run as had when it was taken. The run must be one
+	// whose guests then stand where the snapshot's did: the same world and
+	// seed, with options that do not change the run before that step.
+	// Defaults to nil.
+	Restore *Snapshot
 }
 
 // Property is what one run saw of one property.
@@ -222,4 +232,7 @@ type Result struct {
 	CutShort bool
 	// MutantHits counts the operations Options.Mutant weakened.
 	MutantHits int
+	// Snapshot is the state Options.SnapshotAt asked for; nil if the run
+	// ended first.
+	Snapshot *Snapshot
 }
