@@ -48,11 +48,11 @@ type Instance struct {
 	// last set it (preempt.go).
 	pLoaded int64
 
-	exec *instExec
+	exec                *instExec
 	exited, failed, oom bool
-	crashed                        bool // crashed inside one of its own disk operations
-	trap                           string
-	hostPanic                      string // a host function panicked: a bug in sf
+	crashed             bool // crashed inside one of its own disk operations
+	trap                string
+	hostPanic           string // a host function panicked: a bug in sf
 
 	lineBuf    [3][]byte
 	sdkBuf     []byte // a partial line of Antithesis SDK output
