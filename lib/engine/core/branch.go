@@ -1,6 +1,7 @@
 package core
 
 import (
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/schedule"
 )
@@ -116,7 +117,7 @@ func (r *Run) applyBranch(b schedule.Branch) {
 // partition not yet healed) keep their end, which is not in the plan.
 func (r *Run) redrawPlanned(key uint64) {
 	r.planSeed = rng.New(r.planSeed, "branch/plan", key).Uint64()
-	dropped := len(r.planned) - r.next
-	r.planned = append(r.planned[:r.next:r.next], r.drawFaults(r.planSeed, r.Now)...)
-	r.Tracef("branch: redrew the planned faults after %s (%d dropped, %d drawn)", schedule.Time(r.Now), dropped, len(r.planned)-r.next)
+	dropped := r.planner.Count(r.plan)
+	r.planner = faults.NewPlanner(r.plan, r.planSeed, r.Now)
+	r.Tracef("branch: redrew the planned faults after %s (%d dropped, %d drawn)", schedule.Time(r.Now), dropped, r.planner.Count(r.plan))
 }

@@ -53,10 +53,11 @@ func CheckSnapshots(check func(shared []string)) (off func()) {
 
 // sharedOnPurpose are the fields a snapshot shares with its run because
 // neither ever changes them: the world, the options, what the schedule
-// fixed before the first step, compiled modules, and recorded values and
-// faults, which are never changed in place.
-var sharedOnPurpose = []string{".Spec", ".Opts", ".scheduledHits", ".scheduledOps", ".swarm", ".compiled",
-	".events[", ".Faults[", ".planned[", ".fault.", ".res.Faults"}
+// fixed before the first step, the plan the timed faults are drawn from,
+// compiled modules, and recorded values and faults, which are never
+// changed in place. An entry matches a whole field name.
+var sharedOnPurpose = []string{".Spec", ".Opts", ".scheduledHits", ".scheduledOps", ".swarm", ".compiled", ".plan",
+	".planner.list", ".heads[", ".Ahead[", ".events[", ".Faults[", ".fault", ".res.Faults"}
 
 // shared walks a run and its snapshot side by side and names every
 // pointer, map or slice they hold in common, but for sharedOnPurpose and
@@ -75,8 +76,10 @@ type walker struct {
 
 func (w *walker) walk(a, b reflect.Value, path string) {
 	for _, p := range sharedOnPurpose {
-		if strings.Contains(path, p) {
-			return
+		if i := strings.Index(path, p); i >= 0 {
+			if rest := path[i+len(p):]; rest == "" || p[len(p)-1] == '[' || rest[0] == '.' || rest[0] == '[' {
+				return
+			}
 		}
 	}
 	switch a.Kind() {

@@ -2,9 +2,9 @@ package core
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/schedule"
 )
@@ -69,53 +69,25 @@ func (r *Run) buggifyOn() bool {
 	return r.Spec.Buggify && (r.swarm == nil || r.swarm[KindBuggify] > 0)
 }
 
-// drawFaults plans the seed's timed faults over the fault period after
-// from, keyed by seed (the run's seed, or a branch's redraw key). Each node
-// and fault type has its own stream, so removing one fault never moves
-// another.
-func (r *Run) drawFaults(seed uint64, from int64) []Fault {
-	var out []Fault
-	crashRate := r.Rate(KindCrash, r.Spec.CrashPerSec)
-	jumpRate := r.Rate(KindClockJump, r.Spec.ClockJumpPerSec)
-	for _, n := range r.Nodes {
-		if !n.Spec.Faults {
-			continue
-		}
-		if crashRate > 0 {
-			s := rng.New(seed, "crash", rng.Key(n.Spec.Name))
-			for t := from; ; {
-				t += s.ExpNs(crashRate)
-				if t >= r.Spec.DurationNs || t < 0 {
-					break
-				}
-				down := s.Between(r.Spec.RestartAfter[0], r.Spec.RestartAfter[1])
-				out = append(out, Fault{At: Dur(t), Kind: KindCrash, Node: n.Spec.Name, Until: Dur(t + down)})
-				t += down
-			}
-		}
-		if rot := r.Rate(KindBitrot, r.Spec.Disk.BitrotPerSec); rot > 0 {
-			s := rng.New(seed, KindBitrot+"/when", rng.Key(n.Spec.Name))
-			for t := from; ; {
-				t += s.ExpNs(rot)
-				if t >= r.Spec.DurationNs || t < 0 {
-					break
-				}
-				out = append(out, Fault{At: Dur(t), Kind: KindBitrot, Node: n.Spec.Name, Until: Dur(t)})
-			}
-		}
-		if jumpRate > 0 && r.Spec.ClockJumpMaxNs > 0 {
-			s := rng.New(seed, "clockjump", rng.Key(n.Spec.Name))
-			for t := from; ; {
-				t += s.ExpNs(jumpRate)
-				if t >= r.Spec.DurationNs || t < 0 {
-					break
-				}
-				d := s.Between(-r.Spec.ClockJumpMaxNs, r.Spec.ClockJumpMaxNs)
-				out = append(out, Fault{At: Dur(t), Kind: KindClockJump, Node: n.Spec.Name, Until: Dur(t), Delta: Dur(d)})
-			}
-		}
+// newPlan is what the run's timed faults are drawn from.
+func (r *Run) newPlan() *faults.Plan {
+	sp := r.Spec
+	p := &faults.Plan{
+		Settings: &faults.Settings{
+			CrashPerSec: sp.CrashPerSec, RestartAfter: sp.RestartAfter, BitrotPerSec: sp.Disk.BitrotPerSec,
+			ClockJumpPerSec: sp.ClockJumpPerSec, ClockJumpMaxNs: sp.ClockJumpMaxNs,
+			PartitionPerSec: sp.Net.PartitionPerSec, PartitionForNs: sp.Net.PartitionForNs,
+			PartitionTopologies: sp.Net.PartitionTopologies,
+			ClogPerSec:          sp.Net.ClogPerSec, ClogForNs: sp.Net.ClogForNs, ClogModes: sp.Net.ClogModes,
+			ClogDelayNs: sp.Net.ClogDelayNs, SwizzlePerSec: sp.Net.SwizzlePerSec, ResetPerSec: sp.Net.ResetPerSec,
+			SlowPerSec: sp.Net.SlowPerSec, SlowForNs: sp.Net.SlowForNs, SlowFactor: sp.Net.SlowFactor,
+			PausePerSec: sp.Net.PausePerSec, PauseForNs: sp.Net.PauseForNs,
+		},
+		Until: sp.DurationNs,
+		Swarm: r.swarm,
 	}
-	out = append(out, r.drawNetFaults(seed, from)...)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].At < out[j].At })
-	return out
+	for _, n := range r.Nodes {
+		p.Nodes = append(p.Nodes, faults.PlanNode{Name: n.Spec.Name, Faults: n.Spec.Faults, NetFaults: n.Spec.NetFaults})
+	}
+	return p
 }

@@ -46,7 +46,7 @@ func TestHashHelpersArePinned(t *testing.T) {
 // unitInstance is an instance with just enough of a run for hcall.
 func unitInstance(opts Options) *Instance {
 	r := &Run{Opts: opts, hash: unitFNVOffset, res: &Result{}}
-	return &Instance{Run: r, Name: "n#1", hashID: 1<<32 | 1}
+	return &Instance{InstanceState: InstanceState{Run: r, Name: "n#1", hashID: 1<<32 | 1}}
 }
 
 // Call IDs of the calls these tests make, as the WASI adapter declares them.

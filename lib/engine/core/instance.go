@@ -19,6 +19,13 @@ import (
 // Instance is one incarnation of a node: one wasm module instance, and the
 // host-side state it sees (its descriptors, its random stream, its mappings).
 type Instance struct {
+	InstanceState
+	exec *instExec
+}
+
+// InstanceState is an instance's part of a run's state (snapshot.go):
+// everything but what runs it.
+type InstanceState struct {
 	Run  *Run
 	Node *Node
 	// Num counts the node's incarnations from 1; Name is "server#2".
@@ -48,7 +55,6 @@ type Instance struct {
 	// last set it (preempt.go).
 	pLoaded int64
 
-	exec                *instExec
 	exited, failed, oom bool
 	crashed             bool // crashed inside one of its own disk operations
 	trap                string
@@ -119,8 +125,10 @@ func (in *Instance) runnable() bool {
 type ctxKey struct{}
 
 func (in *Instance) main() {
-	r := in.Run
+	// Nothing of the run is read before the first command: until then the
+	// scheduler may change it (a restore) without a handoff between them.
 	c := <-in.exec.resume
+	r := in.Run
 	in.started = true
 	if c == cmdKill {
 		in.exec.hold.Store(holdSched)

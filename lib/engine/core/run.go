@@ -12,6 +12,7 @@ import (
 	"github.com/tetratelabs/wazero"
 
 	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -68,8 +69,10 @@ type Run struct {
 	sched *rng.Stream
 	exec  *runExec
 
-	planned []Fault
-	next    int // index of the next planned fault
+	// plan is what the timed faults are drawn from, fixed for the run;
+	// planner hands them out as their time comes.
+	plan    *faults.Plan
+	planner *faults.Planner
 	res     *Result
 	ended   bool
 
@@ -206,6 +209,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	}
 	r.horizon = spec.DurationNs
 	r.drawSwarm()
+	r.plan = r.newPlan()
 	if opts.Faults != nil {
 		r.scheduledHits = map[siteKey]bool{}
 		r.scheduledOps = map[opKey]bool{}
@@ -219,17 +223,18 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = true
 			}
 		}
+		var timed []Fault
 		for _, f := range opts.Faults {
 			if f.Kind == KindPartition && len(f.Side) > 0 {
 				f.Groups, f.Side = f.PartitionGroups(names), nil
 			}
 			if !schedule.Positional(f.Kind) {
-				r.planned = append(r.planned, f)
+				timed = append(timed, f)
 			}
 		}
-		sort.SliceStable(r.planned, func(i, j int) bool { return r.planned[i].At < r.planned[j].At })
+		r.planner = faults.ListPlanner(timed)
 	} else {
-		r.planned = r.drawFaults(seed, 0)
+		r.planner = faults.NewPlanner(r.plan, seed, 0)
 	}
 	r.initPreempt()
 	for _, n := range r.Nodes {
@@ -314,14 +319,16 @@ func (r *Run) inFlight(in *Instance) {
 func (r *Run) start(n *Node) {
 	n.count++
 	in := &Instance{
-		Run:      r,
-		Node:     n,
-		Num:      n.count,
-		Name:     fmt.Sprintf("%s#%d", n.Spec.Name, n.count),
-		exec:     &instExec{resume: make(chan cmd)},
-		deadline: math.MaxInt64,
-		Random:   rng.New(r.SeedOf(bsRandom), "random", rng.Key(n.Spec.Name), uint64(n.count)),
-		hashID:   uint64(n.Idx)<<32 | uint64(n.count),
+		InstanceState: InstanceState{
+			Run:      r,
+			Node:     n,
+			Num:      n.count,
+			Name:     fmt.Sprintf("%s#%d", n.Spec.Name, n.count),
+			deadline: math.MaxInt64,
+			Random:   rng.New(r.SeedOf(bsRandom), "random", rng.Key(n.Spec.Name), uint64(n.count)),
+			hashID:   uint64(n.Idx)<<32 | uint64(n.count),
+		},
+		exec: &instExec{resume: make(chan cmd)},
 	}
 	in.initFDs()
 	n.Cur = in
@@ -505,8 +512,8 @@ func (r *Run) nextEventAt() int64 {
 		}
 	}
 	next = min(next, r.nextEndAt())
-	if r.next < len(r.planned) && int64(r.planned[r.next].At) < next {
-		next = int64(r.planned[r.next].At)
+	if f, ok := r.planner.Peek(); ok && int64(f.At) < next {
+		next = int64(f.At)
 	}
 	return next
 }
@@ -523,9 +530,12 @@ func (r *Run) restartDue() {
 // fireDue applies planned faults and restarts that are due now.
 func (r *Run) fireDue() {
 	r.restartDue()
-	for r.next < len(r.planned) && int64(r.planned[r.next].At) <= r.Now && !r.ended {
-		f := r.planned[r.next]
-		r.next++
+	for !r.ended {
+		f, ok := r.planner.Peek()
+		if !ok || int64(f.At) > r.Now {
+			return
+		}
+		r.planner.Pop(r.plan)
 		r.apply(f)
 	}
 }
@@ -543,62 +553,7 @@ func (r *Run) apply(f Fault) {
 	if r.recovering {
 		return // the fault period is over
 	}
-	if schedule.IsNet(f.Kind) {
-		if r.Quiet() {
-			what := f.Describe()
-			if f.Kind == KindNetReset {
-				what = "reset the connections of " + r.instanceName(f.Node)
-			}
-			r.Tracef("quiet: %s suppressed", what)
-			return
-		}
-		r.applyNet(f)
-		return
-	}
-	switch f.Kind {
-	case KindBitrot:
-		n := r.NodeByName(f.Node)
-		if n == nil || r.Quiet() {
-			return
-		}
-		r.bitrot(n, f)
-	case KindClockJump:
-		n := r.NodeByName(f.Node)
-		if n == nil {
-			return
-		}
-		if r.Quiet() {
-			r.Tracef("quiet: clock jump of %s suppressed", f.Node)
-			return
-		}
-		n.jumps += int64(f.Delta)
-		if r.mutant == MutantMonotonicJump && f.Delta != 0 {
-			n.MonoJumps += int64(f.Delta)
-			r.engineHits++
-		}
-		r.res.Faults = append(r.res.Faults, f)
-		r.Tracef("fault clock jump %s by %s", f.Node, schedule.Time(int64(f.Delta)))
-	case KindCrash:
-		n := r.NodeByName(f.Node)
-		if n == nil || n.Cur == nil {
-			return // down already: nothing to crash, and nothing fired
-		}
-		if r.Quiet() {
-			r.Tracef("quiet: crash of %s suppressed", n.Cur.Name)
-			return
-		}
-		in := n.Cur
-		r.res.Faults = append(r.res.Faults, f)
-		r.Tracef("fault crash %s, restart at %s", in.Name, fmtTime(int64(f.Until)))
-		r.inFlight(in)
-		written := r.mmapWrittenBack(in)
-		r.kill(in)
-		r.crashDisk(n, 0)
-		r.applyWrittenBack(n, written)
-		n.Cur = nil
-		n.done = false
-		n.restartAt = int64(f.Until)
-	}
+	faults.Apply(faultWorld{r}, f)
 }
 
 // step hands the baton to in and waits until it parks or exits.

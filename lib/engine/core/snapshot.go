@@ -113,7 +113,7 @@ func copyRun(dst, src *Run, nodes []*Node, inst func(*Instance) *Instance) {
 	dst.Net = cl.Net
 	dst.Nodes = nodes
 	dst.sched = cloneStream(src.sched)
-	dst.planned = slices.Clone(src.planned)
+	dst.planner = src.planner.Clone()
 	dst.res = cloneResult(src.res)
 	dst.sites = make(map[string]*siteState, len(src.sites))
 	for k, st := range src.sites {
@@ -173,9 +173,9 @@ func copyNode(r *Run, dst, src *Node, inst func(*Instance) *Instance, cl *simnet
 // copyInstance copies src's state into dst, an instance of node n of run r,
 // keeping dst's goroutine, module and baton.
 func copyInstance(r *Run, n *Node, dst, src *Instance, cl *simnet.Cloned) {
-	exec := dst.exec
-	*dst = *src
-	dst.exec = exec
+	// Only the state is written: the instance's goroutine, parked, read
+	// its exec without a handoff since.
+	dst.InstanceState = src.InstanceState
 	dst.Run, dst.Node = r, n
 	dst.FDs = make([]*Desc, len(src.FDs))
 	for i, d := range src.FDs {
