@@ -89,7 +89,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					}
 					o.Seeds, o.Shard = sweep.ShardSeeds(seeds, k, n), c.String("shard")
 				}
-				o.JSON = wantJSON(c)
 			}
 			if c.IsSet("shard") && o.Replay {
 				return usage("-shard slices a sweep (-seeds), not one seed")
@@ -109,6 +108,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if o.Jobs < 1 {
 				return usage("-j must be at least 1")
 			}
+			if !o.Replay {
+				o.JSON = wantJSON(c, stderr)
+			}
 			return manual.Status(sweep.Main(o))
 		},
 	}, args, stdin, stdout, stderr)
@@ -119,15 +121,12 @@ func usage(format string, args ...any) error {
 }
 
 // wantJSON says whether a sweep or an exploration writes records: with
-// -json, or when stdout is a pipe and -json was not given at all. Piped into
-// another tool (sf-report, sf-shrink), records are what that tool reads,
-// and the report still reaches the terminal on stderr; -json=false keeps
-// the report on the pipe.
-func wantJSON(c *cli.Context) bool {
-	if c.IsSet("json") {
-		return c.Bool("json")
-	}
-	return sweep.IsPipe(os.Stdout)
+// -json, or when stdout is a pipe and -json was not given at all, which it
+// then says on stderr. Piped into another tool (sf-report, sf-shrink),
+// records are what that tool reads, and the report still reaches the
+// terminal on stderr; -json=false keeps the report on the pipe.
+func wantJSON(c *cli.Context, stderr io.Writer) bool {
+	return sweep.ChooseJSON(c.IsSet("json"), c.Bool("json"), os.Stdout, stderr)
 }
 
 // toolName is how the user invoked sf-run, for the replay commands it prints.
@@ -168,7 +167,7 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 		return usage("-seeds: %v", err)
 	}
 	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
-		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c),
+		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c, stderr),
 		Compress: c.Bool("compress")}
 	return manual.Status(explore.Main(o, stdout, stderr))
 }

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -45,4 +46,23 @@ func ShardSeeds(seeds []uint64, k, n int) []uint64 {
 func IsPipe(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
+}
+
+// PipeNote is the line sf-run prints on stderr when it writes records
+// because its standard output is a pipe: the switch changes what a reader
+// of the pipe gets, so it is said rather than left to be guessed at.
+const PipeNote = "sf-run: stdout is a pipe: JSONL records go there, the report comes here; -json=false keeps the report on stdout"
+
+// ChooseJSON says whether a sweep or an exploration writes records: as
+// -json says when it was given (set), else when stdout is a pipe, which it
+// then says on stderr (PipeNote).
+func ChooseJSON(set, value bool, stdout *os.File, stderr io.Writer) bool {
+	if set {
+		return value
+	}
+	if IsPipe(stdout) {
+		fmt.Fprintln(stderr, PipeNote)
+		return true
+	}
+	return false
 }
