@@ -22,11 +22,11 @@ func main() {
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "md", Usage: "also write the report as Markdown to this file (- for stdout, instead of the text)"},
 			&cli.StringFlag{Name: "html", Usage: "also write the report as one self-contained HTML page to this file (- for stdout, instead of the text)"},
-			&cli.StringFlag{Name: "findings", Value: report.DefaultFindingsFile, Usage: "the file that keeps findings across runs; empty to keep none"},
+			&cli.StringFlag{Name: "findings", DefaultText: "each world's .seedfall/findings.json", Usage: "the file that keeps findings across runs; empty to keep none"},
 		},
 		Action: func(c *cli.Context) error {
 			o := report.Options{Inputs: c.Args().Slice(), Markdown: c.String("md"), HTML: c.String("html"),
-				Findings: c.String("findings"), Now: report.Now(os.Getenv("SOURCE_DATE_EPOCH"))}
+				Findings: c.String("findings"), FindingsByWorld: !c.IsSet("findings"), Now: report.Now(os.Getenv("SOURCE_DATE_EPOCH"))}
 			if o.Markdown == "-" && o.HTML == "-" {
 				return manual.Usage("sf-report", "-md - and -html - cannot both write stdout")
 			}

@@ -267,3 +267,43 @@ func TestPins(t *testing.T) {
 		t.Errorf("the manual does not tell of pinned regressions\n%s", r)
 	}
 }
+
+// TestFindingsBesideTheWorld: sf-report keeps a world's findings in the
+// .seedfall folder next to its world file, with its artifacts, not in the
+// current folder's (issue 29); a world read from stdin keeps them in the
+// current folder's, as its artifacts; records whose world's folder is not
+// here are an input error unless -findings names a file.
+func TestFindingsBesideTheWorld(t *testing.T) {
+	dir := t.TempDir()
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "kv", "seedfall.json"))
+	r := shell(t, dir, "sf-run -c kv/seedfall.json -seeds 1-2 | tee run.jsonl | sf-report")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "assert · acknowledged write lost  [new]") {
+		t.Fatalf("the sweep's finding is not new:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kv", ".seedfall", "findings.json")); err != nil {
+		t.Errorf("no findings next to the world: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".seedfall", "findings.json")); err == nil {
+		t.Errorf("sf-report wrote findings into the current folder")
+	}
+	if r := shell(t, dir, "sf-report run.jsonl"); !strings.Contains(r.Stdout, "[ongoing, first seen 2026-01-01T00:00:00Z]") {
+		t.Errorf("the second report did not read the findings next to the world:\n%s", r)
+	}
+
+	r = shell(t, dir, "sf-run -c - -seeds 1 < kv/seedfall.json | sf-report")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "[new]") {
+		t.Fatalf("the sweep of a world on stdin:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".seedfall", "findings.json")); err != nil {
+		t.Errorf("a world from stdin keeps no findings in the current folder: %v", err)
+	}
+
+	// From inside kv/, the records' kv/seedfall.json is not here.
+	r = shell(t, filepath.Join(dir, "kv"), "sf-report ../run.jsonl")
+	want := `sf-report: findings of kv/seedfall.json: its folder kv is not here, so there is no .seedfall beside it: ` +
+		`run sf-report where sf-run ran, or name a findings file (-findings FILE, or "" for none)` + "\n"
+	r.Want(t, 2, want)
+	if r := shell(t, filepath.Join(dir, "kv"), "sf-report -findings '' ../run.jsonl"); r.Code != 1 || !strings.Contains(r.Stdout, "acknowledged write lost") {
+		t.Errorf("-findings '' reports without a findings file:\n%s", r)
+	}
+}
