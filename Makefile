@@ -69,8 +69,8 @@ demo: build
 	@echo '$$ bin/sf-shrink -c examples/kvlog/seedfall.json -seed 1    # cut seed 1 down to the faults that matter'
 	@bin/sf-shrink -c examples/kvlog/seedfall.json -seed 1 2>&1 | grep -v '^built'; \
 	  status=$${PIPESTATUS[0]}; [ "$$status" = 1 ] || { echo "expected sf-shrink to shrink a failure (exit 1), got $$status"; exit 1; }
-	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.faults.json    # replay it'
-	@bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.faults.json; \
+	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.shrunk.faults.json    # replay it'
+	@bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.shrunk.faults.json; \
 	  status=$$?; [ "$$status" = 1 ] || { echo "expected the shrunk schedule to fail (exit 1), got $$status"; exit 1; }
 	@echo
 	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200    # the fix: fsync before ack'

@@ -333,12 +333,7 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 	}
 	sched := out.Schedule
 	sched.Config, sched.Profile, sched.Set = j.world.config, j.world.profile, j.world.setList()
-	name := fmt.Sprintf("seed-%d.faults.json", j.seed)
-	if j.exploreRun > 0 {
-		// Beside the run's own schedule, which stays as explore wrote it.
-		name = fmt.Sprintf("explore-%d-run-%d.shrunk.faults.json", j.seed, j.exploreRun)
-	}
-	path := filepath.Join(sweep.ArtifactDir(p.World), name)
+	path := filepath.Join(sweep.ArtifactDir(p.World), sweep.ShrunkName(j.seed, j.exploreRun))
 	if err := sched.WriteFile(path); err != nil {
 		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
 	}
