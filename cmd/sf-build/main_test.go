@@ -36,7 +36,7 @@ func TestRunInProcess(t *testing.T) {
 	}{
 		{"stray argument", []string{"extra"}, "sf-build: unexpected argument \"extra\" (see sf-build -h)\n"},
 		{"flag after a stray argument", []string{"extra", "-q"}, "sf-build: unexpected argument \"extra\" (see sf-build -h)\n"},
-		{"unknown flag", []string{"-quiet"}, "sf-build: flag provided but not defined: -quiet (see sf-build -h)\n"},
+		{"unknown flag", []string{"-quiet"}, "sf-build: unknown flag -quiet (see sf-build -h)\n"},
 		{"missing world", []string{"-c", "nosuch.json"}, "sf-build: nosuch.json: no such file or directory\n"},
 		{"prebuilt module without _start", []string{"-c", "nostart.json"},
 			"sf-build: workload (client): " + filepath.Join(abs, "empty.wasm") +

@@ -2,8 +2,8 @@
 //
 // Usage:
 //
-//	sf-run -c seedfall.json -seeds 1-500 | sf-report [-md FILE] [-html FILE] [-findings FILE]
-//	sf-run -c seedfall.json -explore | sf-report [flags]
+//	sf-run -seeds RANGE | sf-report [-md FILE] [-html FILE] [-findings FILE]
+//	sf-run -explore | sf-report [flags]
 //	sf-report [flags] run.jsonl [shrink.jsonl ...]
 //	sf-report [flags] shard-1.jsonl shard-2.jsonl ... shard-N.jsonl
 //

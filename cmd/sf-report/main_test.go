@@ -164,7 +164,7 @@ func TestUsage(t *testing.T) {
 		{"head -c 8000000 /dev/zero | tr '\\0' '[' > deep.jsonl && sf-report deep.jsonl", "sf-report: deep.jsonl:1: not a JSON record"},
 		{"sf-report missing.jsonl", "sf-report: open missing.jsonl: no such file or directory"},
 		{"sf-report -md - -html - x", "sf-report: -md - and -html - cannot both write stdout (see sf-report -h)"},
-		{"sf-report -nope x", "sf-report: flag provided but not defined: -nope (see sf-report -h)"},
+		{"sf-report -nope x", "sf-report: unknown flag -nope (see sf-report -h)"},
 		{"sf-run -seeds 1-3 -shard 5/4", "sf-run: -shard: \"5/4\": K must be between 1 and N, and N at least 1 (see sf-run -h)"},
 		{"sf-run -seed 3 -shard 1/4", "sf-run: -shard slices a sweep (-seeds), not one seed (see sf-run -h)"},
 	} {

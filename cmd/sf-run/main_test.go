@@ -433,7 +433,7 @@ func TestUsageErrors(t *testing.T) {
 		{"faults without seed", []string{"-faults", "f.json"}, "-faults needs -seed N"},
 		{"zero jobs", []string{"-seeds", "1", "-j", "0"}, "-j must be at least 1"},
 		{"stray argument", []string{"-seeds", "1", "extra"}, `unexpected argument "extra"`},
-		{"unknown flag", []string{"-sedes", "1"}, "flag provided but not defined: -sedes"},
+		{"unknown flag", []string{"-sedes", "1"}, "unknown flag -sedes: did you mean -seeds?"},
 		{"missing world file", []string{"-c", "nosuch.json", "-seeds", "1"}, "nosuch.json: no such file or directory"},
 		{"empty seeds", []string{"-seeds", ""}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
 		{"blank seeds", []string{"-seeds", " "}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
@@ -441,7 +441,7 @@ func TestUsageErrors(t *testing.T) {
 			"sf-run: -history-timeout -1s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
 		{"zero history timeout", []string{"-seeds", "1", "-history-timeout", "0s"},
 			"sf-run: -history-timeout 0s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
-		{"unknown flag, exactly", []string{"-sedes", "1"}, "sf-run: flag provided but not defined: -sedes (see sf-run -h)\n"},
+		{"unknown flag, exactly", []string{"-sedes", "1"}, "sf-run: unknown flag -sedes: did you mean -seeds? (see sf-run -h)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(dir)
