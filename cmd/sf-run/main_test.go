@@ -318,7 +318,17 @@ func TestKvlogCheck(t *testing.T) {
 				t.Errorf("summary counts %v nondeterministic seeds", sum["nondeterministic"])
 			}
 			r.WantExit(t, tc.wantExit)
+			// The report says that -check found every seed deterministic
+			// (issue 29); with -json it is on stderr.
+			if want := "\ndeterministic: each of the 5 seeds ran twice alike (the same determinism hash, host calls and trace)\n"; !strings.Contains(r.Stderr, want) {
+				t.Errorf("the report lacks %q\n%s", want, r)
+			}
 		})
+	}
+	r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seed", "2", "-check")
+	r.WantExitClean(t, 0)
+	if want := " host calls\ndeterministic: the seed ran twice alike (the same determinism hash, host calls and trace)\n"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("a -check replay lacks %q\n%s", want, r)
 	}
 }
 

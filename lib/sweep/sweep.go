@@ -347,7 +347,7 @@ func run(o Options) (int, error) {
 	case o.PinsOnly:
 		printPinsSummary(human, sum)
 	case !o.Replay || sum.Interrupted:
-		printSummary(human, sum, time.Since(start))
+		printSummary(human, sum, time.Since(start), o.Check)
 	}
 	if o.Pin && o.Replay && !sum.Interrupted && !pinned {
 		// Asked to pin a failure there is none of (or one that does not
