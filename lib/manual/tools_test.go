@@ -2,6 +2,7 @@ package manual
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -117,6 +118,35 @@ func TestEveryCommandsTypo(t *testing.T) {
 			if r.Stdout != "" {
 				t.Errorf("a usage error wrote on stdout\n%s", r)
 			}
+		})
+	}
+}
+
+// TestEveryCommandsMissingWorld: a command that reads a world file and
+// finds none says which folder it looked in and that -c names another
+// (issue 29).
+func TestEveryCommandsMissingWorld(t *testing.T) {
+	tools.Need(t)
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	missing := "seedfall.json: no such file or directory (looked in " + dir + "; -c FILE names the world file)\n"
+	for _, c := range []struct {
+		name   string
+		args   []string
+		prefix string
+	}{
+		{"sf-build", nil, "sf-build: "},
+		{"sf-faults", []string{"-seed", "1"}, "sf-faults: "},
+		{"sf-mutate", nil, "sf-mutate: "},
+		{"sf-run", nil, "sf-run: "},
+		{"sf-run", []string{"-seed", "3"}, "sf-run: "},
+		{"sf-shrink", []string{"-seed", "1"}, "sf-shrink: seed 1 of seedfall.json: "},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := clitest.Exec(t, clitest.Cmd{Dir: dir, StdoutFile: true}, append([]string{tools.Path(c.name)}, c.args...)...)
+			r.Want(t, 2, c.prefix+missing)
 		})
 	}
 }
