@@ -107,7 +107,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 				return usage("-j must be at least 1")
 			}
 			if !o.Replay {
-				o.JSON = wantJSON(c, stderr)
+				o.JSON, o.PipeNote = wantJSON(c)
 			}
 			return manual.Status(sweep.Main(o))
 		},
@@ -118,13 +118,13 @@ func usage(format string, args ...any) error {
 	return manual.Usage("sf-run", format, args...)
 }
 
-// wantJSON says whether a sweep or an exploration writes records: with
-// -json, or when stdout is a pipe and -json was not given at all, which it
-// then says on stderr. Piped into another tool (sf-report, sf-shrink),
-// records are what that tool reads, and the report still reaches the
-// terminal on stderr; -json=false keeps the report on the pipe.
-func wantJSON(c *cli.Context, stderr io.Writer) bool {
-	return sweep.ChooseJSON(c.IsSet("json"), c.Bool("json"), os.Stdout, stderr)
+// wantJSON says whether a sweep or an exploration writes records, and
+// whether it was stdout being a pipe that chose them (which the tool then
+// says on stderr). Piped into another tool (sf-report, sf-shrink), records
+// are what that tool reads, and the report still reaches the terminal on
+// stderr; -json=false keeps the report on the pipe.
+func wantJSON(c *cli.Context) (json, pipeNote bool) {
+	return sweep.ChooseJSON(c.IsSet("json"), c.Bool("json"), os.Stdout)
 }
 
 // toolName is how the user invoked sf-run, for the replay commands it prints.
@@ -165,7 +165,7 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 		return usage("-seeds: %v", err)
 	}
 	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
-		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c, stderr),
-		Compress: c.Bool("compress")}
+		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, Compress: c.Bool("compress")}
+	o.JSON, o.PipeNote = wantJSON(c)
 	return manual.Status(explore.Main(o, stdout, stderr))
 }

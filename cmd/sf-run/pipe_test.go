@@ -10,7 +10,8 @@ import (
 
 // TestPipeChoosesRecords: a sweep whose stdout is a pipe writes records
 // there and says so in one line on stderr, with how to keep the report
-// (issue 29); -json or -json=false given, or stdout a file, it says
+// (issue 29), just before the first record; -json or -json=false given, or
+// stdout a file, it says
 // nothing, since nothing was chosen for the user. A pipeline's exit status
 // is cat's.
 func TestPipeChoosesRecords(t *testing.T) {
@@ -24,11 +25,18 @@ func TestPipeChoosesRecords(t *testing.T) {
 
 	r := clitest.Shell(t, c, "sf-run -c seedfall.fixed.json -seeds 1-2 | cat")
 	r.WantExitClean(t, 0)
-	if !strings.HasPrefix(r.Stdout, `{"kind":"start"`) || !strings.HasPrefix(r.Stderr, note) || strings.Count(r.Stderr, note) != 1 {
-		t.Errorf("on a pipe: want records on stdout and the note first on stderr, once\n%s", r)
+	if !strings.HasPrefix(r.Stdout, `{"kind":"start"`) || strings.Count(r.Stderr, note) != 1 {
+		t.Errorf("on a pipe: want records on stdout and the note on stderr, once\n%s", r)
 	}
-	if !strings.Contains(r.Stderr, report) {
-		t.Errorf("on a pipe: the report did not reach stderr\n%s", r)
+	if i := strings.Index(r.Stderr, report); i < 0 || i < strings.Index(r.Stderr, note) {
+		t.Errorf("on a pipe: the report did not reach stderr after the note\n%s", r)
+	}
+
+	// A world that does not load writes no records, so there is nothing
+	// to say about them.
+	r = clitest.Shell(t, c, "sf-run -c nosuch.json -seeds 1-2 | cat")
+	if strings.Contains(r.Stderr, "stdout is a pipe") || !strings.Contains(r.Stderr, "sf-run: nosuch.json: no such file") {
+		t.Errorf("a world that does not load: want its error alone\n%s", r)
 	}
 
 	r = clitest.Shell(t, c, "sf-run -c seedfall.fixed.json -seeds 1-2 -json | cat")

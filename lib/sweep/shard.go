@@ -2,7 +2,6 @@ package sweep
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -50,19 +49,18 @@ func IsPipe(f *os.File) bool {
 
 // PipeNote is the line sf-run prints on stderr when it writes records
 // because its standard output is a pipe: the switch changes what a reader
-// of the pipe gets, so it is said rather than left to be guessed at.
+// of the pipe gets, so it is said rather than left to be guessed at. It is
+// printed once the world is loaded, just before the first record, so that
+// a run that fails before writing any says only why.
 const PipeNote = "sf-run: stdout is a pipe: JSONL records go there, the report comes here; -json=false keeps the report on stdout"
 
 // ChooseJSON says whether a sweep or an exploration writes records: as
-// -json says when it was given (set), else when stdout is a pipe, which it
-// then says on stderr (PipeNote).
-func ChooseJSON(set, value bool, stdout *os.File, stderr io.Writer) bool {
+// -json says when it was given (set), else when stdout is a pipe; note
+// says it was the pipe, so the tool prints PipeNote.
+func ChooseJSON(set, value bool, stdout *os.File) (json, note bool) {
 	if set {
-		return value
+		return value, false
 	}
-	if IsPipe(stdout) {
-		fmt.Fprintln(stderr, PipeNote)
-		return true
-	}
-	return false
+	pipe := IsPipe(stdout)
+	return pipe, pipe
 }
