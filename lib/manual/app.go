@@ -12,6 +12,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/progress"
 )
 
 // Command is one sf command as its main.go describes it: what differs from
@@ -43,6 +44,14 @@ func Main(c Command, args []string, stdin io.Reader, stdout, stderr io.Writer) i
 		ErrWriter:                 stderr,
 		Flags:                     c.Flags,
 		Action:                    c.Action,
+		// After -h, before any work: a progress interval that does not
+		// read is a usage error of every tool, not lines that never come.
+		Before: func(*cli.Context) error {
+			if _, err := progress.Interval(); err != nil {
+				return Usage(c.Name, "%v", err)
+			}
+			return nil
+		},
 	}
 	Install(app, c.Doc)
 	if len(args) >= 2 && args[1] == "help" {

@@ -150,3 +150,18 @@ func TestEveryCommandsMissingWorld(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryCommandsProgressVariable: an SF_PROGRESS that does not read is
+// a usage error of every command, before any work (issue 29); -h still
+// prints its page.
+func TestEveryCommandsProgressVariable(t *testing.T) {
+	tools.Need(t)
+	for _, c := range commands {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := clitest.Cmd{Dir: t.TempDir(), Env: []string{"SF_PROGRESS=often"}}
+			r := clitest.Exec(t, cmd, tools.Path(c.name))
+			r.Want(t, 2, c.name+`: SF_PROGRESS="often": want the time between progress lines, a duration of at least 100ms such as 5s (see `+c.name+" -h)\n")
+			clitest.Exec(t, cmd, tools.Path(c.name), "-h").WantExitClean(t, 0)
+		})
+	}
+}
