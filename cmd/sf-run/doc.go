@@ -30,7 +30,10 @@
 // A sweep whose stderr is a terminal shows one progress line there: seeds
 // done out of all, the rate, the time left and the failures so far. It is
 // erased before each report line and at the end, and never appears when
-// stderr is a file or a pipe.
+// stderr is a file or a pipe, unless the environment variable SF_PROGRESS
+// asks for plain lines there at an interval (SF_PROGRESS=5s: one line every
+// 5 seconds, as make demo's last sweep sets it); a value that is not a
+// duration of at least 100ms is a usage error.
 //
 // -seed N replays one seed and prints its whole trace: every fault, every
 // line each node printed (with virtual time and instance, such as server#2)

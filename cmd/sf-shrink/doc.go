@@ -44,7 +44,8 @@
 // record carries its explore_run. A stream may be compressed with zstd or
 // gzip. With stderr on a terminal it shows a progress line there (seeds
 // done, rate, time left, seeds that could not be shrunk), erased before
-// each seed's lines.
+// each seed's lines; on a file or a pipe, SF_PROGRESS=5s asks for a plain
+// line every 5 seconds instead (sf-run help manual says more).
 //
 // -j runs that many replays at once; the shrunk schedule and the replay
 // count do not depend on it. -json writes a start record, one shrink
