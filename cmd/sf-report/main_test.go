@@ -263,7 +263,7 @@ func TestPins(t *testing.T) {
 		!strings.Contains(r.Stdout, "\n  ok   "+filepath.Join(fixedPins, "seed-3.json")+" (original seed 3) passed\n") {
 		t.Errorf("a pin that stays fixed: want exit status 0 and the pin listed as passed\n%s", r)
 	}
-	if r = shell(t, dir, "sf-report -h"); r.Code != 0 || !strings.Contains(r.Stdout, "Before the findings come the world's pinned\nregressions") {
+	if r = shell(t, dir, "sf-report help manual"); r.Code != 0 || !strings.Contains(r.Stdout, "Before the findings come the world's pinned\nregressions") {
 		t.Errorf("the manual does not tell of pinned regressions\n%s", r)
 	}
 }
