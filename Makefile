@@ -1,7 +1,9 @@
 SHELL := /bin/bash
 # sf: deterministic simulation testing for Go services.
 #
-#   make demo    build the tools and find the bug planted in examples/kvlog
+#   make demo    build the tools and find the bug planted in examples/kvlog;
+#                its last sweep (about a minute) sets SF_PROGRESS=5s, so a
+#                stderr that is not a terminal gets a progress line every 5s
 #   make test    the whole test suite (what CI runs), after make lint
 #   make lint    gofmt, go vet and staticcheck, all clean
 #   make bench   speed figures for the engine, as ratios and rates, the
@@ -69,12 +71,14 @@ demo: build
 	@echo '$$ bin/sf-shrink -c examples/kvlog/seedfall.json -seed 1    # cut seed 1 down to the faults that matter'
 	@bin/sf-shrink -c examples/kvlog/seedfall.json -seed 1 2>&1 | grep -v '^built'; \
 	  status=$${PIPESTATUS[0]}; [ "$$status" = 1 ] || { echo "expected sf-shrink to shrink a failure (exit 1), got $$status"; exit 1; }
-	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.faults.json    # replay it'
-	@bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.faults.json; \
+	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.shrunk.faults.json    # replay it'
+	@bin/sf-run -c examples/kvlog/seedfall.json -seed 1 -faults examples/kvlog/.seedfall/seedfall/seed-1.shrunk.faults.json; \
 	  status=$$?; [ "$$status" = 1 ] || { echo "expected the shrunk schedule to fail (exit 1), got $$status"; exit 1; }
 	@echo
-	@echo '$$ bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200    # the fix: fsync before ack'
-	@bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200
+	@echo '# The fixed world has a pinned regression: a failing schedule kept in .seedfall/pinned/ (sf-run -pin,'
+	@echo '# sf-shrink -pin) and committed with the code, which every sweep replays before its seeds.'
+	@echo '$$ SF_PROGRESS=5s bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200    # the fix: fsync before ack'
+	@SF_PROGRESS=5s bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate

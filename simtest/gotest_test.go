@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -32,6 +33,7 @@ import (
 )
 
 func TestBuggy(t *testing.T)       { simtest.Run(t, "seedfall.json", simtest.Seeds("1-3")) }
+func TestBuggyToo(t *testing.T)    { simtest.Run(t, "seedfall.json", simtest.Seeds("2")) }
 func TestPinned(t *testing.T)      { simtest.Pinned(t, "seedfall.json") }
 func TestFixedPinned(t *testing.T) { simtest.Pinned(t, "seedfall.fixed.json") }
 func TestMissing(t *testing.T)     { simtest.Run(t, "missing.json", simtest.Seeds("1")) }
@@ -183,8 +185,12 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 			"trace: "+filepath.Join(".seedfall", "seedfall", s+".trace.log"),
 			"schedule: "+filepath.Join(".seedfall", "seedfall", s+".faults.json"),
 			"replay: sf-run -c seedfall.json -"+strings.Replace(s, "-", " ", 1),
-			"go test -run 'TestBuggy/"+s+"$'")
+			"go test -run '^TestBuggy$/^"+s+"$'")
 	}
+	// A test whose name starts with another's runs under an unanchored
+	// pattern of the other (issue 29): TestBuggyToo/seed-2 beside
+	// TestBuggy/seed-2.
+	wantAction(r, "TestBuggyToo/seed-2", "fail")
 	wantOutput(r, "TestBuggy/seed-3", sweep.FailLine(3, seed3.AtNs, seed3.Message))
 	wantAction(r, "TestBuggy", "fail")
 	wantOutput(r, "TestBuggy", "sf-run report:", "FAIL 3 of 3 seeds failed")
@@ -207,18 +213,25 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 	wantAction(r, "TestComeBack/seed-3", "fail")
 	wantOutput(r, "TestComeBack/seed-3", "FAIL pin "+filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-3.json")+" (original seed 3) failed again at t=")
 
-	// -run picks one seed: only seed 2 runs.
-	r = goTest("-v", "-run", "TestBuggy/seed-2$", ".")
+	// The -run line a failing seed prints runs that test's seed alone:
+	// seed 2 of TestBuggy, not TestBuggyToo's seed 2 nor other seeds.
+	line := regexp.MustCompile(`go test -run '([^']*)'`).FindStringSubmatch(r.outputs["TestBuggy/seed-2"])
+	if line == nil {
+		t.Fatalf("TestBuggy/seed-2 printed no go test -run line:\n%s", r.outputs["TestBuggy/seed-2"])
+	}
+	r = goTest("-v", "-run", line[1], ".")
 	if r.code != 1 {
-		t.Fatalf("go test -run: exit status %d, want 1\n%s", r.code, r.out)
+		t.Fatalf("go test -run %s: exit status %d, want 1\n%s", line[1], r.code, r.out)
 	}
 	for _, w := range []string{"--- FAIL: TestBuggy/seed-2", "FAIL 1 of 1 seeds failed", "FAIL seed 2 at t="} {
 		if !strings.Contains(r.out, w) {
-			t.Errorf("go test -run TestBuggy/seed-2$: output lacks %q:\n%s", w, r.out)
+			t.Errorf("go test -run %s: output lacks %q:\n%s", line[1], w, r.out)
 		}
 	}
-	if strings.Contains(r.out, "TestBuggy/seed-1") || strings.Contains(r.out, "seed 3") {
-		t.Errorf("go test -run TestBuggy/seed-2$ ran other seeds:\n%s", r.out)
+	for _, other := range []string{"TestBuggy/seed-1", "seed 3", "TestBuggyToo", "TestPinned"} {
+		if strings.Contains(r.out, other) {
+			t.Errorf("go test -run %s ran %s too:\n%s", line[1], other, r.out)
+		}
 	}
 
 	// -short skips the sweep (no ShortSeeds) but replays the pins.

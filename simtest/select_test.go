@@ -28,11 +28,28 @@ func TestSelectSeeds(t *testing.T) {
 		{"TestKV/", "TestKV", "[1 2 3 7 17 70]", true},
 		{"Test/sub/seed-2$", "Test/sub", "[2]", false},
 		{"TestKV/seed-(", "TestKV", "[1 2 3 7 17 70]", true}, // testing reports the bad pattern
+		{"^TestKV$/^seed-7$", "TestKV", "[7]", false},
+		{"^TestKV$/^seed-7$", "TestKVFixed", "[]", false},
+		{"^Test$/^sub$/^seed-2$", "Test/sub", "[2]", false},
 	}
 	for _, tt := range tests {
 		got, whole := selectSeeds(tt.pattern, tt.parent, seeds)
 		if s := fmt.Sprint(got); (s != tt.want && !(tt.want == "[]" && got == nil)) || whole != tt.whole {
 			t.Errorf("selectSeeds(%q, %q) = %v, %v; want %s, %v", tt.pattern, tt.parent, got, whole, tt.want, tt.whole)
+		}
+	}
+}
+
+// TestRunPattern: the -run line of a failing seed names that test and that
+// seed alone, each level anchored and quoted (issue 29).
+func TestRunPattern(t *testing.T) {
+	for _, tt := range []struct{ name, want string }{
+		{"TestCounter/seed-8", "^TestCounter$/^seed-8$"},
+		{"TestKV/sub/seed-2", "^TestKV$/^sub$/^seed-2$"},
+		{"TestKV/a.b+c", `^TestKV$/^a\.b\+c$`},
+	} {
+		if got := RunPattern(tt.name); got != tt.want {
+			t.Errorf("RunPattern(%q) = %q, want %q", tt.name, got, tt.want)
 		}
 	}
 }

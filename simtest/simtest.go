@@ -8,7 +8,7 @@
 // seed, the seed's artifacts and the sf-run command that replays it. Pinned
 // replays the world's pinned regressions (.seedfall/pinned/<world>/, written
 // by sf-run -pin and sf-shrink -pin) with one subtest per pin. Both work
-// with -v, -run (go test -run 'TestKVLog/seed-7$' runs seed 7 alone),
+// with -v, -run (go test -run '^TestKVLog$/^seed-7$' runs seed 7 alone),
 // -short and -json.
 //
 // The world file is read relative to the test's working directory, which
@@ -137,7 +137,7 @@ func Run(t *testing.T, world string, opts ...Option) {
 			b.WriteByte('\n')
 			writeArtifacts(&b, s.Artifacts)
 			fmt.Fprintf(&b, "  replay: %s\n", s.Repro)
-			fmt.Fprintf(&b, "  go test -run '%s$'\n", regexp.QuoteMeta(t.Name()))
+			fmt.Fprintf(&b, "  go test -run '%s'\n", RunPattern(t.Name()))
 			t.Error(b.String())
 		})
 	}
@@ -330,6 +330,19 @@ func splitPattern(s string) [][]string {
 	}
 	cur = append(cur, s[start:])
 	return append(alts, cur)
+}
+
+// RunPattern is the go test -run pattern that selects the test named name
+// ("TestKV/seed-7") and nothing else: each level of the name is quoted and
+// anchored at both ends ("^TestKV$/^seed-7$"), since go test matches each
+// level as an unanchored regular expression, so that "TestKV/seed-7$" also
+// runs TestKVFixed/seed-7 and TestKVPinned/seed-7.
+func RunPattern(name string) string {
+	levels := strings.Split(name, "/")
+	for i, l := range levels {
+		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
+	}
+	return strings.Join(levels, "/")
 }
 
 // seedList writes seeds as sf-run -seeds reads them, one by one.

@@ -3,7 +3,7 @@
 //
 // Usage:
 //
-//	sf-build [-c seedfall.json] [-q]
+//	sf-build [-c FILE] [-q]
 //
 // Each node's pkg is built with -trimpath into
 // .seedfall/build/<sha256>.wasm next to the world file; nodes that name a

@@ -26,13 +26,12 @@ func main() {
 // it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return manual.Main(manual.Command{
-		Name:      "sf-build",
-		Usage:     "build a world's Go packages for wasip1 and print the manifest",
-		UsageText: "sf-build [-c seedfall.json] [-q]",
-		Doc:       docSource,
+		Name:  "sf-build",
+		Usage: "build a world's Go packages for wasip1 and print the manifest",
+		Doc:   docSource,
 		Flags: []cli.Flag{
 			manual.WorldFlag(),
-			&cli.BoolFlag{Name: "q", Usage: "no progress lines on stderr"},
+			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress lines on stderr"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := manual.NoArgs(c); err != nil {

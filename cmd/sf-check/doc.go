@@ -3,9 +3,11 @@
 //
 // Usage:
 //
-//	sf-check -history FILE [-model M] [-format auto|jsonl|edn] [-timeline FILE] [-json] [-timeout 30s] [-max-steps N] [-max-bytes N]
+//	sf-check [-model MODEL] [-format FORMAT] [-timeline FILE] [-json] [-timeout DURATION]
+//	         [-max-steps N] [-max-bytes N] (FILE | -history FILE)
 //
-// The history is sf's JSON Lines file (.seedfall/seed-N.history.jsonl), one
+// The history is sf's JSON Lines file (sf-run writes a failing seed's to
+// .seedfall/<world>/seed-N.history.jsonl next to the world file), one
 // invoke or completion event per line, or a Jepsen history.edn, named by
 // -history or as the only argument; flags may come before or after it. -
 // reads standard input, as does giving no file when standard input is not a

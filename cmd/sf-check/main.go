@@ -2,6 +2,7 @@ package main
 
 import (
 	_ "embed"
+	"fmt"
 	"io"
 	"os"
 
@@ -27,14 +28,14 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Usage: "check a recorded history for linearizability or serializability",
 		Doc:   docSource,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "history", Usage: "the history file, - for standard input"},
-			&cli.StringFlag{Name: "model", Value: check.ModelDefault, Usage: check.ModelList()},
-			&cli.StringFlag{Name: "format", Value: "auto", Usage: "auto, jsonl or edn"},
-			&cli.StringFlag{Name: "timeline", Usage: "where to write the timeline of a violation (default: next to the history)"},
+			&cli.StringFlag{Name: "history", Usage: "the history `FILE` (- for stdin); or give it as the argument"},
+			&cli.StringFlag{Name: "model", Value: check.ModelDefault, Usage: "check against `MODEL`: " + check.ModelList()},
+			&cli.StringFlag{Name: "format", Value: "auto", Usage: "read the history as `FORMAT`: auto, jsonl or edn"},
+			&cli.StringFlag{Name: "timeline", DefaultText: "next to the history", Usage: "write the timeline of a violation to `FILE`"},
 			&cli.BoolFlag{Name: "json", Usage: "print a JSON verdict record"},
-			&cli.DurationFlag{Name: "timeout", Value: check.TimeoutDefault, Usage: "give up checking linearizability after this much real time (more than 0)"},
-			&cli.Int64Flag{Name: "max-steps", Usage: "give up checking linearizability after this many model steps per key, the same on every machine (0: no step limit, only -timeout)"},
-			&cli.Int64Flag{Name: "max-bytes", Value: history.InputBytesMax, Usage: "refuse a history larger than this many bytes (each line is limited to 64 MiB)"},
+			&cli.DurationFlag{Name: "timeout", Value: check.TimeoutDefault, Usage: "give up a linearizability check after `DURATION` of real time (more than 0)"},
+			&cli.Int64Flag{Name: "max-steps", Usage: "give up a linearizability check after `N` model steps per key (0: no limit)"},
+			&cli.Int64Flag{Name: "max-bytes", Value: history.InputBytesMax, DefaultText: fmt.Sprintf("%d, 1 GiB", history.InputBytesMax), Usage: "refuse a history of more than `N` bytes (a line holds at most 64 MiB)"},
 		},
 		Action: func(c *cli.Context) error {
 			hist := c.String("history")

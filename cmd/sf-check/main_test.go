@@ -95,11 +95,11 @@ func TestScenarios(t *testing.T) {
 		{"unknown model", []string{"-history", "queue-ok.jsonl", "-model", "stack"}, 2,
 			nil, "sf-check: unknown model \"stack\": want one of append, cas, counter, kv, list-append, queue, set\n"},
 		{"manual again, in the same process", []string{"-h"}, 0,
-			[]string{"Sf-check checks a recorded history", "kv, cas, append, queue, set, counter or list-append (default kv)"}, ""},
+			[]string{"Sf-check checks a recorded history", "kv, cas, append, queue, set, counter or list-append", "(default kv)"}, ""},
 		{"unknown format", []string{"-history", "queue-ok.jsonl", "-format", "csv"}, 2,
 			nil, "sf-check: unknown history format \"csv\": want auto, jsonl or edn\n"},
 		{"unknown flag", []string{"-histroy", "queue-ok.jsonl"}, 2,
-			nil, "sf-check: flag provided but not defined: -histroy (see sf-check -h)\n"},
+			nil, "sf-check: unknown flag -histroy: did you mean -history? (see sf-check -h)\n"},
 		{"missing file", []string{"-history", "nope.jsonl"}, 2,
 			nil, "sf-check: reading history: open nope.jsonl: no such file or directory\n"},
 		{"flags after the file", []string{"queue-ok.jsonl", "-model", "queue"}, 0,
@@ -117,7 +117,7 @@ func TestScenarios(t *testing.T) {
 		{"bad timeout", []string{"queue-ok.jsonl", "-timeout", "soon"}, 2,
 			nil, "sf-check: invalid value \"soon\" for flag -timeout: parse error (see sf-check -h)\n"},
 		{"manual", []string{"-h"}, 0,
-			[]string{"Sf-check checks a recorded history", "Exit status: 0 the history passed", "  -timeout value"}, ""},
+			[]string{"Sf-check checks a recorded history", "Exit status: 0 the history passed", "  -timeout DURATION"}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

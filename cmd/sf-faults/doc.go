@@ -3,14 +3,16 @@
 //
 // Usage:
 //
-//	sf-faults -c seedfall.json -seed N [-faults FILE] [-remove N ...] [-shift N=AMOUNT ...]
-//	          [-add JSON ...] [-out FILE] [-json] [-profile NAME] [-set path=value ...]
+//	sf-faults [-c FILE] -seed N [-faults FILE] [-remove N ...] [-shift N=AMOUNT ...]
+//	          [-add JSON ...] [-out FILE] [-json] [-profile NAME] [-set PATH=VALUE ...]
 //
 // The schedule comes from -faults FILE (- reads stdin). Without -faults it
-// is the seed's artifact, .seedfall/<world>/seed-N.faults.json next to the
-// world file, which sf-run writes for a failing seed; when that file does
-// not exist, sf-faults runs the seed once and takes the faults it draws on
-// its own, and the time it failed at, if it failed, as the duration.
+// is the seed's artifact in .seedfall/<world>/ next to the world file: the
+// schedule sf-shrink cut the seed down to, seed-N.shrunk.faults.json, when
+// there is one, else seed-N.faults.json, which sf-run writes for a failing
+// seed (when both exist, a note on stderr says which it took). When neither
+// exists, sf-faults runs the seed once and takes the faults it draws on its
+// own, and the time it failed at, if it failed, as the duration.
 //
 // Edits name faults by their position in the list sf-faults prints,
 // counting from 1, and every position means the schedule as it was before

@@ -23,19 +23,17 @@ func main() {
 // it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return manual.Main(manual.Command{
-		Name:        "sf-faults",
-		Usage:       "list, edit and check one seed's fault schedule",
-		UsageText:   "sf-faults -c seedfall.json -seed N [-faults FILE] [-remove N] [-shift N=AMOUNT] [-add JSON] [-out FILE] [-json]",
-		Description: "Removes, shifts or adds faults of a seed's schedule, checks the result against the world, writes it and prints the sf-run command that replays it. Exit status: 0 done, 2 usage or input error.",
-		Doc:         docSource,
+		Name:  "sf-faults",
+		Usage: "list, edit and check one seed's fault schedule",
+		Doc:   docSource,
 		Flags: []cli.Flag{
 			manual.WorldFlag(),
-			&cli.StringFlag{Name: "seed", Usage: "the seed whose schedule to edit (required)"},
-			&cli.StringFlag{Name: "faults", Usage: "the schedule to start from (- for stdin); default the seed's .seedfall/<world>/seed-N.faults.json, else the faults the seed draws"},
-			&cli.StringSliceFlag{Name: "remove", Usage: "remove fault N, counting from 1 as listed (repeatable)"},
-			&cli.StringSliceFlag{Name: "shift", Usage: "move fault N: N=-50ms for a fault in time, N=+2 for one at a numbered disk op, read, hit or datagram (repeatable)"},
-			&cli.StringSliceFlag{Name: "add", Usage: `add one fault, as JSON: {"at":"1s","kind":"pause","node":"server","until":"1.5s"} (repeatable)`},
-			&cli.StringFlag{Name: "out", Usage: "write the result here; default the file it came from"},
+			&cli.StringFlag{Name: "seed", Usage: "the seed `N` whose schedule to list or edit (required)"},
+			&cli.StringFlag{Name: "faults", DefaultText: "the seed's artifact, else its run", Usage: "start from the schedule in `FILE` (- for stdin)"},
+			&cli.StringSliceFlag{Name: "remove", Usage: "remove fault `N`, counting from 1 as listed (repeatable)"},
+			&cli.StringSliceFlag{Name: "shift", Usage: "move a fault, `N=AMOUNT`: 2=-50ms in time, 2=+2 at a numbered event (repeatable)"},
+			&cli.StringSliceFlag{Name: "add", Usage: "add a fault written as in a schedule, `JSON` such as {\"at\":\"1s\",\"kind\":...} (repeatable)"},
+			&cli.StringFlag{Name: "out", DefaultText: "the file it came from", Usage: "write the result to `FILE`"},
 			&cli.BoolFlag{Name: "json", Usage: "write the resulting schedule on stdout and the listing on stderr"},
 			manual.ProfileFlag(),
 			manual.SetFlag(),

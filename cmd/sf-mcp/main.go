@@ -26,12 +26,11 @@ func main() {
 // client connects to. It returns the exit status.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return manual.Main(manual.Command{
-		Name:      "sf-mcp",
-		Usage:     "serve the sf tools over the Model Context Protocol on stdio",
-		UsageText: "sf-mcp [-dir DIR]",
-		Doc:       docSource,
+		Name:  "sf-mcp",
+		Usage: "serve the sf tools over the Model Context Protocol on stdio",
+		Doc:   docSource,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "dir", Usage: "the working directory tools resolve paths against (default: the current one)"},
+			&cli.StringFlag{Name: "dir", DefaultText: "the current one", Usage: "resolve the tools' paths against the folder `DIR`"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := manual.NoArgs(c); err != nil {

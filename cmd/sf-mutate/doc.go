@@ -2,8 +2,11 @@
 //
 // Usage:
 //
-//	sf-mutate [-c seedfall.json] [-seeds 1-100] [-only a,b] [-j N] [-md FILE] [-json]
-//	sf-mutate [-c seedfall.json] [-seeds 1-10] -app [-mutants 10] [-md FILE] [-json]
+//	sf-mutate [-c FILE] [-seeds RANGE] [-only LIST] [-j N] [-md FILE] [-json]
+//	sf-mutate [-c FILE] [-seeds RANGE] -app [-mutants N] [-j N] [-md FILE] [-json]
+//
+// Both forms also take -profile NAME and -set PATH=VALUE. The seeds are
+// 1-100 unless given, and the world file seedfall.json.
 //
 // A sweep that passes says something only if the workload would fail when a
 // guarantee it relies on goes away. sf-mutate first runs the seeds with no

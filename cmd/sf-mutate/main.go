@@ -23,20 +23,19 @@ func main() {
 // streams; it returns the exit status. Tests call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return manual.Main(manual.Command{
-		Name:      "sf-mutate",
-		Usage:     "measure whether a world's checks catch the bugs they exist for",
-		UsageText: "sf-mutate [-c seedfall.json] [-seeds 1-100] [-only a,b | -app [-mutants 10]] [-md FILE] [-json]",
-		Doc:       docSource,
+		Name:  "sf-mutate",
+		Usage: "measure whether a world's checks catch the bugs they exist for",
+		Doc:   docSource,
 		Flags: []cli.Flag{
 			manual.WorldFlag(),
-			&cli.StringFlag{Name: "seeds", Usage: "seeds each mutant runs: 1-100, 7, or 1-5,9 (default 1-100)"},
-			&cli.StringFlag{Name: "only", Usage: "run only these runtime mutants, comma-separated"},
+			&cli.StringFlag{Name: "seeds", DefaultText: "1-100", Usage: "the seeds each mutant runs, a `RANGE` such as 1-500, 7 or 1-5,9"},
+			&cli.StringFlag{Name: "only", Usage: "run only the runtime mutants in `LIST`, separated by commas"},
 			&cli.BoolFlag{Name: "app", Usage: "mutate the node packages' source instead of the simulated world"},
-			&cli.IntFlag{Name: "mutants", Value: mutate.DefaultAppMutants, Usage: "with -app: how many source mutants to pick"},
-			&cli.StringFlag{Name: "md", Usage: "also write the result as a Markdown table to this file"},
+			&cli.IntFlag{Name: "mutants", Value: mutate.DefaultAppMutants, Usage: "with -app: pick `N` source mutants"},
+			&cli.StringFlag{Name: "md", Usage: "also write the result as a Markdown table to `FILE`"},
 			manual.ProfileFlag(),
 			manual.SetFlag(),
-			manual.JobsFlag("seeds run at once"),
+			manual.JobsFlag("run `N` seeds at once"),
 			manual.JSONFlag(),
 		},
 		Action: func(c *cli.Context) error {

@@ -2,8 +2,8 @@
 //
 // Usage:
 //
-//	sf-run -c seedfall.json -seeds 1-500 | sf-report [-md FILE] [-html FILE] [-findings FILE]
-//	sf-run -c seedfall.json -explore | sf-report [flags]
+//	sf-run -seeds RANGE | sf-report [-md FILE] [-html FILE] [-findings FILE]
+//	sf-run -explore | sf-report [flags]
 //	sf-report [flags] run.jsonl [shrink.jsonl ...]
 //	sf-report [flags] shard-1.jsonl shard-2.jsonl ... shard-N.jsonl
 //
@@ -56,14 +56,24 @@
 // findings file a finding it saw keeps no seeds, so that a sweep whose run
 // of the seed passes does not resolve what a branch found.
 //
-// Findings are kept across runs in the -findings file (default
-// .seedfall/findings.json; -findings "" keeps none), written atomically:
-// each finding's fingerprint (world, class, message head, and node for
-// liveness), when it was first and last seen, and its seeds and failing
-// pins. Every report gives each finding a status: new, ongoing (seen
-// before), regressed (resolved before, seen again), and lists as resolved
-// the findings of the same world whose seeds (and pins) all ran in this
-// sweep and no longer fail that way. SOURCE_DATE_EPOCH, when set, is the
+// Findings are kept across runs, written atomically, in the .seedfall
+// folder next to each world file, where sf-run writes that world's
+// artifacts: .seedfall/findings.json there, whatever folder sf-report runs
+// in. The world file is the one the records name, relative to the current
+// folder as the other paths in them are, so sf-report runs where sf-run
+// ran. Records of several worlds update the file of each world's folder
+// (sibling worlds share one, keyed by world); a world sf-run read from
+// standard input (-c -) keeps its findings in the current folder's
+// .seedfall, as it does its artifacts; where the records come from (a file
+// or standard input) does not matter. A world whose folder is not there is
+// an input error. -findings FILE keeps every world's findings in FILE
+// instead, and -findings "" keeps none. The file holds each finding's
+// fingerprint (world, class, message head, and node for liveness), when it
+// was first and last seen, and its seeds and failing pins. Every report
+// gives each finding a status: new, ongoing (seen before), regressed
+// (resolved before, seen again), and lists as resolved the findings of the
+// same world whose seeds (and pins) all ran in this sweep and no longer
+// fail that way. SOURCE_DATE_EPOCH, when set, is the
 // time findings are stamped with.
 //
 // Exit status: 0 when every sweep passed, 1 when a sweep failed (a seed, a

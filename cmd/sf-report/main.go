@@ -15,18 +15,18 @@ var docSource string
 
 func main() {
 	os.Exit(manual.Main(manual.Command{
-		Name:      "sf-report",
-		Usage:     "report what sweeps found, as text, Markdown or one HTML page",
-		UsageText: "sf-run -seeds 1-500 | sf-report [-md FILE] [-html FILE] [-findings FILE] | sf-report [flags] records.jsonl ...",
-		Doc:       docSource,
+		Name:  "sf-report",
+		Usage: "report what sweeps found, as text, Markdown or one HTML page",
+		Doc:   docSource,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "md", Usage: "also write the report as Markdown to this file (- for stdout, instead of the text)"},
-			&cli.StringFlag{Name: "html", Usage: "also write the report as one self-contained HTML page to this file (- for stdout, instead of the text)"},
-			&cli.StringFlag{Name: "findings", Value: report.DefaultFindingsFile, Usage: "the file that keeps findings across runs; empty to keep none"},
+			&cli.StringFlag{Name: "md", Usage: "also write the report as Markdown to `FILE` (- for stdout, instead of the text)"},
+			&cli.StringFlag{Name: "html", Usage: "also write the report as one HTML page to `FILE` (- for stdout, instead of the text)"},
+			&cli.StringFlag{Name: "findings", DefaultText: "each world's .seedfall/findings.json",
+				Usage: "keep findings across runs in `FILE`; \"\" keeps none"},
 		},
 		Action: func(c *cli.Context) error {
 			o := report.Options{Inputs: c.Args().Slice(), Markdown: c.String("md"), HTML: c.String("html"),
-				Findings: c.String("findings"), Now: report.Now(os.Getenv("SOURCE_DATE_EPOCH"))}
+				Findings: c.String("findings"), FindingsByWorld: !c.IsSet("findings"), Now: report.Now(os.Getenv("SOURCE_DATE_EPOCH"))}
 			if o.Markdown == "-" && o.HTML == "-" {
 				return manual.Usage("sf-report", "-md - and -html - cannot both write stdout")
 			}

@@ -164,7 +164,7 @@ func TestUsage(t *testing.T) {
 		{"head -c 8000000 /dev/zero | tr '\\0' '[' > deep.jsonl && sf-report deep.jsonl", "sf-report: deep.jsonl:1: not a JSON record"},
 		{"sf-report missing.jsonl", "sf-report: open missing.jsonl: no such file or directory"},
 		{"sf-report -md - -html - x", "sf-report: -md - and -html - cannot both write stdout (see sf-report -h)"},
-		{"sf-report -nope x", "sf-report: flag provided but not defined: -nope (see sf-report -h)"},
+		{"sf-report -nope x", "sf-report: unknown flag -nope (see sf-report -h)"},
 		{"sf-run -seeds 1-3 -shard 5/4", "sf-run: -shard: \"5/4\": K must be between 1 and N, and N at least 1 (see sf-run -h)"},
 		{"sf-run -seed 3 -shard 1/4", "sf-run: -shard slices a sweep (-seeds), not one seed (see sf-run -h)"},
 	} {
@@ -263,7 +263,47 @@ func TestPins(t *testing.T) {
 		!strings.Contains(r.Stdout, "\n  ok   "+filepath.Join(fixedPins, "seed-3.json")+" (original seed 3) passed\n") {
 		t.Errorf("a pin that stays fixed: want exit status 0 and the pin listed as passed\n%s", r)
 	}
-	if r = shell(t, dir, "sf-report -h"); r.Code != 0 || !strings.Contains(r.Stdout, "Before the findings come the world's pinned\nregressions") {
+	if r = shell(t, dir, "sf-report help manual"); r.Code != 0 || !strings.Contains(r.Stdout, "Before the findings come the world's pinned\nregressions") {
 		t.Errorf("the manual does not tell of pinned regressions\n%s", r)
+	}
+}
+
+// TestFindingsBesideTheWorld: sf-report keeps a world's findings in the
+// .seedfall folder next to its world file, with its artifacts, not in the
+// current folder's (issue 29); a world read from stdin keeps them in the
+// current folder's, as its artifacts; records whose world's folder is not
+// here are an input error unless -findings names a file.
+func TestFindingsBesideTheWorld(t *testing.T) {
+	dir := t.TempDir()
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "kv", "seedfall.json"))
+	r := shell(t, dir, "sf-run -c kv/seedfall.json -seeds 1-2 | tee run.jsonl | sf-report")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "assert · acknowledged write lost  [new]") {
+		t.Fatalf("the sweep's finding is not new:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "kv", ".seedfall", "findings.json")); err != nil {
+		t.Errorf("no findings next to the world: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".seedfall", "findings.json")); err == nil {
+		t.Errorf("sf-report wrote findings into the current folder")
+	}
+	if r := shell(t, dir, "sf-report run.jsonl"); !strings.Contains(r.Stdout, "[ongoing, first seen 2026-01-01T00:00:00Z]") {
+		t.Errorf("the second report did not read the findings next to the world:\n%s", r)
+	}
+
+	r = shell(t, dir, "sf-run -c - -seeds 1 < kv/seedfall.json | sf-report")
+	if r.Code != 1 || !strings.Contains(r.Stdout, "[new]") {
+		t.Fatalf("the sweep of a world on stdin:\n%s", r)
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".seedfall", "findings.json")); err != nil {
+		t.Errorf("a world from stdin keeps no findings in the current folder: %v", err)
+	}
+
+	// From inside kv/, the records' kv/seedfall.json is not here.
+	r = shell(t, filepath.Join(dir, "kv"), "sf-report ../run.jsonl")
+	want := `sf-report: findings of kv/seedfall.json: its folder kv is not here, so there is no .seedfall beside it: ` +
+		`run sf-report where sf-run ran, or name a findings file (-findings FILE, or "" for none)` + "\n"
+	r.Want(t, 2, want)
+	if r := shell(t, filepath.Join(dir, "kv"), "sf-report -findings '' ../run.jsonl"); r.Code != 1 || !strings.Contains(r.Stdout, "acknowledged write lost") {
+		t.Errorf("-findings '' reports without a findings file:\n%s", r)
 	}
 }

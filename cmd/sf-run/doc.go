@@ -3,9 +3,13 @@
 //
 // Usage:
 //
-//	sf-run [-c seedfall.json] [-seeds 1-100 [-shard K/N] | -seed N [-faults FILE] [-pin]] [-j N] [-check] [-json]
-//	       [-profile NAME] [-set path=value ...] [-history-timeout 30s] [-inspect] [-compress]
-//	sf-run [-c seedfall.json] -explore [-explore-runs 200] [-seeds 1-10] [-j N] [-json] [-compress] [-profile NAME] [-set path=value ...]
+//	sf-run [-c FILE] [-seeds RANGE [-shard K/N]] [-j N] [-check] [-json] [-compress]
+//	sf-run [-c FILE] -seed N [-faults FILE] [-pin] [-inspect] [-check]
+//	sf-run [-c FILE] -explore [-explore-runs N] [-seeds RANGE] [-j N] [-json] [-compress]
+//
+// Every form also takes -profile NAME and -set PATH=VALUE; a sweep and a
+// replay take -history-timeout DURATION. The seeds are 1-100 unless given
+// (1-10 for -explore), and the world file seedfall.json.
 //
 // It builds the world's packages for wasip1 (as sf-build does), runs every
 // seed with its own faults, and prints the first failure in full (what
@@ -15,7 +19,9 @@
 // recorded one) under .seedfall/<world>/ next to the world file, where
 // <world> is the world file's name without .json, plus .<profile> with
 // -profile, so sibling worlds never overwrite each other. Every file is
-// written whole or not at all. The replay line it prints keeps -profile,
+// written whole or not at all. sf-shrink writes the schedule it shrinks a
+// seed to beside them, as seed-N.shrunk.faults.json, a name no run of
+// sf-run writes, so a later sweep never replaces it. The replay line it prints keeps -profile,
 // -set and -faults. -compress writes the trace and history as zstd files
 // (seed-N.trace.log.zst, seed-N.history.jsonl.zst; the schedule stays plain
 // JSON), and the records name the files as written. Every sf tool reads
@@ -24,7 +30,10 @@
 // A sweep whose stderr is a terminal shows one progress line there: seeds
 // done out of all, the rate, the time left and the failures so far. It is
 // erased before each report line and at the end, and never appears when
-// stderr is a file or a pipe.
+// stderr is a file or a pipe, unless the environment variable SF_PROGRESS
+// asks for plain lines there at an interval (SF_PROGRESS=5s: one line every
+// 5 seconds, as make demo's last sweep sets it); a value that is not a
+// duration of at least 100ms is a usage error.
 //
 // -seed N replays one seed and prints its whole trace: every fault, every
 // line each node printed (with virtual time and instance, such as server#2)
@@ -91,21 +100,24 @@
 // (steps 250000)"), the number preempt.steps should cover.
 //
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
-// end (a seed checking its history stops the check), the summary covers the seeds that finished and says so (the JSONL
-// summary has "interrupted": true), and sf-run exits 130.
+// end (a seed checking its history stops the check), the summary covers
+// the seeds that finished and says so (the JSONL summary has
+// "interrupted": true), and sf-run exits 130.
 //
-// -check runs every seed twice and fails a seed whose two runs differ, naming
-// the first host call where they part. -json writes JSONL records (start,
-// one pin record per pinned regression, one seed record per seed, summary) on stdout and the human report on
-// stderr. -j sets the number of parallel workers; the records do not depend
-// on it.
+// -check runs every seed twice and fails a seed whose two runs differ,
+// naming the first host call where they part; when none differ, the
+// summary says that every seed ran the same twice. -json writes JSONL
+// records (start, one pin record per pinned regression, one seed record
+// per seed, summary) on stdout and the human report on stderr. -j sets the
+// number of parallel workers; the records do not depend on it.
 //
 // A sweep (-seeds) whose standard output is a pipe writes records as if
 // -json were given, and its human report goes to stderr, so that
-// "sf-run -seeds 1-500 | sf-report -html r.html" works as written. A
-// terminal, a file or /dev/null gets the human report; -json=false keeps it
-// on a pipe too (sf-run -seeds 1-500 -json=false | less). -explore does
-// the same. A replay (-seed N) prints its trace whatever stdout is.
+// "sf-run -seeds 1-500 | sf-report -html r.html" works as written; its
+// first line on stderr says so. A terminal, a file or /dev/null gets the
+// human report; -json=false keeps it on a pipe too
+// (sf-run -seeds 1-500 -json=false | less). -explore does the same. A
+// replay (-seed N) prints its trace whatever stdout is.
 //
 // -shard K/N runs only the K-th of N slices of the seeds: the seeds at
 // positions K, K+N, K+2N... of the list. The N shards together run every

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/clitest"
+	"github.com/sf-dst/sf/lib/sweep"
 )
 
 // httpkvDir returns the folder, shared by the explore tests, that holds a
@@ -297,6 +298,9 @@ func TestExplorePipe(t *testing.T) {
 	}
 	if !strings.Contains(r.Stderr, "FAIL run 6: seed 1") {
 		t.Errorf("the report did not reach stderr\n%s", r)
+	}
+	if strings.Count(r.Stderr, sweep.PipeNote+"\n") != 1 {
+		t.Errorf("stderr does not start by saying why records went to the pipe\n%s", r)
 	}
 	r = clitest.Shell(t, c, "sf-run -seeds 1 -explore -explore-runs 6 -json=false | cat")
 	if !strings.HasPrefix(r.Stdout, "FAIL run 6: seed 1") || strings.Contains(r.Stdout, `"kind"`) {

@@ -27,28 +27,26 @@ func main() {
 // call it in-process.
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return manual.Main(manual.Command{
-		Name:        "sf-run",
-		Usage:       "run a world over seeds on the deterministic simulator",
-		UsageText:   "sf-run [-c seedfall.json] [-seeds 1-100 | -seed N [-faults FILE] [-pin]] [-shard K/N] [-j N] [-check] [-json] | sf-run -explore [-explore-runs 200] [-json] [-compress]",
-		Description: "Builds the world's Go packages for wasip1, runs each seed with its faults, and reports failures with a command that replays them. Exit status: 0 passed, 1 a seed failed, 2 usage or input error.",
-		Doc:         docSource,
+		Name:  "sf-run",
+		Usage: "run a world over seeds on the deterministic simulator",
+		Doc:   docSource,
 		Flags: []cli.Flag{
 			manual.WorldFlag(),
-			&cli.StringFlag{Name: "seeds", Usage: "seeds to run: 1-100, 7, or 1-5,9 (default 1-100)"},
-			&cli.StringFlag{Name: "seed", Usage: "replay one seed and print its trace"},
-			&cli.StringFlag{Name: "faults", Usage: "with -seed: apply this fault schedule instead of drawing faults"},
-			manual.JobsFlag("parallel workers"),
-			&cli.BoolFlag{Name: "check", Usage: "run every seed twice and fail seeds whose runs differ"},
-			&cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout, the report on stderr (a sweep or -explore does so on its own when stdout is a pipe; -json=false keeps the report there)"},
-			&cli.StringFlag{Name: "shard", Usage: "run only the K-th of N slices of the seeds, K/N (for instance 2/4)"},
+			&cli.StringFlag{Name: "seeds", DefaultText: "1-100", Usage: "the seeds to run, a `RANGE` such as 1-500, 7 or 1-5,9"},
+			&cli.StringFlag{Name: "seed", Usage: "replay seed `N` alone and print its whole trace"},
+			&cli.StringFlag{Name: "faults", Usage: "with -seed: apply the schedule in `FILE` (- for stdin), drawing no faults"},
+			manual.JobsFlag("run `N` seeds at once"),
+			&cli.BoolFlag{Name: "check", Usage: "run every seed twice and fail a seed whose two runs differ"},
+			&cli.BoolFlag{Name: "json", Usage: "JSONL records on stdout, the report on stderr (on a pipe, unasked)"},
+			&cli.StringFlag{Name: "shard", Usage: "run only the K-th of N slices of the seeds, `K/N` such as 2/4"},
 			manual.ProfileFlag(),
-			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files after the run (sizes, durable vs pending bytes, corrupted ranges, disk usage)"},
-			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, path=value (repeatable): -set faults.crash_per_sec=1"},
-			&cli.BoolFlag{Name: "pin", Usage: "with -seed: store the failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first"},
-			&cli.BoolFlag{Name: "compress", Usage: "write each seed's trace and history as zstd files (seed-N.trace.log.zst); every sf tool reads them as they are; with -explore, each failing run's"},
-			&cli.BoolFlag{Name: "explore", Usage: "from the passing seeds of -seeds (default 1-10), branch runs where they reach something new and keep the branches that do, writing the schedule, trace and history of each failing run"},
-			&cli.IntFlag{Name: "explore-runs", Value: explore.DefaultRuns, Usage: "with -explore: the budget of runs, starting seeds included"},
-			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "real-time limit of each recorded history's check; past it the seed neither passes nor fails on it"},
+			&cli.BoolFlag{Name: "inspect", Usage: "with -seed: list each node's files and disk use after the run"},
+			&cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, `PATH=VALUE` (repeatable)"},
+			&cli.BoolFlag{Name: "pin", Usage: "with -seed: pin the failing schedule, which every sweep then replays first"},
+			&cli.BoolFlag{Name: "compress", Usage: "write traces and histories as zstd files (seed-N.trace.log.zst)"},
+			&cli.BoolFlag{Name: "explore", Usage: "explore by branching from the passing seeds of -seeds (default 1-10)"},
+			&cli.IntFlag{Name: "explore-runs", Value: explore.DefaultRuns, Usage: "with -explore: make `N` runs, the starting seeds included"},
+			&cli.DurationFlag{Name: "history-timeout", Value: 30 * time.Second, Usage: "give up a history's check after `DURATION` of real time"},
 		},
 		Action: func(c *cli.Context) error {
 			if err := manual.NoArgs(c); err != nil {
@@ -89,7 +87,6 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					}
 					o.Seeds, o.Shard = sweep.ShardSeeds(seeds, k, n), c.String("shard")
 				}
-				o.JSON = wantJSON(c)
 			}
 			if c.IsSet("shard") && o.Replay {
 				return usage("-shard slices a sweep (-seeds), not one seed")
@@ -109,6 +106,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if o.Jobs < 1 {
 				return usage("-j must be at least 1")
 			}
+			if !o.Replay {
+				o.JSON, o.PipeNote = wantJSON(c)
+			}
 			return manual.Status(sweep.Main(o))
 		},
 	}, args, stdin, stdout, stderr)
@@ -118,16 +118,13 @@ func usage(format string, args ...any) error {
 	return manual.Usage("sf-run", format, args...)
 }
 
-// wantJSON says whether a sweep or an exploration writes records: with
-// -json, or when stdout is a pipe and -json was not given at all. Piped into
-// another tool (sf-report, sf-shrink), records are what that tool reads,
-// and the report still reaches the terminal on stderr; -json=false keeps
-// the report on the pipe.
-func wantJSON(c *cli.Context) bool {
-	if c.IsSet("json") {
-		return c.Bool("json")
-	}
-	return sweep.IsPipe(os.Stdout)
+// wantJSON says whether a sweep or an exploration writes records, and
+// whether it was stdout being a pipe that chose them (which the tool then
+// says on stderr). Piped into another tool (sf-report, sf-shrink), records
+// are what that tool reads, and the report still reaches the terminal on
+// stderr; -json=false keeps the report on the pipe.
+func wantJSON(c *cli.Context) (json, pipeNote bool) {
+	return sweep.ChooseJSON(c.IsSet("json"), c.Bool("json"), os.Stdout)
 }
 
 // toolName is how the user invoked sf-run, for the replay commands it prints.
@@ -168,7 +165,7 @@ func exploreMain(c *cli.Context, args []string, stdout, stderr io.Writer) error 
 		return usage("-seeds: %v", err)
 	}
 	o := explore.Options{Seeds: seeds, Runs: c.Int("explore-runs"), Jobs: c.Int("j"), Config: c.String("c"),
-		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, JSON: wantJSON(c),
-		Compress: c.Bool("compress")}
+		Profile: c.String("profile"), Set: c.StringSlice("set"), Tool: toolName(args), SeedsText: text, Compress: c.Bool("compress")}
+	o.JSON, o.PipeNote = wantJSON(c)
 	return manual.Status(explore.Main(o, stdout, stderr))
 }

@@ -318,7 +318,17 @@ func TestKvlogCheck(t *testing.T) {
 				t.Errorf("summary counts %v nondeterministic seeds", sum["nondeterministic"])
 			}
 			r.WantExit(t, tc.wantExit)
+			// The report says that -check found every seed deterministic
+			// (issue 29); with -json it is on stderr.
+			if want := "\ndeterministic: each of the 5 seeds ran twice alike (the same determinism hash, host calls and trace)\n"; !strings.Contains(r.Stderr, want) {
+				t.Errorf("the report lacks %q\n%s", want, r)
+			}
 		})
+	}
+	r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seed", "2", "-check")
+	r.WantExitClean(t, 0)
+	if want := " host calls\ndeterministic: the seed ran twice alike (the same determinism hash, host calls and trace)\n"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("a -check replay lacks %q\n%s", want, r)
 	}
 }
 
@@ -433,7 +443,7 @@ func TestUsageErrors(t *testing.T) {
 		{"faults without seed", []string{"-faults", "f.json"}, "-faults needs -seed N"},
 		{"zero jobs", []string{"-seeds", "1", "-j", "0"}, "-j must be at least 1"},
 		{"stray argument", []string{"-seeds", "1", "extra"}, `unexpected argument "extra"`},
-		{"unknown flag", []string{"-sedes", "1"}, "flag provided but not defined: -sedes"},
+		{"unknown flag", []string{"-sedes", "1"}, "unknown flag -sedes: did you mean -seeds?"},
 		{"missing world file", []string{"-c", "nosuch.json", "-seeds", "1"}, "nosuch.json: no such file or directory"},
 		{"empty seeds", []string{"-seeds", ""}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
 		{"blank seeds", []string{"-seeds", " "}, "sf-run: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-run -h)\n"},
@@ -441,7 +451,7 @@ func TestUsageErrors(t *testing.T) {
 			"sf-run: -history-timeout -1s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
 		{"zero history timeout", []string{"-seeds", "1", "-history-timeout", "0s"},
 			"sf-run: -history-timeout 0s: must be more than 0, since checking a history may take exponential time (see sf-run -h)\n"},
-		{"unknown flag, exactly", []string{"-sedes", "1"}, "sf-run: flag provided but not defined: -sedes (see sf-run -h)\n"},
+		{"unknown flag, exactly", []string{"-sedes", "1"}, "sf-run: unknown flag -sedes: did you mean -seeds? (see sf-run -h)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Chdir(dir)

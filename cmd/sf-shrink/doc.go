@@ -2,10 +2,14 @@
 //
 // Usage:
 //
-//	sf-shrink -c seedfall.json -seed N [-faults FILE] [-profile NAME] [-set path=value ...] [-j N] [-json] [-pin]
-//	sf-run -c seedfall.json -seeds 1-500 -json | sf-shrink [-max 10] [-j N] [-json] [-pin]
-//	sf-shrink [-max 10] [-json] [-pin] records.jsonl ...
-//	sf-shrink -cause [-cause-moments 10] [-cause-branches 10] (-c seedfall.json -seed N | records.jsonl ...) [-j N] [-json]
+//	sf-shrink [-c FILE] -seed N [-faults FILE] [-j N] [-json] [-pin]
+//	sf-run -seeds RANGE -json | sf-shrink [-max N] [-j N] [-json] [-pin]
+//	sf-shrink [-max N] [-j N] [-json] [-pin] records.jsonl ...
+//	sf-shrink -cause [-cause-moments K] [-cause-branches M] (-seed N | records.jsonl ...) [-j N]
+//
+// With -seed it also takes -profile NAME and -set PATH=VALUE, as sf-run
+// does; reading records, it takes the world, profile and overrides from
+// them.
 //
 // Given one seed, it runs the seed (or replays -faults FILE), notes how it
 // fails, and replays it with ever smaller subsets of its faults (delta
@@ -18,23 +22,30 @@
 // Then, if a node called sim.Budget, it bisects the budget cap down to the
 // fewest operations that still fail the same way, and finally it records
 // when the shrunk run fails as the schedule's duration. The shrunk schedule
-// is written to .seedfall/<world>/seed-N.faults.json next to the world file,
-// with shrunk_from and shrink_runs, and sf-shrink prints it numbered with a
-// line that replays it with sf-run. A replay of that schedule that passes
+// is written to .seedfall/<world>/seed-N.shrunk.faults.json next to the
+// world file, with shrunk_from and shrink_runs, and sf-shrink prints it
+// numbered with a line that replays it with sf-run. No run of sf-run
+// writes that name (a failing seed's own schedule is seed-N.faults.json),
+// so a later sweep never replaces the shrunk schedule and the printed
+// replay line keeps replaying it. A replay of that schedule that passes
 // within its duration means a fault it needs was removed, not that the bug
 // is fixed; sf-run says so.
 //
 // Reading records (from stdin, or the files named), it shrinks each failing
 // seed once, at most -max of them, taking the world file, profile and -set
-// overrides from the records. Nondeterministic seeds are skipped. From the
+// overrides from the records. Nondeterministic seeds are skipped, since a
+// seed that runs differently twice cannot be cut down by replays; the
+// closing lines count them apart from the seeds past -max. From the
 // records of sf-run -explore it shrinks each failing run (explore_run) from
 // the schedule explore wrote for it, into
 // explore-<seed>-run-<n>.shrunk.faults.json beside that schedule, and the
 // shrink record carries the run's explore_run; with -cause the run's curve
 // is drawn from the seed with its schedule's branches, and each cause
-// record carries its explore_run. A stream may be compressed with zstd or gzip. With stderr on a terminal it shows a
-// progress line there (seeds done, rate, time left, seeds that could not be
-// shrunk), erased before each seed's lines.
+// record carries its explore_run. A stream may be compressed with zstd or
+// gzip. With stderr on a terminal it shows a progress line there (seeds
+// done, rate, time left, seeds that could not be shrunk), erased before
+// each seed's lines; on a file or a pipe, SF_PROGRESS=5s asks for a plain
+// line every 5 seconds instead (sf-run help manual says more).
 //
 // -j runs that many replays at once; the shrunk schedule and the replay
 // count do not depend on it. -json writes a start record, one shrink
@@ -68,6 +79,6 @@
 // the seeds it finished.
 //
 // Exit status: 0 when there was nothing to shrink, 1 when failing seeds were
-// shrunk (or, with -cause, their curves drawn), 2 on usage or input errors or when a seed could not be shrunk, 130
-// when it was interrupted.
+// shrunk (or, with -cause, their curves drawn), 2 on usage or input errors
+// or when a seed could not be shrunk, 130 when it was interrupted.
 package main

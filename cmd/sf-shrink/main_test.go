@@ -177,7 +177,7 @@ func TestPipelineKvlog(t *testing.T) {
 		}
 		checkShrunk(t, dir, rec, 3)
 	}
-	if !strings.Contains(r.Stderr, "failing seeds not shrunk (past -max "+max) {
+	if !strings.Contains(r.Stderr, "failing seeds not shrunk: past -max "+max+" (-max N takes more)\n") {
 		t.Errorf("stderr does not count the seeds past -max\n%s", r)
 	}
 }
@@ -424,8 +424,18 @@ func TestBudget(t *testing.T) {
 	}
 }
 
+// nondeterministic is a -check sweep's records in which seeds 1 and 3 ran
+// differently twice and seeds 2 and 4 passed.
+const nondeterministic = `{"kind":"start","tool":"sf-run","config":"seedfall.json","seeds":"1-4","count":4,"check":true}
+{"kind":"seed","seed":1,"config":"seedfall.json","status":"nondeterministic","class":"nondeterministic","message":"nondeterministic: host call 9"}
+{"kind":"seed","seed":2,"config":"seedfall.json","status":"pass"}
+{"kind":"seed","seed":3,"config":"seedfall.json","status":"nondeterministic","class":"nondeterministic","message":"nondeterministic: host call 7"}
+{"kind":"seed","seed":4,"config":"seedfall.json","status":"pass"}
+{"kind":"summary","tool":"sf-run","config":"seedfall.json","seeds":4,"passed":2,"failed":2,"nondeterministic":2}
+`
+
 // TestErrors: empty and malformed streams, a passing seed, flags that need
-// -seed, and a stream of passing seeds.
+// -seed, a stream of passing seeds, and the seeds left alone.
 func TestErrors(t *testing.T) {
 	dir := kvlogDir(t)
 	passing := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1-3", "-json")
@@ -446,6 +456,10 @@ func TestErrors(t *testing.T) {
 		{"-faults without -seed", "", []string{"-faults", "x.json"}, 2, "-faults needs -seed N"},
 		{"only passing seeds", passing.Stdout, nil, 0, "sf-shrink: no failing seeds to shrink"},
 		{"passing seeds in a file", "", []string{"passing.jsonl"}, 0, "sf-shrink: no failing seeds to shrink"},
+		// Which seeds it left alone, and why, each on a line of its own
+		// (issue 29).
+		{"nondeterministic seeds", nondeterministic, nil, 0, "sf-shrink: no failing seeds to shrink\n" +
+			"sf-shrink: 2 nondeterministic seeds not shrunk: a seed that runs differently twice cannot be cut down by replaying it\n"},
 		{"missing file", "", []string{"nosuch.jsonl"}, 2, "nosuch.jsonl: no such file or directory"},
 		{"zero max", "", []string{"-max", "0"}, 2, "-max must be at least 1"},
 	} {
@@ -479,7 +493,7 @@ func TestRecordsFile(t *testing.T) {
 	checkShrunk(t, dir, shrunk[0], 3)
 	// Seeds 1-3 all fail: two are past -max, counted once each although the
 	// file is given twice.
-	if !strings.Contains(r.Stderr, "sf-shrink: 2 failing seeds not shrunk (past -max 1, or nondeterministic)") {
+	if !strings.Contains(r.Stderr, "sf-shrink: 2 failing seeds not shrunk: past -max 1 (-max N takes more)\n") || strings.Contains(r.Stderr, "nondeterministic") {
 		t.Errorf("stderr does not count the 2 seeds past -max once each\n%s", r)
 	}
 }

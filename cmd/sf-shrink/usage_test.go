@@ -27,7 +27,7 @@ func TestUsageInProcess(t *testing.T) {
 		{"cause moments without cause", []string{"-seed", "1", "-cause-moments", "3"}, "", "sf-shrink: -cause-moments and -cause-branches need -cause (see sf-shrink -h)\n"},
 		{"zero branches", []string{"-seed", "1", "-cause", "-cause-branches", "0"}, "", "sf-shrink: -cause-moments and -cause-branches must be at least 1 (see sf-shrink -h)\n"},
 		{"cause with faults", []string{"-seed", "1", "-cause", "-faults", "f.json"}, "", "sf-shrink: -cause branches the seed's own faults; it does not take -faults (see sf-shrink -h)\n"},
-		{"unknown flag", []string{"-seeds", "1"}, "", "sf-shrink: flag provided but not defined: -seeds (see sf-shrink -h)\n"},
+		{"unknown flag", []string{"-seeds", "1"}, "", "sf-shrink: unknown flag -seeds: did you mean -seed? (see sf-shrink -h)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := clitest.Run(t, run, tc.stdin, append([]string{"sf-shrink"}, tc.args...)...)
@@ -39,7 +39,7 @@ func TestUsageInProcess(t *testing.T) {
 	}
 	for range 2 {
 		r := clitest.Run(t, run, "", "sf-shrink", "-h")
-		if r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, "Sf-shrink") || !strings.Contains(r.Stdout, "-max value") {
+		if r.Code != 0 || r.Stderr != "" || !strings.Contains(r.Stdout, "Sf-shrink") || !strings.Contains(r.Stdout, "-max N") {
 			t.Errorf("want the manual on stdout\n%s", r)
 		}
 	}

@@ -428,7 +428,9 @@ func TestFaultsFor(t *testing.T) {
 
 func TestLoadErrors(t *testing.T) {
 	_, err := Load("testdata/missing.json")
-	if want := "testdata/missing.json: no such file or directory"; err == nil || err.Error() != want {
+	abs, _ := filepath.Abs("testdata")
+	// The folder it looked in and the flag that names another file (issue 29).
+	if want := "testdata/missing.json: no such file or directory (looked in " + abs + "; -c FILE names the world file)"; err == nil || err.Error() != want {
 		t.Errorf("Load missing file: got %v, want %s", err, want)
 	}
 	if !errors.Is(err, fs.ErrNotExist) {

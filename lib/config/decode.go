@@ -350,12 +350,14 @@ func fieldNames(t reflect.Type) []string {
 
 // suggest returns the field of t closest to key, if it is within maxSuggestDistance edits.
 func suggest(key string, t reflect.Type) string {
-	return closest(key, fieldNames(t))
+	return Closest(key, fieldNames(t))
 }
 
-// closest returns the name closest to key, if it is within maxSuggestDistance edits. Ties go to the
-// name listed first.
-func closest(key string, names []string) string {
+// Closest returns the name closest to key, if it is within maxSuggestDistance edits, for a "did you
+// mean" hint; empty when none is that close. Ties go to the name listed first. The tools' flag
+// parser (lib/manual) gives its hints with it too, so a mistyped flag and a mistyped field are
+// answered alike.
+func Closest(key string, names []string) string {
 	best, bestDist := "", maxSuggestDistance+1
 	for _, n := range names {
 		if dist := editDistance(strings.ToLower(key), n); dist < bestDist {

@@ -42,11 +42,11 @@
 // # Fields the engine does not run yet
 //
 // The loader accepts every field of the reference spec, and records in [World].Set which ones the world
-// sets. The engine implements them one at a time and lists those it runs in [Implemented]. Load, Parse
-// and, by default, LoadWith and ParseWith reject a world that sets any other field, through
-// [World.Unimplemented]:
+// sets. [Implemented] lists those the engine runs, which today is all of them. Load, Parse and, by
+// default, LoadWith and ParseWith reject a world that sets any field missing from it, through
+// [World.Unimplemented], so that a field the loader learns before the engine runs it is never half run:
 //
-//	seedfall.json: faults.partition_per_sec: not supported yet by this version of sf
+//	seedfall.json: <path>: not supported yet by this version of sf
 //
 // [ParseSeeds] parses the seed lists that tools take with -seeds, such as "1-100" or "1-5,9,20-22".
 package config

@@ -44,10 +44,25 @@ func LoadWith(path string, opts LoadOptions) (*World, error) {
 	} else {
 		data, err = readWorldFile(path)
 	}
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, missingWorld(path, err)
+	}
 	if err != nil {
 		return nil, fileError(displayName(path), err)
 	}
 	return ParseWith(path, data, opts)
+}
+
+// missingWorld is the error of a world file that is not there. It names
+// the folder looked in, since the tools look for seedfall.json in the
+// current folder unless told otherwise and a newcomer may not know which
+// folder that was, and the flag that names another file.
+func missingWorld(path string, err error) error {
+	dir, absErr := filepath.Abs(filepath.Dir(path))
+	if absErr != nil {
+		dir = filepath.Dir(path)
+	}
+	return fmt.Errorf("%s: %w (looked in %s; -c FILE names the world file)", displayName(path), unwrapPath(err), dir)
 }
 
 // stdinName is how messages name a world read from standard input.

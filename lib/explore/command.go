@@ -34,6 +34,9 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	var jw *record.Writer
 	if o.JSON {
 		human = stderr
+		if o.PipeNote {
+			fmt.Fprintln(stderr, sweep.PipeNote)
+		}
 		jw = record.NewWriter(stdout)
 		jw.Write(startRecord(o))
 	}

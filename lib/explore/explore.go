@@ -62,6 +62,10 @@ type Options struct {
 	// JSON makes Main write JSONL records on stdout (start, a seed record
 	// per failing run, summary) and its report on stderr.
 	JSON bool
+	// PipeNote, with JSON, says on stderr, before the first record, that
+	// records go to stdout because it is a pipe (sweep.PipeNote). Defaults
+	// to false.
+	PipeNote bool
 	// Interrupt, when it becomes true, ends the runs at their next step
 	// and stops the exploration.
 	Interrupt *atomic.Bool

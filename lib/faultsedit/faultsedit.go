@@ -127,7 +127,7 @@ type source int
 const (
 	fromFile     source = iota // -faults FILE
 	fromStdin                  // -faults -
-	fromArtifact               // the seed's .seedfall/<world>/seed-N.faults.json
+	fromArtifact               // the seed's .seedfall/<world>/seed-N.shrunk.faults.json or seed-N.faults.json
 	fromRun                    // the faults the seed draws on its own
 )
 
@@ -167,7 +167,18 @@ func run(o Options) error {
 	}
 	defer prep.Engine.Close()
 
-	artifact := filepath.Join(sweep.ArtifactDir(prep.World), fmt.Sprintf("seed-%d.faults.json", o.Seed))
+	// The seed's artifact: the schedule sf-shrink cut it down to when there
+	// is one, since that is the one a user works on after shrinking, else
+	// the one its failing run wrote.
+	dir := sweep.ArtifactDir(prep.World)
+	artifact := filepath.Join(dir, fmt.Sprintf("seed-%d.faults.json", o.Seed))
+	if shrunk := filepath.Join(dir, sweep.ShrunkName(o.Seed, 0)); sched == nil && exists(shrunk) {
+		if exists(artifact) {
+			fmt.Fprintf(o.Stderr, "sf-faults: note: starting from seed %d's shrunk schedule; -faults %s starts from its run's\n",
+				o.Seed, displayPath(artifact))
+		}
+		artifact = shrunk
+	}
 	switch {
 	case sched != nil:
 	case exists(artifact):

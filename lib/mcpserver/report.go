@@ -24,7 +24,7 @@ type ReportIn struct {
 	Records  []string `json:"records" jsonschema:"sf-run and sf-shrink record files (JSONL, maybe compressed), shards of one sweep merged"`
 	Markdown string   `json:"md,omitempty" jsonschema:"also write the report as Markdown to this file"`
 	HTML     string   `json:"html,omitempty" jsonschema:"also write the report as one self-contained HTML page to this file"`
-	Findings *string  `json:"findings,omitempty" jsonschema:"the file that keeps findings across runs (default .seedfall/findings.json); empty to keep none"`
+	Findings *string  `json:"findings,omitempty" jsonschema:"the file that keeps findings across runs (default: each world's .seedfall/findings.json, next to its world file); empty to keep none"`
 }
 
 // ReportFinding is one way a sweep fails.
@@ -93,7 +93,9 @@ func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn
 			return nil, out, inputError(tool, "records", "%q: name a file", r)
 		}
 	}
-	findings := report.DefaultFindingsFile
+	// No findings given keeps each world's next to it, as sf-report does;
+	// "" keeps none.
+	findings, byWorld := "", in.Findings == nil
 	if in.Findings != nil {
 		findings = *in.Findings
 	}
@@ -101,7 +103,7 @@ func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn
 	var text bytes.Buffer
 	err := s.tool(ctx, func(*atomic.Bool) error {
 		var err error
-		sweeps, err = buildReport(in, findings, &text)
+		sweeps, err = buildReport(in, findings, byWorld, &text)
 		return err
 	})
 	if err != nil {
@@ -138,7 +140,7 @@ func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn
 // buildReport does what sf-report does with its inputs: builds the sweeps,
 // reads their shrunk schedules, updates the findings file and writes the
 // text, Markdown and HTML reports.
-func buildReport(in ReportIn, findings string, text *bytes.Buffer) ([]*report.Sweep, error) {
+func buildReport(in ReportIn, findings string, byWorld bool, text *bytes.Buffer) ([]*report.Sweep, error) {
 	var inputs []report.Input
 	for _, n := range in.Records {
 		f, err := os.Open(n)
@@ -153,13 +155,8 @@ func buildReport(in ReportIn, findings string, text *bytes.Buffer) ([]*report.Sw
 		return nil, err
 	}
 	report.Schedules(sweeps, ".")
-	if findings != "" {
-		store, err := report.LoadStore(findings)
-		if err != nil {
-			return nil, err
-		}
-		store.Update(sweeps, report.Now(os.Getenv("SOURCE_DATE_EPOCH")))
-		if err := store.Save(); err != nil {
+	if findings != "" || byWorld {
+		if _, err := report.UpdateFindings(sweeps, findings, report.Now(os.Getenv("SOURCE_DATE_EPOCH"))); err != nil {
 			return nil, err
 		}
 	}

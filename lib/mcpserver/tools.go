@@ -118,7 +118,7 @@ func (s *Server) shrink(ctx context.Context, _ *mcp.CallToolRequest, in ShrinkIn
 type FaultsEditIn struct {
 	World
 	Seed   uint64           `json:"seed" jsonschema:"the seed whose schedule to list or edit"`
-	Faults string           `json:"faults,omitempty" jsonschema:"the schedule file to start from (default: the seed's .seedfall/<world>/seed-N.faults.json, else the faults the seed draws)"`
+	Faults string           `json:"faults,omitempty" jsonschema:"the schedule file to start from (default: the seed's .seedfall/<world>/seed-N.shrunk.faults.json, else its seed-N.faults.json, else the faults the seed draws)"`
 	Remove []int            `json:"remove,omitempty" jsonschema:"remove these faults, by position in the listing, from 1"`
 	Shift  []string         `json:"shift,omitempty" jsonschema:"move faults: N=-50ms for a fault in time, N=+2 for one at a numbered operation"`
 	Add    []map[string]any `json:"add,omitempty" jsonschema:"add faults, each as a schedule's fault object: {\"at\":\"1s\",\"kind\":\"pause\",\"node\":\"server\",\"until\":\"1.5s\"}"`

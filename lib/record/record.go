@@ -304,10 +304,13 @@ type ShrinkSummary struct {
 	// Errors counts the seeds that could not be shrunk.
 	Errors int `json:"errors"`
 	// Skipped counts failing seeds of the input past -max, or that were
-	// not failures sf-shrink can replay (nondeterministic).
-	Skipped int    `json:"skipped"`
-	RealNs  int64  `json:"real_ns"`
-	Status  string `json:"status"` // shrunk, caused, nothing, error or interrupted
+	// not failures sf-shrink can replay (nondeterministic):
+	// SkippedPastMax and SkippedNondeterministic split it.
+	Skipped                 int    `json:"skipped"`
+	SkippedPastMax          int    `json:"skipped_past_max,omitempty"`
+	SkippedNondeterministic int    `json:"skipped_nondeterministic,omitempty"`
+	RealNs                  int64  `json:"real_ns"`
+	Status                  string `json:"status"` // shrunk, caused, nothing, error or interrupted
 	// Interrupted says SIGINT or SIGTERM stopped sf-shrink before every
 	// seed was shrunk; the counts cover the seeds it finished.
 	Interrupted bool `json:"interrupted,omitempty"`

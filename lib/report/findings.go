@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"sort"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
@@ -23,8 +24,67 @@ const (
 	StatusRegressed = "regressed" // resolved before, seen again
 )
 
-// DefaultFindingsFile is where sf-report keeps findings across runs.
-const DefaultFindingsFile = ".seedfall/findings.json"
+// FindingsFile is the name of the findings file in a world's state folder.
+const FindingsFile = "findings.json"
+
+// stateDir is the folder next to a world file where sf keeps what it
+// writes for it (lib/build's StateDir; this package does not import the
+// build for one name, and a test holds the two equal).
+const stateDir = ".seedfall"
+
+// FindingsPath is where the findings of the world file named world (as the
+// records name it, relative to the current folder) are kept unless a file
+// is given: findings.json in the .seedfall folder next to the world file,
+// beside the world's artifacts. A world read from standard input ("-") has
+// the current folder's, as its artifacts do.
+func FindingsPath(world string) string {
+	dir := "."
+	if world != "-" && world != "" {
+		dir = filepath.Dir(world)
+	}
+	return filepath.Join(dir, stateDir, FindingsFile)
+}
+
+// UpdateFindings records what the sweeps found (Store.Update) in the
+// findings file given, or, with file empty, in each world's own
+// (FindingsPath): sweeps of worlds in one folder share that folder's file,
+// and worlds in several folders update one file each. It returns the files
+// written, in the order the sweeps first name them. A world whose folder
+// does not exist here (the records were written elsewhere) is an error
+// that says what to give instead.
+func UpdateFindings(sweeps []*Sweep, file, now string) ([]string, error) {
+	var paths []string
+	groups := map[string][]*Sweep{}
+	for _, sw := range sweeps {
+		path := file
+		if path == "" {
+			path = FindingsPath(sw.World)
+			if dir := filepath.Dir(filepath.Dir(path)); !isDir(dir) {
+				return nil, fmt.Errorf("findings of %s: its folder %s is not here, so there is no .seedfall beside it: run sf-report where sf-run ran, or name a findings file (-findings FILE, or \"\" for none)", sw.World, dir)
+			}
+		}
+		if _, ok := groups[path]; !ok {
+			paths = append(paths, path)
+		}
+		groups[path] = append(groups[path], sw)
+	}
+	for _, path := range paths {
+		store, err := LoadStore(path)
+		if err != nil {
+			return nil, err
+		}
+		store.Update(groups[path], now)
+		if err := store.Save(); err != nil {
+			return nil, err
+		}
+	}
+	return paths, nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
+}
 
 // StoreVersion is the version of the findings file's format.
 const StoreVersion = 1

@@ -2,9 +2,13 @@ package report
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
+
+	sfbuild "github.com/sf-dst/sf/lib/build"
 )
 
 // sweepOf is an sf-run stream of seeds 1-4 of w in which the seeds named
@@ -123,5 +127,77 @@ func TestResolvedNeedsItsSeeds(t *testing.T) {
 	s.Update(narrow, "t2")
 	if len(narrow[0].Resolved) != 0 || s.Findings[0].Status != StatusNew {
 		t.Errorf("resolved without running seed 3: %v, %s", narrow[0].Resolved, s.Findings[0].Status)
+	}
+}
+
+// TestFindingsBesideTheWorld: with no findings file given, each world's
+// findings go to the .seedfall folder next to its world file, as its
+// artifacts do (issue 29): two worlds of one folder share its file, a world
+// in another folder gets its own, a world read from stdin ("-") the current
+// folder's; a world whose folder is not here is an error; a file given
+// takes every world's findings.
+func TestFindingsBesideTheWorld(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, d := range []string{"a", "b"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sweeps []*Sweep
+	for _, w := range []string{"a/seedfall.json", "b/seedfall.json", "a/seedfall.fixed.json", "-"} {
+		sweeps = append(sweeps, sweepOf(t, w, 1)...)
+	}
+	paths, err := UpdateFindings(sweeps, "", "2026-01-01T00:00:00Z")
+	want := []string{"a/.seedfall/findings.json", "b/.seedfall/findings.json", ".seedfall/findings.json"}
+	if err != nil || strings.Join(paths, " ") != strings.Join(want, " ") {
+		t.Fatalf("UpdateFindings wrote %q, %v; want %q", paths, err, want)
+	}
+	for path, worlds := range map[string]string{
+		want[0]: "a/seedfall.json a/seedfall.fixed.json", want[1]: "b/seedfall.json", want[2]: "-",
+	} {
+		store, err := LoadStore(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, r := range store.Findings {
+			got = append(got, r.World)
+			if r.Status != StatusNew {
+				t.Errorf("%s: %s's finding is %s, want new", path, r.World, r.Status)
+			}
+		}
+		sort.Strings(got)
+		w := strings.Fields(worlds)
+		sort.Strings(w)
+		if strings.Join(got, " ") != strings.Join(w, " ") {
+			t.Errorf("%s holds the findings of %q, want %q", path, got, w)
+		}
+	}
+
+	_, err = UpdateFindings(sweepOf(t, "elsewhere/seedfall.json", 1), "", "2026-01-01T00:00:00Z")
+	wantErr := `findings of elsewhere/seedfall.json: its folder elsewhere is not here, so there is no .seedfall beside it: ` +
+		`run sf-report where sf-run ran, or name a findings file (-findings FILE, or "" for none)`
+	if err == nil || err.Error() != wantErr {
+		t.Errorf("a world whose folder is not here: %v, want %q", err, wantErr)
+	}
+	if _, err := os.Stat("elsewhere"); err == nil {
+		t.Errorf("the missing world's folder was made")
+	}
+
+	paths, err = UpdateFindings(append(sweepOf(t, "elsewhere/seedfall.json", 1), sweepOf(t, "b/seedfall.json", 2)...), "all.json", "2026-01-02T00:00:00Z")
+	if err != nil || len(paths) != 1 || paths[0] != "all.json" {
+		t.Fatalf("a findings file given: %q, %v", paths, err)
+	}
+	if store, err := LoadStore("all.json"); err != nil || len(store.Findings) != 2 {
+		t.Errorf("all.json: %v, %v", store, err)
+	}
+}
+
+// TestStateDirIsTheBuilds: the findings go to the folder the build and the
+// artifacts use.
+func TestStateDirIsTheBuilds(t *testing.T) {
+	if stateDir != sfbuild.StateDir {
+		t.Errorf("report's state folder %q, the build's %q", stateDir, sfbuild.StateDir)
 	}
 }

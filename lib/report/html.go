@@ -137,7 +137,7 @@ func BuildPage(sweeps []*Sweep, dir string) Page {
 			if f.Schedule != nil {
 				t := Layout(f.Schedule, f.Shrunk.DurationNs)
 				pf.Timeline = &t
-				pf.Faults = schedule.Lines(f.Schedule.Faults)
+				pf.Faults = faultItems(f.Schedule.Faults)
 			}
 			if f.Cause != nil {
 				pf.Curve = layoutCurve(f.Cause)
@@ -155,6 +155,18 @@ func BuildPage(sweeps []*Sweep, dir string) Page {
 		p.Sweeps = append(p.Sweeps, ps)
 	}
 	return p
+}
+
+// faultItems are a schedule's faults as the page's numbered list shows
+// them: when and what, without the number schedule.Lines puts first, which
+// the list draws itself ("1. 90.319ms crash server", not "1. 1 90.319ms
+// crash server").
+func faultItems(faults []schedule.Fault) []string {
+	items := make([]string, len(faults))
+	for i, f := range faults {
+		items[i] = schedule.Time(int64(f.At)) + "  " + f.Describe()
+	}
+	return items
 }
 
 // relativeTo is path (relative to the working directory) as a link from a
@@ -193,6 +205,7 @@ var funcs = template.FuncMap{
 	"add1":    func(i int) int { return i + 1 },
 	"status":  statusText,
 	"runof":   runOf,
+	"plural":  Plural,
 	// pinfailed and pinoutcome say how a pin's replay came out.
 	"pinfailed":  PinFailed,
 	"pinoutcome": PinOutcome,

@@ -25,8 +25,13 @@ type Options struct {
 	// stdout, in place of the text.
 	Markdown string
 	HTML     string
-	// Findings is the findings file; empty keeps none.
+	// Findings is the findings file; empty keeps none, unless
+	// FindingsByWorld.
 	Findings string
+	// FindingsByWorld keeps each world's findings next to it
+	// (FindingsPath) rather than in Findings. Defaults to false; sf-report
+	// sets it unless -findings is given.
+	FindingsByWorld bool
 	// Now stamps findings (Now()).
 	Now    string
 	Stdin  io.Reader
@@ -77,13 +82,12 @@ func run(o Options) (int, error) {
 		return 0, err
 	}
 	Schedules(sweeps, ".")
-	if o.Findings != "" {
-		store, err := LoadStore(o.Findings)
-		if err != nil {
-			return 0, err
+	if o.Findings != "" || o.FindingsByWorld {
+		file := o.Findings
+		if o.FindingsByWorld {
+			file = ""
 		}
-		store.Update(sweeps, o.Now)
-		if err := store.Save(); err != nil {
+		if _, err := UpdateFindings(sweeps, file, o.Now); err != nil {
 			return 0, err
 		}
 	}

@@ -78,7 +78,7 @@ func markdown(w io.Writer, s *Sweep) {
 		for i, f := range s.Findings {
 			shrunk := ""
 			if f.Shrunk != nil {
-				shrunk = fmt.Sprintf("%d → %d faults, fails at %s", f.Shrunk.FaultsBefore, f.Shrunk.FaultsAfter, f.Shrunk.Duration)
+				shrunk = fmt.Sprintf("%d → %s, fails at %s", f.Shrunk.FaultsBefore, Plural(f.Shrunk.FaultsAfter, "fault"), f.Shrunk.Duration)
 			}
 			status := ""
 			if tracked {
@@ -110,7 +110,7 @@ func markdown(w io.Writer, s *Sweep) {
 				fmt.Fprintf(w, "Pinned regression %s (original seed %d) %s at t=%s:\n\n```\n%s\n```\n", code(p.Pin), p.Seed, PinOutcome(p), schedule.Time(p.AtNs), p.Message)
 			}
 			if sh := f.Shrunk; sh != nil {
-				fmt.Fprintf(w, "\nShrunk %s from %d faults to %d; it fails at %s (%s):\n\n```\n", runOf(sh.Seed, sh.ExploreRun), sh.FaultsBefore, sh.FaultsAfter, sh.Duration, code(sh.Schedule))
+				fmt.Fprintf(w, "\nShrunk %s from %s to %d; it fails at %s (%s):\n\n```\n", runOf(sh.Seed, sh.ExploreRun), Plural(sh.FaultsBefore, "fault"), sh.FaultsAfter, sh.Duration, code(sh.Schedule))
 				if f.Schedule != nil {
 					for _, l := range schedule.Lines(f.Schedule.Faults) {
 						fmt.Fprintln(w, l)

@@ -339,3 +339,40 @@ func TestPinFindingResolves(t *testing.T) {
 		t.Errorf("%d resolved, want 2, and the report to have %q:\n%s", len(sweeps[0].Resolved), want, txt.String())
 	}
 }
+
+// TestOneFaultAndTheFaultList (issue 29): a schedule shrunk from one fault
+// says "1 fault" in every format, and the HTML page's numbered list of
+// faults gives each one's time and what it did, without the number the
+// text listing puts first ("1. 0.9s crash server", not "1. 1 0.9s ...").
+func TestOneFaultAndTheFaultList(t *testing.T) {
+	const stream = `{"kind":"start","tool":"sf-shrink","version":"0.1.0","schema":1,"count":1,"jobs":1}
+{"kind":"shrink","seed":3,"config":"seedfall.json","class":"assert","message":"client#3: acknowledged write lost: k7=v7","node":"client#3","faults_before":1,"faults_after":1,"shrink_runs":3,"duration":"1.3s","duration_ns":1300000000,"schedule":"testdata/seed-3.faults.json","repro":"sf-run -c seedfall.json -seed 3 -faults testdata/seed-3.faults.json"}
+{"kind":"summary","tool":"sf-shrink","shrunk":1,"errors":0,"skipped":0,"real_ns":9000000000,"status":"shrunk"}
+`
+	sweeps, err := Build([]Input{{Name: "shrink.jsonl", R: strings.NewReader(stream)}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	Schedules(sweeps, ".")
+	var txt, md, page bytes.Buffer
+	Text(&txt, sweeps)
+	Markdown(&md, sweeps)
+	if err := HTML(&page, sweeps, HTMLOptions{Dir: "."}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ what, got, want string }{
+		{"text", txt.String(), "    shrunk: seed 3 from 1 fault to 1, fails at 1.3s: testdata/seed-3.faults.json\n"},
+		{"markdown", md.String(), "\nShrunk seed 3 from 1 fault to 1; it fails at 1.3s ("},
+		{"html", page.String(), "Shrunk seed 3 from 1 fault to <b "},
+		{"html", page.String(), `<ol class="faults"><li>900ms  crash server, restart at 1.1s</li></ol>`},
+	} {
+		if !strings.Contains(c.got, c.want) {
+			t.Errorf("%s lacks %q:\n%s", c.what, c.want, c.got)
+		}
+	}
+	for _, s := range []string{txt.String(), md.String(), page.String()} {
+		if i := strings.Index(s, " 1 faults"); i >= 0 {
+			t.Errorf("a report says \"1 faults\": %q", s[max(0, i-80):min(len(s), i+40)])
+		}
+	}
+}

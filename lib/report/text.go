@@ -338,7 +338,7 @@ func text(w io.Writer, s *Sweep) {
 			fmt.Fprintf(w, "    pin %s\n", PinLine(p))
 		}
 		if sh := f.Shrunk; sh != nil {
-			fmt.Fprintf(w, "    shrunk: %s from %d faults to %d, fails at %s: %s\n", runOf(sh.Seed, sh.ExploreRun), sh.FaultsBefore, sh.FaultsAfter, sh.Duration, sh.Schedule)
+			fmt.Fprintf(w, "    shrunk: %s from %s to %d, fails at %s: %s\n", runOf(sh.Seed, sh.ExploreRun), Plural(sh.FaultsBefore, "fault"), sh.FaultsAfter, sh.Duration, sh.Schedule)
 			if f.Schedule != nil {
 				for _, l := range schedule.Lines(f.Schedule.Faults) {
 					fmt.Fprintf(w, "    %s\n", l)

@@ -108,12 +108,12 @@ func Main(c Command) int {
 	}
 	start := time.Now()
 	var jobs []job
-	skipped := 0
+	var skip skipped
 	if c.HasSeed {
 		jobs = []job{{world: worldKey{c.Config, c.Profile, strings.Join(c.Set, "\x00")}, seed: c.Seed, faults: c.Faults}}
 	} else {
 		var err error
-		jobs, skipped, err = c.readStreams()
+		jobs, skip, err = c.readStreams()
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "sf-shrink: %v\n", err)
 			return exitcode.Usage
@@ -135,7 +135,8 @@ func Main(c Command) int {
 		}
 		jw.Write(st)
 	}
-	sum := record.ShrinkSummary{Kind: record.KindSummary, Tool: "sf-shrink", Skipped: skipped}
+	sum := record.ShrinkSummary{Kind: record.KindSummary, Tool: "sf-shrink", Skipped: skip.pastMax + skip.nondeterministic,
+		SkippedPastMax: skip.pastMax, SkippedNondeterministic: skip.nondeterministic}
 	// SIGINT or SIGTERM stops the shrink: the seed being shrunk ends at its
 	// next step and is dropped, no other starts, and the summary says so.
 	interrupt := c.Interrupt
@@ -200,8 +201,12 @@ func Main(c Command) int {
 	if len(jobs) == 0 {
 		fmt.Fprintln(c.Stderr, "sf-shrink: no failing seeds to shrink")
 	}
-	if skipped > 0 {
-		fmt.Fprintf(c.Stderr, "sf-shrink: %d failing seeds not shrunk (past -max %d, or nondeterministic)\n", skipped, c.Max)
+	if skip.pastMax > 0 {
+		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: past -max %d (-max N takes more)\n", plural(skip.pastMax, "failing seed"), c.Max)
+	}
+	if skip.nondeterministic > 0 {
+		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: a seed that runs differently twice cannot be cut down by replaying it\n",
+			plural(skip.nondeterministic, "nondeterministic seed"))
 	}
 	sum.RealNs = time.Since(start).Nanoseconds()
 	switch {
@@ -231,16 +236,30 @@ func Main(c Command) int {
 	return exitcode.Pass
 }
 
+// skipped counts the failing seeds of a stream sf-shrink leaves alone, by
+// why.
+type skipped struct {
+	pastMax          int // failing seeds after the first -max
+	nondeterministic int // seeds that ran differently twice under -check
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // readStreams collects the failing seeds of the record streams, each once,
 // at most c.Max of them.
-func (c *Command) readStreams() ([]job, int, error) {
+func (c *Command) readStreams() ([]job, skipped, error) {
 	inputs := c.Inputs
 	if len(inputs) == 0 {
 		inputs = []string{"-"}
 	}
 	seen := map[string]bool{}
 	var jobs []job
-	skipped := 0
+	var skip skipped
 	for _, in := range inputs {
 		var r io.Reader
 		name := in
@@ -249,7 +268,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 		} else {
 			f, err := os.Open(in)
 			if err != nil {
-				return nil, 0, err
+				return nil, skip, err
 			}
 			defer f.Close()
 			r = f
@@ -257,7 +276,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 		// The cap counts decompressed bytes.
 		r, err := compressed.Open(r)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s: %w", name, err)
+			return nil, skip, fmt.Errorf("%s: %w", name, err)
 		}
 		rd := record.NewReader(record.Capped(r, MaxStreamBytes), name)
 		records := 0
@@ -267,7 +286,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 				break
 			}
 			if err != nil {
-				return nil, 0, err
+				return nil, skip, err
 			}
 			records++
 			if a.Seed == nil {
@@ -275,14 +294,14 @@ func (c *Command) readStreams() ([]job, int, error) {
 			}
 			s := a.Seed
 			if s.Status == "nondeterministic" {
-				skipped++
+				skip.nondeterministic++
 				continue
 			}
 			if s.Status != "fail" {
 				continue
 			}
 			if s.Config == "" {
-				return nil, 0, fmt.Errorf("%s: the seed record of seed %d has no config", name, s.Seed)
+				return nil, skip, fmt.Errorf("%s: the seed record of seed %d has no config", name, s.Seed)
 			}
 			w := worldKey{s.Config, s.Profile, strings.Join(s.Set, "\x00")}
 			key := fmt.Sprintf("%v/%d/%d", w, s.Seed, s.ExploreRun)
@@ -291,7 +310,7 @@ func (c *Command) readStreams() ([]job, int, error) {
 			}
 			seen[key] = true
 			if len(jobs) >= c.Max {
-				skipped++
+				skip.pastMax++
 				continue
 			}
 			faults := s.FaultsFile
@@ -301,10 +320,10 @@ func (c *Command) readStreams() ([]job, int, error) {
 			jobs = append(jobs, job{world: w, seed: s.Seed, faults: faults, message: s.Message, exploreRun: s.ExploreRun})
 		}
 		if records == 0 {
-			return nil, 0, fmt.Errorf("%s: no records: pipe sf-run -json into sf-shrink, or give -c and -seed", name)
+			return nil, skip, fmt.Errorf("%s: no records: pipe sf-run -json into sf-shrink, or give -c and -seed", name)
 		}
 	}
-	return jobs, skipped, nil
+	return jobs, skip, nil
 }
 
 func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interrupt *atomic.Bool) (record.Shrink, error) {
@@ -333,12 +352,7 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 	}
 	sched := out.Schedule
 	sched.Config, sched.Profile, sched.Set = j.world.config, j.world.profile, j.world.setList()
-	name := fmt.Sprintf("seed-%d.faults.json", j.seed)
-	if j.exploreRun > 0 {
-		// Beside the run's own schedule, which stays as explore wrote it.
-		name = fmt.Sprintf("explore-%d-run-%d.shrunk.faults.json", j.seed, j.exploreRun)
-	}
-	path := filepath.Join(sweep.ArtifactDir(p.World), name)
+	path := filepath.Join(sweep.ArtifactDir(p.World), sweep.ShrunkName(j.seed, j.exploreRun))
 	if err := sched.WriteFile(path); err != nil {
 		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
 	}

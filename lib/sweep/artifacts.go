@@ -137,6 +137,20 @@ func sameFile(a, b string) bool {
 	return err1 == nil && err2 == nil && os.SameFile(sa, sb)
 }
 
+// ShrunkName is the file name of a shrunk schedule in the world's artifact
+// folder: seed-N.shrunk.faults.json for a sweep's seed,
+// explore-N-run-R.shrunk.faults.json for a run of sf-run -explore. It is
+// never the name a run writes its own schedule to (seed-N.faults.json,
+// explore-N-run-R.faults.json), so that the next sweep, which rewrites
+// those, never replaces a shrunk schedule with the raw one and the replay
+// line sf-shrink printed keeps replaying what it shrank.
+func ShrunkName(seed uint64, exploreRun int) string {
+	if exploreRun > 0 {
+		return fmt.Sprintf("explore-%d-run-%d.shrunk.faults.json", seed, exploreRun)
+	}
+	return fmt.Sprintf("seed-%d.shrunk.faults.json", seed)
+}
+
 // ArtifactDir is where the artifacts of a world's seeds go: a folder under
 // .seedfall next to the world file, named by the world file and profile
 // (.seedfall/seedfall.fixed/, .seedfall/seedfall.nightly/ for profile

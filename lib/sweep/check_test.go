@@ -38,6 +38,9 @@ func TestCheckCanFail(t *testing.T) {
 	if m[1] != m[4] || m[2] != m[5] {
 		t.Fatalf("the two runs should differ only in time, got %q vs %q", m[1]+" "+m[2], m[4]+" "+m[5])
 	}
+	if want := "\nNONDETERMINISTIC: 1 of 1 seeds ran differently the second time (their FAIL lines name the first host call that differs); 0 ran alike\n"; !strings.Contains(errb.String(), want) {
+		t.Errorf("the summary lacks %q:\n%s", want, errb.String())
+	}
 }
 
 func TestCheckPasses(t *testing.T) {
@@ -49,5 +52,16 @@ func TestCheckPasses(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "ok  3 seeds passed") {
 		t.Fatalf("no summary line:\n%s", out.String())
+	}
+	// A -check that found nothing says so (issue 29), just before the verdict.
+	if want := "\ndeterministic: each of the 3 seeds ran twice alike (the same determinism hash, host calls and trace)\nok  3 seeds passed"; !strings.Contains(out.String(), want) {
+		t.Errorf("the summary lacks %q:\n%s", want, out.String())
+	}
+	out.Reset()
+	if code := Main(Options{Config: fixedWorld, Seeds: []uint64{1, 2}, SeedsText: "1-2", Jobs: 2, Stdout: &out, Stderr: &errb, NoPins: true}); code > ExitProblem {
+		t.Fatalf("exit %d; output:\n%s\n%s", code, out.String(), errb.String())
+	}
+	if strings.Contains(out.String(), "deterministic") {
+		t.Errorf("a sweep without -check speaks of determinism:\n%s", out.String())
 	}
 }

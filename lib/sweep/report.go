@@ -141,6 +141,9 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 			"without -faults to test a fix.\n", ran)
 	}
 	fmt.Fprintf(w, "\ndeterminism hash %016x over %d host calls\n", r.Hash, r.HostCalls)
+	if o.Check && r.Status != engine.StatusNondeterministic && r.Status != engine.StatusInterrupted {
+		fmt.Fprintln(w, "deterministic: "+ranAlike)
+	}
 	if arts != nil {
 		for _, a := range []struct{ what, path string }{{"trace", arts.Trace}, {"schedule", arts.Faults}, {"history", arts.History}, {"history timeline", arts.Timeline}} {
 			if a.path != "" && !(a.what == "schedule" && o.Faults != "" && o.Faults != "-" && sameFile(o.Faults, a.path)) {
@@ -184,7 +187,24 @@ func printDisks(w io.Writer, disks []engine.NodeDisk) {
 	}
 }
 
-func printSummary(w io.Writer, s record.Summary, took time.Duration) {
+// ranAlike is what -check found of a seed whose two runs agreed.
+const ranAlike = "the seed ran twice alike (the same determinism hash, host calls and trace)"
+
+// checkLine is a -check sweep's verdict on determinism over the seeds that
+// finished, for its summary: a sweep that found nothing must say so, or the
+// reader cannot tell a deterministic world from a check that never ran.
+func checkLine(s record.Summary) string {
+	if s.Nondeterministic == 0 {
+		if s.Seeds == 1 {
+			return "deterministic: " + ranAlike
+		}
+		return fmt.Sprintf("deterministic: each of the %d seeds ran twice alike (the same determinism hash, host calls and trace)", s.Seeds)
+	}
+	return fmt.Sprintf("NONDETERMINISTIC: %d of %d seeds ran differently the second time (their FAIL lines name the first host call that differs); %d ran alike",
+		s.Nondeterministic, s.Seeds, s.Seeds-s.Nondeterministic)
+}
+
+func printSummary(w io.Writer, s record.Summary, took time.Duration, check bool) {
 	if more := s.Failed - 1 - failureLinesMax; more > 0 {
 		fmt.Fprintf(w, "... and %d more failing seeds: %s\n", more, seedList(s.FailedSeeds[1+failureLinesMax:], 20))
 	}
@@ -199,6 +219,9 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration) {
 		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", plural(s.HostStalls, "seed"))
 	}
 	d := roundDuration(took)
+	if check && s.Seeds > 0 {
+		fmt.Fprintln(w, checkLine(s))
+	}
 	if s.Interrupted {
 		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
 	}

@@ -46,3 +46,21 @@ func IsPipe(f *os.File) bool {
 	fi, err := f.Stat()
 	return err == nil && fi.Mode()&os.ModeNamedPipe != 0
 }
+
+// PipeNote is the line sf-run prints on stderr when it writes records
+// because its standard output is a pipe: the switch changes what a reader
+// of the pipe gets, so it is said rather than left to be guessed at. It is
+// printed once the world is loaded, just before the first record, so that
+// a run that fails before writing any says only why.
+const PipeNote = "sf-run: stdout is a pipe: JSONL records go there, the report comes here; -json=false keeps the report on stdout"
+
+// ChooseJSON says whether a sweep or an exploration writes records: as
+// -json says when it was given (set), else when stdout is a pipe; note
+// says it was the pipe, so the tool prints PipeNote.
+func ChooseJSON(set, value bool, stdout *os.File) (json, note bool) {
+	if set {
+		return value, false
+	}
+	pipe := IsPipe(stdout)
+	return pipe, pipe
+}

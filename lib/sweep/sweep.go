@@ -49,10 +49,14 @@ type Options struct {
 	Jobs      int      // parallel workers. Defaults to the number of CPUs
 	Check     bool     // run every seed twice and compare
 	JSON      bool     // JSONL on stdout, the human summary on stderr
-	Faults    string   // a schedule file to apply instead of drawing faults
-	Profile   string   // a profile of the world file to apply
-	Inspect   bool     // with Replay: list each node's disk after the run
-	Set       []string // path=value overrides of the world file, applied last
+	// PipeNote, with JSON, says on stderr, before the first record, that
+	// records go to stdout because it is a pipe (PipeNote). Defaults to
+	// false.
+	PipeNote bool
+	Faults   string   // a schedule file to apply instead of drawing faults
+	Profile  string   // a profile of the world file to apply
+	Inspect  bool     // with Replay: list each node's disk after the run
+	Set      []string // path=value overrides of the world file, applied last
 	// Compress writes a seed's trace and history as zstd files
 	// (seed-N.trace.log.zst, seed-N.history.jsonl.zst). Defaults to false.
 	Compress bool
@@ -182,6 +186,9 @@ func run(o Options) (int, error) {
 
 	var jw *record.Writer
 	if o.JSON {
+		if o.PipeNote {
+			fmt.Fprintln(o.Stderr, PipeNote)
+		}
 		jw = record.NewWriter(o.Stdout)
 		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-run", Version: Version, Schema: record.Schema,
 			Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check,
@@ -347,7 +354,7 @@ func run(o Options) (int, error) {
 	case o.PinsOnly:
 		printPinsSummary(human, sum)
 	case !o.Replay || sum.Interrupted:
-		printSummary(human, sum, time.Since(start))
+		printSummary(human, sum, time.Since(start), o.Check)
 	}
 	if o.Pin && o.Replay && !sum.Interrupted && !pinned {
 		// Asked to pin a failure there is none of (or one that does not
