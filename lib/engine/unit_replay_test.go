@@ -300,7 +300,7 @@ func unitBranches(t *testing.T, e *engine.Engine, wasm string) {
 		// again; a replay of the faults that fired, with the branch, fires
 		// the same ones.
 		jumpy := *spec
-		jumpy.ClockJumpPerSec, jumpy.ClockJumpMaxNs = 10, int64(time.Millisecond)
+		jumpy.Rates, jumpy.ClockJumpMaxNs = map[string]float64{"clock_jump_per_sec": 10}, int64(time.Millisecond)
 		jumpy.Nodes = append([]engine.NodeSpec{}, spec.Nodes...)
 		for i := range jumpy.Nodes {
 			jumpy.Nodes[i].Faults = true

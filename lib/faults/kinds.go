@@ -17,7 +17,8 @@ type Kind struct {
 	// Counter, when set, is what the fault's op counts.
 	Counter string
 	// Fields are the world file's faults.* fields that make a seed draw the
-	// kind: its rate or probability first.
+	// kind: its rate or probability first, whose value the run finds in
+	// Plan.Rates (and core.Spec.Rates) by that name.
 	Fields []string
 	// Swarm says swarm testing turns the kind on and off per seed and
 	// rescales its rate.
@@ -29,10 +30,10 @@ type Kind struct {
 	// Apply applies a timed kind's fault to the run.
 	Apply func(w World, f Fault)
 
-	scope  scope
-	stream string // the purpose of the kind's stream
-	swarm  string // the name swarm testing rescales the rate under
-	rateOf func(*Settings) float64
+	scope     scope
+	drawOrder int    // among the timed kinds, for faults at one time
+	stream    string // the purpose of the kind's stream
+	swarm     string // the name swarm testing rescales the rate under
 	// enabled, when set, is a condition besides a rate above 0.
 	enabled func(*Settings) bool
 }
@@ -71,42 +72,64 @@ type World interface {
 	Pause(f Fault) bool
 }
 
-// registry is every kind, in the order of faults at one time (planOrder)
-// and of swarm testing's draws.
+// registry is every kind, in the order swarm testing draws and names them.
+// The timed kinds' order among themselves, when faults of several fall at
+// one time, is their drawOrder (planOrder).
 var registry = []*Kind{
 	{Name: schedule.KindCrash, Swarm: true, Fields: []string{"crash_per_sec", "restart_after"},
-		scope: perNode, stream: "crash", swarm: schedule.KindCrash,
-		rateOf: func(s *Settings) float64 { return s.CrashPerSec }, Draw: drawCrash, Apply: applyCrash},
-	{Name: schedule.KindBitrot, Swarm: true, Fields: []string{"bitrot_per_sec"},
-		scope: perNode, stream: "bitrot/when", swarm: schedule.KindBitrot,
-		rateOf: func(s *Settings) float64 { return s.BitrotPerSec }, Draw: drawBitrot, Apply: applyBitrot},
+		scope: perNode, drawOrder: 1, stream: "crash", swarm: schedule.KindCrash, Draw: drawCrash, Apply: applyCrash},
 	{Name: schedule.KindClockJump, Swarm: true, Fields: []string{"clock_jump_per_sec", "clock_jump_max"},
-		scope: perNode, stream: "clockjump", swarm: schedule.KindClockJump,
-		rateOf: func(s *Settings) float64 { return s.ClockJumpPerSec }, enabled: func(s *Settings) bool { return s.ClockJumpMaxNs > 0 },
-		Draw: drawClockJump, Apply: applyClockJump},
+		scope: perNode, drawOrder: 3, stream: "clockjump", swarm: schedule.KindClockJump,
+		enabled: func(s *Settings) bool { return s.ClockJumpMaxNs > 0 }, Draw: drawClockJump, Apply: applyClockJump},
+	{Name: schedule.KindBuggify, Counter: "buggify hit", Swarm: true, Fields: []string{"buggify"}},
+	{Name: schedule.KindCrashIO, Counter: "disk op", Swarm: true, Fields: []string{"crash_on_io", "restart_after"}},
+	{Name: schedule.KindFsyncEIO, Counter: "disk op", Swarm: true, Fields: []string{"fsync_eio"}},
+	{Name: schedule.KindWriteEIO, Counter: "disk op", Swarm: true, Fields: []string{"write_eio"}},
+	{Name: schedule.KindWriteENOSPC, Counter: "disk op", Swarm: true, Fields: []string{"write_enospc"}},
+	{Name: schedule.KindReadEIO, Counter: "disk read", Swarm: true, Fields: []string{"read_eio"}},
+	{Name: schedule.KindReadCorrupt, Counter: "disk read", Swarm: true, Fields: []string{"read_corrupt"}},
+	{Name: schedule.KindLostWrite, Counter: "disk op", Swarm: true, Fields: []string{"lost_write"}},
+	{Name: schedule.KindMisdirected, Counter: "disk op", Swarm: true, Fields: []string{"misdirected_write"}},
+	{Name: schedule.KindBitrot, Swarm: true, Fields: []string{"bitrot_per_sec"},
+		scope: perNode, drawOrder: 2, stream: "bitrot/when", swarm: schedule.KindBitrot, Draw: drawBitrot, Apply: applyBitrot},
 	{Name: schedule.KindPartition, Swarm: true, Fields: []string{"partition_per_sec", "partition_for", "partition_topologies"},
-		scope: perWorld, stream: schedule.KindPartition, swarm: schedule.KindPartition,
-		rateOf: func(s *Settings) float64 { return s.PartitionPerSec }, Draw: drawPartition, Apply: applyNet},
+		scope: perWorld, drawOrder: 4, stream: schedule.KindPartition, swarm: schedule.KindPartition, Draw: drawPartition, Apply: applyNet},
 	{Name: schedule.KindClog, Swarm: true, Fields: []string{"clog_per_sec", "clog_for", "clog_modes", "clog_delay"},
-		scope: perWorld, stream: schedule.KindClog, swarm: schedule.KindClog,
-		rateOf: func(s *Settings) float64 { return s.ClogPerSec }, Draw: drawClog, Apply: applyNet},
+		scope: perWorld, drawOrder: 5, stream: schedule.KindClog, swarm: schedule.KindClog, Draw: drawClog, Apply: applyNet},
 	// Swizzles make clog faults, so they are no kind of a schedule's, but
 	// swarm testing turns them on and off apart from plain clogs.
 	{Name: schedule.Swizzle, Swarm: true, Fields: []string{"swizzle_per_sec", "clog_for"},
-		scope: perWorld, stream: schedule.Swizzle, swarm: schedule.Swizzle,
-		rateOf: func(s *Settings) float64 { return s.SwizzlePerSec }, Draw: drawSwizzle, Apply: applyNet},
+		scope: perWorld, drawOrder: 6, stream: schedule.Swizzle, swarm: schedule.Swizzle, Draw: drawSwizzle, Apply: applyNet},
 	{Name: schedule.KindNetReset, Swarm: true, Fields: []string{"reset_per_sec"},
-		scope: perNetNode, stream: schedule.KindNetReset, swarm: schedule.KindNetReset,
-		rateOf: func(s *Settings) float64 { return s.ResetPerSec }, Draw: drawReset, Apply: applyNet},
+		scope: perNetNode, drawOrder: 7, stream: schedule.KindNetReset, swarm: schedule.KindNetReset, Draw: drawReset, Apply: applyNet},
 	{Name: schedule.KindSlow, Swarm: true, Fields: []string{"slow_per_sec", "slow_for", "slow_factor"},
-		scope: perNetNode, stream: schedule.KindSlow, swarm: schedule.KindSlow,
-		rateOf: func(s *Settings) float64 { return s.SlowPerSec }, Draw: drawSlow, Apply: applyNet},
+		scope: perNetNode, drawOrder: 8, stream: schedule.KindSlow, swarm: schedule.KindSlow, Draw: drawSlow, Apply: applyNet},
 	{Name: schedule.KindPause, Swarm: true, Fields: []string{"pause_per_sec", "pause_for"},
-		scope: perNetNode, stream: schedule.KindPause, swarm: schedule.KindPause,
-		rateOf: func(s *Settings) float64 { return s.PausePerSec }, Draw: drawPause, Apply: applyNet},
+		scope: perNetNode, drawOrder: 9, stream: schedule.KindPause, swarm: schedule.KindPause, Draw: drawPause, Apply: applyNet},
+	{Name: schedule.KindUDPDrop, Counter: "datagram", Swarm: true, Fields: []string{"udp_loss"}},
+	{Name: schedule.KindUDPDup, Counter: "datagram", Swarm: true, Fields: []string{"udp_dup"}},
+	{Name: schedule.KindPreempt, Counter: "counted call"},
+	{Name: schedule.KindMmapWB, Counter: "disk op", Swarm: true, Fields: []string{"mmap_early_writeback"}},
 }
 
-// Lookup returns the timed kind named name.
+func init() {
+	for _, k := range registry {
+		if k.swarm == "" {
+			k.swarm = k.Name
+		}
+	}
+}
+
+// RateField is the world file's field that gives the named kind its rate or
+// probability, or "" for a kind that has none (preempt).
+func RateField(kind string) string {
+	if k, ok := Lookup(kind); ok && len(k.Fields) > 0 {
+		return k.Fields[0]
+	}
+	return ""
+}
+
+// Lookup returns the kind named name.
 func Lookup(name string) (*Kind, bool) {
 	for _, k := range registry {
 		if k.Name == name {
@@ -118,11 +141,7 @@ func Lookup(name string) (*Kind, bool) {
 
 // Apply applies a planned fault of any timed kind to w.
 func Apply(w World, f Fault) {
-	if f.Kind == schedule.KindClog { // a swizzle's clogs are clogs
-		applyNet(w, f)
-		return
-	}
-	if k, ok := Lookup(f.Kind); ok {
+	if k, ok := Lookup(f.Kind); ok && k.Apply != nil {
 		k.Apply(w, f)
 	}
 }

@@ -29,10 +29,17 @@ type Plan struct {
 	// Until is the end of the fault period: nothing is drawn at or after
 	// it.
 	Until int64
+	// Rates are the world's rates and probabilities of faults, by field
+	// name (crash_per_sec, crash_on_io, ...).
+	Rates map[string]float64
 	// Swarm holds, with swarm testing, each kind's rate factor for this
 	// seed (0 is off); nil without it.
 	Swarm map[string]float64
 }
+
+// KindRate is kind k's rate for this seed: its first field's value, after
+// swarm testing.
+func (p *Plan) KindRate(k *Kind) float64 { return p.Rate(k.swarm, p.Rates[k.Fields[0]]) }
 
 // Rate is a kind's rate for this seed, after swarm testing, given the
 // configured one; the kind is named as swarm testing names it.

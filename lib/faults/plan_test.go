@@ -36,19 +36,19 @@ func eager(p *Plan, seed uint64, from int64) []Fault {
 			continue
 		}
 		st := rng.New(seed, "crash", rng.Key(n.Name))
-		loop(st, p.Rate(schedule.KindCrash, s.CrashPerSec), func(t int64) int64 {
+		loop(st, p.Rate(schedule.KindCrash, p.Rates["crash_per_sec"]), func(t int64) int64 {
 			down := st.Between(s.RestartAfter[0], s.RestartAfter[1])
 			out = append(out, Fault{At: Dur(t), Kind: schedule.KindCrash, Node: n.Name, Until: Dur(t + down)})
 			return t + down
 		})
 		st = rng.New(seed, "bitrot/when", rng.Key(n.Name))
-		loop(st, p.Rate(schedule.KindBitrot, s.BitrotPerSec), func(t int64) int64 {
+		loop(st, p.Rate(schedule.KindBitrot, p.Rates["bitrot_per_sec"]), func(t int64) int64 {
 			out = append(out, Fault{At: Dur(t), Kind: schedule.KindBitrot, Node: n.Name, Until: Dur(t)})
 			return t
 		})
 		if s.ClockJumpMaxNs > 0 {
 			st = rng.New(seed, "clockjump", rng.Key(n.Name))
-			loop(st, p.Rate(schedule.KindClockJump, s.ClockJumpPerSec), func(t int64) int64 {
+			loop(st, p.Rate(schedule.KindClockJump, p.Rates["clock_jump_per_sec"]), func(t int64) int64 {
 				d := st.Between(-s.ClockJumpMaxNs, s.ClockJumpMaxNs)
 				out = append(out, Fault{At: Dur(t), Kind: schedule.KindClockJump, Node: n.Name, Until: Dur(t), Delta: Dur(d)})
 				return t
@@ -61,16 +61,16 @@ func eager(p *Plan, seed uint64, from int64) []Fault {
 		loop(st, p.Rate(purpose, rate), func(t int64) int64 { each(t, st); return t })
 	}
 	if len(nodes) >= 2 {
-		times(schedule.KindPartition, 0, s.PartitionPerSec, func(t int64, st *rng.Stream) {
+		times(schedule.KindPartition, 0, p.Rates["partition_per_sec"], func(t int64, st *rng.Stream) {
 			g := &Gen{S: *st}
 			f := drawPartitionAt(p, g, t)
 			*st = g.S
 			out = append(out, f)
 		})
-		times(schedule.KindClog, 0, s.ClogPerSec, func(t int64, st *rng.Stream) {
+		times(schedule.KindClog, 0, p.Rates["clog_per_sec"], func(t int64, st *rng.Stream) {
 			out = append(out, refClog(t, nodes, s, st))
 		})
-		times(schedule.Swizzle, 0, s.SwizzlePerSec, func(t int64, st *rng.Stream) {
+		times(schedule.Swizzle, 0, p.Rates["swizzle_per_sec"], func(t int64, st *rng.Stream) {
 			out = append(out, refSwizzle(t, nodes, s.ClogForNs, st)...)
 		})
 	}
@@ -79,15 +79,15 @@ func eager(p *Plan, seed uint64, from int64) []Fault {
 			continue
 		}
 		key := rng.Key(n.Name)
-		times(schedule.KindNetReset, key, s.ResetPerSec, func(t int64, st *rng.Stream) {
+		times(schedule.KindNetReset, key, p.Rates["reset_per_sec"], func(t int64, st *rng.Stream) {
 			out = append(out, Fault{At: Dur(t), Kind: schedule.KindNetReset, Node: n.Name, Until: Dur(t)})
 		})
-		times(schedule.KindSlow, key, s.SlowPerSec, func(t int64, st *rng.Stream) {
+		times(schedule.KindSlow, key, p.Rates["slow_per_sec"], func(t int64, st *rng.Stream) {
 			d := st.Between(s.SlowForNs[0], s.SlowForNs[1])
 			factor := math.Round((1+st.Float64()*(max(s.SlowFactor, 1)-1))*100) / 100
 			out = append(out, Fault{At: Dur(t), Kind: schedule.KindSlow, Node: n.Name, Factor: factor, Until: Dur(t + d)})
 		})
-		times(schedule.KindPause, key, s.PausePerSec, func(t int64, st *rng.Stream) {
+		times(schedule.KindPause, key, p.Rates["pause_per_sec"], func(t int64, st *rng.Stream) {
 			d := st.Between(s.PauseForNs[0], s.PauseForNs[1])
 			out = append(out, Fault{At: Dur(t), Kind: schedule.KindPause, Node: n.Name, Until: Dur(t + d)})
 		})
@@ -163,22 +163,27 @@ func TestPlannerMatchesTheEagerDraw(t *testing.T) {
 		}
 		return out
 	}
-	settings := []Settings{
-		{CrashPerSec: 2, RestartAfter: [2]int64{1e6, 5e8}},
-		{CrashPerSec: 0.5, RestartAfter: [2]int64{1e7, 1e9}, BitrotPerSec: 3, ClockJumpPerSec: 4, ClockJumpMaxNs: 5e9},
-		{PartitionPerSec: 3, PartitionForNs: [2]int64{5e7, 2e9}, PartitionTopologies: []string{"half", "one", "majority", "majorities_ring", "random_groups"},
-			ClogPerSec: 3, ClogForNs: [2]int64{1e8, 2e9}, ClogDelayNs: [2]int64{1e7, 2e8}, SwizzlePerSec: 2},
-		{CrashPerSec: 1, RestartAfter: [2]int64{1e6, 1e8}, SwizzlePerSec: 5, ClogForNs: [2]int64{1e8, 4e9}, ResetPerSec: 2,
-			SlowPerSec: 2, SlowForNs: [2]int64{5e8, 5e9}, SlowFactor: 10, PausePerSec: 3, PauseForNs: [2]int64{1e8, 3e9},
-			ClockJumpPerSec: 1, ClockJumpMaxNs: 1e10, BitrotPerSec: 1},
+	type world struct {
+		s     Settings
+		rates map[string]float64
 	}
-	for si, s := range settings {
+	settings := []world{
+		{Settings{RestartAfter: [2]int64{1e6, 5e8}}, map[string]float64{"crash_per_sec": 2}},
+		{Settings{RestartAfter: [2]int64{1e7, 1e9}, ClockJumpMaxNs: 5e9}, map[string]float64{"crash_per_sec": 0.5, "bitrot_per_sec": 3, "clock_jump_per_sec": 4}},
+		{Settings{PartitionForNs: [2]int64{5e7, 2e9}, PartitionTopologies: []string{"half", "one", "majority", "majorities_ring", "random_groups"},
+			ClogForNs: [2]int64{1e8, 2e9}, ClogDelayNs: [2]int64{1e7, 2e8}}, map[string]float64{"partition_per_sec": 3, "clog_per_sec": 3, "swizzle_per_sec": 2}},
+		{Settings{RestartAfter: [2]int64{1e6, 1e8}, ClogForNs: [2]int64{1e8, 4e9}, SlowForNs: [2]int64{5e8, 5e9}, SlowFactor: 10,
+			PauseForNs: [2]int64{1e8, 3e9}, ClockJumpMaxNs: 1e10}, map[string]float64{"crash_per_sec": 1, "swizzle_per_sec": 5,
+			"reset_per_sec": 2, "slow_per_sec": 2, "pause_per_sec": 3, "clock_jump_per_sec": 1, "bitrot_per_sec": 1}},
+		{Settings{ClockJumpMaxNs: 0}, map[string]float64{"clock_jump_per_sec": 5}},
+	}
+	for si, w := range settings {
 		for _, n := range []int{1, 2, 3, 5} {
 			for _, swarm := range []map[string]float64{nil, {"crash": 1.5, "clog": 0, "swizzle": 1.9, "pause": 0.3, "partition": 1, "slow": 2, "net_reset": 1, "bitrot": 0.5, "clock_jump": 1}} {
 				for seed := uint64(1); seed <= 8; seed++ {
 					for _, from := range []int64{0, 3e9} {
-						s := s
-						p := &Plan{Settings: &s, Nodes: nodes(n), Until: 30e9, Swarm: swarm}
+						s := w.s
+						p := &Plan{Settings: &s, Rates: w.rates, Nodes: nodes(n), Until: 30e9, Swarm: swarm}
 						want := eager(p, seed, from)
 						pl := NewPlanner(p, seed, from)
 						if c := pl.Count(p); c != len(want) {

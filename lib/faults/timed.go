@@ -9,27 +9,19 @@ import (
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
-// Settings are the world's settings of the kinds planned in time.
+// Settings are the shapes of the kinds planned in time: how long they
+// last, which forms they take. Their rates are Plan.Rates.
 type Settings struct {
-	CrashPerSec     float64
-	RestartAfter    [2]int64
-	BitrotPerSec    float64
-	ClockJumpPerSec float64
-	ClockJumpMaxNs  int64
+	RestartAfter   [2]int64
+	ClockJumpMaxNs int64
 
-	PartitionPerSec     float64
 	PartitionForNs      [2]int64
 	PartitionTopologies []string
-	ClogPerSec          float64
 	ClogForNs           [2]int64
 	ClogModes           []string
 	ClogDelayNs         [2]int64
-	SwizzlePerSec       float64
-	ResetPerSec         float64
-	SlowPerSec          float64
 	SlowForNs           [2]int64
 	SlowFactor          float64
-	PausePerSec         float64
 	PauseForNs          [2]int64
 }
 
@@ -58,14 +50,21 @@ func planOrder(p *Plan, seed uint64, from int64) []Gen {
 		g.S.Reset(seed, kd.stream, key)
 		gens = append(gens, g)
 	}
+	timed := make([]int, 0, len(registry))
+	for i, k := range registry {
+		if k.scope != 0 {
+			timed = append(timed, i)
+		}
+	}
+	sort.SliceStable(timed, func(a, b int) bool { return registry[timed[a]].drawOrder < registry[timed[b]].drawOrder })
 	for _, sc := range []scope{perNode, perWorld, perNetNode} {
 		switch sc {
 		case perWorld:
 			if len(p.netNodes()) < 2 {
 				continue
 			}
-			for i, k := range registry {
-				if k.scope == sc {
+			for _, i := range timed {
+				if registry[i].scope == sc {
 					add(i, "", 0)
 				}
 			}
@@ -74,8 +73,8 @@ func planOrder(p *Plan, seed uint64, from int64) []Gen {
 				if !n.Faults {
 					continue
 				}
-				for i, k := range registry {
-					if k.scope == sc {
+				for _, i := range timed {
+					if registry[i].scope == sc {
 						add(i, n.Name, rng.Key(n.Name))
 					}
 				}
@@ -87,13 +86,13 @@ func planOrder(p *Plan, seed uint64, from int64) []Gen {
 
 // drawn reports whether the kind draws anything at all in plan p.
 func (k *Kind) drawn(p *Plan) bool {
-	return k.rateOf != nil && p.Rate(k.swarm, k.rateOf(p.Settings)) > 0 && (k.enabled == nil || k.enabled(p.Settings))
+	return k.Draw != nil && p.KindRate(k) > 0 && (k.enabled == nil || k.enabled(p.Settings))
 }
 
 // next is the time of g's next event, or false when it passes the fault
 // period: one exponential gap at the kind's rate after g.T.
 func (k *Kind) next(p *Plan, g *Gen) (int64, bool) {
-	t := g.T + g.S.ExpNs(p.Rate(k.swarm, k.rateOf(p.Settings)))
+	t := g.T + g.S.ExpNs(p.KindRate(k))
 	if t >= p.Until || t < 0 {
 		g.Done = true
 		return 0, false

@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"fmt"
+	"reflect"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/config"
@@ -20,11 +21,10 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 		LatencyNs:        [2]int64{int64(w.Latency[0]), int64(w.Latency[1])},
 		WatchdogNs:       int64(w.Watchdog),
 		Supervise:        w.Supervise,
-		CrashPerSec:      f.CrashPerSec,
+		Rates:            Rates(&f),
 		RestartAfter:     [2]int64{int64(f.RestartAfter[0]), int64(f.RestartAfter[1])},
 		LivenessWithinNs: int64(w.Liveness.Within),
 		ClockSkewNs:      int64(f.ClockSkew),
-		ClockJumpPerSec:  f.ClockJumpPerSec,
 		ClockJumpMaxNs:   int64(f.ClockJumpMax),
 		Swarm:            f.Swarm,
 		Buggify:          f.Buggify,
@@ -36,21 +36,13 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 			CheckStepsMax: w.Limits.CheckSteps,
 		},
 		Net: engine.NetFaults{
-			PartitionPerSec: f.PartitionPerSec, PartitionForNs: rangeNs(f.PartitionFor),
-			PartitionTopologies: f.PartitionTopologies,
-			ClogPerSec:          f.ClogPerSec, ClogForNs: rangeNs(f.ClogFor), ClogModes: f.ClogModes,
-			ClogDelayNs:   rangeNs(f.ClogDelay),
-			SwizzlePerSec: f.SwizzlePerSec, ResetPerSec: f.ResetPerSec,
-			SlowPerSec: f.SlowPerSec, SlowForNs: rangeNs(f.SlowFor), SlowFactor: f.SlowFactor,
-			PausePerSec: f.PausePerSec, PauseForNs: rangeNs(f.PauseFor),
-			UDPLoss: f.UDPLoss, UDPDup: f.UDPDup,
+			PartitionForNs: rangeNs(f.PartitionFor), PartitionTopologies: f.PartitionTopologies,
+			ClogForNs: rangeNs(f.ClogFor), ClogModes: f.ClogModes, ClogDelayNs: rangeNs(f.ClogDelay),
+			SlowForNs: rangeNs(f.SlowFor), SlowFactor: f.SlowFactor, PauseForNs: rangeNs(f.PauseFor),
 		},
 		Disk: engine.DiskFaults{
 			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
-			CrashOnIO: f.CrashOnIO, FsyncEIO: f.FsyncEIO, WriteEIO: f.WriteEIO, WriteENOSPC: f.WriteENOSPC,
-			ReadEIO: f.ReadEIO, ReadCorrupt: f.ReadCorrupt, LostWrite: f.LostWrite, Misdirected: f.MisdirectedWrite,
-			BitrotPerSec: f.BitrotPerSec, CapacityBytes: f.DiskBytes, MmapWB: f.MmapEarlyWriteback,
-			LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
+			CapacityBytes: f.DiskBytes, LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
 		},
 	}
 	if preemptSet(w) {
@@ -75,6 +67,25 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 }
 
 func rangeNs(r config.Range) [2]int64 { return [2]int64{int64(r[0]), int64(r[1])} }
+
+// Rates are the world's rates and probabilities of faults, every field of
+// the faults object that the world file checks as a rate or a probability,
+// by its name: a fault kind finds its own under its first field, so that a
+// kind's rate reaches the engine with no code here that names it.
+func Rates(f *config.Faults) map[string]float64 {
+	out := map[string]float64{}
+	v := reflect.ValueOf(f).Elem()
+	t := v.Type()
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		switch sf.Tag.Get("check") {
+		case "rate", "prob":
+			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
+			out[name] = v.Field(i).Float()
+		}
+	}
+	return out
+}
 
 // preemptSet reports whether the world sets any preempt field: only then do
 // its programs count calls, so a world without one runs as it always did.

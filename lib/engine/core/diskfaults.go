@@ -8,16 +8,11 @@ import (
 	"github.com/sf-dst/sf/lib/rng"
 )
 
-// DiskFaults are the world's disk settings and fault rates.
+// DiskFaults are the world's disk settings; the disk faults' probabilities
+// are Spec.Rates.
 type DiskFaults struct {
-	Torn, Reorder, StrictDirs, CorruptOnCrash    bool
-	Model                                        disk.FSModel
-	CrashOnIO, FsyncEIO, WriteEIO, WriteENOSPC   float64
-	ReadEIO, ReadCorrupt, LostWrite, Misdirected float64
-	BitrotPerSec                                 float64
-	// MmapWB is the probability that a dirty page of a shared writable
-	// mapping was written back before a crash (mmap_early_writeback).
-	MmapWB float64
+	Torn, Reorder, StrictDirs, CorruptOnCrash bool
+	Model                                     disk.FSModel
 	// CapacityBytes is each node's disk size; 0 is unlimited.
 	CapacityBytes int64
 	// LatencyNs is the range of extra time each fsync takes.
@@ -34,14 +29,14 @@ type opKey struct {
 // from the schedule when one is replayed, otherwise from a stream keyed by
 // the seed, the kind, the node and op, so removing another fault never
 // changes this one.
-func (r *Run) DiskFault(n *Node, kind string, op int64, p float64) bool {
+func (r *Run) DiskFault(n *Node, kind string, op int64) bool {
 	if !n.Spec.Faults || r.Quiet() {
 		return false
 	}
 	if r.Opts.Faults != nil {
 		return r.scheduledOps[opKey{kind, n.Idx, op}]
 	}
-	p = r.Rate(kind, p)
+	p := r.kindRate(kind)
 	if p <= 0 {
 		return false
 	}
@@ -80,19 +75,19 @@ func (n *Node) nextRead() int64 { n.diskReads++; return n.diskReads }
 // returns an errno to fail the operation with (nothing is written), and
 // whether the node crashes once the operation has reached the page cache.
 func (in *Instance) BeforeWrite(e *Desc, write bool) (op int64, errno uint64, crash bool) {
-	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
+	r, n := in.Run, in.Node
 	op = n.NextOp()
-	if r.DiskFault(n, KindCrashIO, op, d.CrashOnIO) {
+	if r.DiskFault(n, KindCrashIO, op) {
 		return op, 0, true
 	}
 	if !write {
 		return op, 0, false
 	}
-	if r.DiskFault(n, KindWriteEIO, op, d.WriteEIO) {
+	if r.DiskFault(n, KindWriteEIO, op) {
 		r.RecordDiskFault(in, KindWriteEIO, op, e.Path, 0)
 		return op, EIO, false
 	}
-	if r.DiskFault(n, KindWriteENOSPC, op, d.WriteENOSPC) {
+	if r.DiskFault(n, KindWriteENOSPC, op) {
 		r.RecordDiskFault(in, KindWriteENOSPC, op, e.Path, 0)
 		return op, ENospc, false
 	}
@@ -154,15 +149,15 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 			in.deadline = maxTime
 		}
 	}
-	if r.DiskFault(n, KindCrashIO, op, d.CrashOnIO) {
+	if r.DiskFault(n, KindCrashIO, op) {
 		in.CrashInside(ctx, op, e.Path, e.Ino)
 	}
 	if e.Kind == DescFile {
 		switch {
-		case r.DiskFault(n, KindFsyncEIO, op, d.FsyncEIO):
+		case r.DiskFault(n, KindFsyncEIO, op):
 			r.RecordDiskFault(in, KindFsyncEIO, op, e.Path, 0)
 			return Errno(n.FS.SyncEIO(e.Ino))
-		case r.DiskFault(n, KindLostWrite, op, d.LostWrite):
+		case r.DiskFault(n, KindLostWrite, op):
 			page, err := n.FS.SyncLosingPage(e.Ino, r.faultStream(KindLostWrite, n, op))
 			if err != nil {
 				return Errno(err)
@@ -171,7 +166,7 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 				r.RecordDiskFault(in, KindLostWrite, op, e.Path, page)
 			}
 			return ESuccess
-		case r.DiskFault(n, KindMisdirected, op, d.Misdirected):
+		case r.DiskFault(n, KindMisdirected, op):
 			from, to, ok, err := n.FS.SyncMisdirected(e.Ino, r.faultStream(KindMisdirected, n, op))
 			if err != nil {
 				return Errno(err)
@@ -186,20 +181,21 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 	return Errno(n.FS.Sync(e.Ino))
 }
 
-// afterRead applies the read faults to a file read that returned p.
+// BeforeRead numbers a file read and decides whether it fails (read_eio).
 func (in *Instance) BeforeRead(e *Desc) (op int64, errno uint64) {
-	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
+	r, n := in.Run, in.Node
 	op = n.NextRead()
-	if r.DiskFault(n, KindReadEIO, op, d.ReadEIO) {
+	if r.DiskFault(n, KindReadEIO, op) {
 		r.RecordDiskFault(in, KindReadEIO, op, e.Path, 0)
 		return op, EIO
 	}
 	return op, 0
 }
 
+// AfterRead applies the read faults to a file read that returned p.
 func (in *Instance) AfterRead(e *Desc, op int64, p []byte, fileOff int64) {
 	r, n := in.Run, in.Node
-	if len(p) == 0 || !r.DiskFault(n, KindReadCorrupt, op, r.Spec.Disk.ReadCorrupt) {
+	if len(p) == 0 || !r.DiskFault(n, KindReadCorrupt, op) {
 		return
 	}
 	off, _, ok := disk.FlipBit(p, r.faultStream(KindReadCorrupt, n, op))

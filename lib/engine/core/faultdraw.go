@@ -47,13 +47,19 @@ func (r *Run) drawSwarm() {
 func (r *Run) configured(kind string) bool {
 	switch kind {
 	case KindCrash:
-		return r.Spec.CrashPerSec > 0
+		return r.Spec.Rates[faults.RateField(KindCrash)] > 0
 	case KindClockJump:
-		return r.Spec.ClockJumpPerSec > 0
+		return r.Spec.Rates[faults.RateField(KindClockJump)] > 0
 	case KindBuggify:
 		return r.Spec.Buggify
 	}
 	return false
+}
+
+// kindRate is the named kind's rate or probability for this seed, after
+// swarm testing.
+func (r *Run) kindRate(kind string) float64 {
+	return r.Rate(kind, r.Spec.Rates[faults.RateField(kind)])
 }
 
 // rate is a fault type's rate for this seed, after swarm testing.
@@ -74,15 +80,12 @@ func (r *Run) newPlan() *faults.Plan {
 	sp := r.Spec
 	p := &faults.Plan{
 		Settings: &faults.Settings{
-			CrashPerSec: sp.CrashPerSec, RestartAfter: sp.RestartAfter, BitrotPerSec: sp.Disk.BitrotPerSec,
-			ClockJumpPerSec: sp.ClockJumpPerSec, ClockJumpMaxNs: sp.ClockJumpMaxNs,
-			PartitionPerSec: sp.Net.PartitionPerSec, PartitionForNs: sp.Net.PartitionForNs,
-			PartitionTopologies: sp.Net.PartitionTopologies,
-			ClogPerSec:          sp.Net.ClogPerSec, ClogForNs: sp.Net.ClogForNs, ClogModes: sp.Net.ClogModes,
-			ClogDelayNs: sp.Net.ClogDelayNs, SwizzlePerSec: sp.Net.SwizzlePerSec, ResetPerSec: sp.Net.ResetPerSec,
-			SlowPerSec: sp.Net.SlowPerSec, SlowForNs: sp.Net.SlowForNs, SlowFactor: sp.Net.SlowFactor,
-			PausePerSec: sp.Net.PausePerSec, PauseForNs: sp.Net.PauseForNs,
+			RestartAfter: sp.RestartAfter, ClockJumpMaxNs: sp.ClockJumpMaxNs,
+			PartitionForNs: sp.Net.PartitionForNs, PartitionTopologies: sp.Net.PartitionTopologies,
+			ClogForNs: sp.Net.ClogForNs, ClogModes: sp.Net.ClogModes, ClogDelayNs: sp.Net.ClogDelayNs,
+			SlowForNs: sp.Net.SlowForNs, SlowFactor: sp.Net.SlowFactor, PauseForNs: sp.Net.PauseForNs,
 		},
+		Rates: sp.Rates,
 		Until: sp.DurationNs,
 		Swarm: r.swarm,
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 
 	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // Shared writable mappings, for mmap_early_writeback. compat_overlay's
@@ -42,8 +43,7 @@ type mmapPage struct {
 // when the world's mmap_early_writeback is 0, so that other faults keep
 // their operation numbers.
 func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
-	p := r.Spec.Disk.MmapWB
-	if p <= 0 || len(in.Maps) == 0 || in.exec.mod == nil {
+	if r.Spec.Rates[faults.RateField(KindMmapWB)] <= 0 || len(in.Maps) == 0 || in.exec.mod == nil {
 		return nil
 	}
 	n, mem := in.Node, in.exec.mod.Memory()
@@ -60,7 +60,7 @@ func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
 				continue
 			}
 			op := n.NextOp()
-			if !r.DiskFault(n, KindMmapWB, op, p) {
+			if !r.DiskFault(n, KindMmapWB, op) {
 				continue
 			}
 			off := g.Off + int64(a)

@@ -9,24 +9,18 @@ import (
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
-// NetFaults are the world's network fault settings.
+// NetFaults are the world's network fault settings, but their rates
+// (Spec.Rates).
 type NetFaults struct {
 	Links               []simnet.Link
-	PartitionPerSec     float64
 	PartitionForNs      [2]int64
 	PartitionTopologies []string
-	ClogPerSec          float64
 	ClogForNs           [2]int64
 	ClogModes           []string
 	ClogDelayNs         [2]int64
-	SwizzlePerSec       float64
-	ResetPerSec         float64
-	SlowPerSec          float64
 	SlowForNs           [2]int64
 	SlowFactor          float64
-	PausePerSec         float64
 	PauseForNs          [2]int64
-	UDPLoss, UDPDup     float64
 }
 
 // netEnd is a network fault that lasts: what undoes it at its time. It is
@@ -134,8 +128,8 @@ func (in *Instance) DatagramFaults(to string) (drop, dup bool) {
 	} else {
 		var s rng.Stream
 		s.Reset(r.SeedOf(bsUDP), "udp", rng.Key(n.Spec.Name), uint64(op))
-		drop = s.Chance(r.Rate(KindUDPDrop, r.Spec.Net.UDPLoss))
-		dup = !drop && s.Chance(r.Rate(KindUDPDup, r.Spec.Net.UDPDup))
+		drop = s.Chance(r.kindRate(KindUDPDrop))
+		dup = !drop && s.Chance(r.kindRate(KindUDPDup))
 	}
 	for _, k := range []struct {
 		on   bool

@@ -44,12 +44,16 @@ type SeedFile struct {
 
 // Spec is what a run needs from the world file.
 type Spec struct {
-	Nodes        []NodeSpec // crashable nodes first, then workloads
-	DurationNs   int64
-	LatencyNs    [2]int64
-	WatchdogNs   int64
-	Supervise    bool
-	CrashPerSec  float64
+	Nodes      []NodeSpec // crashable nodes first, then workloads
+	DurationNs int64
+	LatencyNs  [2]int64
+	WatchdogNs int64
+	Supervise  bool
+	// Rates are the world's rates and probabilities of faults, by the
+	// world file's field name (crash_per_sec, crash_on_io, udp_loss...):
+	// each fault kind finds its own under its first field
+	// (faults.RateField).
+	Rates        map[string]float64
 	RestartAfter [2]int64
 	// LivenessWithinNs turns on liveness mode: at DurationNs the faults stop
 	// and crashed nodes restart, and the workloads (and the finally check)
@@ -58,9 +62,8 @@ type Spec struct {
 	// ClockSkewNs offsets each node's wall clock by a seeded amount in
 	// [-skew, +skew].
 	ClockSkewNs int64
-	// ClockJumpPerSec and ClockJumpMaxNs plan jumps of a node's wall clock.
-	ClockJumpPerSec float64
-	ClockJumpMaxNs  int64
+	// ClockJumpMaxNs is the largest jump of a node's wall clock.
+	ClockJumpMaxNs int64
 	// Swarm turns each fault type on or off per seed and rescales its rate.
 	Swarm bool
 	// Net holds the network fault settings.
