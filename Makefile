@@ -6,7 +6,9 @@ SHELL := /bin/bash
 #                stderr that is not a terminal gets a progress line every 5s
 #   make test    the whole test suite (what CI runs), after make lint
 #   make lint    gofmt, go vet and staticcheck, all clean
-#   make bench   speed figures for the engine, as ratios and rates, the
+#   make bench   how kvlog's CPU splits between the guests and sf's own code
+#                (tools/engine-share.sh, with perf), speed figures for the
+#                engine, as ratios and rates, the
 #                disk's host memory per byte it holds (BenchmarkDiskMemory),
 #                and Go as wasm against native (BenchmarkGuestSpeed)
 GO    ?= go
@@ -81,6 +83,7 @@ demo: build
 	@SF_PROGRESS=5s bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200
 
 bench: build
+	@tools/engine-share.sh bin/sf-run
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
 
 # The determinism corpus (lib/determinism): every example world's first 20
