@@ -65,12 +65,6 @@ func (r *Run) RecordDiskFault(in *Instance, kind string, op int64, path string, 
 	r.Tracef("fault %s on %s at %s #%d (%s)", kind, in.Name, counter, op, where)
 }
 
-// nextOp numbers a node's writes, truncates and fsyncs ("disk op #N").
-func (n *Node) nextOp() int64 { n.diskOps++; return n.diskOps }
-
-// nextRead numbers a node's file reads ("disk read #N").
-func (n *Node) nextRead() int64 { n.diskReads++; return n.diskReads }
-
 // beforeWrite is called for every write or truncate of a regular file. It
 // returns an errno to fail the operation with (nothing is written), and
 // whether the node crashes once the operation has reached the page cache.

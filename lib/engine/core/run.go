@@ -794,15 +794,6 @@ func (r *Run) shutdown() {
 	}
 }
 
-// instanceName is the name of a node's running instance ("server#2"), or
-// the node's name when it has none.
-func (r *Run) instanceName(node string) string {
-	if n := r.NodeByName(node); n != nil && n.Cur != nil {
-		return n.Cur.Name
-	}
-	return node
-}
-
 func (r *Run) Tracef(format string, args ...any) {
 	line := fmt.Sprintf("%10s  ", fmtTime(r.Now)) + fmt.Sprintf(format, args...)
 	r.traceLimit(len(line))

@@ -37,7 +37,6 @@ const (
 var (
 	i32 = api.ValueTypeI32
 	i64 = api.ValueTypeI64
-	f64 = api.ValueTypeF64
 )
 
 func p(ts ...api.ValueType) []api.ValueType { return ts }
