@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/clitest"
@@ -26,7 +27,8 @@ func TestBadInput(t *testing.T) {
 		args  []string          // sf-run arguments after -c world.json
 		path  string            // PATH, when not inherited
 		build bool              // sf-build must fail the same way
-		want  []string          // substrings of stderr
+		setup func(t *testing.T, dir string)
+		want  []string // substrings of stderr
 	}{
 		{
 			name:  "malformed JSON",
@@ -98,7 +100,7 @@ func TestBadInput(t *testing.T) {
 				"empty.wasm": "\x00asm\x01\x00\x00\x00",
 			},
 			build: true,
-			want:  []string{": workload (client): /", "/empty.wasm is not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)\n"},
+			want:  []string{": workload (client): wasm: /", "/empty.wasm is not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)\n"},
 		},
 		{
 			// A valid wasip1 command, but not Go's: preemption cannot count
@@ -137,12 +139,123 @@ func TestBadInput(t *testing.T) {
 			args: []string{"-seed", "1", "-faults", "faults.json"},
 			want: []string{"faults.json"},
 		},
+		// issue 30 item 1: what a world names is read only when it is a
+		// regular file, and within a limit.
+		{
+			name:  "wasm is a device",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "wasm": "/dev/zero"}}`},
+			build: true,
+			want:  []string{"world.json: workload.wasm: module file /dev/zero is not a regular file (it is a character device) (resolved to /dev/zero)\n"},
+		},
+		{
+			name:  "wasm is a named pipe",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "wasm": "pipe.wasm"}}`},
+			setup: func(t *testing.T, dir string) {
+				if err := syscall.Mkfifo(filepath.Join(dir, "pipe.wasm"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			build: true,
+			want:  []string{"world.json: workload.wasm: module file pipe.wasm is not a regular file (it is a named pipe) (resolved to /"},
+		},
+		{
+			name:  "wasm is a directory",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "wasm": "mod"}}`, "mod/x": "x"},
+			build: true,
+			want:  []string{"world.json: workload.wasm: module file mod is a directory (resolved to /"},
+		},
+		{
+			name:  "wasm larger than a module may be",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "wasm": "big.wasm"}}`},
+			setup: func(t *testing.T, dir string) { sparse(t, filepath.Join(dir, "big.wasm"), 3<<30) },
+			build: true,
+			want:  []string{"world.json: workload.wasm: module file big.wasm is larger than the limit of 256 MiB (resolved to /"},
+		},
+		{
+			name: "seeded file is a device",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `", "files": {"x": "/dev/zero"}}}`,
+			},
+			build: true,
+			want:  []string{"world.json: workload.files.x: host file /dev/zero is not a regular file (it is a character device) (resolved to /dev/zero)\n"},
+		},
+		{
+			name: "seeded file is a named pipe",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `", "files": {"x": "fifo"}}}`,
+			},
+			setup: func(t *testing.T, dir string) {
+				if err := syscall.Mkfifo(filepath.Join(dir, "fifo"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			build: true,
+			want:  []string{"world.json: workload.files.x: host file fifo is not a regular file (it is a named pipe) (resolved to /"},
+		},
+		{
+			name: "seeded file larger than the disk holds",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `", "files": {"x": "big"}}}`,
+			},
+			setup: func(t *testing.T, dir string) { sparse(t, filepath.Join(dir, "big"), 1<<30+1) },
+			build: true,
+			want:  []string{"world.json: workload.files.x: host file big is larger than the limit of 1 GiB (resolved to /"},
+		},
+		{
+			name: "disk folder holds a sparse 3 GB file",
+			files: map[string]string{
+				"world.json":    `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `", "disk": "seed"}}`,
+				"seed/small.db": "abc",
+			},
+			setup: func(t *testing.T, dir string) { sparse(t, filepath.Join(dir, "seed", "big.db"), 3<<30) },
+			want:  []string{"world.json: node client: disk: /", "/seed/big.db is larger than the limit of 1 GiB"},
+		},
+		{
+			name: "disk folder holds a named pipe",
+			files: map[string]string{
+				"world.json":    `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `", "disk": "seed"}}`,
+				"seed/small.db": "abc",
+			},
+			setup: func(t *testing.T, dir string) {
+				if err := syscall.Mkfifo(filepath.Join(dir, "seed", "pipe"), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{"world.json: node client: disk: /", "/seed/pipe is not a regular file (it is a named pipe)"},
+		},
+		{
+			name: "disk folder holds a symbolic link",
+			files: map[string]string{
+				"world.json":    `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `", "disk": "seed"}}`,
+				"seed/small.db": "abc",
+			},
+			setup: func(t *testing.T, dir string) {
+				if err := os.Symlink("/etc/passwd", filepath.Join(dir, "seed", "passwd")); err != nil {
+					t.Fatal(err)
+				}
+			},
+			want: []string{"world.json: node client: disk: /", "/seed/passwd is a symbolic link: put the file itself in the disk folder\n"},
+		},
+		{
+			name: "disk folder and files together over the limit",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "pkg": "` + guest("sleeper") + `", "disk": "seed", "files": {"y": "y.db"}}}`,
+			},
+			setup: func(t *testing.T, dir string) {
+				sparse(t, filepath.Join(dir, "seed", "a.db"), 1<<29)
+				sparse(t, filepath.Join(dir, "y.db"), 1<<29+1)
+			},
+			want: []string{"world.json: node client: files.y: /", "/y.db: with the 536870912 bytes before it, the node's disk would start with more than 1 GiB (the limit for its disk folder and files together)"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
 			for name, content := range tc.files {
 				clitest.WriteFile(t, filepath.Join(dir, name), []byte(content))
+			}
+			if tc.setup != nil {
+				tc.setup(t, dir)
 			}
 			args := append([]string{"-c", "world.json"}, tc.args...)
 			if len(tc.args) == 0 {
@@ -168,6 +281,22 @@ func TestBadInput(t *testing.T) {
 				check(runBin(t, c, tools.Path("sf-build"), "-c", "world.json"))
 			}
 		})
+	}
+}
+
+// sparse makes a file of size bytes that takes no room on disk.
+func sparse(t *testing.T, path string, size int64) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/readfile"
 )
 
 // StateDir is the folder, next to the world file, where sf keeps its builds
@@ -207,7 +208,7 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		if j.wasm != "" {
 			mod, err := storePrebuilt(store, j.wasm)
 			if err != nil {
-				return nil, fmt.Errorf("%s: %w", j.where, err)
+				return nil, fmt.Errorf("%s: wasm: %w", j.where, err)
 			}
 			mod.Node, mod.Upgrade = j.node, j.upgrade
 			man.Modules = append(man.Modules, mod)
@@ -374,7 +375,7 @@ func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Mo
 // first seed is refused here, by sf-build as by sf-run, with the node's name.
 // A module already in the store passed the check when it was stored.
 func storePrebuilt(store, path string) (Module, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Regular(path, config.ModuleBytesMax)
 	if err != nil {
 		return Module{}, err
 	}
@@ -409,7 +410,7 @@ func checkCommand(path string, data []byte) error {
 
 // storeFile copies (or moves) a module into the store under its hash.
 func storeFile(store, path string, move bool) (Module, error) {
-	data, err := os.ReadFile(path)
+	data, err := readfile.Regular(path, config.ModuleBytesMax)
 	if err != nil {
 		return Module{}, err
 	}

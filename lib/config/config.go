@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/readfile"
 )
 
 // Limits on a world file. Each is reported by name when it is reached.
@@ -19,6 +21,14 @@ const (
 	// maxFileBytes bounds the size of a world file that Load reads, and of each file it extends. A world
 	// file is a few hundred bytes; 16 MiB is far beyond any real one and still cheap to hold in memory.
 	maxFileBytes = 16 << 20
+	// ModuleBytesMax bounds a module file, prebuilt (a node's wasm) or built: a Go service compiled for
+	// wasip1 is some 3 to 40 MB, and a module is held in memory while it is hashed and compiled, so 256 MiB
+	// is about a wrong file (a device, a disk image), not a real module.
+	ModuleBytesMax = 256 << 20
+	// SeedBytesMax bounds a node's seeded disk: each file of its disk folder and files, and all of them
+	// together. It is the largest file the simulated disk holds (disk.FileBytesMax, 1 GiB): a sweep holds
+	// them in memory and every seed copies them.
+	SeedBytesMax = disk.FileBytesMax
 	// maxNameLen bounds a node or profile name. Names appear in host names, trace lines and file names;
 	// 63 is the longest label a DNS name may have.
 	maxNameLen = 63
@@ -567,27 +577,28 @@ func (n *Node) validate(d *decoder, p string) error {
 		}
 	}
 	var err error
-	if n.Pkg, err = d.hostPath(joinPath(p, "pkg"), n.Pkg, "package directory", true); err != nil {
+	if n.Pkg, err = d.hostPath(joinPath(p, "pkg"), n.Pkg, "package directory", true, 0); err != nil {
 		return err
 	}
-	if n.Wasm, err = d.hostPath(joinPath(p, "wasm"), n.Wasm, "module file", false); err != nil {
+	if n.Wasm, err = d.hostPath(joinPath(p, "wasm"), n.Wasm, "module file", false, ModuleBytesMax); err != nil {
 		return err
 	}
-	if n.Disk, err = d.hostPath(joinPath(p, "disk"), n.Disk, "disk directory", true); err != nil {
+	if n.Disk, err = d.hostPath(joinPath(p, "disk"), n.Disk, "disk directory", true, 0); err != nil {
 		return err
 	}
 	if n.Files, err = d.nodeFiles(joinPath(p, "files"), n.Files); err != nil {
 		return err
 	}
-	if n.UpgradeTo, err = d.hostPath(joinPath(p, "upgrade_to"), n.UpgradeTo, "package directory", true); err != nil {
+	if n.UpgradeTo, err = d.hostPath(joinPath(p, "upgrade_to"), n.UpgradeTo, "package directory", true, 0); err != nil {
 		return err
 	}
 	return nil
 }
 
 // hostPath checks that the host path h, written at the JSON path where, exists and is a directory (or,
-// without dir, is not one), and returns it absolute. An empty h stays empty. what names it in messages.
-func (d *decoder) hostPath(where, h, what string, dir bool) (string, error) {
+// without dir, a regular file of at most limit bytes), and returns it absolute. An empty h stays empty.
+// what names it in messages. The file is read later, by the build or the sweep, with the same limit.
+func (d *decoder) hostPath(where, h, what string, dir bool, limit int64) (string, error) {
 	if h == "" {
 		return "", nil
 	}
@@ -602,6 +613,10 @@ func (d *decoder) hostPath(where, h, what string, dir bool) (string, error) {
 		return "", d.errorf(where, "%s %s is not a directory (resolved to %s)", what, h, abs)
 	case !dir && fi.IsDir():
 		return "", d.errorf(where, "%s %s is a directory (resolved to %s)", what, h, abs)
+	case !dir:
+		if why := readfile.Refusal(fi, limit); why != "" {
+			return "", d.errorf(where, "%s %s %s (resolved to %s)", what, h, why, abs)
+		}
 	}
 	return abs, nil
 }
@@ -627,7 +642,7 @@ func (d *decoder) nodeFiles(where string, files map[string]string) (map[string]s
 		if _, dup := out[clean]; dup {
 			return nil, d.errorf(kp, "disk path %q names the same file as another entry", k)
 		}
-		abs, err := d.hostPath(kp, files[k], "host file", false)
+		abs, err := d.hostPath(kp, files[k], "host file", false, SeedBytesMax)
 		if err != nil {
 			return nil, err
 		}

@@ -4,10 +4,10 @@ package sweep
 // sweep, a shrink or a schedule edit needs before its first run.
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -17,6 +17,7 @@ import (
 	"github.com/sf-dst/sf/lib/catalog"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/readfile"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
@@ -159,27 +160,35 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 }
 
 // seedFiles reads the host directory and files a node's disk starts with,
-// once per sweep, so each seed copies them from memory.
+// once per sweep, so each seed copies them from memory. Only directories
+// and regular files may be there: a named pipe would block the read, a
+// device never end it.
 func seedFiles(n *config.Node) ([]engine.SeedFile, error) {
 	var out []engine.SeedFile
+	var total int64
 	if n.Disk != "" {
 		err := filepath.WalkDir(n.Disk, func(path string, d fs.DirEntry, err error) error {
 			if err != nil {
 				return err
 			}
-			if !d.Type().IsRegular() {
+			if d.IsDir() {
 				return nil
 			}
-			data, err := os.ReadFile(path)
+			if d.Type()&fs.ModeSymlink != 0 {
+				// Following it could copy any host file onto the disk.
+				return fmt.Errorf("%s is a symbolic link: put the file itself in the disk folder", path)
+			}
+			data, err := readfile.Regular(path, config.SeedBytesMax-total)
 			if err != nil {
 				return err
 			}
+			total += int64(len(data))
 			rel, _ := filepath.Rel(n.Disk, path)
 			out = append(out, engine.SeedFile{Path: filepath.ToSlash(rel), Data: data})
 			return nil
 		})
 		if err != nil {
-			return nil, fmt.Errorf("disk: %w", err)
+			return nil, fmt.Errorf("disk: %w", seedLimit(err, total))
 		}
 	}
 	keys := make([]string, 0, len(n.Files))
@@ -188,13 +197,25 @@ func seedFiles(n *config.Node) ([]engine.SeedFile, error) {
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		data, err := os.ReadFile(n.Files[k])
+		data, err := readfile.Regular(n.Files[k], config.SeedBytesMax-total)
 		if err != nil {
-			return nil, fmt.Errorf("files.%s: %w", k, err)
+			return nil, fmt.Errorf("files.%s: %w", k, seedLimit(err, total))
 		}
+		total += int64(len(data))
 		out = append(out, engine.SeedFile{Path: k, Data: data})
 	}
 	return out, nil
+}
+
+// seedLimit says, when a file went over what was left of config.SeedBytesMax
+// after the files read before it, that the limit is for all of them.
+func seedLimit(err error, before int64) error {
+	var big *readfile.TooLargeError
+	if before > 0 && errors.As(err, &big) {
+		return fmt.Errorf("%s: with the %d bytes before it, the node's disk would start with more than %s (the limit for its disk folder and files together)",
+			big.Path, before, readfile.Size(config.SeedBytesMax))
+	}
+	return err
 }
 
 func (p *Prepared) nodeNames() []string {
