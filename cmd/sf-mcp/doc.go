@@ -19,10 +19,17 @@
 //
 // Paths given to the tools (world files, schedules, records, histories)
 // are relative to the working directory, which -dir sets; artifacts go
-// under .seedfall/ next to the world file, as with the commands. Tool calls
-// run one at a time, and each is bounded: at most 10000 seeds per sweep,
-// and lists of failures, events and matches cut at a limit the result
-// reports.
+// under .seedfall/ next to the world file, as with the commands. The tools
+// write only inside that folder: a world file, an output path (md, html,
+// findings, out, timeline) or a schedule edited in place that leads out of
+// it, through ".." or a symbolic link, is a tool error. Tool calls run one
+// at a time, and each is bounded: at most 10000 seeds per sweep, and lists
+// of failures, events and matches cut at a limit the result reports.
+//
+// A line that is not a JSON-RPC 2.0 message is answered with error -32700
+// (not JSON, or longer than 16 MiB) or -32600 (not a valid request), and
+// the session goes on. At the end of its input sf-mcp answers the requests
+// it has read before it exits.
 //
 // Exit status: 0 when the client closed the connection, 2 on a usage error
 // or when the connection failed.

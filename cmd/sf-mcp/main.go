@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/urfave/cli/v2"
 
 	"github.com/sf-dst/sf/lib/exitcode"
@@ -41,8 +40,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 					return manual.Usage("sf-mcp", "-dir: %v", err)
 				}
 			}
-			srv := mcpserver.New(mcpserver.Options{RunTool: manual.Sibling(args, "sf-run")})
-			if err := srv.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+			root, err := os.Getwd()
+			if err != nil {
+				return cli.Exit("sf-mcp: "+err.Error(), exitcode.Usage)
+			}
+			srv := mcpserver.New(mcpserver.Options{RunTool: manual.Sibling(args, "sf-run"), Root: root})
+			if err := srv.Run(context.Background(), &mcpserver.Transport{In: os.Stdin, Out: os.Stdout}); err != nil {
 				return cli.Exit(err.Error(), exitcode.Usage)
 			}
 			return nil

@@ -99,6 +99,11 @@ func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn
 	if in.Findings != nil {
 		findings = *in.Findings
 	}
+	for _, f := range []struct{ field, path string }{{"md", in.Markdown}, {"html", in.HTML}, {"findings", findings}} {
+		if err := s.confineOut(tool, f.field, f.path); err != nil {
+			return nil, out, err
+		}
+	}
 	var sweeps []*report.Sweep
 	var text bytes.Buffer
 	err := s.tool(ctx, func(*atomic.Bool) error {

@@ -29,6 +29,15 @@ type World struct {
 	Set     []string `json:"set,omitempty" jsonschema:"overrides of world-file fields, path=value, applied in order (faults.crash_per_sec=1)"`
 }
 
+// checkWorld checks a call's world: named, not standard input, and inside
+// the server's folder.
+func (s *Server) checkWorld(tool string, w World) error {
+	if err := w.check(tool); err != nil {
+		return err
+	}
+	return s.confineWorld(tool, "config", w.Config)
+}
+
 func (w World) check(tool string) error {
 	if strings.TrimSpace(w.Config) == "" {
 		return inputError(tool, "config", "missing: name the world file, such as seedfall.json")
@@ -88,7 +97,7 @@ type RunOut struct {
 func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, RunOut, error) {
 	const tool = "sf_run"
 	var out RunOut
-	if err := in.check(tool); err != nil {
+	if err := s.checkWorld(tool, in.World); err != nil {
 		return nil, out, err
 	}
 	o, err := s.sweepOptions(tool, in.World, in.Jobs, in.HistoryTimeout)
@@ -296,7 +305,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 // when inspect and pin are set), and returns its record, its result and
 // sf-run's exit status.
 func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint64, faults string, inspect, pin bool) (record.Seed, *engine.Result, int, error) {
-	if err := w.check(tool); err != nil {
+	if err := s.checkWorld(tool, w); err != nil {
 		return record.Seed{}, nil, 0, err
 	}
 	if faults == "-" {

@@ -74,6 +74,9 @@ type Options struct {
 	// started as bin/sf-mcp; sf_mutate's lines call the sf-mutate next to
 	// it. Defaults to "sf-run".
 	RunTool string
+	// Root is the folder the tools may write in (sf-mcp's -dir, else its
+	// working directory): see confine.go. Defaults to "", no bound.
+	Root string
 }
 
 // Server holds the tools' shared state.

@@ -56,12 +56,12 @@ func (s *Server) shrink(ctx context.Context, _ *mcp.CallToolRequest, in ShrinkIn
 	if err != nil {
 		return nil, out, err
 	}
-	c := shrink.Command{Max: max, Jobs: jobs, JSON: true, RunTool: s.opts.RunTool, Pin: in.Pin}
+	c := shrink.Command{Max: max, Jobs: jobs, JSON: true, RunTool: s.opts.RunTool, Pin: in.Pin, Confine: s.worldConfiner(tool)}
 	switch {
 	case in.Seed != nil && len(in.Records) > 0:
 		return nil, out, inputError(tool, "records", "give seed or records, not both")
 	case in.Seed != nil:
-		if err := (World{Config: in.Config}).check(tool); err != nil {
+		if err := s.checkWorld(tool, World{Config: in.Config}); err != nil {
 			return nil, out, err
 		}
 		if in.Faults == "-" {
@@ -137,7 +137,14 @@ type FaultsEditOut struct {
 func (s *Server) faultsEdit(ctx context.Context, _ *mcp.CallToolRequest, in FaultsEditIn) (*mcp.CallToolResult, FaultsEditOut, error) {
 	const tool = "sf_faults_edit"
 	var out FaultsEditOut
-	if err := in.check(tool); err != nil {
+	if err := s.checkWorld(tool, in.World); err != nil {
+		return nil, out, err
+	}
+	if in.Out != "" {
+		if err := s.confineOut(tool, "out", in.Out); err != nil {
+			return nil, out, err
+		}
+	} else if err := s.confine(tool, "faults", in.Faults, "without out the edit is written over it"); err != nil {
 		return nil, out, err
 	}
 	if in.Faults == "-" {
@@ -212,6 +219,13 @@ func (s *Server) check(ctx context.Context, _ *mcp.CallToolRequest, in CheckIn) 
 	if in.MaxSteps < 0 {
 		return nil, out, inputError(tool, "max_steps", "must not be negative")
 	}
+	if in.Timeline != "" {
+		if err := s.confineOut(tool, "timeline", in.Timeline); err != nil {
+			return nil, out, err
+		}
+	} else if err := s.confine(tool, "history", in.History, "without timeline a violation's timeline is written next to it"); err != nil {
+		return nil, out, err
+	}
 	o := check.CommandOptions{History: in.History, Model: in.Model, Format: in.Format, Timeline: in.Timeline, JSON: true,
 		Timeout: check.TimeoutDefault, MaxSteps: in.MaxSteps, MaxBytes: history.InputBytesMax}
 	if o.Format == "" {
@@ -266,7 +280,10 @@ type MutateOut struct {
 func (s *Server) mutate(ctx context.Context, _ *mcp.CallToolRequest, in MutateIn) (*mcp.CallToolResult, MutateOut, error) {
 	const tool = "sf_mutate"
 	var out MutateOut
-	if err := in.check(tool); err != nil {
+	if err := s.checkWorld(tool, in.World); err != nil {
+		return nil, out, err
+	}
+	if err := s.confineOut(tool, "md", in.Markdown); err != nil {
 		return nil, out, err
 	}
 	jobs, err := clamp(tool, "jobs", in.Jobs, runtime.NumCPU(), 1024)

@@ -52,7 +52,7 @@ type TraceSearchOut struct {
 func (s *Server) traceSearch(ctx context.Context, _ *mcp.CallToolRequest, in TraceSearchIn) (*mcp.CallToolResult, TraceSearchOut, error) {
 	const tool = "sf_trace_search"
 	var out TraceSearchOut
-	if err := in.check(tool); err != nil {
+	if err := s.checkWorld(tool, in.World); err != nil {
 		return nil, out, err
 	}
 	maxMatches, err := clamp(tool, "max_matches", in.MaxMatches, MatchesDefault, MatchesMax)

@@ -62,6 +62,11 @@ type Command struct {
 	// Interrupt, when set, stops sf-shrink as SIGINT does once it becomes
 	// true. Defaults to a flag only the signals set.
 	Interrupt *atomic.Bool
+	// Confine, when set, is asked about the world file of each seed to
+	// shrink before any is shrunk (the shrunk schedules are written next
+	// to it); an error ends the command with status 2. sf-mcp keeps its
+	// tools inside its folder with it. Defaults to nil, every world.
+	Confine func(config string) error
 }
 
 // job is one seed to shrink.
@@ -117,6 +122,14 @@ func Main(c Command) int {
 		if err != nil {
 			fmt.Fprintf(c.Stderr, "sf-shrink: %v\n", err)
 			return exitcode.Usage
+		}
+	}
+	if c.Confine != nil {
+		for _, j := range jobs {
+			if err := c.Confine(j.world.config); err != nil {
+				fmt.Fprintf(c.Stderr, "sf-shrink: %v\n", err)
+				return exitcode.Usage
+			}
 		}
 	}
 	// Shrinking a stream's seeds on a terminal shows a progress line on
