@@ -72,4 +72,3 @@ func (s *Server) worldConfiner(tool string) func(config string) error {
 		return nil
 	}
 }
-

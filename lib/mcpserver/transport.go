@@ -53,9 +53,9 @@ type lineConn struct {
 	writeMu sync.Mutex // one line at a time on out
 
 	mu      sync.Mutex
-	idle    *sync.Cond           // signalled when pending shrinks or the connection closes
-	pending map[jsonrpc.ID]bool  // requests read and not yet answered
-	isShut  bool                 // Close was called
+	idle    *sync.Cond          // signalled when pending shrinks or the connection closes
+	pending map[jsonrpc.ID]bool // requests read and not yet answered
+	isShut  bool                // Close was called
 
 	closeOnce sync.Once
 	closed    chan struct{}
