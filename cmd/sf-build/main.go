@@ -13,12 +13,14 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/manual"
+	"github.com/sf-dst/sf/lib/stopsignal"
 )
 
 //go:embed doc.go
 var docSource string
 
 func main() {
+	stopsignal.Install(stopsignal.ExitAtOnce)
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 

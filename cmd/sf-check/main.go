@@ -11,12 +11,14 @@ import (
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/manual"
+	"github.com/sf-dst/sf/lib/stopsignal"
 )
 
 //go:embed doc.go
 var docSource string
 
 func main() {
+	stopsignal.Install(stopsignal.ExitAtOnce)
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 

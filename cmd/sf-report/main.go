@@ -8,12 +8,14 @@ import (
 
 	"github.com/sf-dst/sf/lib/manual"
 	"github.com/sf-dst/sf/lib/report"
+	"github.com/sf-dst/sf/lib/stopsignal"
 )
 
 //go:embed doc.go
 var docSource string
 
 func main() {
+	stopsignal.Install(stopsignal.ExitAtOnce)
 	os.Exit(manual.Main(manual.Command{
 		Name:  "sf-report",
 		Usage: "report what sweeps found, as text, Markdown or one HTML page",

@@ -9,6 +9,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sf-dst/sf/lib/manual"
+	"github.com/sf-dst/sf/lib/stopsignal"
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/explore"
@@ -19,6 +20,7 @@ import (
 var docSource string
 
 func main() {
+	stopsignal.Install(stopsignal.StopWork)
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 

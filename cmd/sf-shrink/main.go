@@ -9,12 +9,14 @@ import (
 
 	"github.com/sf-dst/sf/lib/manual"
 	"github.com/sf-dst/sf/lib/shrink"
+	"github.com/sf-dst/sf/lib/stopsignal"
 )
 
 //go:embed doc.go
 var docSource string
 
 func main() {
+	stopsignal.Install(stopsignal.StopWork)
 	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -99,3 +101,18 @@ func Shell(t testing.TB, c Cmd, line string) Result {
 	r.Cmdline = line
 	return r
 }
+
+// ReadingStdin says whether a thread of process pid is blocked in a read
+// of its standard input, from /proc/pid/task/*/syscall (the number of
+// read, 0, and its first argument, descriptor 0): a test that
+// signals a command while it reads its input waits for this. Linux only.
+func ReadingStdin(pid int) bool {
+	tasks, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/syscall")
+	for _, f := range tasks {
+		if b, err := os.ReadFile(f); err == nil && strings.HasPrefix(string(b), "0 0x0 ") {
+			return true
+		}
+	}
+	return false
+}
+

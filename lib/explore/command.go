@@ -21,15 +21,21 @@ import (
 // made, and 130 when SIGINT or SIGTERM stopped it.
 func Main(o Options, stdout, stderr io.Writer) int {
 	start := time.Now()
+	if o.Interrupt == nil {
+		o.Interrupt = new(atomic.Bool)
+	}
+	// Watched from before the world loads, as a sweep does.
+	defer stopsignal.Watch(o.Interrupt)()
 	p, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, stderr)
 	if err != nil {
+		if o.Interrupt.Load() {
+			fmt.Fprintf(stderr, "sf-run: interrupted while preparing the world: %v\n", err)
+			return exitcode.Interrupted
+		}
 		fmt.Fprintf(stderr, "sf-run: %v\n", err)
 		return exitcode.Usage
 	}
 	defer p.Engine.Close()
-	if o.Interrupt == nil {
-		o.Interrupt = new(atomic.Bool)
-	}
 	human := stdout
 	var jw *record.Writer
 	if o.JSON {
@@ -40,7 +46,6 @@ func Main(o Options, stdout, stderr io.Writer) int {
 		jw = record.NewWriter(stdout)
 		jw.Write(startRecord(o))
 	}
-	defer stopsignal.Watch(o.Interrupt)()
 	out, err := Run(p, o, func(f Found) {
 		if jw != nil {
 			jw.Write(seedRecord(o, f))

@@ -117,6 +117,10 @@ func Main(c Command) int {
 	code, err := c.run()
 	if err != nil {
 		fmt.Fprintf(c.Stderr, "sf-mutate: %v\n", err)
+		if c.interrupt.Load() {
+			// A build the signal stopped, or a world read it cut short.
+			return exitcode.Interrupted
+		}
 		return exitcode.Usage
 	}
 	return code

@@ -170,7 +170,7 @@ func Main(c Command) int {
 		}
 		if c.Cause {
 			recs, err := c.causeOne(j, prepared, interrupt)
-			if errors.Is(err, ErrInterrupted) {
+			if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
 				sum.Interrupted = true
 				break
 			}
@@ -190,7 +190,8 @@ func Main(c Command) int {
 			continue
 		}
 		rec, err := c.shrinkOne(j, prepared, interrupt)
-		if errors.Is(err, ErrInterrupted) {
+		// An error after a signal is the signal's (a build it stopped).
+		if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
 			sum.Interrupted = true
 			break
 		}

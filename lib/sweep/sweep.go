@@ -129,6 +129,9 @@ func Main(o Options) int {
 	code, err := run(o)
 	if err != nil {
 		fmt.Fprintf(o.Stderr, "sf-run: %v\n", err)
+		if code == ExitInterrupted {
+			return code
+		}
 		return ExitUsage
 	}
 	return code
@@ -157,11 +160,25 @@ func run(o Options) (int, error) {
 		human = o.Stderr
 	}
 	start := time.Now()
+	// SIGINT or SIGTERM stops the sweep: no seed starts after it, running
+	// seeds end at their next step, and what finished is reported. It is
+	// watched from before the world loads, so that a signal while the world
+	// builds still ends the sweep with its records (none of its seeds ran).
+	interrupt := o.Interrupt
+	if interrupt == nil {
+		interrupt = new(atomic.Bool)
+	}
+	defer stopsignal.Watch(interrupt)()
 	prep, err := Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
 	if err == nil && o.HistoryTimeout != 0 {
 		prep.Spec.HistoryTimeoutNs = int64(o.HistoryTimeout)
 	}
 	if err != nil {
+		if interrupt.Load() {
+			// The signal reached the build too (a terminal's Ctrl-C goes to
+			// the whole process group), which then failed.
+			return ExitInterrupted, fmt.Errorf("interrupted while preparing the world: %w", err)
+		}
 		return 0, err
 	}
 	defer prep.Engine.Close()
@@ -195,13 +212,6 @@ func run(o Options) (int, error) {
 			Shard: o.Shard})
 	}
 
-	// SIGINT or SIGTERM stops the sweep: no seed starts after it, running
-	// seeds end at their next step, and what finished is reported.
-	interrupt := o.Interrupt
-	if interrupt == nil {
-		interrupt = new(atomic.Bool)
-	}
-	defer stopsignal.Watch(interrupt)()
 
 	// A sweep replays the world's pinned regressions first (a sharded one
 	// in its first shard only, so that the shards' streams together hold
