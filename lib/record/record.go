@@ -15,6 +15,8 @@ import (
 	"sync"
 
 	"github.com/tidwall/gjson"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // Schema is the version of the record format. It changes only when a field
@@ -460,6 +462,9 @@ func newReader(r io.Reader, name string, max int) *Reader {
 }
 
 // Next returns the next record, or io.EOF at the end of the stream.
+// Line is the number of the line Next read last, from 1.
+func (r *Reader) Line() int { return r.line }
+
 func (r *Reader) Next() (*Any, error) {
 	for r.s.Scan() {
 		r.line++
@@ -480,7 +485,15 @@ func (r *Reader) Next() (*Any, error) {
 		if !rec.IsObject() {
 			return nil, fmt.Errorf("%s:%d: not a JSON record: a JSON %s, not an object", r.name, r.line, jsonKind(rec))
 		}
-		kind := rec.Get("kind").String()
+		k := rec.Get("kind")
+		if k.Type != gjson.String || k.Str == "" {
+			what := "has no \"kind\""
+			if k.Exists() {
+				what = fmt.Sprintf("its \"kind\" is %s, not a record kind", echo.Cut(k.Raw))
+			}
+			return nil, fmt.Errorf("%s:%d: not a record: %s", r.name, r.line, what)
+		}
+		kind := k.Str
 		a := &Any{Kind: kind, Raw: append(json.RawMessage(nil), line...)}
 		var err error
 		switch kind {

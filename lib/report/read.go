@@ -18,6 +18,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/sf-dst/sf/lib/compressed"
+	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/record"
 )
 
@@ -87,6 +88,9 @@ func readStreams(in Input) ([]*stream, error) {
 		if cur == nil {
 			return nil, fmt.Errorf("%s: a %s record before any start record: give each stream whole, from its start record", where, kind)
 		}
+		if err := checkNumbers(rec, kind); err != nil {
+			return nil, fmt.Errorf("%s: %v", where, err)
+		}
 		switch kind {
 		case record.KindSeed:
 			if cur.start.Tool != "sf-run" {
@@ -120,6 +124,45 @@ func readStreams(in Input) ([]*stream, error) {
 		return nil, fmt.Errorf("%s: %w", in.Name, err)
 	}
 	return out, nil
+}
+
+// countFields are the fields of a summary that count seeds or runs.
+var countFields = []string{"seeds", "passed", "failed", "horizon", "nondeterministic", "gave_up", "property_failures", "pins", "pins_failed"}
+
+// checkNumbers refuses a record whose seed, or a summary whose counts,
+// are not whole numbers from 0: read as they are, "one" and -1 would
+// become seed 0, and a count of -7 would be added to the others.
+func checkNumbers(rec gjson.Result, kind string) error {
+	fields := []string{"seed"}
+	if kind == record.KindSummary {
+		fields = countFields
+	}
+	for _, f := range fields {
+		v := rec.Get(f)
+		switch {
+		case !v.Exists() && kind == record.KindSummary:
+			continue
+		case !v.Exists():
+			return fmt.Errorf("a %s record without its seed", kind)
+		case !wholeNumber(v):
+			what := "seed"
+			if kind == record.KindSummary {
+				what = "count"
+			}
+			return fmt.Errorf("%s: %s is not a %s (a whole number from 0)", f, echo.Cut(v.Raw), what)
+		}
+	}
+	return nil
+}
+
+// wholeNumber says whether v is a JSON number written as digits alone that
+// fits in 64 bits.
+func wholeNumber(v gjson.Result) bool {
+	if v.Type != gjson.Number {
+		return false
+	}
+	_, err := strconv.ParseUint(v.Raw, 10, 64)
+	return err == nil
 }
 
 // notRecordsHint explains the commonest way to feed a tool's report instead

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/progress"
@@ -301,6 +302,12 @@ func (c *Command) readStreams() ([]job, skipped, error) {
 			}
 			if err != nil {
 				return nil, skip, err
+			}
+			if records == 0 && a.Kind != record.KindStart {
+				// What comes first shows what the input is: not sf-run's
+				// records, though each line may be JSON (sf-check -json, a
+				// summary cut from its stream).
+				return nil, skip, fmt.Errorf("%s:%d: a %s record before any start record: give sf-shrink the records of sf-run -json whole, from their start record", name, rd.Line(), echo.Cut(a.Kind))
 			}
 			records++
 			if a.Seed == nil {
