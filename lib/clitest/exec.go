@@ -115,4 +115,3 @@ func ReadingStdin(pid int) bool {
 	}
 	return false
 }
-

@@ -212,7 +212,6 @@ func run(o Options) (int, error) {
 			Shard: o.Shard})
 	}
 
-
 	// A sweep replays the world's pinned regressions first (a sharded one
 	// in its first shard only, so that the shards' streams together hold
 	// each pin once); a replay of one seed does not.
