@@ -29,6 +29,7 @@ func TestBadInput(t *testing.T) {
 		build bool              // sf-build must fail the same way
 		setup func(t *testing.T, dir string)
 		want  []string // substrings of stderr
+		short bool     // stderr is at most a few lines: the input is not echoed whole
 	}{
 		{
 			name:  "malformed JSON",
@@ -247,6 +248,82 @@ func TestBadInput(t *testing.T) {
 			},
 			want: []string{"world.json: node client: files.y: /", "/y.db: with the 536870912 bytes before it, the node's disk would start with more than 1 GiB (the limit for its disk folder and files together)"},
 		},
+		// issue 30 item 8: a long key or value is not echoed whole, and a
+		// long unknown key costs no edit distance.
+		{
+			name:  "5 MB unknown key",
+			files: map[string]string{"world.json": `{"` + strings.Repeat("k", 5<<20) + `": 1, "workload": {"name": "client", "pkg": "."}}`},
+			build: true,
+			want:  []string{`world.json: ["` + strings.Repeat("k", 120) + `"... (5242880 bytes)]: unknown field` + "\n"},
+			short: true,
+		},
+		{
+			name:  "5 MB unknown key in a node",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": ".", "` + strings.Repeat("p", 5<<20) + `": 1}}`},
+			build: true,
+			want:  []string{`world.json: workload["` + strings.Repeat("p", 120) + `"... (5242880 bytes)]: unknown field` + "\n"},
+			short: true,
+		},
+		{
+			name:  "unknown key still gets its suggestion",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": "."}, "duraton": "1s"}`},
+			want:  []string{`world.json: duraton: unknown field (did you mean "duration"?)` + "\n"},
+		},
+		{
+			name:  "5 MB node name",
+			files: map[string]string{"world.json": `{"workload": {"name": "` + strings.Repeat("n", 5<<20) + `", "pkg": "."}}`},
+			build: true,
+			want:  []string{`world.json: workload.name: node name "` + strings.Repeat("n", 120) + `"... (5242880 bytes) is longer than 63 characters` + "\n"},
+			short: true,
+		},
+		{
+			name:  "5 MB duration",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": "."}, "duration": "` + strings.Repeat("9", 5<<20) + `x"}`},
+			build: true,
+			want:  []string{`world.json: duration: invalid duration "` + strings.Repeat("9", 120) + `"... (5242881 bytes)` + "\n"},
+			short: true,
+		},
+		{
+			name:  "long -set path",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": "."}}`},
+			args:  []string{"-seeds", "1", "-set", "faults." + strings.Repeat("s", 100000) + "=1"},
+			want:  []string{"sf-run: -set faults." + strings.Repeat("s", 113) + "... (100009 bytes): unknown field\n"},
+			short: true,
+		},
+		{
+			name:  "long -profile",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": "."}}`},
+			args:  []string{"-seeds", "1", "-profile", strings.Repeat("p", 100000)},
+			want:  []string{"sf-run: world.json: -profile " + strings.Repeat("p", 120) + "... (100000 bytes): unknown profile: the world defines no profiles\n"},
+			short: true,
+		},
+		{
+			name:  "long -seeds",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": "."}}`},
+			args:  []string{"-seeds", strings.Repeat("1,", 50000) + "x"},
+			want:  []string{`sf-run: -seeds: seed list "` + strings.Repeat("1,", 60) + `"... (100001 bytes): "x" is not a seed`},
+			short: true,
+		},
+		// issue 30 item 10: a NUL in an env value would cut it short in the
+		// guest's environment block.
+		{
+			name:  "NUL in an env value",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": ".", "env": {"A": "x\u0000y"}}}`},
+			build: true,
+			want:  []string{`world.json: workload.env.A: the value holds a NUL byte, which cannot be passed in an environment` + "\n"},
+		},
+		{
+			name:  "NUL in an env name",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": ".", "env": {"A\u0000B": "x"}}}`},
+			build: true,
+			want:  []string{`world.json: workload.env: variable name "A\x00B" holds a NUL byte` + "\n"},
+		},
+		{
+			name:  "NUL in an argument",
+			files: map[string]string{"world.json": `{"workload": {"name": "client", "pkg": ".", "args": ["-x", "a\u0000b"]}}`},
+			build: true,
+			want:  []string{`world.json: workload.args[1]: the argument holds a NUL byte, which cannot be passed to a program` + "\n"},
+		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -275,6 +352,9 @@ func TestBadInput(t *testing.T) {
 					}
 				}
 				r.NoStackTrace(t)
+				if tc.short && len(r.Stderr) > 1000 {
+					t.Errorf("stderr is %d bytes long, want a short message", len(r.Stderr))
+				}
 			}
 			check(r)
 			if tc.build {

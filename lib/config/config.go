@@ -13,6 +13,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/readfile"
 )
 
@@ -482,7 +483,7 @@ func (w *World) validate(d *decoder, p string) error {
 	seen := make(map[string]bool)
 	for i, n := range all {
 		if seen[n.Name] {
-			return d.errorf(joinPath(paths[i], "name"), "duplicate node name %q", n.Name)
+			return d.errorf(joinPath(paths[i], "name"), "duplicate node name %s", echo.Quote(n.Name))
 		}
 		seen[n.Name] = true
 	}
@@ -505,7 +506,7 @@ func (w *World) validate(d *decoder, p string) error {
 		lp := fmt.Sprintf("%s[%d]", joinPath(p, "links"), i)
 		for _, end := range []struct{ key, name string }{{"from", l.From}, {"to", l.To}} {
 			if end.name != "" && !seen[end.name] {
-				return d.errorf(joinPath(lp, end.key), "unknown node %q (the world has %s)", end.name, nameList(all))
+				return d.errorf(joinPath(lp, end.key), "unknown node %s (the world has %s)", echo.Quote(end.name), nameList(all))
 			}
 		}
 	}
@@ -553,9 +554,9 @@ func (n *Node) validate(d *decoder, p string) error {
 	case n.Name == "":
 		return d.errorf(namePath, "required")
 	case len(n.Name) > maxNameLen:
-		return d.errorf(namePath, "node name %q is longer than %d characters", n.Name, maxNameLen)
+		return d.errorf(namePath, "node name %s is longer than %d characters", echo.Quote(n.Name), maxNameLen)
 	case !validName(n.Name):
-		return d.errorf(namePath, "invalid node name %q: use only letters, digits, '_' and '-'", n.Name)
+		return d.errorf(namePath, "invalid node name %s: use only letters, digits, '_' and '-'", echo.Quote(n.Name))
 	}
 	switch {
 	case n.Pkg == "" && n.Wasm == "":
@@ -573,7 +574,18 @@ func (n *Node) validate(d *decoder, p string) error {
 		case k == "":
 			return d.errorf(joinPath(p, "env"), "empty variable name")
 		case strings.Contains(k, "="):
-			return d.errorf(joinPath(p, "env"), "variable name %q contains '='", k)
+			return d.errorf(joinPath(p, "env"), "variable name %s contains '='", echo.Quote(k))
+		case strings.ContainsRune(k, 0):
+			return d.errorf(joinPath(p, "env"), "variable name %s holds a NUL byte", echo.Quote(k))
+		case strings.ContainsRune(n.Env[k], 0):
+			// The guest's environment is a list of NUL-terminated strings:
+			// the value would end at the NUL.
+			return d.errorf(joinPath(joinPath(p, "env"), k), "the value holds a NUL byte, which cannot be passed in an environment")
+		}
+	}
+	for i, a := range n.Args {
+		if strings.ContainsRune(a, 0) {
+			return d.errorf(fmt.Sprintf("%s[%d]", joinPath(p, "args"), i), "the argument holds a NUL byte, which cannot be passed to a program")
 		}
 	}
 	var err error
@@ -606,16 +618,16 @@ func (d *decoder) hostPath(where, h, what string, dir bool, limit int64) (string
 	fi, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return "", d.errorf(where, "%s %s does not exist (resolved to %s)", what, h, abs)
+		return "", d.errorf(where, "%s %s does not exist (resolved to %s)", what, echo.Cut(h), echo.Cut(abs))
 	case err != nil:
-		return "", d.errorf(where, "%s %s: %v", what, h, unwrapPath(err))
+		return "", d.errorf(where, "%s %s: %v", what, echo.Cut(h), unwrapPath(err))
 	case dir && !fi.IsDir():
-		return "", d.errorf(where, "%s %s is not a directory (resolved to %s)", what, h, abs)
+		return "", d.errorf(where, "%s %s is not a directory (resolved to %s)", what, echo.Cut(h), echo.Cut(abs))
 	case !dir && fi.IsDir():
-		return "", d.errorf(where, "%s %s is a directory (resolved to %s)", what, h, abs)
+		return "", d.errorf(where, "%s %s is a directory (resolved to %s)", what, echo.Cut(h), echo.Cut(abs))
 	case !dir:
 		if why := readfile.Refusal(fi, limit); why != "" {
-			return "", d.errorf(where, "%s %s %s (resolved to %s)", what, h, why, abs)
+			return "", d.errorf(where, "%s %s %s (resolved to %s)", what, echo.Cut(h), why, echo.Cut(abs))
 		}
 	}
 	return abs, nil
@@ -637,10 +649,10 @@ func (d *decoder) nodeFiles(where string, files map[string]string) (map[string]s
 		case k == "":
 			return nil, d.errorf(where, "empty disk path")
 		case clean == "." || clean == ".." || strings.HasPrefix(clean, "../"):
-			return nil, d.errorf(kp, "disk path %q is outside the node's disk", k)
+			return nil, d.errorf(kp, "disk path %s is outside the node's disk", echo.Quote(k))
 		}
 		if _, dup := out[clean]; dup {
-			return nil, d.errorf(kp, "disk path %q names the same file as another entry", k)
+			return nil, d.errorf(kp, "disk path %s names the same file as another entry", echo.Quote(k))
 		}
 		abs, err := d.hostPath(kp, files[k], "host file", false, SeedBytesMax)
 		if err != nil {
@@ -675,7 +687,7 @@ func (pr *Preempt) validate(d *decoder, p string) error {
 	sp := joinPath(p, "strategy")
 	switch {
 	case !slices.Contains(Strategies, pr.Strategy):
-		return d.errorf(sp, "unknown strategy %q (valid: %s)", pr.Strategy, strings.Join(Strategies, ", "))
+		return d.errorf(sp, "unknown strategy %s (valid: %s)", echo.Quote(pr.Strategy), strings.Join(Strategies, ", "))
 	case pr.Interleave && pr.Strategy != "random" && pr.Strategy != "none":
 		return d.errorf(sp, "strategy %s conflicts with interleave, which allows only random or none; set interleave to false", pr.Strategy)
 	case pr.Depth < 1:
@@ -697,7 +709,7 @@ func (c *Checker) validate(d *decoder, p string) error {
 		for _, m := range check.ModelInfos() {
 			names = append(names, m.Name)
 		}
-		return d.errorf(joinPath(p, "model"), "unknown model %q (valid: %s)", c.Model, strings.Join(names, ", "))
+		return d.errorf(joinPath(p, "model"), "unknown model %s (valid: %s)", echo.Quote(c.Model), strings.Join(names, ", "))
 	}
 	return nil
 }
@@ -739,7 +751,7 @@ func (f *Faults) validate(d *decoder, p string) error {
 	mp := joinPath(p, "fs_model")
 	switch {
 	case d.wasSet(mp) && !slices.Contains(FSModels, f.FSModel):
-		return d.errorf(mp, "unknown model %q (valid: %s)", f.FSModel, strings.Join(FSModels, ", "))
+		return d.errorf(mp, "unknown model %s (valid: %s)", echo.Quote(f.FSModel), strings.Join(FSModels, ", "))
 	case d.wasSet(mp) && !f.ReorderWrites:
 		return d.errorf(mp, "needs reorder_writes: the model only says which states out-of-order writeback may leave")
 	case f.FSModel == "dir_reorder" && !f.StrictDirs:
@@ -760,9 +772,9 @@ func checkChoices(d *decoder, p string, got, valid []string, what string) error 
 		ep := fmt.Sprintf("%s[%d]", p, i)
 		switch {
 		case !slices.Contains(valid, g):
-			return d.errorf(ep, "unknown %s %q (valid: %s)", what, g, strings.Join(valid, ", "))
+			return d.errorf(ep, "unknown %s %s (valid: %s)", what, echo.Quote(g), strings.Join(valid, ", "))
 		case slices.Contains(got[:i], g):
-			return d.errorf(ep, "duplicate %s %q", what, g)
+			return d.errorf(ep, "duplicate %s %s", what, echo.Quote(g))
 		}
 	}
 	return nil

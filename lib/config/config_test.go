@@ -547,8 +547,21 @@ func TestEditDistance(t *testing.T) {
 		{"", "env", 3}, {"duraton", "duration", 1}, {"abc", "cab", 2}, {"é", "e", 1},
 	}
 	for _, tt := range tests {
-		if got := editDistance(tt.a, tt.b); got != tt.want {
+		if got := editDistance(tt.a, tt.b, 100); got != tt.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tt.a, tt.b, got, tt.want)
+		}
+	}
+	// With a limit, a distance over it is limit+1, whether the lengths or
+	// the rows show it.
+	for _, tt := range []struct {
+		a, b         string
+		limit, want int
+	}{
+		{"pkg", "pkg", 2, 0}, {"pgk", "pkg", 2, 1}, {"abcdef", "pkg", 2, 3}, {"xxxx", "pkgs", 2, 3},
+		{strings.Repeat("a", 5<<20), "pkg", 2, 3}, {"duraton", "duration", 0, 1},
+	} {
+		if got := editDistance(tt.a, tt.b, tt.limit); got != tt.want {
+			t.Errorf("editDistance(%.10q, %q, %d) = %d, want %d", tt.a, tt.b, tt.limit, got, tt.want)
 		}
 	}
 }

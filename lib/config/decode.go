@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // maxSuggestDistance is the largest edit distance at which an unknown field gets a "did you mean" hint.
@@ -356,11 +358,19 @@ func suggest(key string, t reflect.Type) string {
 // Closest returns the name closest to key, if it is within maxSuggestDistance edits, for a "did you
 // mean" hint; empty when none is that close. Ties go to the name listed first. The tools' flag
 // parser (lib/manual) gives its hints with it too, so a mistyped flag and a mistyped field are
-// answered alike.
+// answered alike. A key whose length is further than that from a name's cannot be within it, so a
+// long key costs nothing: no distance is computed for it.
 func Closest(key string, names []string) string {
 	best, bestDist := "", maxSuggestDistance+1
+	lower := ""
 	for _, n := range names {
-		if dist := editDistance(strings.ToLower(key), n); dist < bestDist {
+		if len(key) > utf8.UTFMax*(len(n)+maxSuggestDistance) {
+			continue // more runes than the name has, and two more, whatever they are
+		}
+		if lower == "" {
+			lower = strings.ToLower(key)
+		}
+		if dist := editDistance(lower, n, bestDist-1); dist < bestDist {
 			best, bestDist = n, dist
 		}
 	}
@@ -368,31 +378,39 @@ func Closest(key string, names []string) string {
 }
 
 // editDistance is the optimal string alignment distance between a and b: the number of inserted, deleted
-// or replaced characters and swapped neighbours that turn a into b.
-func editDistance(a, b string) int {
+// or replaced characters and swapped neighbours that turn a into b. A distance over limit is reported as
+// limit+1, as soon as the lengths show it or a whole row of the table is over it. It keeps three rows of
+// the table, not all of it.
+func editDistance(a, b string, limit int) int {
 	ra, rb := []rune(a), []rune(b)
-	// d[i][j] is the distance between ra[:i] and rb[:j].
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
+	if d := len(ra) - len(rb); d > limit || -d > limit {
+		return limit + 1
 	}
-	for j := range d[0] {
-		d[0][j] = j
+	// prev2, prev and cur are rows i-2, i-1 and i: cur[j] is the distance between ra[:i] and rb[:j].
+	prev2, prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1), make([]int, len(rb)+1)
+	for j := range prev {
+		prev[j] = j
 	}
 	for i := 1; i <= len(ra); i++ {
+		cur[0] = i
+		rowMin := cur[0]
 		for j := 1; j <= len(rb); j++ {
 			cost := 1
 			if ra[i-1] == rb[j-1] {
 				cost = 0
 			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
 			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+				cur[j] = min(cur[j], prev2[j-2]+1)
 			}
+			rowMin = min(rowMin, cur[j])
 		}
+		if rowMin > limit {
+			return limit + 1
+		}
+		prev2, prev, cur = prev, cur, prev2
 	}
-	return d[len(ra)][len(rb)]
+	return min(prev[len(rb)], limit+1)
 }
 
 // expected describes the JSON form of a value of type t, for "expected ..." messages.
@@ -452,6 +470,10 @@ func plural(t reflect.Type) string {
 
 // joinPath appends an object key to a JSON path: .key for plain keys, ["key"] for any other.
 func joinPath(path, key string) string {
+	if len(key) > echo.BytesMax {
+		// A path is shown in messages; a key megabytes long is shown cut.
+		return path + "[" + echo.Quote(key) + "]"
+	}
 	plain := key != ""
 	for _, c := range key {
 		if !(c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9') {

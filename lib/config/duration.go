@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // rangeShape is the message for a range that is not an array of two duration strings.
@@ -78,7 +80,7 @@ func parseDuration(v *jvalue) (Duration, string) {
 	}
 	x, err := time.ParseDuration(v.str)
 	if err != nil {
-		return 0, fmt.Sprintf("invalid duration %q", v.str)
+		return 0, fmt.Sprintf("invalid duration %s", echo.Quote(v.str))
 	}
 	return Duration(x), ""
 }
@@ -98,7 +100,7 @@ func parseRange(v *jvalue) (Range, string) {
 			return Range{}, msg
 		}
 		if x < 0 {
-			return Range{}, fmt.Sprintf("negative duration %q", e.str)
+			return Range{}, fmt.Sprintf("negative duration %s", echo.Quote(e.str))
 		}
 		r[i] = x
 	}

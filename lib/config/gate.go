@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // ErrNotSupported is the error that [World.Unimplemented] wraps: the world sets a field that this version
@@ -175,7 +177,7 @@ func (l *setList) add(p string, src *source) {
 func (p setPlace) notSupported() error {
 	if p.preset != "" {
 		return &pathError{file: p.name, path: p.path, err: ErrNotSupported,
-			msg: fmt.Sprintf("preset %q sets %s, which is %v", p.preset, p.field, ErrNotSupported)}
+			msg: fmt.Sprintf("preset %s sets %s, which is %v", echo.Quote(p.preset), p.field, ErrNotSupported)}
 	}
 	return &pathError{file: p.name, path: p.path, msg: ErrNotSupported.Error(), err: ErrNotSupported}
 }

@@ -11,6 +11,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // LoadOptions change how a world file is loaded.
@@ -277,7 +279,7 @@ func splitProfiles(root *jvalue) (*jvalue, []member, error) {
 		pp := joinPath("profiles", m.key)
 		switch {
 		case m.key == "" || len(m.key) > maxNameLen || !validName(m.key):
-			return nil, nil, m.value.src.errorf(pp, "invalid profile name %q: use 1 to %d letters, digits, '_' and '-'", m.key, maxNameLen)
+			return nil, nil, m.value.src.errorf(pp, "invalid profile name %s: use 1 to %d letters, digits, '_' and '-'", echo.Quote(m.key), maxNameLen)
 		case m.value.kind != '{':
 			return nil, nil, m.value.src.errorf(pp, "expected an object")
 		}
@@ -303,12 +305,12 @@ func splitProfiles(root *jvalue) (*jvalue, []member, error) {
 // unknownProfile is the error for a -profile that the file does not define.
 func unknownProfile(file, name string, profiles []member) error {
 	if len(profiles) == 0 {
-		return &pathError{file: file, path: "-profile " + name, msg: "unknown profile: the world defines no profiles"}
+		return &pathError{file: file, path: "-profile " + echo.Cut(name), msg: "unknown profile: the world defines no profiles"}
 	}
 	var names []string
 	for _, p := range profiles {
 		names = append(names, p.key)
 	}
-	return &pathError{file: file, path: "-profile " + name,
+	return &pathError{file: file, path: "-profile " + echo.Cut(name),
 		msg: "unknown profile (known: " + strings.Join(names, ", ") + ")"}
 }

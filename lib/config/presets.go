@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // presets are the fault levels, mildest first, as JSON objects of fault fields. Each level adds its
@@ -79,7 +81,7 @@ func (d *decoder) applyPreset(faultsPath string, pv *jvalue, f *Faults) error {
 	}
 	lvl := slices.IndexFunc(presets, func(p struct{ name, fields string }) bool { return p.name == pv.str })
 	if lvl < 0 {
-		return d.errorf(where, "unknown preset %q (valid: %s)", pv.str, strings.Join(PresetNames(), ", "))
+		return d.errorf(where, "unknown preset %s (valid: %s)", echo.Quote(pv.str), strings.Join(PresetNames(), ", "))
 	}
 	d.note(pp, pv.src)
 	f.Preset = pv.str

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // MaxSeeds is the largest number of seeds a seed list may name, counting repeats. At about 100 runs a
@@ -29,10 +31,10 @@ func ParseSeeds(s string) ([]uint64, error) {
 	for _, item := range strings.Split(s, ",") {
 		sp, msg := parseSpan(strings.TrimSpace(item))
 		if msg != "" {
-			return nil, fmt.Errorf("seed list %q: %s", s, msg)
+			return nil, fmt.Errorf("seed list %s: %s", echo.Quote(s), msg)
 		}
 		if n := sp.hi - sp.lo; n >= MaxSeeds || total+n+1 > MaxSeeds {
-			return nil, fmt.Errorf("seed list %q: more than %d seeds", s, MaxSeeds)
+			return nil, fmt.Errorf("seed list %s: more than %d seeds", echo.Quote(s), MaxSeeds)
 		}
 		total += sp.hi - sp.lo + 1
 		spans = append(spans, sp)
@@ -93,7 +95,7 @@ func parseSpan(item string) (span, string) {
 		return span{}, "empty item"
 	}
 	if strings.HasPrefix(item, "-") {
-		return span{}, fmt.Sprintf("%q is negative: seeds are 0 or more", item)
+		return span{}, fmt.Sprintf("%s is negative: seeds are 0 or more", echo.Quote(item))
 	}
 	los, his, isRange := strings.Cut(item, "-")
 	lo, msg := parseSeed(strings.TrimSpace(los))
@@ -106,16 +108,16 @@ func parseSpan(item string) (span, string) {
 	his = strings.TrimSpace(his)
 	switch {
 	case his == "":
-		return span{}, fmt.Sprintf("range %q has no end", item)
+		return span{}, fmt.Sprintf("range %s has no end", echo.Quote(item))
 	case strings.HasPrefix(his, "-"):
-		return span{}, fmt.Sprintf("range %q has a negative end: seeds are 0 or more", item)
+		return span{}, fmt.Sprintf("range %s has a negative end: seeds are 0 or more", echo.Quote(item))
 	}
 	hi, msg := parseSeed(his)
 	if msg != "" {
 		return span{}, msg
 	}
 	if lo > hi {
-		return span{}, fmt.Sprintf("range %q is reversed: %d > %d", item, lo, hi)
+		return span{}, fmt.Sprintf("range %s is reversed: %d > %d", echo.Quote(item), lo, hi)
 	}
 	return span{lo, hi}, ""
 }
@@ -127,7 +129,7 @@ func parseSeed(s string) (uint64, string) {
 	case errors.Is(err, strconv.ErrRange):
 		return 0, fmt.Sprintf("seed %s is larger than %d", s, uint64(1<<64-1))
 	case err != nil:
-		return 0, fmt.Sprintf("%q is not a seed: want a number like 7 or a range like 1-100", s)
+		return 0, fmt.Sprintf("%s is not a seed: want a number like 7 or a range like 1-100", echo.Quote(s))
 	}
 	return v, ""
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // step is one step of a -set path: an object key, or an array index.
@@ -36,7 +38,7 @@ func parseSetPath(p string) ([]step, string) {
 			}
 			n, err := strconv.Atoi(p[j+1 : j+k])
 			if err != nil || n < 0 || !isDigits(p[j+1:j+k]) {
-				return nil, fmt.Sprintf("invalid path: index %q is not a number of 0 or more", p[j+1:j+k])
+				return nil, fmt.Sprintf("invalid path: index %s is not a number of 0 or more", echo.Quote(p[j+1:j+k]))
 			}
 			steps = append(steps, step{index: n, isIndex: true})
 			j += k + 1
@@ -125,7 +127,7 @@ func schemaType(steps []step) (reflect.Type, string) {
 // for faults, a string is a preset. Relative paths in the value are relative to dir, the world file's
 // directory.
 func applySet(root *jvalue, arg, dir string) (*jvalue, error) {
-	name := "-set " + arg
+	name := "-set " + echo.Cut(arg)
 	fail := func(format string, args ...any) error {
 		return &pathError{file: name, msg: fmt.Sprintf(format, args...)}
 	}
