@@ -554,7 +554,7 @@ func TestEditDistance(t *testing.T) {
 	// With a limit, a distance over it is limit+1, whether the lengths or
 	// the rows show it.
 	for _, tt := range []struct {
-		a, b         string
+		a, b        string
 		limit, want int
 	}{
 		{"pkg", "pkg", 2, 0}, {"pgk", "pkg", 2, 1}, {"abcdef", "pkg", 2, 3}, {"xxxx", "pkgs", 2, 3},
