@@ -140,6 +140,115 @@ func TestBadInput(t *testing.T) {
 			args: []string{"-seed", "1", "-faults", "faults.json"},
 			want: []string{"faults.json"},
 		},
+		// issue 30 item 6: a schedule is read as strictly as a world file.
+		{
+			name: "fault with no at",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"kind": "crash", "node": "client", "until": "2s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].at: missing\n"},
+		},
+		{
+			name: "fault with no kind",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "node": "client", "until": "2s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].kind: missing\n"},
+		},
+		{
+			name: "duplicate key in a fault",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "at": "2s", "kind": "crash", "node": "client", "until": "3s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].at: duplicate key\n"},
+		},
+		{
+			name: "duplicate key at the top",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "seed": 2, "faults": []}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: seed: duplicate key\n"},
+		},
+		{
+			name: "duplicate key in a bare list",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `[{"at": "1s", "kind": "crash", "kind": "pause", "node": "client", "until": "3s"}]`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].kind: duplicate key\n"},
+		},
+		{
+			name: "faults null",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": null}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults: expected a list of faults\n"},
+		},
+		{
+			name: "partition with a node in two groups",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "partition", "groups": [["server"], ["server", "client"]], "until": "2s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].groups[1]: \"server\" is also in groups[0]: a node is on one side of a partition\n"},
+		},
+		{
+			name: "partition with a node twice in a side",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "partition", "side": ["server", "server"], "until": "2s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].side: \"server\" is named twice\n"},
+		},
+		{
+			name: "crash of a node already down",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "crash", "node": "server", "until": "3s"}, {"at": "2s", "kind": "crash", "node": "server", "until": "4s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[1]: crashes server at 2s, while it is down from the crash of faults[0] (1s to 3s)\n"},
+		},
+		{
+			name: "crash that an earlier-listed later crash falls in",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "2s", "kind": "crash", "node": "server", "until": "4s"}, {"at": "1s", "kind": "crash", "node": "server", "until": "3s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[1]: crashes server from 1s to 3s, while the crash of faults[0] at 2s would find it down\n"},
+		},
+		{
+			name: "exact duplicate fault",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "pause", "node": "server", "until": "2s"}, {"at": "1s", "kind": "pause", "node": "server", "until": "2s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[1]: the same fault as faults[0]\n"},
+		},
+		{
+			name: "bad branch key",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "branches": [{"at": "1s", "key": 1}, {"at": "1s", "key": "x"}], "faults": []}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: branches[1].key: expected uint64, got string\n"},
+		},
 		// issue 30 item 1: what a world names is read only when it is a
 		// regular file, and within a limit.
 		{

@@ -179,6 +179,11 @@ func Parse(file string, data []byte) (*Schedule, error) {
 	}
 	var raw []json.RawMessage
 	s := &Schedule{}
+	if json.Valid(trimmed) {
+		if p := duplicateKey(trimmed, trimmed[0] == '['); p != "" {
+			return nil, fmt.Errorf("%s: %s: duplicate key", file, p)
+		}
+	}
 	if trimmed[0] == '[' {
 		if err := json.Unmarshal(trimmed, &raw); err != nil {
 			return nil, fmt.Errorf("%s: %s", file, jsonError(trimmed, err))
@@ -195,11 +200,27 @@ func Parse(file string, data []byte) (*Schedule, error) {
 			return nil, fmt.Errorf("%s: faults: missing (an empty schedule is \"faults\": [])", file)
 		}
 		delete(top, "faults")
-		if err := json.Unmarshal(fs, &raw); err != nil {
+		if err := json.Unmarshal(fs, &raw); err != nil || raw == nil {
 			return nil, fmt.Errorf("%s: faults: expected a list of faults", file)
 		}
 		pinned, hasPinned := top["pinned"]
 		delete(top, "pinned")
+		// Branches one at a time too, so that an error names its index
+		// (encoding/json would say branches.key).
+		if bs, ok := top["branches"]; ok && string(bs) != "null" {
+			var list []json.RawMessage
+			if err := json.Unmarshal(bs, &list); err != nil {
+				return nil, fmt.Errorf("%s: branches: expected a list of branches", file)
+			}
+			for i, r := range list {
+				var b Branch
+				if err := strictDecode(r, &b); err != nil {
+					return nil, fmt.Errorf("%s: branches[%d]%v", file, i, pathed(err))
+				}
+				s.Branches = append(s.Branches, b)
+			}
+			delete(top, "branches")
+		}
 		rest, _ := json.Marshal(top)
 		if err := strictDecode(rest, s); err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
@@ -216,6 +237,15 @@ func Parse(file string, data []byte) (*Schedule, error) {
 		var f Fault
 		if err := strictDecode(r, &f); err != nil {
 			return nil, fmt.Errorf("%s: faults[%d]%v", file, i, pathed(err))
+		}
+		// at is where a fault fires (or, for one at a numbered event, when
+		// it did): a missing at would read as 0, the start of the run.
+		var present map[string]json.RawMessage
+		json.Unmarshal(r, &present) // strictDecode took it as an object
+		for _, k := range []string{"at", "kind"} {
+			if _, ok := present[k]; !ok {
+				return nil, fmt.Errorf("%s: faults[%d].%s: missing", file, i, k)
+			}
 		}
 		s.Faults = append(s.Faults, f)
 	}
@@ -448,7 +478,7 @@ func (s *Schedule) Check(w World) error {
 			return fmt.Errorf("faults[%d].site: missing: a buggify fault names its site", i)
 		}
 	}
-	return nil
+	return s.checkSet()
 }
 
 func contains(list []string, s string) bool {
