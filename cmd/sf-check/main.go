@@ -51,6 +51,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			case hist == "":
 				hist = "-"
 			}
+			if err := manual.OutputFile("sf-check", "timeline", c.String("timeline")); err != nil {
+				return err
+			}
 			if c.Int64("max-bytes") < 1 {
 				return manual.Usage("sf-check", "-max-bytes must be at least 1")
 			}

@@ -47,6 +47,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if !c.IsSet("seed") {
 				return usage("-seed N is required: a schedule belongs to one seed")
 			}
+			if err := manual.OutputFile("sf-faults", "out", c.String("out")); err != nil {
+				return err
+			}
 			seed, err := manual.Seed(c)
 			if err != nil {
 				return err

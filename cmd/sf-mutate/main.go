@@ -44,6 +44,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			if c.NArg() > 0 {
 				return usage("unexpected argument %q: sf-mutate takes only flags", c.Args().First())
 			}
+			if err := manual.OutputFile("sf-mutate", "md", c.String("md")); err != nil {
+				return err
+			}
 			cmd := mutate.Command{Config: c.String("c"), Profile: c.String("profile"), Set: c.StringSlice("set"),
 				App: c.Bool("app"), AppMutants: c.Int("mutants"), Jobs: c.Int("j"), JSON: c.Bool("json"),
 				Markdown: c.String("md"), Tool: manual.Sibling(args, "sf-mutate"), RunTool: manual.Sibling(args, "sf-run"),

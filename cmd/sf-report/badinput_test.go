@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -49,6 +51,23 @@ func TestBadInput(t *testing.T) {
 				t.Errorf("stderr\n  %q\nwant\n  %q", r.Stderr, tc.want)
 			}
 		})
+	}
+}
+
+// TestOutputIsAFolder: an output flag that names a folder is refused before
+// anything is read, exit 2 (issue 30, item 9).
+func TestOutputIsAFolder(t *testing.T) {
+	tools.Need(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, flag := range []string{"md", "html", "findings"} {
+		r := clitest.Exec(t, clitest.Cmd{Dir: dir, Stdin: "\n"}, tools.Path("sf-report"), "-"+flag, "out")
+		r.WantExitClean(t, 2)
+		if want := "sf-report: -" + flag + " out: is a directory: name a file to write (see sf-report -h)\n"; r.Stderr != want {
+			t.Errorf("stderr\n  %q\nwant\n  %q", r.Stderr, want)
+		}
 	}
 }
 

@@ -32,6 +32,11 @@ func main() {
 			if o.Markdown == "-" && o.HTML == "-" {
 				return manual.Usage("sf-report", "-md - and -html - cannot both write stdout")
 			}
+			for _, f := range []string{"md", "html", "findings"} {
+				if err := manual.OutputFile("sf-report", f, c.String(f)); err != nil {
+					return err
+				}
+			}
 			return manual.Status(report.Main(o))
 		},
 	}, os.Args, os.Stdin, os.Stdout, os.Stderr))

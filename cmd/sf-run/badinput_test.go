@@ -140,6 +140,17 @@ func TestBadInput(t *testing.T) {
 			args: []string{"-seed", "1", "-faults", "faults.json"},
 			want: []string{"faults.json"},
 		},
+		// issue 30 item 9: a pkg that is not a main package says so.
+		{
+			name: "pkg that is not a main package",
+			files: map[string]string{
+				"world.json": `{"workload": {"name": "client", "pkg": "./lib"}}`,
+				"lib/go.mod": "module example.com/lib\n\ngo 1.26\n",
+				"lib/lib.go": "package lib\n\nfunc F() int { return 1 }\n",
+			},
+			build: true,
+			want:  []string{"workload (client): pkg /", "/lib is not a main package: a node runs a program, so its pkg is a package main with a func main\n"},
+		},
 		// issue 30 item 6: a schedule is read as strictly as a world file.
 		{
 			name: "fault with no at",

@@ -10,10 +10,14 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 )
+
+// errIsDir is the error of a target that is a directory.
+var errIsDir = errors.New("is a directory: name a file to write")
 
 // WriteFile writes data to path atomically, creating the directory if
 // needed. A new file gets perm; a file that existed keeps its permissions.
@@ -32,6 +36,10 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 	}
 	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() {
 		perm = fi.Mode().Perm()
+	} else if err == nil && fi.IsDir() {
+		// The rename would fail with "file exists", naming the temporary
+		// file rather than the mistake.
+		return &os.PathError{Op: "write", Path: path, Err: errIsDir}
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -367,7 +367,24 @@ func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Mo
 		}
 		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))
 	}
+	if isArchive(tmp.Name()) {
+		// go build -o of a package that is not main writes its archive.
+		return Module{}, fmt.Errorf("pkg %s is not a main package: a node runs a program, so its pkg is a package main with a func main", pkg)
+	}
 	return storeFile(store, tmp.Name(), true)
+}
+
+// isArchive says whether the file at path starts as a Go package archive
+// (an ar file) does.
+func isArchive(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	head := make([]byte, 8)
+	n, _ := io.ReadFull(f, head)
+	return string(head[:n]) == "!<arch>\n"
 }
 
 // storePrebuilt copies a prebuilt module into the store under its hash,

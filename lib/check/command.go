@@ -241,7 +241,11 @@ func Command(o CommandOptions) (code int) {
 			timelineNote = "no timeline written: the history came from standard input; give -timeline FILE"
 		default:
 			if err := writeTimeline(r, path); err != nil {
+				// The verdict stands, but what was asked for is missing:
+				// that is sf-check failing its job, status 2.
 				fmt.Fprintln(o.Stderr, "sf-check: writing the timeline:", err)
+				code = exitcode.Usage
+				rec.ExitStatus = code
 			} else {
 				rec.Timeline = path
 				timelineNote = "timeline: " + path

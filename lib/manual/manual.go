@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -258,6 +259,19 @@ func defaultText(df cli.DocGenerationFlag) string {
 // exitcode.Usage, with a pointer to the manual.
 func Usage(name, format string, args ...any) error {
 	return cli.Exit(fmt.Sprintf(format, args...)+" (see "+name+" -h)", exitcode.Usage)
+}
+
+// OutputFile is the usage error of an output flag whose file is an
+// existing directory, or nil: said before the work starts, and in these
+// words, rather than as the failed rename of a temporary file at its end.
+func OutputFile(name, flag, path string) error {
+	if path == "" || path == "-" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return Usage(name, "-%s %s: is a directory: name a file to write", flag, path)
+	}
+	return nil
 }
 
 // Run runs app on args (args[0] is the command's name as invoked) and

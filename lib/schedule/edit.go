@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -72,7 +73,10 @@ func (e *Editor) Shift(pos int, amount string) error {
 		if err != nil {
 			return fmt.Errorf("fault %d (%s) fires at a numbered %s: shift it by a count such as +2 or -1, not %q", pos, f.Kind, k.Counter, amount)
 		}
-		if f.Op+n < 1 {
+		if (n > 0 && f.Op > math.MaxInt64-n) || f.Op+n < 1 {
+			if n > 0 {
+				return fmt.Errorf("fault %d (%s): op %d moved by %+d is past the largest op number (%d)", pos, f.Kind, f.Op, n, int64(math.MaxInt64))
+			}
 			return fmt.Errorf("fault %d (%s): op %d moved by %+d is %d, and %ss count from 1", pos, f.Kind, f.Op, n, f.Op+n, k.Counter)
 		}
 		f.Op += n
@@ -82,6 +86,11 @@ func (e *Editor) Shift(pos int, amount string) error {
 	d, err := time.ParseDuration(amount)
 	if err != nil {
 		return fmt.Errorf("fault %d (%s) is planned in time: shift it by a duration such as -50ms or +1s, not %q", pos, f.Kind, amount)
+	}
+	// A virtual time is int64 nanoseconds (about 292 years): a sum past
+	// that would wrap around to a negative time.
+	if d > 0 && (int64(f.At) > math.MaxInt64-int64(d) || int64(f.Until) > math.MaxInt64-int64(d)) {
+		return fmt.Errorf("fault %d (%s): at %s moved by %s is past the latest virtual time (%s)", pos, f.Kind, time.Duration(f.At), signed(d), time.Duration(math.MaxInt64))
 	}
 	if int64(f.At)+int64(d) < 0 {
 		return fmt.Errorf("fault %d (%s): at %s moved by %s is %s, before the run starts", pos, f.Kind, time.Duration(f.At), signed(d), time.Duration(int64(f.At)+int64(d)))
