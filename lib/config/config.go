@@ -1,16 +1,21 @@
 package config
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 
+	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/echo"
@@ -301,6 +306,8 @@ type World struct {
 	Extends []string `json:"-"`
 	// Profile is the profile that was applied, if any.
 	Profile string `json:"-"`
+	// Overrides are the -set arguments that were applied, in order. Defaults to none.
+	Overrides []string `json:"-"`
 	// Set lists the fields that the file, the files it extends, the profile or -set overrides set, as
 	// JSON paths without indices (faults.partition_per_sec, nodes[].disk), in the order of the file,
 	// each once. A preset counts as setting the fields it sets. See [World.Unimplemented].
@@ -797,4 +804,59 @@ func validName(s string) bool {
 		}
 	}
 	return true
+}
+
+// Name is the name of the world's folders under .seedfall/ (its artifacts,
+// its pins): the world file's name without its extension ("stdin" for
+// standard input), then ".<profile>" when a profile is applied, then
+// ".set-<hash>" when -set overrides are, <hash> being the first 8 hex digits
+// of the SHA-256 of the overrides in their order. So every distinct world
+// has folders of its own, and a sweep with overrides never writes over the
+// schedules of the plain world. OverridesFile in such a folder lists them.
+func (w *World) Name() string {
+	name := strings.TrimSuffix(filepath.Base(w.File), filepath.Ext(w.File))
+	if w.File == "-" || name == "" {
+		name = "stdin"
+	}
+	if w.Profile != "" {
+		name += "." + w.Profile
+	}
+	if len(w.Overrides) > 0 {
+		sum := sha256.Sum256([]byte(strings.Join(w.Overrides, "\x00")))
+		name += ".set-" + hex.EncodeToString(sum[:4])
+	}
+	return name
+}
+
+// OverridesFile is the file in a world's folder with -set overrides that
+// says which world it belongs to: {"config", "profile", "set"}.
+const OverridesFile = "overrides.json"
+
+// WriteOverrides writes OverridesFile into dir, a folder named by w.Name,
+// when w has overrides and the file is not there yet: whoever opens the
+// folder can tell which -set values made its files.
+func (w *World) WriteOverrides(dir string) error {
+	data := w.overridesJSON()
+	if data == nil {
+		return nil
+	}
+	path := filepath.Join(dir, OverridesFile)
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+		return nil
+	}
+	return atomicfile.WriteFile(path, data, 0o644)
+}
+
+// overridesJSON is the content of OverridesFile for w, or nil when w has no
+// overrides (its folder's name says all).
+func (w *World) overridesJSON() []byte {
+	if len(w.Overrides) == 0 {
+		return nil
+	}
+	b, _ := json.MarshalIndent(struct {
+		Config  string   `json:"config"`
+		Profile string   `json:"profile,omitempty"`
+		Set     []string `json:"set"`
+	}{w.File, w.Profile, w.Overrides}, "", "  ")
+	return append(b, '\n')
 }

@@ -175,6 +175,7 @@ func ParseWith(file string, data []byte, opts LoadOptions) (*World, error) {
 		}
 	}
 	w.File, w.Dir, w.Extends, w.Profile = file, dir, l.extends, opts.Profile
+	w.Overrides = slices.Clone(opts.Set)
 	w.Set, w.setAt = set.paths, set.places
 	implemented := opts.Implemented
 	if implemented == nil {

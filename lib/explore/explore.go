@@ -338,7 +338,11 @@ func writeSchedule(p *sweep.Prepared, o Options, f *Found) (*schedule.Schedule, 
 	sched := &schedule.Schedule{Seed: f.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: schedule.Dur(r.AtNs),
 		Branches: f.Branches, Faults: append([]engine.Fault{}, r.Faults...)}
 	sched.Sort()
-	path := filepath.Join(sweep.ArtifactDir(p.World), runName(f.Seed, f.Run)+".faults.json")
+	dir, err := sweep.MakeArtifactDir(p.World)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(dir, runName(f.Seed, f.Run)+".faults.json")
 	if err := sched.WriteFile(path); err != nil {
 		return nil, fmt.Errorf("writing the schedule of run %d: %w", f.Run, err)
 	}

@@ -84,16 +84,10 @@ const ListMax = 1000
 // Dir is where the pins of the world w are kept:
 // .seedfall/pinned/<world>/ next to the world file, <world> being the
 // world file's name without its extension, plus ".<profile>" when a profile
-// is applied (the same name as the world's artifact folder).
+// is applied and ".set-<hash>" when -set overrides are (the same name as
+// the world's artifact folder: config.World.Name).
 func Dir(w *config.World) string {
-	name := strings.TrimSuffix(filepath.Base(w.File), filepath.Ext(w.File))
-	if w.File == "-" || name == "" {
-		name = "stdin"
-	}
-	if w.Profile != "" {
-		name += "." + w.Profile
-	}
-	return filepath.Join(build.Dir(w), Folder, name)
+	return filepath.Join(build.Dir(w), Folder, w.Name())
 }
 
 // Path is the pin file of seed in the world w: seed-<N>.json in Dir(w).
@@ -122,6 +116,9 @@ func Write(w *config.World, sched *schedule.Schedule, r *engine.Result) (string,
 	}
 	path := Path(w, sched.Seed)
 	if err := Make(sched, r).WriteFile(path); err != nil {
+		return "", fmt.Errorf("writing the pin: %w", err)
+	}
+	if err := w.WriteOverrides(Dir(w)); err != nil {
 		return "", fmt.Errorf("writing the pin: %w", err)
 	}
 	return path, nil

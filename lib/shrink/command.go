@@ -373,7 +373,11 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 	}
 	sched := out.Schedule
 	sched.Config, sched.Profile, sched.Set = j.world.config, j.world.profile, j.world.setList()
-	path := filepath.Join(sweep.ArtifactDir(p.World), sweep.ShrunkName(j.seed, j.exploreRun))
+	dir, err := sweep.MakeArtifactDir(p.World)
+	if err != nil {
+		return record.Shrink{}, err
+	}
+	path := filepath.Join(dir, sweep.ShrunkName(j.seed, j.exploreRun))
 	if err := sched.WriteFile(path); err != nil {
 		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
 	}

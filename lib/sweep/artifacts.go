@@ -27,7 +27,10 @@ import (
 // writeArtifacts writes a failing seed's trace and fault schedule next to
 // the world file.
 func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
-	dir := ArtifactDir(p.World)
+	dir, err := MakeArtifactDir(p.World)
+	if err != nil {
+		return nil, err
+	}
 	stem := o.artifactName
 	if stem == "" {
 		prefix := o.artifactPrefix
@@ -72,7 +75,7 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 		b.WriteString(l)
 		b.WriteByte('\n')
 	}
-	trace, err := writeMaybeCompressed(trace, []byte(b.String()), o.Compress)
+	trace, err = writeMaybeCompressed(trace, []byte(b.String()), o.Compress)
 	if err != nil {
 		return nil, err
 	}
@@ -152,16 +155,22 @@ func ShrunkName(seed uint64, exploreRun int) string {
 }
 
 // ArtifactDir is where the artifacts of a world's seeds go: a folder under
-// .seedfall next to the world file, named by the world file and profile
-// (.seedfall/seedfall.fixed/, .seedfall/seedfall.nightly/ for profile
-// nightly), so sweeps of sibling worlds never overwrite each other.
+// .seedfall next to the world file, named by the world file, profile and
+// -set overrides (.seedfall/seedfall.fixed/, .seedfall/seedfall.nightly/
+// for profile nightly, .seedfall/seedfall.set-1f0c93a2/ for some -set
+// values: see config.World.Name), so sweeps of distinct worlds never
+// overwrite each other.
 func ArtifactDir(w *config.World) string {
-	name := strings.TrimSuffix(filepath.Base(w.File), filepath.Ext(w.File))
-	if w.File == "-" || name == "" {
-		name = "stdin"
+	return filepath.Join(build.Dir(w), w.Name())
+}
+
+// MakeArtifactDir creates the world's artifact folder, with the file that
+// lists its -set overrides when it has some, and returns it. Everything
+// that writes into the folder calls it first.
+func MakeArtifactDir(w *config.World) (string, error) {
+	dir := ArtifactDir(w)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
 	}
-	if w.Profile != "" {
-		name += "." + w.Profile
-	}
-	return filepath.Join(build.Dir(w), name)
+	return dir, w.WriteOverrides(dir)
 }

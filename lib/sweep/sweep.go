@@ -193,7 +193,11 @@ func run(o Options) (int, error) {
 			// A schedule read from standard input is kept as a file, so that
 			// the replay line and the record's faults_file name something a
 			// later command can read again.
-			kept := filepath.Join(ArtifactDir(prep.World), fmt.Sprintf("seed-%d.stdin.faults.json", o.Seeds[0]))
+			dir, err := MakeArtifactDir(prep.World)
+			if err != nil {
+				return 0, fmt.Errorf("keeping the schedule read from standard input: %w", err)
+			}
+			kept := filepath.Join(dir, fmt.Sprintf("seed-%d.stdin.faults.json", o.Seeds[0]))
 			if err := sched.WriteFile(kept); err != nil {
 				return 0, fmt.Errorf("keeping the schedule read from standard input: %w", err)
 			}
