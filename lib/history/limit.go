@@ -49,54 +49,109 @@ func ReadAll(r io.Reader, opts ReadOptions) ([]byte, error) {
 }
 
 // readAll is ReadAll with a hint of the input's size, used as the first
-// buffer's size when it is within the limit. A compressed input's size is
-// smaller than its content's, so the buffer grows from there.
+// block's size when it is within the limit; an uncompressed file then reads
+// into one block and is returned as it is.
+//
+// The input is read into blocks that are never copied while they fill (at
+// first the hint, then blocks of growing size, at most chunkBytesMax), and
+// only joined once the end is reached. So an input over the limit, such as a
+// gzip or zstd bomb, is refused having held at most the limit in memory,
+// counted as its decompressed bytes arrive, and an input within it is held
+// at most twice, while it is joined. (One buffer grown by append held up to
+// three times the limit before a bomb was refused: the old buffer, the new
+// one, and what the collector had not freed yet.)
 func readAll(r io.Reader, opts ReadOptions, sizeHint int64) ([]byte, error) {
 	total, lineMax := opts.limits()
 	r, err := compressed.Open(r)
 	if err != nil {
 		return nil, &Error{File: opts.File, Msg: "reading history: " + err.Error(), Err: err}
 	}
-	size := int64(64 << 10)
+	next := int64(chunkBytesMin)
 	if sizeHint > 0 {
-		size = sizeHint + 1 // one more byte, to see the end without growing
+		next = sizeHint + 1 // one more byte, to see the end without a second block
 	}
-	buf := make([]byte, 0, min(size, total+1))
-	// Every line that starts before lineStart is within the limit, and
-	// lineStart is where a line starts. Only when the input reaches past
-	// lineStart+lineMax does a newline have to be found, and then only
-	// the last one in that window, so the check costs little per byte.
-	lineStart := int64(0)
+	var blocks [][]byte
+	var read int64
+	// lines counts the newlines read; run is how many bytes the last line
+	// has so far, its newline not yet read.
+	var lines int
+	var run int64
 	for {
-		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
-		}
-		// Never read past the first byte over the limit.
-		room := min(int64(cap(buf)), total+1)
-		n, err := r.Read(buf[len(buf):room])
-		buf = buf[:len(buf)+n]
-		tooLong := false
-		for int64(len(buf)) > lineStart+lineMax {
-			// A newline at lineStart+lineMax ends a line of lineMax bytes.
-			i := bytes.LastIndexByte(buf[lineStart:lineStart+lineMax+1], '\n')
-			if i < 0 {
-				tooLong = true
-				break
+		size := min(next, total+1-read)
+		block := make([]byte, size)
+		n, err := io.ReadFull(r, block)
+		block = block[:n]
+		if n > 0 {
+			if bad, line := lineCheck(block, lineMax, &lines, &run); bad {
+				return nil, lineTooLong(opts.File, line, lineMax)
 			}
-			lineStart += int64(i) + 1
+			blocks = append(blocks, block)
+			read += int64(n)
 		}
 		switch {
-		case tooLong:
-			return nil, lineTooLong(opts.File, 1+bytes.Count(buf[:lineStart], []byte{'\n'}), lineMax)
-		case int64(len(buf)) > total:
+		case read > total:
 			return nil, &Error{File: opts.File, Err: ErrTooLarge,
 				Msg: fmt.Sprintf("%v of %s", ErrTooLarge, byteSize(total))}
-		case err == io.EOF:
-			return buf, nil
+		case err == io.EOF || err == io.ErrUnexpectedEOF:
+			return join(blocks, read), nil
 		case err != nil:
 			return nil, &Error{File: opts.File, Msg: "reading history: " + err.Error(), Err: err}
 		}
+		next = min(max(2*int64(n), chunkBytesMin), chunkBytesMax)
 	}
+}
+
+// The blocks readAll reads into: from 64 KiB, doubling up to 64 MiB, so a
+// large input takes a few dozen blocks and a small one one.
+const (
+	chunkBytesMin = 64 << 10
+	chunkBytesMax = 64 << 20
+)
+
+// lineCheck follows the lines through block, which comes after what lines
+// and run describe, and updates them; it reports whether a line is longer
+// than lineMax, and which (from 1).
+func lineCheck(block []byte, lineMax int64, lines *int, run *int64) (bool, int) {
+	first := bytes.IndexByte(block, '\n')
+	if first < 0 {
+		*run += int64(len(block))
+		return *run > lineMax, *lines + 1
+	}
+	if *run+int64(first) > lineMax {
+		return true, *lines + 1
+	}
+	last := bytes.LastIndexByte(block, '\n')
+	if int64(last-first) > lineMax {
+		// A line between the first and the last newline may be too long:
+		// look at each. (Only when the block is longer than a line may be.)
+		for i, line := first+1, *lines+1; i <= last; line++ {
+			j := bytes.IndexByte(block[i:], '\n')
+			if int64(j) > lineMax {
+				return true, line + 1
+			}
+			i += j + 1
+		}
+	}
+	*lines += bytes.Count(block, []byte{'\n'})
+	*run = int64(len(block) - last - 1)
+	return *run > lineMax, *lines + 1
+}
+
+// join returns the blocks as one slice of n bytes: the block itself when
+// there is one.
+func join(blocks [][]byte, n int64) []byte {
+	switch len(blocks) {
+	case 0:
+		return []byte{}
+	case 1:
+		return blocks[0]
+	}
+	out := make([]byte, 0, n)
+	for i, b := range blocks {
+		out = append(out, b...)
+		blocks[i] = nil // the collector may free it while the rest is copied
+	}
+	return out
 }
 
 // ReadFileBytes is ReadAll on the file at path. An error opening it is the

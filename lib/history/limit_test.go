@@ -1,11 +1,14 @@
 package history
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -132,5 +135,30 @@ func TestParseInterrupt(t *testing.T) {
 		if ops, err := Parse([]byte(c.data), ReadOptions{Format: c.format, Interrupt: flag}); !errors.Is(err, ErrInterrupted) || ops != nil {
 			t.Errorf("%s, interrupted: %d operations, error %v", c.format, len(ops), err)
 		}
+	}
+}
+
+// TestBombHeldWithinLimit: a gzip bomb is refused having allocated about
+// its limit, not a multiple of it: the decompressed bytes are counted as
+// they come, into blocks that are never copied (issue 30, item 10). Before,
+// a buffer grown by append allocated some three times the limit.
+func TestBombHeldWithinLimit(t *testing.T) {
+	const limit = 32 << 20
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	line := []byte(`{"type":"invoke","process":0,"f":"write","key":"k","value":1}` + "\n")
+	for range (4 * limit) / len(line) {
+		zw.Write(line)
+	}
+	zw.Close()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadAll(bytes.NewReader(gz.Bytes()), ReadOptions{File: "bomb.gz", InputBytesMax: limit})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("got %v, want ErrTooLarge", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > limit+limit/4 {
+		t.Errorf("reading allocated %d MiB for a limit of %d MiB", got>>20, limit>>20)
 	}
 }

@@ -234,6 +234,9 @@ func readJSONL(data []byte, file string, deferOK bool, emit func(*Event) error) 
 		// ev keeps the line before's event, whose names fastEvent reuses.
 		if fastEvent(text, &ev, intern, memo, deferOK) {
 			ev.Line = line
+			if err := valueUTF8(&ev); err != nil {
+				return &Error{File: file, Line: line, Msg: err.Error(), Err: err}
+			}
 			if err := emit(&ev); err != nil {
 				return err
 			}
@@ -242,6 +245,9 @@ func readJSONL(data []byte, file string, deferOK bool, emit func(*Event) error) 
 		ev = Event{Line: line}
 		s.Reset(text)
 		if err := parseEvent(&s, &ev, intern); err != nil {
+			return &Error{File: file, Line: line, Msg: err.Error(), Err: err}
+		}
+		if err := valueUTF8(&ev); err != nil {
 			return &Error{File: file, Line: line, Msg: err.Error(), Err: err}
 		}
 		if err := emit(&ev); err != nil {
@@ -396,6 +402,25 @@ func parseEvent(s *jsontext.Scanner, ev *Event, intern map[string]string) error 
 		}
 	}
 	return nil
+}
+
+// valueUTF8 refuses an event whose value is not UTF-8. Names are mended
+// (validString), but a value is compared with others byte for byte: two
+// values that differ only in bytes that are no text would be told apart by
+// one checker and merged by another (or by a JSON decoder that mends them).
+func valueUTF8(ev *Event) error {
+	if utf8.Valid(ev.Value) {
+		return nil
+	}
+	at := 0
+	for at < len(ev.Value) {
+		r, size := utf8.DecodeRune(ev.Value[at:])
+		if r == utf8.RuneError && size == 1 {
+			break
+		}
+		at += size
+	}
+	return &fieldError{"value", fmt.Errorf("byte %d is not UTF-8 (a history is UTF-8 text)", at)}
 }
 
 // validString replaces each byte of s that is not part of valid UTF-8 with
