@@ -11,9 +11,11 @@ package atomicfile
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // errIsDir is the error of a target that is a directory.
@@ -67,6 +69,42 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 		os.Remove(name)
 	}
 	return err
+}
+
+// StaleAge is how old a temporary file of WriteFile must be for
+// RemoveStale to take it for the leftover of a writer that was killed: an
+// hour. A live writer renames its file within seconds of creating it (the
+// largest artifact is a 64 MiB trace), so a sweep running at the same time
+// in the same folder never loses a file it is writing.
+const StaleAge = time.Hour
+
+// RemoveStale removes from dir the temporary files that WriteFile leaves
+// when its process is killed between creating and renaming one
+// (.NAME.tmp-NNN), once they are older than age, and returns how many it
+// removed. A folder that does not exist holds none.
+func RemoveStale(dir string, age time.Duration, now time.Time) (int, error) {
+	entries, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	removed := 0
+	for _, e := range entries {
+		name := e.Name()
+		if !strings.HasPrefix(name, ".") || !strings.Contains(name, ".tmp-") || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || now.Sub(fi.ModTime()) < age {
+			continue
+		}
+		if os.Remove(filepath.Join(dir, name)) == nil {
+			removed++
+		}
+	}
+	return removed, nil
 }
 
 // inPlace says whether path is to be written to rather than replaced.

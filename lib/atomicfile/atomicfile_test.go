@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func TestWriteFileReplaces(t *testing.T) {
@@ -149,5 +150,42 @@ func TestWriteFileDevStdoutToFile(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(out); string(b) != "before\nDATA\nafter\n" {
 		t.Errorf("the redirected file holds %q", b)
+	}
+}
+
+// TestRemoveStale: only WriteFile's temporary files older than the age go;
+// a fresh one (a writer at work) and other files stay.
+func TestRemoveStale(t *testing.T) {
+	dir := t.TempDir()
+	now := time.Now()
+	files := map[string]time.Duration{ // name -> age
+		".seed-1.trace.log.tmp-123":  2 * time.Hour,
+		".seed-2.faults.json.tmp-45": 2 * time.Hour,
+		".seed-3.trace.log.tmp-678":  time.Minute,
+		"seed-4.trace.log":           2 * time.Hour,
+		".hidden":                    2 * time.Hour,
+	}
+	for name, age := range files {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chtimes(p, now.Add(-age), now.Add(-age)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := RemoveStale(dir, time.Hour, now)
+	if err != nil || n != 2 {
+		t.Fatalf("RemoveStale: %d, %v; want 2 removed", n, err)
+	}
+	for name := range files {
+		_, err := os.Stat(filepath.Join(dir, name))
+		gone := err != nil
+		if want := strings.Contains(name, ".tmp-") && files[name] > time.Hour; gone != want {
+			t.Errorf("%s: removed %v, want %v", name, gone, want)
+		}
+	}
+	if n, err := RemoveStale(filepath.Join(dir, "nope"), time.Hour, now); n != 0 || err != nil {
+		t.Errorf("a missing folder: %d, %v", n, err)
 	}
 }

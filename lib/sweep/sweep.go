@@ -17,6 +17,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
@@ -214,6 +215,17 @@ func run(o Options) (int, error) {
 		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-run", Version: Version, Schema: record.Schema,
 			Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check,
 			Shard: o.Shard})
+	}
+
+	// A run killed while it wrote an artifact (SIGKILL, a crash of the
+	// host) leaves its temporary file; the next sweep of the world removes
+	// those an hour old, which no live sweep is still writing.
+	if !o.Replay {
+		for _, dir := range []string{ArtifactDir(prep.World), pin.Dir(prep.World)} {
+			if n, err := atomicfile.RemoveStale(dir, atomicfile.StaleAge, time.Now()); n > 0 && err == nil {
+				fmt.Fprintf(o.Stderr, "sf-run: removed %d temporary file(s) left in %s by a run that was killed\n", n, relPath(dir))
+			}
+		}
 	}
 
 	// A sweep replays the world's pinned regressions first (a sharded one
