@@ -18,10 +18,13 @@
 // writes seed-N.trace.log and seed-N.faults.json (and its history, when it
 // recorded one) under .seedfall/<world>/ next to the world file, where
 // <world> is the world file's name without .json, plus .<profile> with
-// -profile, so sibling worlds never overwrite each other. Every file is
-// written whole or not at all. sf-shrink writes the schedule it shrinks a
-// seed to beside them, as seed-N.shrunk.faults.json, a name no run of
-// sf-run writes, so a later sweep never replaces it. The replay line it prints keeps -profile,
+// -profile and .set-<hash> with -set (the folder's overrides.json lists
+// them), so sibling worlds and variants never overwrite each other. Every
+// file is written whole or not at all; temporary files a killed run left
+// are removed by a later sweep once they are an hour old. sf-shrink writes
+// the schedule it shrinks a seed to beside them, as
+// seed-N.shrunk.faults.json, a name no run of sf-run writes, so a later
+// sweep never replaces it. The replay line it prints keeps -profile,
 // -set and -faults. -compress writes the trace and history as zstd files
 // (seed-N.trace.log.zst, seed-N.history.jsonl.zst; the schedule stays plain
 // JSON), and the records name the files as written. Every sf tool reads
@@ -102,7 +105,10 @@
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
 // end (a seed checking its history stops the check), the summary covers
 // the seeds that finished and says so (the JSONL summary has
-// "interrupted": true), and sf-run exits 130.
+// "interrupted": true), and sf-run exits 130. The signals are caught from
+// start-up on, while the world loads and builds too, and even when the
+// process was started with SIGINT ignored (a script's background job); a
+// second signal ends sf-run at once, with status 130.
 //
 // -check runs every seed twice and fails a seed whose two runs differ,
 // naming the first host call where they part; when none differ, the

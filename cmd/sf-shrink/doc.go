@@ -23,7 +23,8 @@
 // fewest operations that still fail the same way, and finally it records
 // when the shrunk run fails as the schedule's duration. The shrunk schedule
 // is written to .seedfall/<world>/seed-N.shrunk.faults.json next to the
-// world file, with shrunk_from and shrink_runs, and sf-shrink prints it
+// world file (<world> named as sf-run names it, with .<profile> and
+// .set-<hash>), with shrunk_from and shrink_runs, and sf-shrink prints it
 // numbered with a line that replays it with sf-run. No run of sf-run
 // writes that name (a failing seed's own schedule is seed-N.faults.json),
 // so a later sweep never replaces the shrunk schedule and the printed
