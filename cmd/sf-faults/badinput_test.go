@@ -41,6 +41,8 @@ func TestBadInput(t *testing.T) {
 			`the edited schedule: faults[1]: crashes server at 150ms, while it is down from the crash of faults[0] (100ms to 200ms)`},
 		{"added fault that repeats one", fault(crash), []string{"-add", `{"at":"100ms","kind":"crash","node":"server","until":"200ms"}`},
 			`the edited schedule: faults[1]: the same fault as faults[0]`},
+		{"a long -add cut short", fault(crash), []string{"-add", `{"at":"1s","kind":"` + strings.Repeat("k", 100000) + `","node":"server"}`},
+			`-add {"at":"1s","kind":"` + strings.Repeat("k", 101) + `... (100037 bytes): kind: "` + strings.Repeat("k", 120) + `"... (100000 bytes) is not a fault kind (bitrot, `},
 		{"bad branch key", `{"seed": 10, "branches": [{"at": "1s", "key": -1}], "faults": []}`, nil,
 			`-faults: bad.json: branches[0].key: expected uint64, got number -1`},
 	} {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -89,24 +90,24 @@ func parseEdits(o Options) (edits, error) {
 	for _, a := range o.Remove {
 		n, err := position(a)
 		if err != nil {
-			return e, fmt.Errorf("-remove %s: %v", a, err)
+			return e, fmt.Errorf("-remove %s: %v", echo.Cut(a), err)
 		}
 		e.remove = append(e.remove, n)
 	}
 	for _, a := range o.Shift {
 		p, amount, ok := strings.Cut(a, "=")
 		if !ok || strings.TrimSpace(amount) == "" {
-			return e, fmt.Errorf("-shift %s: expected N=AMOUNT, such as 2=-50ms for a fault in time or 1=+2 for one at a disk op", a)
+			return e, fmt.Errorf("-shift %s: expected N=AMOUNT, such as 2=-50ms for a fault in time or 1=+2 for one at a disk op", echo.Cut(a))
 		}
 		n, err := position(p)
 		if err != nil {
-			return e, fmt.Errorf("-shift %s: %v", a, err)
+			return e, fmt.Errorf("-shift %s: %v", echo.Cut(a), err)
 		}
 		e.shift = append(e.shift, shift{arg: a, pos: n, amount: strings.TrimSpace(amount)})
 	}
 	for _, a := range o.Add {
 		if _, err := schedule.ParseFault([]byte(a)); err != nil {
-			return e, fmt.Errorf("-add %s: %v", a, err)
+			return e, fmt.Errorf("-add %s: %v", echo.Cut(a), err)
 		}
 		e.add = append(e.add, []byte(a))
 	}
@@ -294,12 +295,12 @@ func applyEdits(sched *schedule.Schedule, ed edits, o Options) (*schedule.Schedu
 	}
 	for _, s := range ed.shift {
 		if err := e.Shift(s.pos, s.amount); err != nil {
-			return nil, fmt.Errorf("-shift %s: %w", s.arg, err)
+			return nil, fmt.Errorf("-shift %s: %w", echo.Cut(s.arg), err)
 		}
 	}
 	for i, a := range ed.add {
 		if err := e.Add(a); err != nil {
-			return nil, fmt.Errorf("-add %s: %w", o.Add[i], err)
+			return nil, fmt.Errorf("-add %s: %w", echo.Cut(o.Add[i]), err)
 		}
 	}
 	return e.Result(), nil

@@ -11,6 +11,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/progress"
 )
@@ -88,7 +89,7 @@ func Status(code int) error {
 // given an argument; nil when it was given none.
 func NoArgs(c *cli.Context) error {
 	if c.NArg() > 0 {
-		return Usage(c.App.Name, "unexpected argument %q", c.Args().First())
+		return Usage(c.App.Name, "unexpected argument %s", echo.Quote(c.Args().First()))
 	}
 	return nil
 }
@@ -127,7 +128,7 @@ func JSONFlag() cli.Flag {
 func Seed(c *cli.Context) (uint64, error) {
 	s, err := strconv.ParseUint(c.String("seed"), 10, 64)
 	if err != nil {
-		return 0, Usage(c.App.Name, "-seed: %q is not a seed (a whole number)", c.String("seed"))
+		return 0, Usage(c.App.Name, "-seed: %s is not a seed (a whole number)", echo.Quote(c.String("seed")))
 	}
 	return s, nil
 }

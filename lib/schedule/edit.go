@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // Editor changes a schedule the way sf-faults does. Positions count from 1
@@ -71,7 +73,7 @@ func (e *Editor) Shift(pos int, amount string) error {
 	if known && k.Positional() {
 		n, err := strconv.ParseInt(amount, 10, 64)
 		if err != nil {
-			return fmt.Errorf("fault %d (%s) fires at a numbered %s: shift it by a count such as +2 or -1, not %q", pos, f.Kind, k.Counter, amount)
+			return fmt.Errorf("fault %d (%s) fires at a numbered %s: shift it by a count such as +2 or -1, not %s", pos, f.Kind, k.Counter, echo.Quote(amount))
 		}
 		if (n > 0 && f.Op > math.MaxInt64-n) || f.Op+n < 1 {
 			if n > 0 {
@@ -85,7 +87,7 @@ func (e *Editor) Shift(pos int, amount string) error {
 	}
 	d, err := time.ParseDuration(amount)
 	if err != nil {
-		return fmt.Errorf("fault %d (%s) is planned in time: shift it by a duration such as -50ms or +1s, not %q", pos, f.Kind, amount)
+		return fmt.Errorf("fault %d (%s) is planned in time: shift it by a duration such as -50ms or +1s, not %s", pos, f.Kind, echo.Quote(amount))
 	}
 	// A virtual time is int64 nanoseconds (about 292 years): a sum past
 	// that would wrap around to a negative time.
@@ -139,7 +141,7 @@ func ParseFault(data []byte) (Fault, error) {
 	}
 	k, ok := Lookup(f.Kind)
 	if !ok {
-		return f, fmt.Errorf("kind: %q is not a fault kind (%s)", f.Kind, strings.Join(Kinds(), ", "))
+		return f, fmt.Errorf("kind: %s is not a fault kind (%s)", echo.Quote(f.Kind), strings.Join(Kinds(), ", "))
 	}
 	if !k.Positional() {
 		var fields map[string]json.RawMessage

@@ -18,6 +18,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/compressed"
+	"github.com/sf-dst/sf/lib/echo"
 )
 
 // MaxBytes is the largest schedule file read. A schedule holds one entry per
@@ -113,7 +114,7 @@ func (d *Dur) UnmarshalJSON(b []byte) error {
 	}
 	v, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("invalid duration %q", s)
+		return fmt.Errorf("invalid duration %s", echo.Quote(s))
 	}
 	*d = Dur(v)
 	return nil
@@ -363,7 +364,7 @@ func (s *Schedule) Check(w World) error {
 		end = w.DurationNs
 	}
 	nodeErr := func(i int, field, name string) error {
-		return fmt.Errorf("faults[%d].%s: %q is not a node of this world (%s)", i, field, name, strings.Join(w.Nodes, ", "))
+		return fmt.Errorf("faults[%d].%s: %s is not a node of this world (%s)", i, field, echo.Quote(name), strings.Join(w.Nodes, ", "))
 	}
 	checkNodes := func(i int, field string, names []string) error {
 		for _, n := range names {
@@ -390,14 +391,14 @@ func (s *Schedule) Check(w World) error {
 		case b.At < last:
 			return fmt.Errorf("branches[%d].at: %s is before the branch above it (%s): branches are in order of at", i, time.Duration(b.At), time.Duration(last))
 		case b.Stream != "" && !contains(BranchStreams, b.Stream):
-			return fmt.Errorf("branches[%d].stream: %q is not one of %s", i, b.Stream, strings.Join(BranchStreams, ", "))
+			return fmt.Errorf("branches[%d].stream: %s is not one of %s", i, echo.Quote(b.Stream), strings.Join(BranchStreams, ", "))
 		}
 		last = b.At
 	}
 	for i, f := range s.Faults {
 		k, ok := kinds[f.Kind]
 		if !ok {
-			return fmt.Errorf("faults[%d].kind: %q is not a fault kind (%s)", i, f.Kind, strings.Join(Kinds(), ", "))
+			return fmt.Errorf("faults[%d].kind: %s is not a fault kind (%s)", i, echo.Quote(f.Kind), strings.Join(Kinds(), ", "))
 		}
 		if k.Name == KindPreempt && !w.PreemptPCT {
 			return fmt.Errorf("faults[%d].kind: a preempt fault needs preempt.strategy pct in the world", i)
@@ -449,11 +450,11 @@ func (s *Schedule) Check(w World) error {
 		case KindClog:
 			switch {
 			case f.Mode != "stop" && f.Mode != "slow" && f.Mode != "jam":
-				return fmt.Errorf("faults[%d].mode: %q is not one of stop, slow, jam", i, f.Mode)
+				return fmt.Errorf("faults[%d].mode: %s is not one of stop, slow, jam", i, echo.Quote(f.Mode))
 			case f.Node != "" && (f.From != "" || f.To != ""):
 				return fmt.Errorf("faults[%d]: a clog names a node with dir, or a link with from and to, not both", i)
 			case f.Node != "" && f.Dir != "in" && f.Dir != "out" && f.Dir != "both":
-				return fmt.Errorf("faults[%d].dir: %q is not one of in, out, both", i, f.Dir)
+				return fmt.Errorf("faults[%d].dir: %s is not one of in, out, both", i, echo.Quote(f.Dir))
 			case f.Node == "" && f.Dir != "":
 				return fmt.Errorf("faults[%d].dir: a clog of one link (from, to) has no dir", i)
 			case f.Node == "" && (f.From == "" || f.To == "" || f.From == f.To):
