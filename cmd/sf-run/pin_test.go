@@ -141,12 +141,33 @@ func TestPinnedRegressions(t *testing.T) {
 		t.Errorf("shard 2/2 replayed pins\n%s", r)
 	}
 
-	// The bug coming back (the fixed world with the buggy flag) fails the
-	// pin again, naming it and its original seed.
-	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1", "-set", `nodes[0].args=["-ack-before-fsync"]`)
+	// The bug coming back (the fixed world's file given the buggy flag)
+	// fails the pin again, naming it and its original seed. The world file
+	// itself changes: a -set override is another world, with pins of its
+	// own (issue 30).
+	fixedWorld := filepath.Join(dir, "seedfall.fixed.json")
+	fixed, err := os.ReadFile(fixedWorld)
+	if err != nil {
+		t.Fatal(err)
+	}
+	buggy := strings.Replace(string(fixed), `"args": []`, `"args": ["-ack-before-fsync"]`, 1)
+	if buggy == string(fixed) {
+		t.Fatalf("seedfall.fixed.json has no empty server args to replace:\n%s", fixed)
+	}
+	clitest.WriteFile(t, fixedWorld, buggy)
+	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1")
+	clitest.WriteFile(t, fixedWorld, fixed)
 	r.WantExit(t, 1)
 	if want := "FAIL pin " + filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-3.json") + " (original seed 3) failed again at t="; !strings.Contains(r.Stdout, want) {
 		t.Errorf("lacks %q\n%s", want, r)
+	}
+
+	// With the flag as a -set override, the world is another one: the
+	// fixed world's pin is not replayed (the seed itself fails).
+	r = sfRun(t, dir, "-c", "seedfall.fixed.json", "-seeds", "1", "-set", `nodes[0].args=["-ack-before-fsync"]`)
+	r.WantExit(t, 1)
+	if strings.Contains(r.Stdout, "pin") {
+		t.Errorf("a -set sweep replayed the plain world's pins\n%s", r)
 	}
 
 	// A pin that does not read is an input error naming its file.
