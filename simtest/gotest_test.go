@@ -10,6 +10,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,6 +119,11 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 	}
 	// The same schedule pinned for the fixed world passes there.
 	write(".seedfall/pinned/seedfall.fixed/seed-3.json", string(pinData))
+	// A world with -set overrides is a world of its own, with pins of its
+	// own (issue 30): TestComeBack's variant gets the same pin.
+	sum := sha256.Sum256([]byte(`nodes[0].args=["-ack-before-fsync"]`))
+	comeBackPins := filepath.Join(".seedfall", "pinned", "seedfall.fixed.set-"+hex.EncodeToString(sum[:4]))
+	write(filepath.Join(comeBackPins, "seed-3.json"), string(pinData))
 
 	goTest := func(args ...string) goTestRun {
 		t.Helper()
@@ -209,9 +216,10 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, ".seedfall", "seedfall.good")); err == nil {
 		t.Errorf("the good profile wrote artifacts, though it passed")
 	}
-	// Set reaches the replay: the bug back in the fixed world fails its pin.
+	// Set reaches the replay: the bug back in the fixed world fails the pin
+	// kept for that variant.
 	wantAction(r, "TestComeBack/seed-3", "fail")
-	wantOutput(r, "TestComeBack/seed-3", "FAIL pin "+filepath.Join(".seedfall", "pinned", "seedfall.fixed", "seed-3.json")+" (original seed 3) failed again at t=")
+	wantOutput(r, "TestComeBack/seed-3", "FAIL pin "+filepath.Join(comeBackPins, "seed-3.json")+" (original seed 3) failed again at t=")
 
 	// The -run line a failing seed prints runs that test's seed alone:
 	// seed 2 of TestBuggy, not TestBuggyToo's seed 2 nor other seeds.
