@@ -418,6 +418,19 @@ func (r *ednReader) str() (string, error) {
 	return "", r.errorf("unterminated string")
 }
 
+// ednUTF8 says whether every string, keyword and symbol in v is UTF-8.
+func ednUTF8(v *ednValue) bool {
+	if !utf8.ValidString(v.text) {
+		return false
+	}
+	for i := range v.items {
+		if !ednUTF8(&v.items[i]) {
+			return false
+		}
+	}
+	return true
+}
+
 // appendJSON appends v as JSON, with scalars as strings (see above).
 func appendJSON(dst []byte, v *ednValue) []byte {
 	switch v.kind {
@@ -584,6 +597,10 @@ func (r *ednReader) event(v *ednValue, ordinal int64) (ev Event, ok bool, err er
 				return fail(":f must be a keyword, not %s", val.kind)
 			}
 		case "value":
+			if !ednUTF8(val) {
+				// As in JSON Lines (valueUTF8): a value is text.
+				return fail(":value holds bytes that are not UTF-8 (a history is UTF-8 text)")
+			}
 			ev.Value = appendJSON(nil, val)
 		case "key":
 			switch val.kind {
