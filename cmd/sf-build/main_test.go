@@ -40,7 +40,7 @@ func TestRunInProcess(t *testing.T) {
 		{"missing world", []string{"-c", "nosuch.json"}, "sf-build: nosuch.json: no such file or directory (looked in " + abs + "; -c FILE names the world file)\n"},
 		{"no world file here", nil, "sf-build: seedfall.json: no such file or directory (looked in " + abs + "; -c FILE names the world file)\n"},
 		{"prebuilt module without _start", []string{"-c", "nostart.json"},
-			"sf-build: workload (client): " + filepath.Join(abs, "empty.wasm") +
+			"sf-build: workload (client): wasm: " + filepath.Join(abs, "empty.wasm") +
 				" is not a wasip1 command: it exports no _start function (build it with GOOS=wasip1 GOARCH=wasm)\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -57,7 +57,7 @@ func TestRunInProcess(t *testing.T) {
 	}
 	t.Run("torn module", func(t *testing.T) {
 		r := clitest.Run(t, run, "", "sf-build", "-c", "torn.json")
-		if r.Code != 2 || !strings.HasPrefix(r.Stderr, "sf-build: workload (client): ") || !strings.Contains(r.Stderr, "torn.wasm is not a WebAssembly module: ") {
+		if r.Code != 2 || !strings.HasPrefix(r.Stderr, "sf-build: workload (client): wasm: ") || !strings.Contains(r.Stderr, "torn.wasm is not a WebAssembly module: ") {
 			t.Errorf("want the torn module refused\n%s", r)
 		}
 		r.NoStackTrace(t)
