@@ -90,22 +90,23 @@ func TestIssue30SetGetsItsOwnFolder(t *testing.T) {
 	if len(shrinks) != 1 {
 		t.Fatalf("%d shrink records, want 1\n%s", len(shrinks), sh)
 	}
-	if p := shrinks[0]["schedule"].(string); p != folder+"/seed-"+seed+".faults.json" {
-		t.Errorf("shrunk schedule %s, want %s/seed-%s.faults.json", p, folder, seed)
+	if p := shrinks[0]["schedule"].(string); p != folder+"/seed-"+seed+".shrunk.faults.json" {
+		t.Errorf("shrunk schedule %s, want %s/seed-%s.shrunk.faults.json", p, folder, seed)
 	}
 	// Its replay line names the -set folder's schedule and the overrides,
 	// and fails.
 	shRepro := shrinks[0]["repro"].(string)
-	if !strings.Contains(shRepro, "-faults "+folder+"/seed-"+seed+".faults.json") || !strings.Contains(shRepro, "-set "+set) {
+	if !strings.Contains(shRepro, "-faults "+folder+"/seed-"+seed+".shrunk.faults.json") || !strings.Contains(shRepro, "-set "+set) {
 		t.Errorf("shrink repro %q, want -faults in %s and -set %s", shRepro, folder, set)
 	}
 	if r := shell(t, dir, shRepro); r.Code != 1 {
 		t.Errorf("the shrunk schedule's replay did not fail\n%s", r)
 	}
 
-	// sf-faults lists the -set folder's schedule of the seed.
+	// sf-faults lists the -set folder's schedule of the seed, the shrunk
+	// one now that there is one.
 	f := runBin(t, dir, "", tools.Path("sf-faults"), "-c", "seedfall.json", "-seed", seed, "-set", set)
-	if f.Code != 0 || !strings.Contains(f.Stdout, "from "+folder+"/seed-"+seed+".faults.json") {
+	if f.Code != 0 || !strings.Contains(f.Stdout, "from "+folder+"/seed-"+seed+".shrunk.faults.json") {
 		t.Errorf("sf-faults did not read the -set folder's schedule\n%s", f)
 	}
 	// And without -set, the plain one's, if the plain sweep failed that seed.
