@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/sf-dst/sf/lib/clitest"
+	"github.com/sf-dst/sf/lib/engine/core"
 )
 
 // mmcheckSrc is a node that uses mmap, msync and flock through both
@@ -96,6 +97,64 @@ func second() {
 }
 `
 
+// mmstressSrc stores through a shared writable mapping that reaches two and
+// a bit pages past the end of its file (stores there never reach the file),
+// writes to the file under the mapping, and msyncs, in an order drawn from
+// the program's own random stream, checking after every msync that the file
+// holds what the mapping holds. Crashes and mmap_early_writeback cut in, so
+// the crash path finds dirty pages too.
+const mmstressSrc = `package main
+
+import (
+	"bytes"
+	"fmt"
+	"hash/crc32"
+	"math/rand/v2"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/sf-dst/sf/sim"
+)
+
+const page, pages = 4096, 48
+
+func must(err error, what string) {
+	sim.Assert(err == nil, fmt.Sprintf("%s: %v", what, err))
+}
+
+func main() {
+	must(os.MkdirAll("data", 0o755), "mkdir")
+	f, err := os.OpenFile("data/big", os.O_RDWR|os.O_CREATE, 0o644)
+	must(err, "open")
+	const size = (pages-2)*page - 1000
+	must(f.Truncate(size), "truncate")
+	m, err := syscall.Mmap(int(f.Fd()), 0, pages*page, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	must(err, "mmap")
+	r := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 7))
+	buf := make([]byte, size)
+	for i := 0; ; i++ {
+		switch r.IntN(5) {
+		case 0, 1, 2:
+			at := r.IntN(len(m))
+			for j := at; j < min(len(m), at+1+r.IntN(3*page)); j++ {
+				m[j] = byte(r.Uint32())
+			}
+		case 3:
+			b := bytes.Repeat([]byte{byte(i)}, 1+r.IntN(2*page))
+			_, err := f.WriteAt(b, r.Int64N(size-int64(len(b))))
+			must(err, "write")
+		case 4:
+			must(syscall.Msync(m, syscall.MS_SYNC), "msync")
+			n, _ := f.ReadAt(buf, 0)
+			sim.Assert(n == size && bytes.Equal(buf, m[:size]), "after msync the file differs from the mapping")
+			fmt.Printf("msync %d: crc %08x\\n", i, crc32.ChecksumIEEE(buf))
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+`
+
 // compatModule writes a module outside the workspace with the mmcheck node
 // and a world that builds it with compat_overlay, and returns its folder.
 func compatModule(t *testing.T) string {
@@ -116,6 +175,7 @@ func compatModule(t *testing.T) string {
 		filepath.Join(tools.Root, "sim"))))
 	clitest.WriteFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(sysSum, "\n")+"\n"))
 	clitest.WriteFile(t, filepath.Join(dir, "mmcheck", "main.go"), []byte(mmcheckSrc))
+	clitest.WriteFile(t, filepath.Join(dir, "mmstress", "main.go"), []byte(mmstressSrc))
 	clitest.WriteFile(t, filepath.Join(dir, "crash.faults.json"), []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "mm", "until": "600ms"}]}`))
 	world := func(name string, compat bool, faults map[string]any) {
 		clitest.WriteJSON(t, filepath.Join(dir, name), map[string]any{
@@ -134,6 +194,13 @@ func compatModule(t *testing.T) string {
 	}
 	world("early.json", true, crashes(1))
 	world("noearly.json", true, crashes(0))
+	clitest.WriteJSON(t, filepath.Join(dir, "stress.json"), map[string]any{
+		"compat_overlay": true,
+		"nodes":          []map[string]any{{"name": "mm", "pkg": "./mmstress"}},
+		"workload":       map[string]any{"name": "client", "pkg": filepath.Join(tools.Root, "lib", "engine", "testdata", "guests", "sleeper")},
+		"duration":       "3s",
+		"faults":         map[string]any{"crash_per_sec": 2, "restart_after": []string{"10ms", "100ms"}, "mmap_early_writeback": 0.5},
+	})
 	return dir
 }
 
@@ -190,6 +257,30 @@ func TestCompatOverlay(t *testing.T) {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("the trace lacks %q\n%s", want, r)
 		}
+	}
+}
+
+// TestMmapWriteWatch: the dirty pages of a mapping come out the same
+// whether the host's kernel watches the guest's memory for writes or the
+// host compares every page (SF_WRITE_WATCH=off): the same trace, the same
+// early writebacks at the crashes, the same determinism hash; and every
+// msync leaves the file as the mapping holds it.
+func TestMmapWriteWatch(t *testing.T) {
+	tools.Need(t)
+	dir := compatModule(t)
+	watched := sfRun(t, dir, "-c", "stress.json", "-seed", "1")
+	watched.WantExit(t, 0)
+	compared := runBin(t, clitest.Cmd{Dir: dir, Env: []string{core.WriteWatchEnv + "=off"}}, tools.Path("sf-run"), "-c", "stress.json", "-seed", "1")
+	compared.WantExit(t, 0)
+	for _, want := range []string{"fault mmap_early_writeback on mm#", "fault crash mm#", "mm#1: msync "} {
+		if !strings.Contains(watched.Stdout, want) {
+			t.Errorf("the trace lacks %q\n%s", want, watched)
+		}
+	}
+	// The first line says how long the run took in real time.
+	trim := func(s string) string { _, rest, _ := strings.Cut(s, "\n"); return rest }
+	if trim(watched.Stdout) != trim(compared.Stdout) {
+		t.Errorf("the run differs with %s=off\nwatched:\n%s\ncompared:\n%s", core.WriteWatchEnv, watched.Stdout, compared.Stdout)
 	}
 }
 

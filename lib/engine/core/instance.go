@@ -92,6 +92,9 @@ type instExec struct {
 	gReg     api.Global
 	// abandoned says the scheduler gave up on the goroutine (watchdog).
 	abandoned bool
+	// dirty says which pages of the guest's mappings may be dirty
+	// (dirty.go).
+	dirty dirtyTracker
 }
 
 // Wait is one descriptor a parked instance waits on, for reading or for

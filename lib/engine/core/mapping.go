@@ -7,13 +7,15 @@ import (
 	"github.com/sf-dst/sf/lib/faults"
 )
 
-// Shared writable mappings, for mmap_early_writeback. compat_overlay's
-// syscall.Mmap keeps a mapping as two byte slices in the guest's memory: the
-// mapping itself, and the content it last wrote back to the file. The guest
-// registers each shared writable mapping (the compat adapter), so that at a
-// crash the engine can find its dirty pages (the pages where the two
-// differ) while the guest's memory is still there, and decide for each
-// whether the kernel had already written it back.
+// Shared writable mappings. compat_overlay's syscall.Mmap keeps a mapping
+// as a byte slice in the guest's memory and registers each shared writable
+// one (the compat adapter). The host keeps its shadow: the content the
+// mapping last wrote back to the file, or that a write to the file put
+// there. The pages where the two differ are the dirty pages, which a
+// write-back writes to the file and which a crash may find written back
+// (mmap_early_writeback). The shadow lives on the host so that a mapping
+// costs the guest its length once, not twice, and so that finding the dirty
+// pages is native code (dirty.go).
 
 // Mapping is one registered mapping.
 type Mapping struct {
@@ -21,10 +23,12 @@ type Mapping struct {
 	Path string
 	// Off is the file offset of the mapping's first byte.
 	Off int64
-	// Data and Clean are the guest addresses of the two slices, N their
-	// length.
-	Data, Clean uint32
-	N           uint32
+	// Data is the guest address of the mapping, N its length.
+	Data uint32
+	N    uint32
+	// Shadow is what the mapping's bytes were when they last reached the
+	// file or came from it.
+	Shadow []byte
 }
 
 // mmapPage is a dirty page that a crash finds already written back.
@@ -49,16 +53,14 @@ func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
 	n, mem := in.Node, in.exec.mod.Memory()
 	var out []mmapPage
 	for _, g := range in.Maps {
-		data, ok1 := mem.Read(g.Data, g.N)
-		clean, ok2 := mem.Read(g.Clean, g.N)
-		if !ok1 || !ok2 {
+		dirty, ok := in.DirtyPages(g)
+		if !ok {
 			continue
 		}
-		for a := uint32(0); a < g.N; a += disk.PageBytes {
+		data, _ := mem.Read(g.Data, g.N)
+		for _, p := range dirty {
+			a := p * disk.PageBytes
 			e := min(a+disk.PageBytes, g.N)
-			if bytes.Equal(data[a:e], clean[a:e]) {
-				continue
-			}
 			op := n.NextOp()
 			if !r.DiskFault(n, KindMmapWB, op) {
 				continue

@@ -3,7 +3,9 @@
 package core
 
 import (
+	"sync"
 	"syscall"
+	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
 )
@@ -22,6 +24,35 @@ import (
 type mmapMemory struct {
 	buf  []byte
 	used uint64 // the largest size handed out: what a reuse must clear
+	// watched says the memory is under the kernel's write watch
+	// (dirty_watch_linux.go); reservations' lock guards it.
+	watched bool
+}
+
+// reservations are the guest memories in use, for the write watch to find
+// the one that holds a mapping.
+var reservations struct {
+	sync.Mutex
+	live []*mmapMemory
+}
+
+// reservationOf returns the guest memory in use that holds the host range
+// [host, host+n), or nil. The caller holds reservations' lock.
+func reservationOf(host, n uintptr) *mmapMemory {
+	for _, m := range reservations.live {
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(m.buf)))
+		if host >= lo && host+n <= lo+uintptr(len(m.buf)) {
+			return m
+		}
+	}
+	return nil
+}
+
+func (m *mmapMemory) inUse() *mmapMemory {
+	reservations.Lock()
+	reservations.live = append(reservations.live, m)
+	reservations.Unlock()
+	return m
 }
 
 func (m *mmapMemory) Reallocate(size uint64) []byte {
@@ -45,9 +76,18 @@ func (m *mmapMemory) Free() {
 	if m.buf == nil {
 		return
 	}
+	reservations.Lock()
+	for i, l := range reservations.live {
+		if l == m {
+			reservations.live = append(reservations.live[:i], reservations.live[i+1:]...)
+			break
+		}
+	}
+	watched := m.watched
+	reservations.Unlock()
 	if m.used <= memoryPoolClearMax {
 		select {
-		case memoryPool <- &mmapMemory{buf: m.buf, used: m.used}:
+		case memoryPool <- &mmapMemory{buf: m.buf, used: m.used, watched: watched}:
 			m.buf = nil
 			return
 		default:
@@ -70,7 +110,7 @@ func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
 		if uint64(len(m.buf)) == max {
 			clear(m.buf[:m.used])
 			m.used = 0
-			return m
+			return m.inUse()
 		}
 		syscall.Munmap(m.buf)
 	default:
@@ -79,5 +119,5 @@ func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
 	if err != nil {
 		return &sliceMemory{buf: make([]byte, 0, capacity), max: max}
 	}
-	return &mmapMemory{buf: buf}
+	return (&mmapMemory{buf: buf}).inUse()
 }

@@ -188,6 +188,9 @@ func copyInstance(r *Run, n *Node, dst, src *Instance, cl *simnet.Cloned) {
 	}
 	dst.Random = cloneStream(src.Random)
 	dst.Maps = slices.Clone(src.Maps)
+	for i := range dst.Maps {
+		dst.Maps[i].Shadow = slices.Clone(src.Maps[i].Shadow)
+	}
 	dst.Waits = slices.Clone(src.Waits)
 	dst.slowDeadlines = maps.Clone(src.slowDeadlines)
 	for fd := range dst.lineBuf {

@@ -1,0 +1,162 @@
+package core
+
+import (
+	"bytes"
+	"os"
+	"unsafe"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/sf-dst/sf/lib/disk"
+)
+
+// Finding the dirty pages of a shared writable mapping: the pages whose
+// bytes differ between the mapping and its shadow (mapping.go). The
+// answer must be exact, since it decides which pages a write-back writes
+// and which a crash may find written back; only the cost may vary.
+//
+// Comparing every page costs what the mapping is long, at every msync and
+// at every read of a mapped file. When the kernel can say
+// which pages of the guest's memory were written since it last asked
+// (writeWatch: Linux's userfaultfd write protection, read back with
+// PAGEMAP_SCAN), only those pages, and the pages that were dirty at the
+// last answer, are compared: the cost is what was written. Elsewhere every
+// page is compared, natively, which is still many times cheaper than the
+// guest's own comparison in wasm. Both ways give the same answer, so a run
+// never depends on which one a host has.
+
+// WriteWatchEnv is the environment variable that, set to "off", makes the
+// tracker compare every page even where the kernel could watch: a way to
+// rule the watch out, or to time the comparison.
+const WriteWatchEnv = "SF_WRITE_WATCH"
+
+// WriteWatchOff reports whether WriteWatchEnv turns the kernel's watch off.
+func WriteWatchOff() bool { return os.Getenv(WriteWatchEnv) == "off" }
+
+// dirtyTracker is an instance's record of which pages of its mappings may
+// be dirty. It is not part of a run's state: it describes the host memory
+// that runs the guest, and an instance that has none starts over from
+// "every page may be dirty".
+type dirtyTracker struct {
+	maps []*trackedMap
+	buf  []uint32 // the last answer
+	// compare says to compare every page even where the kernel could
+	// watch (tests of both ways).
+	compare bool
+}
+
+// trackedMap is what the tracker knows of one mapping.
+type trackedMap struct {
+	data uint32  // the mapping's guest address: its key
+	host uintptr // the host address of its first byte
+	n    uint32
+	// shadow is the shadow the candidates were found against: a shadow
+	// put in place otherwise (a restore) starts the mapping over.
+	shadow *byte
+	// watched says the kernel reports writes to the mapping's pages; cand
+	// then holds the pages that may differ from the shadow: those written
+	// since the last scan and those that differed at the last answer. A
+	// page leaves cand only when it is found equal to its shadow, and an
+	// update of the shadow only ever copies the mapping's own bytes into
+	// it, so a page outside cand is clean. Without a watch every page is
+	// a candidate.
+	watched bool
+	cand    []uint64
+}
+
+// DirtyPages returns the indexes (from the mapping's first byte, in pages
+// of disk.PageBytes) of the pages of g whose bytes differ from its shadow,
+// in increasing order, in a slice that the next call reuses. It reports
+// false when the mapping is not in the guest's memory.
+func (in *Instance) DirtyPages(g Mapping) ([]uint32, bool) {
+	t := &in.exec.dirty
+	var ok bool
+	t.buf, ok = t.pages(in.exec.mod.Memory(), g, t.buf[:0])
+	return t.buf, ok
+}
+
+// ForgetMapping drops what the tracker knows of the mapping at guest
+// address data.
+func (in *Instance) ForgetMapping(data uint32) { in.exec.dirty.forget(data) }
+
+func (t *dirtyTracker) forget(data uint32) {
+	for i, m := range t.maps {
+		if m.data == data {
+			t.maps = append(t.maps[:i], t.maps[i+1:]...)
+			return
+		}
+	}
+}
+
+func (t *dirtyTracker) pages(mem api.Memory, g Mapping, out []uint32) ([]uint32, bool) {
+	if g.N == 0 || uint32(len(g.Shadow)) != g.N {
+		return out, g.N == 0
+	}
+	data, ok := mem.Read(g.Data, g.N)
+	if !ok {
+		return out, false
+	}
+	host := uintptr(unsafe.Pointer(&data[0]))
+	m := t.find(g.Data)
+	if m == nil || m.host != host || m.n != g.N || m.shadow != &g.Shadow[0] {
+		// New to the tracker, or not the memory or the shadow it knew:
+		// every page may be dirty, once.
+		t.forget(g.Data)
+		m = &trackedMap{data: g.Data, host: host, n: g.N, shadow: &g.Shadow[0]}
+		m.cand = make([]uint64, (numPages(g.N)+63)/64)
+		for p := range numPages(g.N) {
+			m.cand[p/64] |= 1 << (p % 64)
+		}
+		m.watched = !t.compare && watchStart(host, uintptr(g.N))
+		t.maps = append(t.maps, m)
+	}
+	if m.watched && !watchCollect(host, uintptr(g.N), t.mark) {
+		// The kernel stopped answering: compare every page from now on.
+		m.watched = false
+	}
+	for p, np := uint32(0), numPages(g.N); p < np; p++ {
+		if m.watched && m.cand[p/64]&(1<<(p%64)) == 0 {
+			if m.cand[p/64] == 0 {
+				p |= 63 // the rest of this word holds no candidate either
+			}
+			continue
+		}
+		a := p * disk.PageBytes
+		e := min(a+disk.PageBytes, g.N)
+		if bytes.Equal(data[a:e], g.Shadow[a:e]) {
+			m.cand[p/64] &^= 1 << (p % 64)
+			continue
+		}
+		out = append(out, p)
+	}
+	return out, true
+}
+
+func (t *dirtyTracker) find(data uint32) *trackedMap {
+	for _, m := range t.maps {
+		if m.data == data {
+			return m
+		}
+	}
+	return nil
+}
+
+// mark records that the kernel saw the host range [lo, hi) written. A
+// host page may hold the end of one mapping and the start of another, and a
+// scan that reports it also rearms it, so every watched mapping that
+// overlaps the range learns of it, not only the one being scanned.
+func (t *dirtyTracker) mark(lo, hi uintptr) {
+	for _, m := range t.maps {
+		if !m.watched || hi <= m.host || lo >= m.host+uintptr(m.n) {
+			continue
+		}
+		a := uint32(max(lo, m.host) - m.host)
+		e := uint32(min(hi, m.host+uintptr(m.n)) - m.host)
+		for p := a / disk.PageBytes; p < numPages(e); p++ {
+			m.cand[p/64] |= 1 << (p % 64)
+		}
+	}
+}
+
+// numPages is how many pages of disk.PageBytes hold n bytes.
+func numPages(n uint32) uint32 { return (n + disk.PageBytes - 1) / disk.PageBytes }

@@ -1,0 +1,103 @@
+package core
+
+import (
+	"bytes"
+	"slices"
+	"testing"
+
+	"github.com/tetratelabs/wazero/api"
+
+	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/rng"
+)
+
+// testMemory is the part of a guest's memory the tracker reads: a buffer
+// from the engine's own allocator, so that the kernel can watch it.
+type testMemory struct {
+	api.Memory
+	buf []byte
+}
+
+func (m testMemory) Read(off, n uint32) ([]byte, bool) {
+	if uint64(off)+uint64(n) > uint64(len(m.buf)) {
+		return nil, false
+	}
+	return m.buf[off : off+n], true
+}
+
+// bruteDirty is the definition: the pages that differ from the shadow.
+func bruteDirty(data []byte, g Mapping) []uint32 {
+	var out []uint32
+	for a := uint32(0); a < g.N; a += disk.PageBytes {
+		e := min(a+disk.PageBytes, g.N)
+		if !bytes.Equal(data[g.Data+a:g.Data+e], g.Shadow[a:e]) {
+			out = append(out, a/disk.PageBytes)
+		}
+	}
+	return out
+}
+
+// TestDirtyPages: the tracker finds exactly the pages that differ from the
+// shadow, with the kernel's write watch and without it, through stores that
+// change bytes, stores of the bytes already there, shadow updates (what a
+// write-back or a write to the file does), two mappings that share a host
+// page, and a mapping forgotten and made again at the same address.
+func TestDirtyPages(t *testing.T) {
+	lm := newLinearMemory(8<<20, 1<<30)
+	defer lm.Free()
+	buf := lm.Reallocate(8 << 20)
+	mem := testMemory{buf: buf}
+	// The first mapping ends mid-page and the second starts right after
+	// it, so one host page holds both.
+	maps := []Mapping{
+		{Data: 3*4096 + 100, N: 40*4096 + 1000},
+		{Data: 3*4096 + 100 + 40*4096 + 1000, N: 9 * 4096},
+	}
+	for i := range maps {
+		g := &maps[i]
+		copy(buf[g.Data:g.Data+g.N], bytes.Repeat([]byte{byte(i + 1)}, int(g.N)))
+		g.Shadow = bytes.Clone(buf[g.Data : g.Data+g.N])
+	}
+	var watched dirtyTracker
+	compared := dirtyTracker{compare: true}
+	s := rng.New(1, "dirty-test")
+	check := func(round int) {
+		t.Helper()
+		for i, g := range maps {
+			want := bruteDirty(buf, g)
+			got, ok := watched.pages(mem, g, nil)
+			got2, ok2 := compared.pages(mem, g, nil)
+			if !ok || !ok2 || !slices.Equal(got, want) || !slices.Equal(got2, want) {
+				t.Fatalf("round %d, mapping %d: dirty pages %v (watched), %v (compared), want %v", round, i, got, got2, want)
+			}
+		}
+	}
+	for round := 0; round < 300; round++ {
+		g := &maps[s.Intn(len(maps))]
+		switch s.Intn(5) {
+		case 0, 1: // a store that changes bytes
+			at := g.Data + uint32(s.Intn(int(g.N)))
+			n := min(uint32(1+s.Intn(6000)), g.Data+g.N-at)
+			for i := range n {
+				buf[at+i]++
+			}
+		case 2: // a store of the bytes already there
+			at := g.Data + uint32(s.Intn(int(g.N)))
+			copy(buf[at:at+1], []byte{buf[at]})
+		case 3: // a write-back of a dirty page, or a write to the file
+			if d := bruteDirty(buf, *g); len(d) > 0 {
+				p := d[s.Intn(len(d))] * disk.PageBytes
+				e := min(p+disk.PageBytes, g.N)
+				copy(g.Shadow[p:e], buf[g.Data+p:g.Data+e])
+			}
+		case 4: // unmapped and mapped again: a new shadow
+			watched.forget(g.Data)
+			compared.forget(g.Data)
+			g.Shadow = bytes.Clone(buf[g.Data : g.Data+g.N])
+		}
+		check(round)
+	}
+	if m := watched.find(maps[0].Data); m != nil {
+		t.Logf("kernel write watch in use: %v", m.watched)
+	}
+}

@@ -1,0 +1,156 @@
+//go:build linux && (amd64 || arm64)
+
+package core
+
+import (
+	"os"
+	"sync"
+	"syscall"
+	"unsafe"
+)
+
+// The kernel's write watch on the guests' memory: userfaultfd write
+// protection in its asynchronous mode (Linux 6.7), read back and rearmed
+// with the PAGEMAP_SCAN ioctl of /proc/self/pagemap. A write to a protected
+// page is resolved by the kernel itself, which unprotects the page and
+// thereby marks it written; no thread of ours handles faults, so a guest
+// that writes never waits on one (a handler goroutine could deadlock Go's
+// scheduler when every thread is stopped in a fault). Where any step is
+// missing (an older kernel, a seccomp filter, no /proc), the tracker
+// compares every page instead (dirty.go).
+
+// The kernel's ABI, from linux/userfaultfd.h and linux/fs.h; the ioctl
+// numbers are _IOWR(type, nr, size), encoded alike on amd64 and arm64.
+const (
+	uffdAPI             = 0xAA
+	uffdFeatureWPUnpop  = 1 << 13 // protect pages not yet touched too
+	uffdFeatureWPAsync  = 1 << 15
+	uffdRegisterModeWP  = 1 << 1
+	pmScanWPMatching    = 1 << 0 // protect what the scan reports
+	pmScanCheckWPAsync  = 1 << 1 // fail on a range not under async protection
+	pageIsWritten       = 1 << 1
+	ioctlUffdAPI        = 3<<30 | 24<<16 | uffdAPI<<8 | 0x3F
+	ioctlUffdRegister   = 3<<30 | 32<<16 | uffdAPI<<8 | 0x00
+	ioctlUffdUnregister = 2<<30 | 16<<16 | uffdAPI<<8 | 0x01
+	ioctlPagemapScan    = 3<<30 | 96<<16 | 'f'<<8 | 16
+)
+
+// pmScanArg is struct pm_scan_arg.
+type pmScanArg struct {
+	size, flags, start, end, walkEnd, vec, vecLen, maxPages uint64
+	categoryInverted, categoryMask, categoryAnyofMask       uint64
+	returnMask                                              uint64
+}
+
+// pageRegion is struct page_region.
+type pageRegion struct{ start, end, categories uint64 }
+
+var watch struct {
+	once    sync.Once
+	ok      bool
+	uffd    int
+	pagemap int
+	page    uintptr
+}
+
+func watchOpen() bool {
+	watch.once.Do(func() {
+		if WriteWatchOff() {
+			return
+		}
+		fd, _, e := syscall.Syscall(sysUserfaultfd, syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0, 0)
+		if e != 0 {
+			return
+		}
+		api := [3]uint64{uffdAPI, uffdFeatureWPAsync | uffdFeatureWPUnpop, 0}
+		if ioctl(int(fd), ioctlUffdAPI, unsafe.Pointer(&api)) != nil {
+			syscall.Close(int(fd))
+			return
+		}
+		pm, err := syscall.Open("/proc/self/pagemap", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			syscall.Close(int(fd))
+			return
+		}
+		watch.uffd, watch.pagemap, watch.page = int(fd), pm, uintptr(os.Getpagesize())
+		watch.ok = true
+	})
+	return watch.ok
+}
+
+func ioctl(fd int, req uintptr, arg unsafe.Pointer) error {
+	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), req, uintptr(arg)); e != 0 {
+		return e
+	}
+	return nil
+}
+
+// watchStart puts the guest memory that holds the host range [host,
+// host+n) under the kernel's write watch, and reports whether it is.
+// Only memory sf reserved for a guest (memory_unix.go) is watched, whole,
+// once.
+func watchStart(host, n uintptr) bool {
+	if !watchOpen() {
+		return false
+	}
+	reservations.Lock()
+	defer reservations.Unlock()
+	m := reservationOf(host, n)
+	if m == nil {
+		return false
+	}
+	if !m.watched {
+		lo := uintptr(unsafe.Pointer(unsafe.SliceData(m.buf)))
+		reg := [4]uint64{uint64(lo), uint64(len(m.buf)), uffdRegisterModeWP, 0}
+		if ioctl(watch.uffd, ioctlUffdRegister, unsafe.Pointer(&reg)) != nil {
+			return false
+		}
+		m.watched = true
+	}
+	return true
+}
+
+// watchStop takes a guest memory out of the watch, which also unprotects
+// its pages, before it is reused or unmapped.
+func watchStop(buf []byte) {
+	r := [2]uint64{uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))), uint64(len(buf))}
+	ioctl(watch.uffd, ioctlUffdUnregister, unsafe.Pointer(&r))
+}
+
+// scanBuf is what one PAGEMAP_SCAN reads and writes. The kernel finds the
+// regions through an address inside the argument, so both live on the heap,
+// where nothing moves them.
+type scanBuf struct {
+	arg pmScanArg
+	vec [32]pageRegion
+}
+
+var scanBufs = sync.Pool{New: func() any { return new(scanBuf) }}
+
+// watchCollect reports to mark each range of host pages within [host,
+// host+n) written since the last collect of it (or since watchStart), and
+// protects them again, so that the next collect reports only later writes.
+// It reports false if the kernel refused.
+func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool {
+	b := scanBufs.Get().(*scanBuf)
+	defer scanBufs.Put(b)
+	lo := host &^ (watch.page - 1)
+	hi := (host + n + watch.page - 1) &^ (watch.page - 1)
+	for lo < hi {
+		b.arg = pmScanArg{
+			size: uint64(unsafe.Sizeof(pmScanArg{})), flags: pmScanWPMatching | pmScanCheckWPAsync,
+			start: uint64(lo), end: uint64(hi),
+			vec: uint64(uintptr(unsafe.Pointer(&b.vec[0]))), vecLen: uint64(len(b.vec)),
+			categoryMask: pageIsWritten, returnMask: pageIsWritten,
+		}
+		r, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(watch.pagemap), ioctlPagemapScan, uintptr(unsafe.Pointer(&b.arg)))
+		if e != 0 || r > uintptr(len(b.vec)) || uintptr(b.arg.walkEnd) <= lo {
+			return false
+		}
+		for _, g := range b.vec[:r] {
+			mark(uintptr(g.start), uintptr(g.end))
+		}
+		lo = uintptr(b.arg.walkEnd)
+	}
+	return true
+}

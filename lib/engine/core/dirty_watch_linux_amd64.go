@@ -1,0 +1,3 @@
+package core
+
+const sysUserfaultfd = 323

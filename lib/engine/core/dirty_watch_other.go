@@ -1,0 +1,12 @@
+//go:build !(linux && (amd64 || arm64))
+
+package core
+
+// Without the kernel's write watch (dirty_watch_linux.go), the tracker
+// compares every page of a mapping.
+
+func watchStart(host, n uintptr) bool { return false }
+
+func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool { return false }
+
+func watchStop(buf []byte) {}
