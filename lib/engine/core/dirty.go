@@ -79,6 +79,27 @@ func (in *Instance) DirtyPages(g Mapping) ([]uint32, bool) {
 // address data.
 func (in *Instance) ForgetMapping(data uint32) { in.exec.dirty.forget(data) }
 
+// TrackMapping starts tracking g, whose shadow was just made a copy of it:
+// no page is dirty yet, so the first write-back need not compare them all.
+func (in *Instance) TrackMapping(g Mapping) { in.exec.dirty.registered(in.exec.mod.Memory(), g) }
+
+func (t *dirtyTracker) registered(mem api.Memory, g Mapping) {
+	t.forget(g.Data)
+	data, ok := mem.Read(g.Data, g.N)
+	if !ok || g.N == 0 || uint32(len(g.Shadow)) != g.N {
+		return
+	}
+	m := t.track(g, data)
+	if !m.watched {
+		return
+	}
+	// Arm the watch now; what it saw written until now is in the shadow.
+	if !watchCollect(m.host, uintptr(g.N), t.mark) {
+		m.watched = false
+	}
+	clear(m.cand)
+}
+
 func (t *dirtyTracker) forget(data uint32) {
 	for i, m := range t.maps {
 		if m.data == data {
@@ -101,14 +122,7 @@ func (t *dirtyTracker) pages(mem api.Memory, g Mapping, out []uint32) ([]uint32,
 	if m == nil || m.host != host || m.n != g.N || m.shadow != &g.Shadow[0] {
 		// New to the tracker, or not the memory or the shadow it knew:
 		// every page may be dirty, once.
-		t.forget(g.Data)
-		m = &trackedMap{data: g.Data, host: host, n: g.N, shadow: &g.Shadow[0]}
-		m.cand = make([]uint64, (numPages(g.N)+63)/64)
-		for p := range numPages(g.N) {
-			m.cand[p/64] |= 1 << (p % 64)
-		}
-		m.watched = !t.compare && watchStart(host, uintptr(g.N))
-		t.maps = append(t.maps, m)
+		m = t.track(g, data)
 	}
 	if m.watched && !watchCollect(host, uintptr(g.N), t.mark) {
 		// The kernel stopped answering: compare every page from now on.
@@ -130,6 +144,21 @@ func (t *dirtyTracker) pages(mem api.Memory, g Mapping, out []uint32) ([]uint32,
 		out = append(out, p)
 	}
 	return out, true
+}
+
+// track starts a record of g, whose bytes data are, with every page a
+// candidate.
+func (t *dirtyTracker) track(g Mapping, data []byte) *trackedMap {
+	t.forget(g.Data)
+	host := uintptr(unsafe.Pointer(&data[0]))
+	m := &trackedMap{data: g.Data, host: host, n: g.N, shadow: &g.Shadow[0]}
+	m.cand = make([]uint64, (numPages(g.N)+63)/64)
+	for p := range numPages(g.N) {
+		m.cand[p/64] |= 1 << (p % 64)
+	}
+	m.watched = !t.compare && watchStart(host, uintptr(g.N))
+	t.maps = append(t.maps, m)
+	return m
 }
 
 func (t *dirtyTracker) find(data uint32) *trackedMap {

@@ -90,10 +90,16 @@ func TestDirtyPages(t *testing.T) {
 				e := min(p+disk.PageBytes, g.N)
 				copy(g.Shadow[p:e], buf[g.Data+p:g.Data+e])
 			}
-		case 4: // unmapped and mapped again: a new shadow
+		case 4: // unmapped and mapped again: a new shadow, registered
+			// with one tracker and found by the other at its next answer
 			watched.forget(g.Data)
 			compared.forget(g.Data)
 			g.Shadow = bytes.Clone(buf[g.Data : g.Data+g.N])
+			if s.Intn(2) == 0 {
+				watched.registered(mem, *g)
+			} else {
+				compared.registered(mem, *g)
+			}
 		}
 		check(round)
 	}
