@@ -155,6 +155,34 @@ func main() {
 }
 `
 
+// mmbigSrc makes a 3 GiB sparse file, writes and reads past its first 2 GiB,
+// and asks for a mapping of 2 GiB of it, which a wasm32 program cannot hold.
+const mmbigSrc = `package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/sf-dst/sf/sim"
+)
+
+func main() {
+	f, err := os.OpenFile("big", os.O_RDWR|os.O_CREATE, 0o644)
+	sim.Assert(err == nil, fmt.Sprint("open: ", err))
+	sim.Assert(f.Truncate(3<<30) == nil, "a truncate to 3 GiB failed")
+	_, err = f.WriteAt([]byte("far"), 5<<29)
+	sim.Assert(err == nil, fmt.Sprint("write at 2.5 GiB: ", err))
+	b := make([]byte, 3)
+	_, err = f.ReadAt(b, 5<<29)
+	sim.Assert(err == nil && string(b) == "far", fmt.Sprintf("read at 2.5 GiB: %q, %v", b, err))
+	_, err = syscall.Mmap(int(f.Fd()), 0, 2<<30, syscall.PROT_READ, syscall.MAP_SHARED)
+	sim.Assert(errors.Is(err, syscall.ENOMEM), fmt.Sprint("a 2 GiB mapping: ", err))
+	fmt.Println("mmbig:", err)
+}
+`
+
 // compatModule writes a module outside the workspace with the mmcheck node
 // and a world that builds it with compat_overlay, and returns its folder.
 func compatModule(t *testing.T) string {
@@ -176,6 +204,7 @@ func compatModule(t *testing.T) string {
 	clitest.WriteFile(t, filepath.Join(dir, "go.sum"), []byte(strings.Join(sysSum, "\n")+"\n"))
 	clitest.WriteFile(t, filepath.Join(dir, "mmcheck", "main.go"), []byte(mmcheckSrc))
 	clitest.WriteFile(t, filepath.Join(dir, "mmstress", "main.go"), []byte(mmstressSrc))
+	clitest.WriteFile(t, filepath.Join(dir, "mmbig", "main.go"), []byte(mmbigSrc))
 	clitest.WriteFile(t, filepath.Join(dir, "crash.faults.json"), []byte(`{"seed": 1, "faults": [{"at": "500ms", "kind": "crash", "node": "mm", "until": "600ms"}]}`))
 	world := func(name string, compat bool, faults map[string]any) {
 		clitest.WriteJSON(t, filepath.Join(dir, name), map[string]any{
@@ -201,7 +230,30 @@ func compatModule(t *testing.T) string {
 		"duration":       "3s",
 		"faults":         map[string]any{"crash_per_sec": 2, "restart_after": []string{"10ms", "100ms"}, "mmap_early_writeback": 0.5},
 	})
+	clitest.WriteJSON(t, filepath.Join(dir, "big.json"), map[string]any{
+		"compat_overlay": true,
+		"workload":       map[string]any{"name": "big", "pkg": "./mmbig"},
+		"duration":       "1s",
+	})
 	return dir
+}
+
+// TestMmapTooLarge: a file may grow far past what a program's memory holds,
+// as a sparse file, but a mapping longer than that memory is ENOMEM, and
+// the trace names the file, the size asked and the limit.
+func TestMmapTooLarge(t *testing.T) {
+	tools.Need(t)
+	dir := compatModule(t)
+	r := sfRun(t, dir, "-c", "big.json", "-seed", "1")
+	r.WantExit(t, 0)
+	for _, want := range []string{
+		"mmap refused in big#1: big, 2147483648 bytes from offset 0, more than the 1073741824 bytes of memory a wasm32 program has",
+		"big#1: mmbig: mmap of 2147483648 bytes: more than the 1073741824 bytes of memory a wasm32 program has under sf: Out of memory",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("the trace lacks %q\n%s", want, r)
+		}
+	}
 }
 
 // TestCompatOverlay: the fast end-to-end test of compat_overlay. A module

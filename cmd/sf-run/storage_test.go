@@ -40,6 +40,34 @@ func TestStorageExamples(t *testing.T) {
 			if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
 				t.Errorf("the report lacks %q\n%s", want, r)
 			}
+			if tc.example == "badgerkv" {
+				badgerSizes(t, dir)
+			}
 		})
+	}
+}
+
+// badgerSizes: badger with 4 MiB value log files and memtables passes; with
+// its default sizes it maps each value log file at 2 GiB, which a wasm32
+// program cannot hold, and the failure names the file, the size, the limit
+// and the options to change. The file itself, a 2 GiB truncate, is allowed.
+func badgerSizes(t *testing.T, dir string) {
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "badgerkv", "seedfall.4mib.json"), filepath.Join(dir, "seedfall.4mib.json"))
+	r := sfRun(t, dir, "-c", "seedfall.4mib.json", "-seeds", "1-2")
+	r.WantExit(t, 0)
+	r = sfRun(t, dir, "-c", "seedfall.json", "-seed", "1", "-set", "supervise=false",
+		"-set", `nodes[0].args=["-vlog-size","1073741823","-memtable-size","67108864"]`)
+	r.WantExit(t, 1)
+	for _, want := range []string{
+		"mmap refused in server#1: data/000001.vlog, 2147483646 bytes from offset 0, more than the 1073741824 bytes of memory a wasm32 program has",
+		"mmap of 2147483646 bytes: more than the 1073741824 bytes of memory a wasm32 program has under sf",
+		"badger maps each value log file at twice WithValueLogFileSize and each memtable's log at twice WithMemTableSize: make them smaller",
+	} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("badger's default sizes: the trace lacks %q\n%s", want, r)
+		}
+	}
+	if strings.Contains(r.Stdout, "File too large") {
+		t.Errorf("badger's default sizes: the 2 GiB value log file was refused\n%s", r)
 	}
 }

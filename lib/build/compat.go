@@ -41,7 +41,7 @@ import (
 // new copy.
 
 // compatVersion changes whenever a shim file or the syscall patch changes.
-const compatVersion = "8"
+const compatVersion = "9"
 
 //go:embed compat/syscall_seedfall_wasip1.go.txt
 var compatSyscallFile []byte

@@ -65,21 +65,26 @@ func (n *inode) clone(pool *pagePool) *inode {
 // seen already (the twin's, at the same index) is shared again.
 func (ct content) clone(copies map[*page]*page) content {
 	c := content{size: ct.size}
-	if ct.pages == nil {
-		return c
-	}
-	c.pages = make([]*page, len(ct.pages))
-	for i, pg := range ct.pages {
-		if pg == nil {
-			continue
-		}
+	cloned := func(pg *page) *page {
 		cp, ok := copies[pg]
 		if !ok {
 			cp = new(page)
 			*cp = *pg
 			copies[pg] = cp
 		}
-		c.pages[i] = cp
+		return cp
+	}
+	for _, p := range ct.farPages() {
+		c.setPage(p, cloned(ct.far[p]))
+	}
+	if ct.pages == nil {
+		return c
+	}
+	c.pages = make([]*page, len(ct.pages))
+	for i, pg := range ct.pages {
+		if pg != nil {
+			c.pages[i] = cloned(pg)
+		}
 	}
 	return c
 }

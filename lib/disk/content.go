@@ -1,5 +1,10 @@
 package disk
 
+import (
+	"maps"
+	"slices"
+)
+
 // page is one PageBytes block of a file's content.
 type page [PageBytes]byte
 
@@ -13,13 +18,52 @@ type page [PageBytes]byte
 // visible; it only keeps a synced file from costing twice its size. No page
 // is ever shared between files or between indexes.
 //
-// Invariants: len(pages) is the number of pages size spans; a nil page reads
-// as zeros and costs nothing, which is how holes and grown files start; the
-// bytes of the last page past size are zero, so that growing a file needs no
-// clearing.
+// The first denseSlots pages sit in a list, a pointer each; the pages of a
+// larger file past them (a sparse file, made by a truncate to a large size)
+// sit in a map that holds only the pages written, so that such a file costs
+// the pages written and not its size.
+//
+// Invariants: len(pages) is the number of pages size spans, up to
+// denseSlots; far holds only pages past them, and none past size; a nil page
+// reads as zeros and costs nothing, which is how holes and grown files
+// start; the bytes of the last page past size are zero, so that growing a
+// file needs no clearing.
 type content struct {
 	size  int64
 	pages []*page
+	far   map[int64]*page
+}
+
+// denseSlots is how many pages of a file the list holds: those of the
+// largest file a disk with a capacity holds.
+const denseSlots = FileBytesMax / PageBytes
+
+// page returns page p of c, nil for a hole.
+func (c *content) page(p int64) *page {
+	if p < int64(len(c.pages)) {
+		return c.pages[p]
+	}
+	return c.far[p]
+}
+
+// setPage makes pg page p of c.
+func (c *content) setPage(p int64, pg *page) {
+	switch {
+	case p < int64(len(c.pages)):
+		c.pages[p] = pg
+	case pg == nil:
+		delete(c.far, p)
+	default:
+		if c.far == nil {
+			c.far = map[int64]*page{}
+		}
+		c.far[p] = pg
+	}
+}
+
+// farPages returns the indexes of c's pages past its list, in order.
+func (c *content) farPages() []int64 {
+	return slices.Sorted(maps.Keys(c.far))
 }
 
 // pagePoolMax is how many free pages a pool keeps: enough to recycle the
@@ -59,23 +103,23 @@ func numPages(size int64) int64 { return (size + PageBytes - 1) / PageBytes }
 
 // shared reports whether page p of c is also page p of twin.
 func (c *content) shared(p int64, twin *content) bool {
-	pg := c.pages[p]
-	return pg != nil && p < int64(len(twin.pages)) && twin.pages[p] == pg
+	pg := c.page(p)
+	return pg != nil && p < numPages(twin.size) && twin.page(p) == pg
 }
 
 // writable returns page p of c for writing: a new zeroed page for a nil one,
 // a copy for one shared with twin.
 func (c *content) writable(p int64, twin *content, pool *pagePool) *page {
-	pg := c.pages[p]
+	pg := c.page(p)
 	switch {
 	case pg == nil:
 		pg = pool.get(true)
-		c.pages[p] = pg
+		c.setPage(p, pg)
 	case c.shared(p, twin):
 		cp := pool.get(false)
 		*cp = *pg
 		pg = cp
-		c.pages[p] = pg
+		c.setPage(p, pg)
 	}
 	return pg
 }
@@ -83,29 +127,34 @@ func (c *content) writable(p int64, twin *content, pool *pagePool) *page {
 // drop forgets page p of c, giving it back to the pool unless twin has it.
 func (c *content) drop(p int64, twin *content, pool *pagePool) {
 	if !c.shared(p, twin) {
-		pool.put(c.pages[p])
+		pool.put(c.page(p))
 	}
-	c.pages[p] = nil
+	c.setPage(p, nil)
 }
 
 // resize sets the size of c, dropping bytes past size or extending with
 // zeros.
 func (c *content) resize(size int64, twin *content, pool *pagePool) {
 	if size >= c.size {
-		for int64(len(c.pages)) < numPages(size) {
+		for int64(len(c.pages)) < min(numPages(size), denseSlots) {
 			c.pages = append(c.pages, nil)
 		}
 		c.size = size
 		return
 	}
 	keep := numPages(size)
+	for _, p := range c.farPages() {
+		if p >= keep {
+			c.drop(p, twin, pool)
+		}
+	}
 	for p := keep; p < int64(len(c.pages)); p++ {
 		c.drop(p, twin, pool)
 	}
-	c.pages = c.pages[:keep]
+	c.pages = c.pages[:min(keep, int64(len(c.pages)))]
 	c.size = size
-	if tail := size % PageBytes; tail != 0 && c.pages[keep-1] != nil {
-		last := c.pages[keep-1]
+	if tail := size % PageBytes; tail != 0 && c.page(keep-1) != nil {
+		last := c.page(keep - 1)
 		if isZero(last[tail:]) {
 			return
 		}
@@ -146,7 +195,7 @@ func (c *content) readAt(b []byte, off int64) int {
 	for n < len(b) {
 		p, in := off/PageBytes, off%PageBytes
 		var k int
-		if pg := c.pages[p]; pg != nil {
+		if pg := c.page(p); pg != nil {
 			k = copy(b[n:], pg[in:])
 		} else {
 			k = min(len(b)-n, int(PageBytes-in))
@@ -164,7 +213,7 @@ func (c *content) copyRange(src *content, a, e int64, twin *content, pool *pageP
 	for a < e {
 		p, in := a/PageBytes, a%PageBytes
 		k := min(e-a, PageBytes-in)
-		if sp := src.pages[p]; sp != c.pages[p] {
+		if sp := src.page(p); sp != c.page(p) {
 			dst := c.writable(p, twin, pool)
 			if sp == nil {
 				clear(dst[in : in+k])
@@ -191,12 +240,12 @@ func (c *content) bytes() []byte {
 // share makes page p of c the page p of twin when both hold the same bytes,
 // giving c's own copy back to the pool. Both must have page p.
 func (c *content) share(p int64, twin *content, pool *pagePool) {
-	mine, theirs := c.pages[p], twin.pages[p]
+	mine, theirs := c.page(p), twin.page(p)
 	if mine == theirs || mine == nil || theirs == nil || *mine != *theirs {
 		return
 	}
 	pool.put(mine)
-	c.pages[p] = theirs
+	c.setPage(p, theirs)
 }
 
 // becomeTwin makes c a copy of twin that shares all its pages, giving back
@@ -205,6 +254,10 @@ func (c *content) becomeTwin(twin *content, pool *pagePool) {
 	for p := range c.pages {
 		c.drop(int64(p), twin, pool)
 	}
+	for _, p := range c.farPages() {
+		c.drop(p, twin, pool)
+	}
 	c.size = twin.size
 	c.pages = append(c.pages[:0], twin.pages...)
+	c.far = maps.Clone(twin.far)
 }

@@ -2,6 +2,8 @@ package disk
 
 import (
 	"bytes"
+	"maps"
+	"slices"
 	"testing"
 )
 
@@ -11,7 +13,7 @@ func heldPages(fs *FS) (distinct, unshared int) {
 	seen := map[*page]bool{}
 	for _, n := range fs.inodes {
 		for _, c := range []*content{&n.data, &n.durable} {
-			for _, pg := range c.pages {
+			for _, pg := range append(slices.Clone(c.pages), slices.Collect(maps.Values(c.far))...) {
 				if pg != nil {
 					unshared++
 					if !seen[pg] {
@@ -121,5 +123,76 @@ func TestSyncedFileCostsItsSize(t *testing.T) {
 	checkCrashed(t, fs)
 	if distinct, _ := heldPages(fs); distinct != pages {
 		t.Fatalf("after a crash: %d distinct pages, want %d", distinct, pages)
+	}
+}
+
+// TestSparseFile: without a capacity, a truncate makes a file far larger
+// than FileBytesMax, and the file holds only the pages written to it: past
+// the first FileBytesMax bytes, a page that was never written costs
+// nothing. Writes, reads, syncs, crashes, clones and a shrink all see the
+// pages where they were written. With a capacity, FileBytesMax still
+// bounds a file.
+func TestSparseFile(t *testing.T) {
+	fs := newTestFS()
+	f := writeFile(t, fs, "big", "head")
+	size := int64(3<<30 + 100)
+	if err := fs.Truncate(f, size); err != nil {
+		t.Fatalf("truncate to %d: %v", size, err)
+	}
+	at := map[int64]string{FileBytesMax - 2: "XYZW", 2<<30 + 50: "tail"}
+	for off, b := range at {
+		if _, err := fs.WriteAt(f, []byte(b), off); err != nil {
+			t.Fatalf("write at %d: %v", off, err)
+		}
+	}
+	n := fs.inodes[f]
+	if len(n.data.pages) != denseSlots || len(n.data.far) != 2 {
+		t.Fatalf("a %d-byte file with 4 pages written, 2 of them past its list, holds %d pages in its list and %d past it, want %d and 2", size, len(n.data.pages), len(n.data.far), denseSlots)
+	}
+	read := func(fs *FS, what string) {
+		t.Helper()
+		for off, want := range at {
+			got := make([]byte, len(want)+2)
+			if k, err := fs.ReadAt(f, got, off-1); err != nil || k != len(got) || string(got) != "\x00"+want+"\x00" {
+				t.Errorf("%s: read at %d: %q, %v; want %q", what, off-1, got[:k], err, "\x00"+want+"\x00")
+			}
+		}
+		if got := make([]byte, 8); func() bool { k, _ := fs.ReadAt(f, got, 5<<29); return k != 8 || !bytes.Equal(got, make([]byte, 8)) }() {
+			t.Errorf("%s: a hole past the list reads %q", what, got)
+		}
+		if st, _ := fs.Stat(f); st.Size != size {
+			t.Errorf("%s: size %d, want %d", what, st.Size, size)
+		}
+	}
+	read(fs, "after the writes")
+	sync(t, fs, f)
+	if distinct, _ := heldPages(fs); distinct != 4 {
+		t.Errorf("after a sync the file holds %d distinct pages, want the 4 written", distinct)
+	}
+	fs.Crash()
+	read(fs, "after a crash")
+	c := fs.Clone(func() int64 { return 0 })
+	if _, err := c.WriteAt(f, []byte("clone"), 2<<30+50); err != nil {
+		t.Fatal(err)
+	}
+	read(fs, "after a write to a clone")
+	if err := fs.Truncate(f, 10); err != nil {
+		t.Fatal(err)
+	}
+	if n := fs.inodes[f]; len(n.data.far) != 0 || len(n.data.pages) != 1 {
+		t.Errorf("after a shrink to 10 bytes: %d pages in the list, %d past it", len(n.data.pages), len(n.data.far))
+	}
+	if err := fs.Truncate(f, SparseFileBytesMax+1); err != EFBIG {
+		t.Errorf("truncate past SparseFileBytesMax: %v, want EFBIG", err)
+	}
+
+	limited := newTestFS()
+	limited.SetCapacity(1 << 20)
+	g := writeFile(t, limited, "f", "x")
+	if err := limited.Truncate(g, FileBytesMax+1); err != EFBIG {
+		t.Errorf("with a capacity, truncate past FileBytesMax: %v, want EFBIG", err)
+	}
+	if _, err := limited.WriteAt(g, []byte("x"), FileBytesMax); err != EFBIG {
+		t.Errorf("with a capacity, a write past FileBytesMax: %v, want EFBIG", err)
 	}
 }

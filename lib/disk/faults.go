@@ -254,7 +254,7 @@ func (fs *FS) BitRot(r *rng.Stream) (Damage, bool) {
 // content: once when the page is shared, in each copy otherwise.
 func (n *inode) flipBoth(off int64, bit uint8) {
 	if p := off / PageBytes; n.durable.shared(p, &n.data) {
-		n.durable.pages[p][off%PageBytes] ^= 1 << bit
+		n.durable.page(p)[off%PageBytes] ^= 1 << bit
 		return
 	}
 	n.durable.flip(off, bit, &n.data, n.pool)

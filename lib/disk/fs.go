@@ -74,11 +74,15 @@ const (
 	PathBytesMax = 4096
 	// SymlinkHopsMax is how many symlinks one resolution follows, as on Linux; more is ELOOP.
 	SymlinkHopsMax = 40
-	// FileBytesMax is the largest file size. Files live in memory; a hole
-	// costs only its place in the file's page list, but written data costs
-	// its size, so a write or truncate past it fails with EFBIG rather than
-	// exhausting the host.
+	// FileBytesMax is the largest file size on a disk with a capacity
+	// (SetCapacity): a write or truncate past it fails with EFBIG. Files
+	// live in memory, and the capacity counts their sizes.
 	FileBytesMax = 1 << 30
+	// SparseFileBytesMax is the largest file size on a disk without a
+	// capacity, ext4's with 4 KiB blocks. A file costs the pages written
+	// to it, not its size, so a program may make a large sparse file with a
+	// truncate, as storage engines do to preallocate the files they map.
+	SparseFileBytesMax = 16 << 40
 	// PageBytes is the size of a page: the unit of writeback that crash
 	// models, lost writes and misdirected writes work in.
 	PageBytes = 4096
@@ -251,7 +255,8 @@ func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
 // WriteAt writes p at off into the current content of a regular file,
 // extending it with zeros if off is past its end, and records the write as
 // pending until the next Sync. An empty p does nothing. It fails with EFBIG
-// past FileBytesMax, and as ReadAt does for other misuse.
+// past the largest file size (fileBytesMax), and as ReadAt does for other
+// misuse.
 //
 // With a capacity (SetCapacity), a write that would grow the disk's usage
 // past it writes the bytes that fit and returns their count with a nil
@@ -268,7 +273,7 @@ func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	if off > FileBytesMax-int64(len(p)) {
+	if off > fs.fileBytesMax()-int64(len(p)) {
 		return 0, EFBIG
 	}
 	if fs.capacityBytes > 0 {
@@ -323,8 +328,8 @@ func (n *inode) keepBytes(p []byte) []byte {
 
 // Truncate sets the size of a regular file, dropping bytes past size or
 // extending with zeros, and records it as pending until the next Sync. It
-// fails with EINVAL for a negative size or a symlink, EFBIG past
-// FileBytesMax, and EISDIR for a directory.
+// fails with EINVAL for a negative size or a symlink, EFBIG past the largest
+// file size (fileBytesMax), and EISDIR for a directory.
 func (fs *FS) Truncate(ino Ino, size int64) error {
 	n, err := fs.regular(ino)
 	if err != nil {
@@ -333,11 +338,20 @@ func (fs *FS) Truncate(ino Ino, size int64) error {
 	if size < 0 {
 		return EINVAL
 	}
-	if size > FileBytesMax {
+	if size > fs.fileBytesMax() {
 		return EFBIG
 	}
 	fs.truncate(n, size)
 	return nil
+}
+
+// fileBytesMax is the largest file size: FileBytesMax on a disk with a
+// capacity, SparseFileBytesMax otherwise.
+func (fs *FS) fileBytesMax() int64 {
+	if fs.capacityBytes > 0 {
+		return FileBytesMax
+	}
+	return SparseFileBytesMax
 }
 
 func (fs *FS) truncate(n *inode, size int64) {

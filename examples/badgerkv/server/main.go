@@ -9,7 +9,7 @@
 //
 // Usage:
 //
-//	server [-addr :7000] [-dir data] [-nosync]
+//	server [-addr :7000] [-dir data] [-nosync] [-vlog-size N] [-memtable-size N]
 //
 // By default the database is opened with SyncWrites: true, badger's
 // documented setting for writes that must survive a machine crash: a commit
@@ -20,8 +20,9 @@
 //
 // badger maps its files through ristretto's z package, whose wasip1 version
 // has no mmap, so the world builds it with compat_overlay. The sizes are
-// small, since a node's memory is at most 1 GiB and badger maps each value
-// log file at twice its size.
+// small by default (-vlog-size and -memtable-size, 1 MiB each), since a
+// node's memory is at most 1 GiB and badger maps each value log file and
+// each memtable's write-ahead log at twice its size.
 package main
 
 import (
@@ -42,11 +43,13 @@ func main() {
 	addr := flag.String("addr", ":7000", "address to listen on")
 	dir := flag.String("dir", "data", "the badger directory")
 	noSync := flag.Bool("nosync", false, "open with SyncWrites false (unsafe: acknowledged writes can be lost)")
+	vlogSize := flag.Int64("vlog-size", 1<<20, "badger's ValueLogFileSize, in bytes")
+	memtableSize := flag.Int64("memtable-size", 1<<20, "badger's MemTableSize, in bytes")
 	flag.Parse()
 	opts := badger.DefaultOptions(*dir).
 		WithSyncWrites(!*noSync).
-		WithValueLogFileSize(1 << 20).
-		WithMemTableSize(1 << 20).
+		WithValueLogFileSize(*vlogSize).
+		WithMemTableSize(*memtableSize).
 		WithValueThreshold(1 << 10).
 		WithBlockCacheSize(1 << 20).
 		WithIndexCacheSize(1 << 20).

@@ -13,6 +13,7 @@ package compat
 import (
 	"bytes"
 	"encoding/binary"
+	"fmt"
 	"slices"
 
 	"github.com/tetratelabs/wazero/api"
@@ -56,8 +57,9 @@ var funcs = []core.HostFunc{
 			s[0] = core.EFault
 			return
 		}
-		in.ForgetMapping(data)
-		in.Maps = append(in.Maps, core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: bytes.Clone(b)})
+		g := core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: bytes.Clone(b)}
+		in.Maps = append(in.Maps, g)
+		in.TrackMapping(g)
 		s[0] = core.ESuccess
 	}},
 	// mmap_unregister(data) forgets the mapping at data.
@@ -108,6 +110,20 @@ var funcs = []core.HostFunc{
 		}
 		copy(g.Shadow[off:off+n], b)
 		s[0] = 0
+	}},
+	// mmap_too_large(fd, off, len) says that the program refused itself a
+	// mapping of len bytes of the file fd from off, longer than all the
+	// memory it has; the trace names the file, which the program cannot.
+	{Name: "mmap_too_large", ID: 60, Params: []api.ValueType{i32, i64, i64}, Run: func(c *core.Call) {
+		in, s := c.In, c.Stack
+		fd, off, n := int32(s[0]), int64(s[1]), int64(s[2])
+		c.Key(uint64(uint32(fd)), uint64(n))
+		path := fmt.Sprintf("fd %d", fd)
+		if e := in.FD(fd); e != nil && e.Path != "" {
+			path = e.Path
+		}
+		in.Run.Tracef("mmap refused in %s: %s, %d bytes from offset %d, more than the %d bytes of memory a wasm32 program has",
+			in.Name, path, n, off, core.GuestMemoryBytes)
 	}},
 }
 

@@ -2,6 +2,10 @@ package core
 
 import (
 	"bytes"
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/faults"
@@ -79,4 +83,28 @@ func (r *Run) applyWrittenBack(n *Node, pages []mmapPage) {
 	for _, pg := range pages {
 		n.FS.WrittenBack(pg.ino, pg.data, pg.off)
 	}
+}
+
+// mappingsHeld says, for a report that the guest ran out of memory, how
+// much of it its shared writable mappings held, the largest first: ", 640
+// MiB in shared mappings: data/000001.vlog 512 MiB, ...". It is empty when
+// there are none.
+func (in *Instance) mappingsHeld() string {
+	if len(in.Maps) == 0 {
+		return ""
+	}
+	ms := slices.Clone(in.Maps)
+	slices.SortStableFunc(ms, func(a, b Mapping) int { return cmp.Compare(b.N, a.N) })
+	var total uint64
+	var each []string
+	for i, g := range ms {
+		total += uint64(g.N)
+		if i < 3 {
+			each = append(each, fmt.Sprintf("%s %d MiB", g.Path, g.N>>20))
+		}
+	}
+	if len(ms) > 3 {
+		each = append(each, "...")
+	}
+	return fmt.Sprintf(", %d MiB in shared mappings: %s", total>>20, strings.Join(each, ", "))
 }

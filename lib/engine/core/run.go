@@ -750,7 +750,7 @@ func (r *Run) allWorkloadsDone() bool {
 func classifyExit(in *Instance) (class, what string) {
 	if in.crashLine != "" && in.ExitCode == 2 {
 		if strings.Contains(in.crashLine, "out of memory") {
-			return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB): %s", GuestMemoryLimitPages/16, in.crashLine)
+			return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB%s): %s", GuestMemoryLimitPages/16, in.mappingsHeld(), in.crashLine)
 		}
 		if strings.Contains(in.crashLine, "all goroutines are asleep - deadlock!") {
 			return ClassDeadlock, "deadlocked: all goroutines are asleep"
@@ -758,7 +758,7 @@ func classifyExit(in *Instance) (class, what string) {
 		return ClassPanic, in.crashLine
 	}
 	if in.oom {
-		return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB)", GuestMemoryLimitPages/16)
+		return ClassOOM, fmt.Sprintf("ran out of memory (limit %d MiB%s)", GuestMemoryLimitPages/16, in.mappingsHeld())
 	}
 	return ClassExit, fmt.Sprintf("exited with status %d", in.ExitCode)
 }

@@ -12,6 +12,9 @@ import (
 // KiB is 1 GiB. A guest that needs more fails with class oom.
 const GuestMemoryLimitPages = 16384
 
+// GuestMemoryBytes is GuestMemoryLimitPages in bytes.
+const GuestMemoryBytes = GuestMemoryLimitPages * 65536
+
 // NodeSpec is one program of the world as the engine needs it: a name, its
 // module and its command line.
 type NodeSpec struct {
