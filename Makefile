@@ -7,10 +7,13 @@ SHELL := /bin/bash
 #   make test    the whole test suite (what CI runs), after make lint
 #   make lint    gofmt, go vet and staticcheck, all clean
 #   make bench   how kvlog's CPU splits between the guests and sf's own code
-#                (tools/engine-share.sh, with perf), speed figures for the
-#                engine, as ratios and rates, the
-#                disk's host memory per byte it holds (BenchmarkDiskMemory),
-#                and Go as wasm against native (BenchmarkGuestSpeed)
+#                (tools/engine-share.sh, with perf), for every example world
+#                seeds/s at -j 1 and -j 2, virtual/real time, µs per step,
+#                CPU per seed and sf's share of it (tools/world-bench.sh,
+#                BENCH_SEEDS seeds each), speed figures for the engine, as
+#                ratios and rates, the disk's host memory per byte it holds
+#                (BenchmarkDiskMemory), and Go as wasm against native
+#                (BenchmarkGuestSpeed)
 GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
@@ -82,8 +85,10 @@ demo: build
 	@echo '$$ SF_PROGRESS=5s bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200    # the fix: fsync before ack'
 	@SF_PROGRESS=5s bin/sf-run -c examples/kvlog/seedfall.fixed.json -seeds 1-200
 
+BENCH_SEEDS ?= 10
 bench: build
 	@tools/engine-share.sh bin/sf-run
+	@tools/world-bench.sh bin/sf-run $(BENCH_SEEDS)
 	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
 
 # The determinism corpus (lib/determinism): every example world's first 20
