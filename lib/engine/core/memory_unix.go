@@ -64,7 +64,8 @@ func (m *mmapMemory) Reallocate(size uint64) []byte {
 }
 
 // memoryPoolMax bounds how many freed mappings wait for reuse, and
-// memoryPoolClearMax how much of one may be dirty; a larger one is unmapped.
+// memoryPoolClearMax how much of one stays populated for a reuse to clear;
+// the pages past it go back to the kernel.
 const (
 	memoryPoolMax      = 16
 	memoryPoolClearMax = 64 << 20
@@ -85,13 +86,19 @@ func (m *mmapMemory) Free() {
 	}
 	watched := m.watched
 	reservations.Unlock()
-	if m.used <= memoryPoolClearMax {
-		select {
-		case memoryPool <- &mmapMemory{buf: m.buf, used: m.used, watched: watched}:
-			m.buf = nil
-			return
-		default:
-		}
+	used := m.used
+	if used > memoryPoolClearMax {
+		// Keep the first pages, which a reuse clears, and give the rest
+		// back: a large guest then costs page faults only past them, where
+		// unmapping the whole of it cost them everywhere.
+		syscall.Madvise(m.buf[memoryPoolClearMax:min((used+4095)&^4095, uint64(len(m.buf)))], syscall.MADV_DONTNEED)
+		used = memoryPoolClearMax
+	}
+	select {
+	case memoryPool <- &mmapMemory{buf: m.buf, used: used, watched: watched}:
+		m.buf = nil
+		return
+	default:
 	}
 	syscall.Munmap(m.buf)
 	m.buf = nil
