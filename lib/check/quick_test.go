@@ -355,7 +355,7 @@ func TestQuickIllegal(t *testing.T) {
 func issueHistory(model string, n int, seed uint64, bad bool) []history.HistoryOp {
 	rng := rand.New(rand.NewPCG(seed, 29))
 	var (
-		ops  []history.HistoryOp
+		ops       []history.HistoryOp
 		sum, adds int64
 		list      []string
 	)
