@@ -5,10 +5,14 @@
 // It owns what a run needs beyond one call of engine.Engine.Run: the
 // second run of a seed that failed on the real-time watchdog, the double
 // run of sf-run -check, an early stop at the first outcome a driver is
-// looking for, and the interrupt that SIGINT or SIGTERM sets. sf-run's
-// sweep (lib/sweep), its exploration (lib/explore), sf-shrink (lib/shrink),
-// sf-mutate (lib/mutate) and sf-faults (lib/faultsedit) run through it;
-// sf-mcp and simtest run the sweep.
+// looking for, and the interrupt flag. Each tool has lib/stopsignal set that
+// flag on SIGINT and SIGTERM from before it prepares the world, so that a
+// signal during the build counts too, and turns it into its exit status.
+//
+// sf-run's sweep (lib/sweep), its exploration (lib/explore), sf-shrink
+// (lib/shrink), sf-mutate (lib/mutate) and sf-faults (lib/faultsedit) run
+// through it, and so do sf-mcp's tools and simtest, which call those
+// packages.
 package runner
 
 import (
