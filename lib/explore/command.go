@@ -9,6 +9,7 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
@@ -26,7 +27,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	}
 	// Watched from before the world loads, as a sweep does.
 	defer stopsignal.Watch(o.Interrupt)()
-	p, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, stderr)
+	p, err := runner.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, stderr)
 	if err != nil {
 		if o.Interrupt.Load() {
 			fmt.Fprintf(stderr, "sf-run: interrupted while preparing the world: %v\n", err)

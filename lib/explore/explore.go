@@ -10,7 +10,6 @@
 package explore
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -18,12 +17,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/shrink"
 	"github.com/sf-dst/sf/lib/sweep"
@@ -183,7 +182,7 @@ type candidate struct {
 
 // Run explores the prepared world and reports each failure to report as it
 // is found (the schedule of a branched one already written).
-func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
+func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
@@ -312,28 +311,23 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 }
 
 // runAll makes the runs of a batch, up to o.Jobs at once.
-func runAll(p *sweep.Prepared, cands []candidate, o Options) ([]*engine.Result, error) {
-	results := make([]*engine.Result, len(cands))
-	errs := make([]error, len(cands))
-	sem := make(chan struct{}, o.Jobs)
-	var wg sync.WaitGroup
+func runAll(p *runner.Prepared, cands []candidate, o Options) ([]*engine.Result, error) {
+	jobs := make([]runner.Job, len(cands))
 	for i, c := range cands {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i], errs[i] = p.Engine.Run(p.Spec, c.seed, engine.Options{Branches: c.branches, RedrawAfterBranch: true, Interrupt: o.Interrupt})
-		}()
+		jobs[i] = runner.Job{Seed: c.seed, Options: engine.Options{Branches: c.branches, RedrawAfterBranch: true}}
 	}
-	wg.Wait()
-	return results, errors.Join(errs...)
+	results := make([]*engine.Result, len(cands))
+	err := p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(out runner.Outcome) error {
+		results[out.Index] = out.Result
+		return out.Err
+	})
+	return results, err
 }
 
 // writeSchedule writes a branched failure's schedule: its branches and the
 // faults that fired, which replay it exactly (a replay fires the faults it
 // lists and the branches re-key the rest as the run did).
-func writeSchedule(p *sweep.Prepared, o Options, f *Found) (*schedule.Schedule, error) {
+func writeSchedule(p *runner.Prepared, o Options, f *Found) (*schedule.Schedule, error) {
 	r := f.Result
 	sched := &schedule.Schedule{Seed: f.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: schedule.Dur(r.AtNs),
 		Branches: f.Branches, Faults: append([]engine.Fault{}, r.Faults...)}
@@ -355,13 +349,12 @@ func writeSchedule(p *sweep.Prepared, o Options, f *Found) (*schedule.Schedule, 
 // it, as sf-run -seed N -faults does. It must fail at the same host call with
 // the same message; anything else is a bug in sf, since the schedule is the
 // run's whole record.
-func replaySchedule(p *sweep.Prepared, f Found, sched *schedule.Schedule, o Options) (*engine.Result, error) {
-	opts := p.RunOptions(sched)
-	opts.Interrupt = o.Interrupt
-	r, err := p.Engine.Run(p.Spec, f.Seed, opts)
-	if err != nil {
-		return nil, fmt.Errorf("replaying run %d from %s: %w", f.Run, f.Schedule, err)
+func replaySchedule(p *runner.Prepared, f Found, sched *schedule.Schedule, o Options) (*engine.Result, error) {
+	out := p.One(runner.Job{Seed: f.Seed, Options: p.RunOptions(sched)}, o.Interrupt)
+	if out.Err != nil {
+		return nil, fmt.Errorf("replaying run %d from %s: %w", f.Run, f.Schedule, out.Err)
 	}
+	r := out.Result
 	if r.Status == engine.StatusInterrupted {
 		return f.Result, nil // its own result is as good, and the exploration is ending
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -162,7 +163,7 @@ func run(o Options) error {
 		}
 	}
 
-	prep, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
+	prep, err := runner.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
 	if err != nil {
 		return err
 	}
@@ -189,10 +190,11 @@ func run(o Options) error {
 		}
 	default:
 		from, name = fromRun, "a run of the seed"
-		res, err := prep.Engine.Run(prep.Spec, o.Seed, engine.Options{})
-		if err != nil {
-			return fmt.Errorf("seed %d: %w", o.Seed, err)
+		run := prep.One(runner.Job{Seed: o.Seed}, nil)
+		if run.Err != nil {
+			return fmt.Errorf("seed %d: %w", o.Seed, run.Err)
 		}
+		res := run.Result
 		sched = &schedule.Schedule{Seed: o.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Faults: res.Faults}
 		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 			sched.Duration = schedule.Dur(res.AtNs)

@@ -18,6 +18,7 @@ import (
 	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
@@ -158,7 +159,7 @@ func Main(c Command) int {
 		interrupt = new(atomic.Bool)
 	}
 	defer stopsignal.Watch(interrupt)()
-	prepared := map[worldKey]*sweep.Prepared{}
+	prepared := map[worldKey]*runner.Prepared{}
 	defer func() {
 		for _, p := range prepared {
 			p.Engine.Close()
@@ -347,11 +348,11 @@ func (c *Command) readStreams() ([]job, skipped, error) {
 	return jobs, skip, nil
 }
 
-func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interrupt *atomic.Bool) (record.Shrink, error) {
+func (c *Command) shrinkOne(j job, prepared map[worldKey]*runner.Prepared, interrupt *atomic.Bool) (record.Shrink, error) {
 	p := prepared[j.world]
 	if p == nil {
 		var err error
-		p, err = sweep.Prepare(j.world.config, config.LoadOptions{Profile: j.world.profile, Set: j.world.setList()}, c.Stderr)
+		p, err = runner.Prepare(j.world.config, config.LoadOptions{Profile: j.world.profile, Set: j.world.setList()}, c.Stderr)
 		if err != nil {
 			return record.Shrink{}, err
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/sf-dst/sf/lib/catalog"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // aggregate sums the properties seen in each seed into the sweep's table.
@@ -99,7 +100,7 @@ type Tables struct {
 
 // NewTables starts the tables of runs of p's world, with a row for every
 // property and buggify site found in its source.
-func NewTables(p *Prepared) *Tables {
+func NewTables(p *runner.Prepared) *Tables {
 	t := &Tables{agg: newAggregate(), buggify: p.Spec.Buggify}
 	t.agg.catalog(p.Catalog)
 	return t

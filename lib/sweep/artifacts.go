@@ -21,12 +21,13 @@ import (
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
 // writeArtifacts writes a failing seed's trace and fault schedule next to
 // the world file.
-func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
+func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
 	dir, err := MakeArtifactDir(p.World)
 	if err != nil {
 		return nil, err
@@ -101,7 +102,7 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 // world, the tool and -compress; o.Faults is the schedule that replays the
 // run, already written, or empty when the run drew its own faults (a
 // schedule of them is then written as for a sweep's seed).
-func WriteRunArtifacts(p *Prepared, o Options, name string, r *engine.Result) (*record.Artifacts, error) {
+func WriteRunArtifacts(p *runner.Prepared, o Options, name string, r *engine.Result) (*record.Artifacts, error) {
 	o.artifactName = name
 	return writeArtifacts(p, o, r)
 }
