@@ -99,17 +99,39 @@ func (pool Pool) interrupted() bool { return pool.Interrupt != nil && pool.Inter
 // caller's goroutine while later jobs go on. When deliver returns an error
 // no more jobs start; Run waits for the running ones and returns the error.
 func (p *Prepared) Run(jobs []Job, pool Pool, deliver func(Outcome) error) error {
-	return pool.Each(len(jobs), func(i int) Outcome { return p.One(jobs[i], pool.Interrupt) }, deliver)
+	return p.RunN(len(jobs), func(i int) Job { return jobs[i] }, pool, deliver)
 }
+
+// RunN is Run for n jobs that job(i) describes, made as their turn comes,
+// so that a list of millions of seeds holds no more than the pool's window
+// of jobs in memory at once.
+func (p *Prepared) RunN(n int, job func(i int) Job, pool Pool, deliver func(Outcome) error) error {
+	return pool.Each(n, func(i int) Outcome { return p.One(job(i), pool.Interrupt) }, deliver)
+}
+
+// windowPerWorker is how far, in jobs per worker, the workers may run ahead
+// of the outcome being handed back: enough that a slow job does not idle
+// the others for long, while the outcomes held waiting stay a few per
+// worker whatever the length of the list.
+const windowPerWorker = 8
 
 // Each is Run for n jobs that run(i) makes, for a driver whose runs are not
 // only a Job's (a shrinker tested on replays it fakes): run is called from
 // the workers, at most Workers at once, and its Outcome's Index is set for
-// it.
+// it. Workers run at most a window of jobs ahead of the one handed back
+// next, so its memory is in proportion to the workers, not to n.
 func (pool Pool) Each(n int, run func(i int) Outcome, deliver func(Outcome) error) error {
-	results := make([]chan Outcome, n)
-	for i := range results {
-		results[i] = make(chan Outcome, 1)
+	workers := min(max(pool.Workers, 1), n)
+	window := max(workers*windowPerWorker, 1)
+	// slots[i%window] carries job i's outcome; a worker takes job i only
+	// once job i-window has been handed back (free), so no slot holds two.
+	slots := make([]chan Outcome, window)
+	for i := range slots {
+		slots[i] = make(chan Outcome, 1)
+	}
+	free := make(chan struct{}, window)
+	for range window {
+		free <- struct{}{}
 	}
 	var next atomic.Int64
 	// last is the lowest index of a last job so far: no job after it
@@ -117,13 +139,19 @@ func (pool Pool) Each(n int, run func(i int) Outcome, deliver func(Outcome) erro
 	// that is handed back, and ends the handing back, before its turn.
 	var last atomic.Int64
 	last.Store(int64(n))
-	var quit atomic.Bool // deliver failed: the list is over
+	var quit atomic.Bool // deliver failed or the list ended early: no job starts
+	done := make(chan struct{})
 	var wg sync.WaitGroup
-	for range min(max(pool.Workers, 1), n) {
+	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for {
+				select {
+				case <-free:
+				case <-done:
+					return
+				}
 				i := int(next.Add(1) - 1)
 				if i >= n || int64(i) > last.Load() || quit.Load() {
 					return
@@ -141,20 +169,20 @@ func (pool Pool) Each(n int, run func(i int) Outcome, deliver func(Outcome) erro
 					for cur := last.Load(); int64(i) < cur && !last.CompareAndSwap(cur, int64(i)); cur = last.Load() {
 					}
 				}
-				results[i] <- o
+				slots[i%window] <- o
 			}
 		}()
 	}
 	var err error
 	for i := 0; i < n && err == nil; i++ {
-		o := <-results[i]
+		o := <-slots[i%window]
 		if err = deliver(o); err == nil && o.stop {
 			break
 		}
+		free <- struct{}{}
 	}
-	if err != nil {
-		quit.Store(true)
-	}
+	quit.Store(true)
+	close(done)
 	wg.Wait()
 	return err
 }

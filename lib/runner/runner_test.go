@@ -243,3 +243,39 @@ func TestLimitProcs(t *testing.T) {
 		t.Fatalf("more workers than Ps changed GOMAXPROCS to %d", got)
 	}
 }
+
+// TestWindowBoundsWorkAhead: workers never run more than the window ahead
+// of the outcome handed back, so a list of millions of seeds holds a few
+// outcomes per worker, not one per seed.
+func TestWindowBoundsWorkAhead(t *testing.T) {
+	for _, workers := range []int{1, 2, 4} {
+		const n = 20000
+		var started atomic.Int64
+		delivered := 0
+		ahead := int64(0)
+		slow := func(i int) Outcome {
+			started.Add(1)
+			if i%97 == 0 {
+				time.Sleep(time.Millisecond) // a slow job lets the others run ahead
+			}
+			return Outcome{}
+		}
+		err := Pool{Workers: workers}.Each(n, slow, func(o Outcome) error {
+			if o.Index != delivered {
+				t.Fatalf("j%d: outcome of job %d handed back as the %dth", workers, o.Index, delivered)
+			}
+			delivered++
+			ahead = max(ahead, started.Load()-int64(delivered))
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if delivered != n {
+			t.Fatalf("j%d: %d outcomes handed back, want %d", workers, delivered, n)
+		}
+		if limit := int64(workers * windowPerWorker); ahead > limit {
+			t.Fatalf("j%d: workers ran %d jobs ahead of the outcome handed back, more than the window of %d", workers, ahead, limit)
+		}
+	}
+}

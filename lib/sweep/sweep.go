@@ -283,11 +283,8 @@ func (s *sweeper) runSeeds() error {
 	defer s.bar.Finish()
 	s.human, s.stderr = s.bar.Writer(s.human), s.bar.Writer(o.Stderr)
 	s.tables = NewTables(s.p)
-	jobs := make([]runner.Job, len(o.Seeds))
-	for i, seed := range o.Seeds {
-		jobs[i] = s.job(seed, s.sched)
-	}
-	return s.p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: s.interrupt}, s.report)
+	job := func(i int) runner.Job { return s.job(o.Seeds[i], s.sched) }
+	return s.p.RunN(len(o.Seeds), job, runner.Pool{Workers: o.Jobs, Interrupt: s.interrupt}, s.report)
 }
 
 // job is the run of seed with sched (nil: the seed draws its own faults),
