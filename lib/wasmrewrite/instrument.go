@@ -282,7 +282,10 @@ func addExports(b []byte, counter uint32) ([]byte, error) {
 
 type imports struct {
 	globals    uint32
+	funcs      int64
 	schedYield int64 // function index of wasi_snapshot_preview1.sched_yield, or -1
+	// names are the imported functions' module.name, by function index.
+	names []string
 }
 
 func parseImports(b []byte) (imports, error) {
@@ -318,6 +321,7 @@ func parseImports(b []byte) (imports, error) {
 			if names[0] == "wasi_snapshot_preview1" && names[1] == "sched_yield" {
 				imp.schedYield = funcs
 			}
+			imp.names = append(imp.names, names[0]+"."+names[1])
 			funcs++
 		case 1: // table: reftype, limits
 			if len(b) < 1 {
@@ -342,6 +346,7 @@ func parseImports(b []byte) (imports, error) {
 			return imp, ErrUninstrumentable
 		}
 	}
+	imp.funcs = funcs
 	return imp, nil
 }
 
