@@ -1,0 +1,101 @@
+// Command leafcost times a few kernels and prints one "name ns/op" line
+// each. BenchmarkPreemptCost runs it under wazero as it is, with preempt's
+// call counting, and with the counting and the leaf checks, to measure what
+// each costs in guest CPU; no preemption is ever requested, so only the
+// instrumentation runs.
+//
+// It reads the real clock on purpose: it is a benchmark program, never a
+// guest of a simulated run.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"runtime"
+	"sort"
+	"strconv"
+	"time"
+)
+
+// sink keeps results alive so that the compiler cannot drop the work.
+var sink int
+
+type account struct{ balance int }
+
+// The deposit of examples/race: a read, a computation in two small
+// functions and a write, all frameless.
+
+//go:noinline
+func (a *account) read() int { return a.balance }
+
+//go:noinline
+func (a *account) write(v int) { a.balance = v }
+
+//go:noinline
+func fee(amount int) int { return amount / 100 }
+
+//go:noinline
+func plus(v, amount int) int { return v + amount }
+
+func deposits(n int) {
+	a := &account{}
+	for range n {
+		v := a.read()
+		v = plus(v, 100-fee(100))
+		a.write(v)
+	}
+	sink += a.balance
+}
+
+func sprintf(n int) {
+	for i := range n {
+		sink += len(fmt.Sprintf("key-%d/%s", i, "value"))
+	}
+}
+
+func mapUpdate(n int) {
+	m := map[string]int{}
+	for i := range n {
+		k := "k" + strconv.Itoa(i%1024)
+		m[k] += i
+	}
+	sink += len(m)
+}
+
+func sortInts(n int) {
+	s := make([]int, 64)
+	for i := range n {
+		for j := range s {
+			s[j] = (j*7919 + i) % 101
+		}
+		sort.Ints(s)
+		sink += s[0]
+	}
+}
+
+func main() {
+	target := flag.Duration("target", 200*time.Millisecond, "how long each kernel runs at least")
+	flag.Parse()
+	// A collection imports sched_yield, which the rewrite needs.
+	runtime.GC()
+	for _, k := range []struct {
+		name string
+		run  func(n int)
+	}{{"deposits", deposits}, {"sprintf", sprintf}, {"map", mapUpdate}, {"sort", sortInts}} {
+		fmt.Printf("%s %.2f\n", k.name, measure(k.run, *target))
+	}
+	os.Exit(0)
+}
+
+// measure grows n until one run of n operations takes at least target, and
+// returns the time per operation of that run.
+func measure(run func(int), target time.Duration) float64 {
+	for n := 1; ; n *= 2 {
+		start := time.Now()
+		run(n)
+		if d := time.Since(start); d >= target {
+			return float64(d.Nanoseconds()) / float64(n)
+		}
+	}
+}
