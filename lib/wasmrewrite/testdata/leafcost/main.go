@@ -1,11 +1,7 @@
-// Command leafcost times a few kernels and prints one "name ns/op" line
-// each. BenchmarkPreemptCost runs it under wazero as it is, with preempt's
-// call counting, and with the counting and the leaf checks, to measure what
-// each costs in guest CPU; no preemption is ever requested, so only the
-// instrumentation runs.
-//
-// It reads the real clock on purpose: it is a benchmark program, never a
-// guest of a simulated run.
+// Command leafcost runs one of a few kernels n times. BenchmarkPreemptCost
+// runs it under wazero as it is, with preempt's call counting, and with the
+// counting and the leaf checks, to measure what each costs in guest CPU; no
+// preemption is ever requested, so only the instrumentation runs.
 package main
 
 import (
@@ -15,7 +11,6 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
-	"time"
 )
 
 // sink keeps results alive so that the compiler cannot drop the work.
@@ -75,27 +70,17 @@ func sortInts(n int) {
 }
 
 func main() {
-	target := flag.Duration("target", 200*time.Millisecond, "how long each kernel runs at least")
+	kernel := flag.String("kernel", "deposits", "the kernel to run: deposits, sprintf, map or sort")
+	n := flag.Int("n", 1000, "how many operations")
 	flag.Parse()
 	// A collection imports sched_yield, which the rewrite needs.
 	runtime.GC()
-	for _, k := range []struct {
-		name string
-		run  func(n int)
-	}{{"deposits", deposits}, {"sprintf", sprintf}, {"map", mapUpdate}, {"sort", sortInts}} {
-		fmt.Printf("%s %.2f\n", k.name, measure(k.run, *target))
+	kernels := map[string]func(int){"deposits": deposits, "sprintf": sprintf, "map": mapUpdate, "sort": sortInts}
+	run, ok := kernels[*kernel]
+	if !ok {
+		fmt.Fprintf(os.Stderr, "leafcost: no kernel named %q\n", *kernel)
+		os.Exit(2)
 	}
-	os.Exit(0)
-}
-
-// measure grows n until one run of n operations takes at least target, and
-// returns the time per operation of that run.
-func measure(run func(int), target time.Duration) float64 {
-	for n := 1; ; n *= 2 {
-		start := time.Now()
-		run(n)
-		if d := time.Since(start); d >= target {
-			return float64(d.Nanoseconds()) / float64(n)
-		}
-	}
+	run(*n)
+	fmt.Println(sink)
 }
