@@ -24,6 +24,7 @@ import (
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/readfile"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // StateDir is the folder, next to the world file, where sf keeps its builds
@@ -267,13 +268,13 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 			continue
 		}
 		for _, c := range mod.Compat {
-			fmt.Fprintf(logw, "compat  %s: %s\n", rel(w.Dir, j.pkg), c)
+			fmt.Fprintf(logw, "compat  %s: %s\n", textfmt.RelPath(w.Dir, j.pkg), c)
 		}
 		state := "built"
 		if mod.Cached {
 			state = "cached"
 		}
-		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), (pb.took + time.Since(start)).Round(time.Millisecond))
+		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, textfmt.RelPath(w.Dir, j.pkg), textfmt.RelPath(w.Dir, mod.Wasm), sizeString(mod.Size), (pb.took + time.Since(start)).Round(time.Millisecond))
 	}
 	data, _ := json.MarshalIndent(man, "", "  ")
 	if err := atomicfile.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
@@ -462,12 +463,5 @@ func btoi(b bool) int {
 }
 
 func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
-
-func rel(base, p string) string {
-	if r, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
-}
 
 func sizeString(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

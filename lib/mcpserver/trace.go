@@ -24,6 +24,7 @@ import (
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 const (
@@ -96,7 +97,7 @@ func (s *Server) traceOf(ctx context.Context, r *commands.Run) ([]string, string
 			lines, err := readTraceFile(p)
 			switch {
 			case err == nil:
-				return lines, relPath(p), nil
+				return lines, textfmt.Display(p), nil
 			case !errors.Is(err, fs.ErrNotExist):
 				return nil, "", fmt.Errorf("sf_trace_search: %s: %w", p, err)
 			}
@@ -179,15 +180,4 @@ func readRecords(name string, data []byte) ([]*record.Any, error) {
 		}
 		recs = append(recs, r)
 	}
-}
-
-// relPath is p relative to the working directory when it lies under it, as
-// sf-run names its artifacts.
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Sweep is what the report says about one sweep: one sf-run stream, or the
@@ -197,7 +198,7 @@ func (f *Finding) size() int {
 // exploration its runs and their seeds: "runs 3 5 (seed 1)".
 func (f *Finding) SeedsText() string {
 	if len(f.Runs) == 0 {
-		return SeedList(f.Seeds, seedItemsMax)
+		return textfmt.SeedList(f.Seeds, seedItemsMax, "seeds in all")
 	}
 	runs := make([]uint64, len(f.Runs))
 	for i, r := range f.Runs {
@@ -213,7 +214,7 @@ func (f *Finding) SeedsText() string {
 	if len(runs) == 1 {
 		which = "run"
 	}
-	return fmt.Sprintf("%s %s (%s %s)", which, strings.ReplaceAll(SeedList(runs, seedItemsMax), " seeds in all", " runs in all"), what, SeedList(seeds, seedItemsMax))
+	return fmt.Sprintf("%s %s (%s %s)", which, textfmt.SeedList(runs, seedItemsMax, "runs in all"), what, textfmt.SeedList(seeds, seedItemsMax, "seeds in all"))
 }
 
 // PinFailed says whether a pin's replay is a problem: it failed, or it was
@@ -341,7 +342,7 @@ func merge(ss []*stream) (*Sweep, error) {
 			sum := st.summary
 			if sum.Pins > len(st.pins) {
 				sw.PinsUnseen = append(sw.PinsUnseen, fmt.Sprintf("the stream starting at %s counts %s in its summary and holds %d pin records",
-					st.source, Plural(sum.Pins, "pinned regression"), len(st.pins)))
+					st.source, textfmt.Plural(sum.Pins, "pinned regression"), len(st.pins)))
 			}
 			sw.Interrupted = sw.Interrupted || sum.Interrupted
 			if sum.Explore != nil {

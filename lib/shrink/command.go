@@ -21,6 +21,7 @@ import (
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // MaxStreamBytes bounds a record stream sf-shrink reads: a sweep of a
@@ -217,11 +218,11 @@ func Main(c Command) int {
 		fmt.Fprintln(c.Stderr, "sf-shrink: no failing seeds to shrink")
 	}
 	if skip.pastMax > 0 {
-		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: past -max %d (-max N takes more)\n", plural(skip.pastMax, "failing seed"), c.Max)
+		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: past -max %d (-max N takes more)\n", textfmt.Plural(skip.pastMax, "failing seed"), c.Max)
 	}
 	if skip.nondeterministic > 0 {
 		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: a seed that runs differently twice cannot be cut down by replaying it\n",
-			plural(skip.nondeterministic, "nondeterministic seed"))
+			textfmt.Plural(skip.nondeterministic, "nondeterministic seed"))
 	}
 	sum.RealNs = time.Since(start).Nanoseconds()
 	switch {
@@ -256,13 +257,6 @@ func Main(c Command) int {
 type skipped struct {
 	pastMax          int // failing seeds after the first -max
 	nondeterministic int // seeds that ran differently twice under -check
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // readStreams collects the failing seeds of the record streams, each once,
@@ -381,7 +375,7 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 	if err := sched.WriteFile(path); err != nil {
 		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
 	}
-	shown := relPath(path)
+	shown := textfmt.Display(path)
 	args := []string{c.RunTool, "-c", j.world.config, "-seed", strconv.FormatUint(j.seed, 10)}
 	if j.world.profile != "" {
 		args = append(args, "-profile", j.world.profile)
@@ -415,7 +409,7 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 		if err != nil {
 			return record.Shrink{}, err
 		}
-		pinned = relPath(path)
+		pinned = textfmt.Display(path)
 		fmt.Fprintf(w, "pinned %s: commit it; sf-run replays it before every sweep\n", pinned)
 	}
 	fmt.Fprintf(w, "replay: %s\n\n", repro)
@@ -425,13 +419,4 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 		FaultsBefore: out.Before, FaultsAfter: len(sched.Faults), ShrinkRuns: out.Runs,
 		Duration: time.Duration(sched.Duration).String(), DurationNs: int64(sched.Duration), Budget: sched.Budget,
 		Schedule: shown, Repro: repro, Pinned: pinned, ExploreRun: j.exploreRun}, nil
-}
-
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // writeArtifacts writes a failing seed's trace and fault schedule next to
@@ -125,14 +126,8 @@ func writeMaybeCompressed(path string, data []byte, compress bool) (string, erro
 	return path, nil
 }
 
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
-}
+// relPath is textfmt.Display, by the name the sweep's code calls it.
+func relPath(p string) string { return textfmt.Display(p) }
 
 func sameFile(a, b string) bool {
 	sa, err1 := os.Stat(a)

@@ -15,6 +15,7 @@ import (
 	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // pinOutcome is what the replays of a world's pins came to.
@@ -45,7 +46,7 @@ func replayPins(p *Prepared, o Options, human io.Writer, jw *record.Writer, inte
 		}
 		scheds[i] = s
 	}
-	fmt.Fprintf(human, "replaying %s of %s (%s)\n", plural(len(paths), "pinned regression"), o.Config, relPath(pin.Dir(p.World)))
+	fmt.Fprintf(human, "replaying %s of %s (%s)\n", textfmt.Plural(len(paths), "pinned regression"), o.Config, relPath(pin.Dir(p.World)))
 	for i, path := range paths {
 		if interrupt.Load() {
 			out.interrupted = true
