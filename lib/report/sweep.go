@@ -303,6 +303,39 @@ func Build(inputs []Input) ([]*Sweep, error) {
 
 // merge makes one sweep of a stream, or of the shards of one sweep.
 func merge(ss []*stream) (*Sweep, error) {
+	sw, err := newSweep(ss)
+	if err != nil {
+		return nil, err
+	}
+	// Shards in K order, so the merged sweep does not depend on the order
+	// the files were named in.
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].k < ss[j].k })
+	seeds, props, sites, buggify := sw.summaries(ss)
+	groups := map[string]*Finding{}
+	sw.countSeeds(seeds, groups)
+	if sw.Explore != nil {
+		// The stream holds records of the failing runs only; the summary
+		// counts them all. An exploration is one stream, never shards.
+		sum := ss[0].summary
+		sw.Ran, sw.Passed, sw.Horizon = sum.Seeds, sum.Passed, sum.Horizon
+	}
+	sw.addPins(ss, groups)
+	sortFindings(sw.Findings)
+	sw.Properties = propertyRows(props)
+	for _, p := range sw.Properties {
+		if p.Verdict != "" {
+			sw.PropertyFailures++
+		}
+	}
+	if buggify {
+		sw.Buggify = siteRows(sites)
+	}
+	return sw, nil
+}
+
+// newSweep is the sweep of the streams ss, its shards, before their
+// records are read: an error when they are not shards of one sweep.
+func newSweep(ss []*stream) (*Sweep, error) {
 	first := ss[0]
 	sw := &Sweep{World: first.start.Config, Profile: first.start.Profile, Set: first.start.Set,
 		SeedsText: first.start.Seeds, Shards: first.n, ran: map[uint64]bool{}, pinsRan: map[string]bool{},
@@ -326,14 +359,14 @@ func merge(ss []*stream) (*Sweep, error) {
 			sw.Missing = append(sw.Missing, k)
 		}
 	}
-	// Shards in K order, so the merged sweep does not depend on the order
-	// the files were named in.
-	sort.SliceStable(ss, func(i, j int) bool { return ss[i].k < ss[j].k })
+	return sw, nil
+}
 
-	var seeds []record.Seed
-	props := map[string]*record.Property{}
-	sites := map[string]*record.BuggifySite{}
-	buggify := false
+// summaries gathers the streams' seed records, in seed order, and what
+// their summaries say: properties, buggify sites (and whether the sweep had
+// buggify on), interruptions, an exploration's counts.
+func (sw *Sweep) summaries(ss []*stream) (seeds []record.Seed, props map[string]*record.Property, sites map[string]*record.BuggifySite, buggify bool) {
+	props, sites = map[string]*record.Property{}, map[string]*record.BuggifySite{}
 	for _, st := range ss {
 		seeds = append(seeds, st.seeds...)
 		if st.summary == nil {
@@ -366,7 +399,12 @@ func merge(ss []*stream) (*Sweep, error) {
 		}
 		return seeds[i].Seed < seeds[j].Seed
 	})
-	groups := map[string]*Finding{}
+	return seeds, props, sites, buggify
+}
+
+// countSeeds counts the seeds' outcomes and groups the failing ones into
+// findings.
+func (sw *Sweep) countSeeds(seeds []record.Seed, groups map[string]*Finding) {
 	// An exploration has several failing runs of one seed; the seed is
 	// listed once.
 	failed := map[uint64]bool{}
@@ -426,14 +464,11 @@ func merge(ss []*stream) (*Sweep, error) {
 			f.Timeline = s.Artifacts.Timeline
 		}
 	}
-	if sw.Explore != nil {
-		// The stream holds records of the failing runs only; the summary
-		// counts them all. An exploration is one stream, never shards.
-		sum := ss[0].summary
-		sw.Ran, sw.Passed, sw.Horizon = sum.Seeds, sum.Passed, sum.Horizon
-	}
-	// Pins after the seeds, so that a finding's first record is a seed's
-	// whenever a seed fails that way.
+}
+
+// addPins adds the pins' replays, after the seeds, so that a finding's
+// first record is a seed's whenever a seed fails that way.
+func (sw *Sweep) addPins(ss []*stream, groups map[string]*Finding) {
 	for _, st := range ss {
 		for _, p := range st.pins {
 			if sw.pinsRan[p.Pin] {
@@ -452,17 +487,6 @@ func merge(ss []*stream) (*Sweep, error) {
 			}
 		}
 	}
-	sortFindings(sw.Findings)
-	sw.Properties = propertyRows(props)
-	for _, p := range sw.Properties {
-		if p.Verdict != "" {
-			sw.PropertyFailures++
-		}
-	}
-	if buggify {
-		sw.Buggify = siteRows(sites)
-	}
-	return sw, nil
 }
 
 // group returns the sweep's finding of a failing run, by the rule of

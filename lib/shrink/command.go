@@ -98,21 +98,7 @@ func (k worldKey) setList() []string {
 // nothing to shrink, 1 when failing seeds were shrunk (the failures are
 // real), 2 on usage or input errors or when a seed could not be shrunk.
 func Main(c Command) int {
-	if c.Stdin == nil {
-		c.Stdin = os.Stdin
-	}
-	if c.Stdout == nil {
-		c.Stdout = os.Stdout
-	}
-	if c.Stderr == nil {
-		c.Stderr = os.Stderr
-	}
-	if c.Max <= 0 {
-		c.Max = DefaultMax
-	}
-	if c.RunTool == "" {
-		c.RunTool = "sf-run"
-	}
+	c.defaults()
 	start := time.Now()
 	var jobs []job
 	var skip skipped
@@ -166,55 +152,82 @@ func Main(c Command) int {
 		}
 	}()
 	for _, j := range jobs {
-		if interrupt.Load() {
+		if interrupt.Load() || !c.do(j, prepared, interrupt, bar, jw, &sum) {
 			sum.Interrupted = true
 			break
 		}
-		if c.Cause {
-			recs, err := c.causeOne(j, prepared, interrupt)
-			if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
-				sum.Interrupted = true
-				break
-			}
-			if err != nil {
-				sum.Errors++
-				fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
-				bar.Add(true)
-				continue
-			}
-			sum.Caused++
-			if jw != nil {
-				for _, r := range recs {
-					jw.Write(r)
-				}
-			}
-			bar.Add(false)
-			continue
-		}
-		rec, err := c.shrinkOne(j, prepared, interrupt)
-		// An error after a signal is the signal's (a build it stopped).
-		if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
-			sum.Interrupted = true
-			break
-		}
-		if err != nil {
-			sum.Errors++
-			fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
-			if jw != nil {
-				jw.Write(record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
-					Set: j.world.setList(), Error: err.Error(), ExploreRun: j.exploreRun})
-			}
-			bar.Add(true)
-			continue
-		}
-		sum.Shrunk++
-		if jw != nil {
-			jw.Write(rec)
-		}
-		bar.Add(false)
 	}
 	bar.Finish()
-	if len(jobs) == 0 {
+	return c.finish(len(jobs), skip, start, jw, &sum)
+}
+
+// defaults fills in what c leaves unset.
+func (c *Command) defaults() {
+	if c.Stdin == nil {
+		c.Stdin = os.Stdin
+	}
+	if c.Stdout == nil {
+		c.Stdout = os.Stdout
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
+	}
+	if c.Max <= 0 {
+		c.Max = DefaultMax
+	}
+	if c.RunTool == "" {
+		c.RunTool = "sf-run"
+	}
+}
+
+// do shrinks the seed of j, or draws its cause curve with -cause, and
+// writes and counts what came of it; false when a signal stopped it.
+func (c *Command) do(j job, prepared map[worldKey]*sweep.Prepared, interrupt *atomic.Bool, bar *progress.Bar, jw *record.Writer, sum *record.ShrinkSummary) bool {
+	var recs []any
+	var err error
+	if c.Cause {
+		var curve []record.Cause
+		curve, err = c.causeOne(j, prepared, interrupt)
+		for _, r := range curve {
+			recs = append(recs, r)
+		}
+	} else {
+		var rec record.Shrink
+		rec, err = c.shrinkOne(j, prepared, interrupt)
+		recs = append(recs, rec)
+	}
+	// An error after a signal is the signal's (a build it stopped).
+	if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
+		return false
+	}
+	if err != nil {
+		sum.Errors++
+		fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
+		if jw != nil && !c.Cause {
+			jw.Write(record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
+				Set: j.world.setList(), Error: err.Error(), ExploreRun: j.exploreRun})
+		}
+		bar.Add(true)
+		return true
+	}
+	if c.Cause {
+		sum.Caused++
+	} else {
+		sum.Shrunk++
+	}
+	if jw != nil {
+		for _, r := range recs {
+			jw.Write(r)
+		}
+	}
+	bar.Add(false)
+	return true
+}
+
+// finish says what was left alone and why, writes the summary and returns
+// the exit status.
+func (c *Command) finish(jobs int, skip skipped, start time.Time, jw *record.Writer, sum *record.ShrinkSummary) int {
+	if jobs == 0 {
 		fmt.Fprintln(c.Stderr, "sf-shrink: no failing seeds to shrink")
 	}
 	if skip.pastMax > 0 {
@@ -239,7 +252,7 @@ func Main(c Command) int {
 		sum.Status = "nothing"
 	}
 	if jw != nil {
-		jw.Write(sum)
+		jw.Write(*sum)
 	}
 	switch sum.Status {
 	case "interrupted":
