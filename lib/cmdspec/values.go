@@ -89,11 +89,6 @@ func (v *typed[T]) resetTo(zero bool) {
 	}
 }
 
-// decode reads an MCP field into x.
-func decode[T any](raw json.RawMessage, x *T) error {
-	return json.Unmarshal(raw, x)
-}
-
 // String is a text option stored in to, def unless given.
 func String(to *string, def string, checks ...func(string) error) Value {
 	return &stringValue{typed[string]{to: to, def: def, checks: checks}}
@@ -125,7 +120,7 @@ func (v *stringValue) defaultText() string                    { return v.def }
 
 func (v *stringValue) fromMCP(raw json.RawMessage, presence bool) (bool, error) {
 	var s string
-	if err := decode(raw, &s); err != nil {
+	if err := json.Unmarshal(raw, &s); err != nil {
 		return false, err
 	}
 	if s == "" && !presence {
@@ -150,7 +145,7 @@ func (v *boolValue) texts() []string                        { return nil }
 func (v *boolValue) defaultText() string                    { return "" }
 func (v *boolValue) fromMCP(raw json.RawMessage, _ bool) (bool, error) {
 	var b bool
-	if err := decode(raw, &b); err != nil || !b {
+	if err := json.Unmarshal(raw, &b); err != nil || !b {
 		return false, err
 	}
 	return true, v.store(b)
@@ -181,7 +176,7 @@ func (v *intValue) defaultText() string {
 
 func (v *intValue) fromMCP(raw json.RawMessage, presence bool) (bool, error) {
 	var n int
-	if err := decode(raw, &n); err != nil {
+	if err := json.Unmarshal(raw, &n); err != nil {
 		return false, err
 	}
 	if n == 0 && !presence {
@@ -215,7 +210,7 @@ func (v *int64Value) defaultText() string {
 
 func (v *int64Value) fromMCP(raw json.RawMessage, presence bool) (bool, error) {
 	var n int64
-	if err := decode(raw, &n); err != nil {
+	if err := json.Unmarshal(raw, &n); err != nil {
 		return false, err
 	}
 	if n == 0 && !presence {
@@ -251,7 +246,7 @@ func (v *durationValue) fromCLI(c *cli.Context, n string) error { return v.parse
 
 func (v *durationValue) fromMCP(raw json.RawMessage, presence bool) (bool, error) {
 	var s string
-	if err := decode(raw, &s); err != nil {
+	if err := json.Unmarshal(raw, &s); err != nil {
 		return false, err
 	}
 	if s == "" && !presence {
@@ -299,7 +294,7 @@ func (v *seedValue) fromCLI(c *cli.Context, n string) error {
 
 func (v *seedValue) fromMCP(raw json.RawMessage, presence bool) (bool, error) {
 	var s uint64
-	if err := decode(raw, &s); err != nil {
+	if err := json.Unmarshal(raw, &s); err != nil {
 		return false, err
 	}
 	if s == 0 && !presence {
@@ -384,7 +379,7 @@ func (v *stringsValue) fromMCP(raw json.RawMessage, _ bool) (bool, error) {
 	switch v.items {
 	case itemNumbers:
 		var ns []int
-		if err := decode(raw, &ns); err != nil {
+		if err := json.Unmarshal(raw, &ns); err != nil {
 			return false, err
 		}
 		for _, n := range ns {
@@ -392,7 +387,7 @@ func (v *stringsValue) fromMCP(raw json.RawMessage, _ bool) (bool, error) {
 		}
 	case itemObjects:
 		var objs []map[string]any
-		if err := decode(raw, &objs); err != nil {
+		if err := json.Unmarshal(raw, &objs); err != nil {
 			return false, err
 		}
 		for _, o := range objs {
@@ -403,7 +398,7 @@ func (v *stringsValue) fromMCP(raw json.RawMessage, _ bool) (bool, error) {
 			list = append(list, string(b))
 		}
 	default:
-		if err := decode(raw, &list); err != nil {
+		if err := json.Unmarshal(raw, &list); err != nil {
 			return false, err
 		}
 	}

@@ -58,7 +58,7 @@ func checkSpec(c *Check) *cmdspec.Command {
 func CheckMain(doc string, args []string, s Streams) int {
 	ch := new(Check)
 	spec := checkSpec(ch)
-	return main(spec, "check a recorded history for linearizability or serializability", doc, args, s, func(c *cli.Context) error {
+	return runCommand(spec, "check a recorded history for linearizability or serializability", doc, args, s, func(c *cli.Context) error {
 		switch {
 		case c.NArg() > 1 || (c.NArg() == 1 && ch.History != ""):
 			return manual.Usage("sf-check", "unexpected argument %s", c.Args().Get(c.NArg()-1))

@@ -56,9 +56,10 @@ type Streams struct {
 	Stdout, Stderr io.Writer
 }
 
-// main runs a command on args with its spec's flags: the action is given
-// the context once the options are read, their errors made usage errors.
-func main(spec *cmdspec.Command, usage, doc string, args []string, s Streams, action func(c *cli.Context) error) int {
+// runCommand runs a command on args with its spec's flags: the action is
+// given the context once the options are read, their errors made usage
+// errors.
+func runCommand(spec *cmdspec.Command, usage, doc string, args []string, s Streams, action func(c *cli.Context) error) int {
 	return manual.Main(manual.Command{
 		Name:  spec.Name,
 		Usage: usage,

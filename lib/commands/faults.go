@@ -47,7 +47,7 @@ func faultsSpec(f *Faults) *cmdspec.Command {
 func FaultsMain(doc string, args []string, s Streams) int {
 	f := new(Faults)
 	spec := faultsSpec(f)
-	return main(spec, "list, edit and check one seed's fault schedule", doc, args, s, func(c *cli.Context) error {
+	return runCommand(spec, "list, edit and check one seed's fault schedule", doc, args, s, func(c *cli.Context) error {
 		if err := manual.NoArgs(c); err != nil {
 			return err
 		}

@@ -62,7 +62,7 @@ func (m *Mutate) combine(spec *cmdspec.Command) error {
 func MutateMain(doc string, args []string, s Streams) int {
 	m := new(Mutate)
 	spec := mutateSpec(m)
-	return main(spec, "measure whether a world's checks catch the bugs they exist for", doc, args, s, func(c *cli.Context) error {
+	return runCommand(spec, "measure whether a world's checks catch the bugs they exist for", doc, args, s, func(c *cli.Context) error {
 		if c.NArg() > 0 {
 			return manual.Usage("sf-mutate", "unexpected argument %q: sf-mutate takes only flags", c.Args().First())
 		}

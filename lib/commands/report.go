@@ -39,7 +39,7 @@ func reportSpec(r *Report) *cmdspec.Command {
 func ReportMain(doc string, args []string, s Streams) int {
 	r := new(Report)
 	spec := reportSpec(r)
-	return main(spec, "report what sweeps found, as text, Markdown or one HTML page", doc, args, s, func(*cli.Context) error {
+	return runCommand(spec, "report what sweeps found, as text, Markdown or one HTML page", doc, args, s, func(*cli.Context) error {
 		if r.Markdown == "-" && r.HTML == "-" {
 			return manual.Usage("sf-report", "-md - and -html - cannot both write stdout")
 		}

@@ -144,7 +144,7 @@ func (r *Run) pattern(p string) error {
 func RunMain(doc string, args []string, s Streams) int {
 	r := new(Run)
 	spec := runSpec(r)
-	return main(spec, "run a world over seeds on the deterministic simulator", doc, args, s, func(c *cli.Context) error {
+	return runCommand(spec, "run a world over seeds on the deterministic simulator", doc, args, s, func(c *cli.Context) error {
 		if err := manual.NoArgs(c); err != nil {
 			return err
 		}

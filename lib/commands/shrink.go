@@ -74,7 +74,7 @@ func recordsNeedSeed(spec *cmdspec.Command) error {
 func ShrinkMain(doc string, args []string, s Streams) int {
 	sh := new(Shrink)
 	spec := shrinkSpec(sh)
-	return main(spec, "cut a failing seed down to the faults that make it fail", doc, args, s, func(c *cli.Context) error {
+	return runCommand(spec, "cut a failing seed down to the faults that make it fail", doc, args, s, func(c *cli.Context) error {
 		sh.RunTool, sh.Stdin, sh.Stdout, sh.Stderr = manual.Sibling(args, "sf-run"), s.Stdin, s.Stdout, s.Stderr
 		usage := func(format string, args ...any) error { return manual.Usage("sf-shrink", format, args...) }
 		switch {
