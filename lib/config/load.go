@@ -68,9 +68,6 @@ func missingWorld(path string, err error) error {
 	return fmt.Errorf("%s: %w (looked in %s; -c FILE names the world file)", textfmt.InputName(path), unwrapPath(err), dir)
 }
 
-// stdinName is how messages name a world read from standard input.
-const stdinName = "<stdin>"
-
 // errTooLarge is the error of a world file over the size limit.
 var errTooLarge = fmt.Errorf("file is larger than the limit of %d bytes", maxFileBytes)
 
