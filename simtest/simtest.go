@@ -109,7 +109,7 @@ func Run(t *testing.T, world string, opts ...Option) {
 	}
 	shown := text
 	if !whole {
-		shown = seedList(chosen)
+		shown = config.FormatSeeds(chosen)
 	}
 	args := []string{"sf-run", "-c", world, "-seeds", shown}
 	if o.profile != "" {
@@ -343,13 +343,4 @@ func RunPattern(name string) string {
 		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
 	}
 	return strings.Join(levels, "/")
-}
-
-// seedList writes seeds as sf-run -seeds reads them, one by one.
-func seedList(seeds []uint64) string {
-	parts := make([]string, len(seeds))
-	for i, s := range seeds {
-		parts[i] = strconv.FormatUint(s, 10)
-	}
-	return strings.Join(parts, ",")
 }

@@ -475,9 +475,17 @@ func TestErrors(t *testing.T) {
 		{"sf_run", map[string]any{"config": "w.json", "seeds": "x"}, "sf_run: seeds: "},
 		{"sf_replay", map[string]any{"config": "w.json", "seed": 1, "max_events": 20000}, "sf_replay: max_events: 20000: at most 10000"},
 		{"sf_trace_search", map[string]any{"config": "w.json", "seed": 1, "pattern": "("}, "sf_trace_search: pattern: error parsing regexp"},
-		{"sf_mutate", map[string]any{"config": "w.json", "only": []string{"nope"}}, `sf_mutate: -only: "nope" is not a runtime mutant`},
+		{"sf_mutate", map[string]any{"config": "w.json", "only": []string{"nope"}}, `sf_mutate: only: "nope" is not a runtime mutant`},
 		{"sf_run", map[string]any{"config": " "}, "sf_run: config: missing"},
 		{"sf_mutate", map[string]any{"config": "w.json", "mutants": 3}, "sf_mutate: mutants: needs app"},
+		// A bad value gets the words the command line gives it (lib/cmdspec):
+		// sf-check -timeout soon, sf-run -j -1, sf-shrink -max 0.
+		{"sf_check", map[string]any{"history": "h.jsonl", "timeout": "soon"}, `sf_check: timeout: invalid duration "soon"`},
+		{"sf_run", map[string]any{"config": "w.json", "jobs": -1}, "sf_run: jobs: must be at least 1"},
+		{"sf_shrink", map[string]any{"records": []string{"r.jsonl"}, "max": -2}, "sf_shrink: max: must be at least 1"},
+		{"sf_shrink", map[string]any{"records": []string{"r.jsonl"}, "max": 101}, "sf_shrink: max: 101: at most 100"},
+		{"sf_shrink", map[string]any{"records": []string{"r.jsonl"}, "profile": "p"}, "sf_shrink: profile: needs seed; reading records, the world comes from them"},
+		{"sf_report", map[string]any{"records": []string{"-"}}, `sf_report: records: "-" reads standard input, which is the protocol's here: name a file`},
 		{"sf_run", map[string]any{}, `validating "arguments": validating root: required: missing properties: ["config"]`},
 	} {
 		got := callError(t, cs, c.tool, c.args)

@@ -433,9 +433,9 @@ func expected(t reflect.Type) string {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "an integer of 0 or more"
 	case reflect.Slice:
-		return "an array of " + plural(t.Elem())
+		return "an array of " + valuesOf(t.Elem())
 	case reflect.Map:
-		return "an object of " + plural(t.Elem())
+		return "an object of " + valuesOf(t.Elem())
 	case reflect.Pointer:
 		return expected(t.Elem())
 	default:
@@ -443,8 +443,9 @@ func expected(t reflect.Type) string {
 	}
 }
 
-// plural names values of type t in the plural, for "an array of ..." messages.
-func plural(t reflect.Type) string {
+// valuesOf names values of type t in the plural, for "an array of ..."
+// messages: a type's name, not a count (textfmt.Plural counts).
+func valuesOf(t reflect.Type) string {
 	switch t {
 	case durationType:
 		return "durations"

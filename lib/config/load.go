@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // LoadOptions change how a world file is loaded.
@@ -50,7 +51,7 @@ func LoadWith(path string, opts LoadOptions) (*World, error) {
 		return nil, missingWorld(path, err)
 	}
 	if err != nil {
-		return nil, fileError(displayName(path), err)
+		return nil, fileError(textfmt.InputName(path), err)
 	}
 	return ParseWith(path, data, opts)
 }
@@ -64,21 +65,7 @@ func missingWorld(path string, err error) error {
 	if absErr != nil {
 		dir = filepath.Dir(path)
 	}
-	return fmt.Errorf("%s: %w (looked in %s; -c FILE names the world file)", displayName(path), unwrapPath(err), dir)
-}
-
-// stdinName is how messages name a world read from standard input.
-const stdinName = "<stdin>"
-
-// displayName is how messages name the world file at path.
-func displayName(path string) string {
-	switch path {
-	case "":
-		return "<input>"
-	case "-":
-		return stdinName
-	}
-	return path
+	return fmt.Errorf("%s: %w (looked in %s; -c FILE names the world file)", textfmt.InputName(path), unwrapPath(err), dir)
 }
 
 // errTooLarge is the error of a world file over the size limit.
@@ -123,7 +110,7 @@ func fileError(path string, err error) error {
 // nodes[1].pkg, or the line and column of malformed JSON. Last, fields that opts.Implemented does not
 // accept are errors, not ignored.
 func ParseWith(file string, data []byte, opts LoadOptions) (*World, error) {
-	name := displayName(file)
+	name := textfmt.InputName(file)
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

@@ -13,6 +13,7 @@ import (
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Main is sf-run -explore: it prepares the world, explores it and reports
@@ -86,7 +87,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	sweep.PrintTables(human, sum, "runs")
 	Print(human, out)
 	if sum.PropertyFailures > 0 {
-		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", plural(sum.PropertyFailures, "property"), plural(out.Runs, "run"))
+		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", textfmt.Plural(sum.PropertyFailures, "property"), textfmt.Plural(out.Runs, "run"))
 	}
 	switch {
 	case out.Interrupted:

@@ -12,11 +12,9 @@ package explore
 import (
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/engine"
@@ -26,6 +24,7 @@ import (
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/shrink"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // DefaultRuns is the budget of runs when -explore-runs is not given.
@@ -340,7 +339,7 @@ func writeSchedule(p *runner.Prepared, o Options, f *Found) (*schedule.Schedule,
 	if err := sched.WriteFile(path); err != nil {
 		return nil, fmt.Errorf("writing the schedule of run %d: %w", f.Run, err)
 	}
-	f.Schedule = relPath(path)
+	f.Schedule = textfmt.Display(path)
 	f.Repro = sweep.ShellJoin(replayArgs(o, f.Seed, f.Schedule))
 	return sched, nil
 }
@@ -376,15 +375,6 @@ func sweepOptions(o Options, schedule string) sweep.Options {
 	return sweep.Options{Config: o.Config, Profile: o.Profile, Set: o.Set, Tool: o.Tool, Compress: o.Compress, Faults: schedule}
 }
 
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
-}
-
 func replayArgs(o Options, seed uint64, faults string) []string {
 	args := []string{o.Tool, "-c", o.Config, "-seed", strconv.FormatUint(seed, 10)}
 	if o.Profile != "" {
@@ -410,30 +400,17 @@ func Print(w io.Writer, out *Outcome) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "explore: %s (%s, %s); %s kept for reaching %s\n", plural(out.Runs, "run"),
-		plural(out.SeedRuns, "starting seed"), plural(out.Runs-out.SeedRuns, "branch"), plural(out.Corpus, "run"), plural(out.Signals, "new state"))
+	fmt.Fprintf(w, "explore: %s (%s, %s); %s kept for reaching %s\n", textfmt.Plural(out.Runs, "run"),
+		textfmt.Plural(out.SeedRuns, "starting seed"), textfmt.Plural(out.Runs-out.SeedRuns, "branch"), textfmt.Plural(out.Corpus, "run"), textfmt.Plural(out.Signals, "new state"))
 	switch {
 	case out.Interrupted:
 		fmt.Fprintf(w, "explore: interrupted after %d runs\n", out.Runs)
 	case branched > 0:
-		fmt.Fprintf(w, "explore: %s found by branching, the first at run %d\n", plural(branched, "failure"), first)
+		fmt.Fprintf(w, "explore: %s found by branching, the first at run %d\n", textfmt.Plural(branched, "failure"), first)
 	default:
 		fmt.Fprintln(w, "explore: no failure found by branching")
 	}
 	if plain := len(out.Found) - branched; plain > 0 {
-		fmt.Fprintf(w, "explore: %s failed without branching\n", plural(plain, "starting seed"))
+		fmt.Fprintf(w, "explore: %s failed without branching\n", textfmt.Plural(plain, "starting seed"))
 	}
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	if strings.HasSuffix(noun, "ch") {
-		return fmt.Sprintf("%d %ses", n, noun)
-	}
-	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

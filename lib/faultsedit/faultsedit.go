@@ -22,6 +22,7 @@ import (
 	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Options describe one invocation of sf-faults.
@@ -177,14 +178,14 @@ func run(o Options) error {
 	if shrunk := filepath.Join(dir, sweep.ShrunkName(o.Seed, 0)); sched == nil && exists(shrunk) {
 		if exists(artifact) {
 			fmt.Fprintf(o.Stderr, "sf-faults: note: starting from seed %d's shrunk schedule; -faults %s starts from its run's\n",
-				o.Seed, displayPath(artifact))
+				o.Seed, textfmt.Display(artifact))
 		}
 		artifact = shrunk
 	}
 	switch {
 	case sched != nil:
 	case exists(artifact):
-		from, name = fromArtifact, displayPath(artifact)
+		from, name = fromArtifact, textfmt.Display(artifact)
 		if sched, err = schedule.ReadFile(artifact, nil); err != nil {
 			return err
 		}
@@ -253,7 +254,7 @@ func run(o Options) error {
 		header += " (" + strings.Join(did, ", ") + ")"
 	}
 	if target != "" {
-		header += ", wrote " + displayPath(target)
+		header += ", wrote " + textfmt.Display(target)
 	} else {
 		header += ", not written"
 	}
@@ -273,7 +274,7 @@ func run(o Options) error {
 			replayFaults = artifact
 		}
 	}
-	fmt.Fprintf(human, "replay: %s\n", replayLine(o, displayPath(replayFaults)))
+	fmt.Fprintf(human, "replay: %s\n", replayLine(o, textfmt.Display(replayFaults)))
 	return nil
 }
 
@@ -332,20 +333,6 @@ func count(n int, what string) string {
 func exists(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// displayPath shows a path relative to the working directory when it lies
-// under it, as the user would type it.
-func displayPath(p string) string {
-	if p == "-" || !filepath.IsAbs(p) {
-		return p
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
-			return r
-		}
-	}
-	return p
 }
 
 // replayLine is the sf-run command that replays the schedule at faults,

@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -81,21 +82,6 @@ func TestCommandError(t *testing.T) {
 	}
 }
 
-func TestClamp(t *testing.T) {
-	if v, err := clamp("t", "f", 0, 5, 10); v != 5 || err != nil {
-		t.Errorf("0: %d, %v", v, err)
-	}
-	if v, err := clamp("t", "f", 10, 5, 10); v != 10 || err != nil {
-		t.Errorf("10: %d, %v", v, err)
-	}
-	if _, err := clamp("t", "f", 11, 5, 10); err == nil || err.Error() != "t: f: 11: at most 10" {
-		t.Errorf("11: %v", err)
-	}
-	if _, err := clamp("t", "f", -1, 5, 10); err == nil || err.Error() != "t: f: -1: must be at least 1" {
-		t.Errorf("-1: %v", err)
-	}
-}
-
 // TestReportExploration: sf_report marks an exploration and lists the runs
 // of each finding, since its counts are runs, not seeds.
 func TestReportExploration(t *testing.T) {
@@ -108,8 +94,8 @@ func TestReportExploration(t *testing.T) {
 	if err := os.WriteFile(path, []byte(stream), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	none := ""
-	_, out, err := (&Server{}).report(t.Context(), nil, ReportIn{Records: []string{path}, Findings: &none})
+	args, _ := json.Marshal(map[string]any{"records": []string{path}, "findings": ""})
+	_, out, err := (&Server{}).report(t.Context(), nil, args)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // ScheduleWorld is what a schedule for this world is checked against.
@@ -22,16 +23,9 @@ func (p *Prepared) ReadSchedule(path string, stdin io.Reader) (*schedule.Schedul
 		return nil, fmt.Errorf("-faults: %w", err)
 	}
 	if err := s.Check(p.ScheduleWorld()); err != nil {
-		return nil, fmt.Errorf("-faults: %s: %w", displayPath(path), err)
+		return nil, fmt.Errorf("-faults: %s: %w", textfmt.InputName(path), err)
 	}
 	return s, nil
-}
-
-func displayPath(path string) string {
-	if path == "-" {
-		return "<stdin>"
-	}
-	return path
 }
 
 // RunOptions are the engine options that replay sched; with a nil sched

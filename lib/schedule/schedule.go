@@ -19,6 +19,7 @@ import (
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // MaxBytes is the largest schedule file read. A schedule holds one entry per
@@ -127,14 +128,7 @@ func ReadFile(path string, stdin io.Reader) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(displayName(path), data)
-}
-
-func displayName(path string) string {
-	if path == "-" {
-		return "<stdin>"
-	}
-	return path
+	return Parse(textfmt.InputName(path), data)
 }
 
 // ReadInput reads the file at path, or stdin for "-", decompressing it if it
@@ -157,14 +151,14 @@ func ReadInput(path string, stdin io.Reader, limit int64) ([]byte, error) {
 	}
 	r, err := compressed.Open(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", displayName(path), err)
+		return nil, fmt.Errorf("%s: %w", textfmt.InputName(path), err)
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", displayName(path), err)
+		return nil, fmt.Errorf("%s: %w", textfmt.InputName(path), err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than the limit of %d bytes for this input", displayName(path), limit)
+		return nil, fmt.Errorf("%s: larger than the limit of %d bytes for this input", textfmt.InputName(path), limit)
 	}
 	return data, nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // writeArtifacts writes a failing seed's trace and fault schedule next to
@@ -51,7 +52,7 @@ func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Ar
 		if err != nil {
 			return nil, err
 		}
-		arts.History = relPath(path)
+		arts.History = textfmt.Display(path)
 		if r.Check != nil && r.Check.HasTimeline() {
 			tl := filepath.Join(dir, stem+".history.html")
 			var page bytes.Buffer
@@ -61,7 +62,7 @@ func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Ar
 			if err := atomicfile.WriteFile(tl, page.Bytes(), 0o644); err != nil {
 				return nil, err
 			}
-			arts.Timeline = relPath(tl)
+			arts.Timeline = textfmt.Display(tl)
 		}
 	}
 	if r.Status != engine.StatusFail && r.Status != engine.StatusNondeterministic {
@@ -80,10 +81,10 @@ func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Ar
 	if err != nil {
 		return nil, err
 	}
-	arts.Trace = relPath(trace)
+	arts.Trace = textfmt.Display(trace)
 	if o.Faults != "" && o.Faults != "-" && sameFile(o.Faults, faults) {
 		// A replay never overwrites the schedule it read.
-		arts.Faults = relPath(faults)
+		arts.Faults = textfmt.Display(faults)
 		return arts, nil
 	}
 	sched := &schedule.Schedule{Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: engine.Dur(r.AtNs),
@@ -91,7 +92,7 @@ func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Ar
 	if err := sched.WriteFile(faults); err != nil {
 		return nil, err
 	}
-	arts.Faults = relPath(faults)
+	arts.Faults = textfmt.Display(faults)
 	return arts, nil
 }
 
@@ -124,15 +125,6 @@ func writeMaybeCompressed(path string, data []byte, compress bool) (string, erro
 		return "", err
 	}
 	return path, nil
-}
-
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }
 
 func sameFile(a, b string) bool {

@@ -14,6 +14,7 @@ import (
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 func historyVerdict(r *engine.Result) string {
@@ -206,17 +207,17 @@ func checkLine(s record.Summary) string {
 
 func printSummary(w io.Writer, s record.Summary, took time.Duration, check bool) {
 	if more := s.Failed - 1 - failureLinesMax; more > 0 {
-		fmt.Fprintf(w, "... and %d more failing seeds: %s\n", more, seedList(s.FailedSeeds[1+failureLinesMax:], 20))
+		fmt.Fprintf(w, "... and %d more failing seeds: %s\n", more, textfmt.SeedList(s.FailedSeeds[1+failureLinesMax:], 20, "in all; -json lists every seed"))
 	}
 	if s.Failed > 1 {
 		fmt.Fprintln(w)
 	}
 	PrintTables(w, s, "seeds")
 	if s.GaveUp > 0 {
-		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", plural(s.GaveUp, "seed"))
+		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", textfmt.Plural(s.GaveUp, "seed"))
 	}
 	if s.HostStalls > 0 {
-		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", plural(s.HostStalls, "seed"))
+		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", textfmt.Plural(s.HostStalls, "seed"))
 	}
 	d := roundDuration(took)
 	if check && s.Seeds > 0 {
@@ -290,25 +291,10 @@ func PrintTables(w io.Writer, s record.Summary, unit string) {
 func printPinsSummary(w io.Writer, s record.Summary) {
 	switch {
 	case s.PinsFailed > 0:
-		fmt.Fprintf(w, "FAIL %d of %s failed\n", s.PinsFailed, plural(s.Pins, "pinned regression"))
+		fmt.Fprintf(w, "FAIL %d of %s failed\n", s.PinsFailed, textfmt.Plural(s.Pins, "pinned regression"))
 	case s.Pins > 0:
-		fmt.Fprintf(w, "ok  %s passed\n", plural(s.Pins, "pinned regression"))
+		fmt.Fprintf(w, "ok  %s passed\n", textfmt.Plural(s.Pins, "pinned regression"))
 	}
-}
-
-func seedList(seeds []uint64, max int) string {
-	var b strings.Builder
-	for i, s := range seeds {
-		if i == max {
-			fmt.Fprintf(&b, " ... (%d in all; -json lists every seed)", len(seeds))
-			break
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d", s)
-	}
-	return b.String()
 }
 
 func roundDuration(d time.Duration) time.Duration {
@@ -346,12 +332,4 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
-}
-
-// plural counts n of a noun that takes an s: "1 seed", "3 seeds".
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

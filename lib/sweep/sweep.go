@@ -27,6 +27,7 @@ import (
 	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Version is the version the tools report.
@@ -244,7 +245,7 @@ func (s *sweeper) readSchedule() error {
 		if err := sched.WriteFile(kept); err != nil {
 			return fmt.Errorf("keeping the schedule read from standard input: %w", err)
 		}
-		o.Faults = relPath(kept)
+		o.Faults = textfmt.Display(kept)
 	}
 	return nil
 }
@@ -267,7 +268,7 @@ func (s *sweeper) begin() {
 	if !o.Replay {
 		for _, dir := range []string{ArtifactDir(s.p.World), pin.Dir(s.p.World)} {
 			if n, err := atomicfile.RemoveStale(dir, atomicfile.StaleAge, time.Now()); n > 0 && err == nil {
-				fmt.Fprintf(o.Stderr, "sf-run: removed %d temporary file(s) left in %s by a run that was killed\n", n, relPath(dir))
+				fmt.Fprintf(o.Stderr, "sf-run: removed %d temporary file(s) left in %s by a run that was killed\n", n, textfmt.Display(dir))
 			}
 		}
 	}
@@ -354,7 +355,7 @@ func (s *sweeper) report(out runner.Outcome) error {
 		if err != nil {
 			return err
 		}
-		rec.Pinned = relPath(path)
+		rec.Pinned = textfmt.Display(path)
 		s.pinned = true
 	}
 	s.lastStatus = res.Status
