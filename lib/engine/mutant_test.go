@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/sf-dst/sf/lib/faults"
 	"strings"
 	"testing"
 	"time"
@@ -64,7 +65,7 @@ func TestMonotonicJump(t *testing.T) {
 		Nodes:      []NodeSpec{{Name: "n", Wasm: wasm, Workload: true, Faults: true}},
 		DurationNs: int64(20 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
 	}
-	jump := []Fault{{Kind: core.KindClockJump, Node: "n", At: Dur(2500 * time.Millisecond), Until: Dur(2500 * time.Millisecond), Delta: Dur(4 * time.Second)}}
+	jump := []Fault{{Kind: faults.KindClockJump, Node: "n", At: Dur(2500 * time.Millisecond), Until: Dur(2500 * time.Millisecond), Delta: Dur(4 * time.Second)}}
 	for _, tc := range []struct {
 		name   string
 		mutant string

@@ -1,11 +1,10 @@
 package engine
 
 import (
+	"github.com/sf-dst/sf/lib/faults"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/sf-dst/sf/lib/engine/core"
 )
 
 // TestOSyncWritesMeetFsyncFaults: a write to a file opened with O_SYNC is an
@@ -32,9 +31,9 @@ func TestOSyncWritesMeetFsyncFaults(t *testing.T) {
 		line, after string
 	}{
 		{"no fault", []Fault{crash}, "w#1: write 1: ok", "w#2: found 4096 of 4096 bytes"},
-		{"fsync_eio", []Fault{{Kind: core.KindFsyncEIO, Node: "w", Op: 2}, crash}, "w#1: write 1: EIO", "w#2: found 0 of 4096 bytes"},
-		{"lost_write", []Fault{{Kind: core.KindLostWrite, Node: "w", Op: 2}, crash}, "w#1: write 1: ok", "w#2: found 0 of 4096 bytes"},
-		{"fault on the write's own op", []Fault{{Kind: core.KindFsyncEIO, Node: "w", Op: 1}, crash}, "w#1: write 1: ok", "w#2: found 4096 of 4096 bytes"},
+		{"fsync_eio", []Fault{{Kind: faults.KindFsyncEIO, Node: "w", Op: 2}, crash}, "w#1: write 1: EIO", "w#2: found 0 of 4096 bytes"},
+		{"lost_write", []Fault{{Kind: faults.KindLostWrite, Node: "w", Op: 2}, crash}, "w#1: write 1: ok", "w#2: found 0 of 4096 bytes"},
+		{"fault on the write's own op", []Fault{{Kind: faults.KindFsyncEIO, Node: "w", Op: 1}, crash}, "w#1: write 1: ok", "w#2: found 4096 of 4096 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

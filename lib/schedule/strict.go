@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/sf-dst/sf/lib/faults"
 	"strconv"
 	"time"
 )
@@ -87,7 +88,7 @@ func (s *Schedule) checkSet() error {
 			}
 			seen[string(key)] = i
 		}
-		if f.Kind == KindPartition {
+		if f.Kind == faults.KindPartition {
 			in := map[string]string{}
 			groups := f.Groups
 			field := "groups"
@@ -110,7 +111,7 @@ func (s *Schedule) checkSet() error {
 				}
 			}
 		}
-		if f.Kind == KindCrash {
+		if f.Kind == faults.KindCrash {
 			for _, d := range crashes[f.Node] {
 				if d.at <= f.At && f.At < d.until {
 					return fmt.Errorf("faults[%d]: crashes %s at %s, while it is down from the crash of faults[%d] (%s to %s)",

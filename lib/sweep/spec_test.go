@@ -1,12 +1,12 @@
 package sweep
 
 import (
+	"github.com/sf-dst/sf/lib/faults"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/config"
-	"github.com/sf-dst/sf/lib/schedule"
 )
 
 // elsewhere are the world-file fields that change runs somewhere other
@@ -135,10 +135,9 @@ func TestRegistryCoversFaultFields(t *testing.T) {
 		"disk_bytes": true, "corrupt_on_crash": true, "strict_dirs": true, "disk_latency": true, "clock_skew": true,
 		"include_workload": true, "swarm": true}
 	fields := map[string]string{}
-	for _, name := range schedule.Kinds() {
-		k, _ := schedule.Lookup(name)
+	for _, k := range faults.Registry() {
 		for _, f := range k.Fields {
-			fields[f] = name
+			fields[f.Name] = k.Name
 		}
 	}
 	typ := reflect.TypeOf(config.Faults{})
@@ -147,7 +146,7 @@ func TestRegistryCoversFaultFields(t *testing.T) {
 		if tag == "" || tag == "-" || settings[tag] || fields[tag] != "" {
 			continue
 		}
-		t.Errorf("faults.%s is neither a fault kind's field in lib/schedule's registry nor a setting", tag)
+		t.Errorf("faults.%s is neither a fault kind's field in lib/faults' registry nor a setting", tag)
 	}
 	for f, kind := range fields {
 		if _, ok := typ.FieldByNameFunc(func(n string) bool {

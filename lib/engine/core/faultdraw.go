@@ -6,12 +6,11 @@ import (
 
 	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 )
 
 // swarmTypes are the fault types swarm testing turns on and off, from the
 // registry of fault kinds.
-var swarmTypes = schedule.SwarmTypes()
+var swarmTypes = faults.SwarmTypes()
 
 // drawSwarm decides, with swarm testing, which fault types this seed uses
 // and how it rescales their rates: each type is on with probability one
@@ -46,11 +45,11 @@ func (r *Run) drawSwarm() {
 // configured reports whether the world turns a swarm type on at all.
 func (r *Run) configured(kind string) bool {
 	switch kind {
-	case KindCrash:
-		return r.Spec.Rates[faults.RateField(KindCrash)] > 0
-	case KindClockJump:
-		return r.Spec.Rates[faults.RateField(KindClockJump)] > 0
-	case KindBuggify:
+	case faults.KindCrash:
+		return r.Spec.Rates[faults.RateField(faults.KindCrash)] > 0
+	case faults.KindClockJump:
+		return r.Spec.Rates[faults.RateField(faults.KindClockJump)] > 0
+	case faults.KindBuggify:
 		return r.Spec.Buggify
 	}
 	return false
@@ -72,23 +71,22 @@ func (r *Run) Rate(kind string, configured float64) float64 {
 
 // buggifyOn reports whether buggify sites may fire in this seed.
 func (r *Run) buggifyOn() bool {
-	return r.Spec.Buggify && (r.swarm == nil || r.swarm[KindBuggify] > 0)
+	return r.Spec.Buggify && (r.swarm == nil || r.swarm[faults.KindBuggify] > 0)
 }
 
 // newPlan is what the run's timed faults are drawn from.
 func (r *Run) newPlan() *faults.Plan {
 	sp := r.Spec
-	p := &faults.Plan{
-		Settings: &faults.Settings{
-			RestartAfter: sp.RestartAfter, ClockJumpMaxNs: sp.ClockJumpMaxNs,
-			PartitionForNs: sp.Net.PartitionForNs, PartitionTopologies: sp.Net.PartitionTopologies,
-			ClogForNs: sp.Net.ClogForNs, ClogModes: sp.Net.ClogModes, ClogDelayNs: sp.Net.ClogDelayNs,
-			SlowForNs: sp.Net.SlowForNs, SlowFactor: sp.Net.SlowFactor, PauseForNs: sp.Net.PauseForNs,
-		},
-		Rates: sp.Rates,
-		Until: sp.DurationNs,
-		Swarm: r.swarm,
+	v := faults.Values{
+		"restart_after": sp.RestartAfter, "clock_jump_max": sp.ClockJumpMaxNs,
+		"partition_for": sp.Net.PartitionForNs, "partition_topologies": sp.Net.PartitionTopologies,
+		"clog_for": sp.Net.ClogForNs, "clog_modes": sp.Net.ClogModes, "clog_delay": sp.Net.ClogDelayNs,
+		"slow_for": sp.Net.SlowForNs, "slow_factor": sp.Net.SlowFactor, "pause_for": sp.Net.PauseForNs,
 	}
+	for k, x := range sp.Rates {
+		v[k] = x
+	}
+	p := &faults.Plan{Values: v, Until: sp.DurationNs, Swarm: r.swarm}
 	for _, n := range r.Nodes {
 		p.Nodes = append(p.Nodes, faults.PlanNode{Name: n.Spec.Name, Faults: n.Spec.Faults, NetFaults: n.Spec.NetFaults})
 	}

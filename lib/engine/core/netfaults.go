@@ -1,11 +1,11 @@
 package core
 
 import (
+	"github.com/sf-dst/sf/lib/faults"
 	"math"
 	"sort"
 
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
@@ -69,16 +69,16 @@ func (r *Run) fireEnds() {
 func (r *Run) undo(e netEnd) {
 	f := e.fault
 	switch f.Kind {
-	case KindPartition:
+	case faults.KindPartition:
 		if r.partitionSeq == e.gen { // a newer partition replaced it already
 			r.Net.Heal()
 			r.Tracef("partition healed")
 		}
-	case KindClog:
+	case faults.KindClog:
 		if r.Net.Unclog(e.clog) {
-			r.Tracef("clog %s lifted", schedule.ClogText(f))
+			r.Tracef("clog %s lifted", faults.ClogText(f))
 		}
-	case KindSlow:
+	case faults.KindSlow:
 		n := r.NodeByName(f.Node)
 		if n.slowSeq == e.gen && n.Slow > 1 {
 			n.Slow = 1
@@ -88,7 +88,7 @@ func (r *Run) undo(e netEnd) {
 			r.Net.SetSlow(f.Node, 1)
 			r.Tracef("%s is no longer slow", f.Node)
 		}
-	case KindPause:
+	case faults.KindPause:
 		if n := r.NodeByName(f.Node); n.pausedUntil == int64(f.Until) {
 			r.Tracef("%s resumes", f.Node)
 		}
@@ -123,18 +123,18 @@ func (in *Instance) DatagramFaults(to string) (drop, dup bool) {
 		return false, false
 	}
 	if r.Opts.Faults != nil {
-		drop = r.scheduledOps[opKey{KindUDPDrop, n.Idx, op}]
-		dup = r.scheduledOps[opKey{KindUDPDup, n.Idx, op}]
+		drop = r.scheduledOps[opKey{faults.KindUDPDrop, n.Idx, op}]
+		dup = r.scheduledOps[opKey{faults.KindUDPDup, n.Idx, op}]
 	} else {
 		var s rng.Stream
 		s.Reset(r.SeedOf(bsUDP), "udp", rng.Key(n.Spec.Name), uint64(op))
-		drop = s.Chance(r.kindRate(KindUDPDrop))
-		dup = !drop && s.Chance(r.kindRate(KindUDPDup))
+		drop = s.Chance(r.kindRate(faults.KindUDPDrop))
+		dup = !drop && s.Chance(r.kindRate(faults.KindUDPDup))
 	}
 	for _, k := range []struct {
 		on   bool
 		kind string
-	}{{drop, KindUDPDrop}, {dup, KindUDPDup}} {
+	}{{drop, faults.KindUDPDrop}, {dup, faults.KindUDPDup}} {
 		if k.on {
 			r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: k.kind, Node: n.Spec.Name, To: to, Op: op})
 			r.Tracef("fault %s: datagram #%d of %s to %s", k.kind, op, in.Name, to)

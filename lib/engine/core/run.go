@@ -15,7 +15,6 @@ import (
 	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
@@ -217,18 +216,18 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 			n := r.NodeByName(f.Node)
 			switch {
 			case n == nil:
-			case f.Kind == KindBuggify:
+			case f.Kind == faults.KindBuggify:
 				r.scheduledHits[siteKey{n.Idx, f.Site, f.Op}] = true
-			case schedule.Positional(f.Kind):
+			case faults.Positional(f.Kind):
 				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = true
 			}
 		}
 		var timed []Fault
 		for _, f := range opts.Faults {
-			if f.Kind == KindPartition && len(f.Side) > 0 {
+			if f.Kind == faults.KindPartition && len(f.Side) > 0 {
 				f.Groups, f.Side = f.PartitionGroups(names), nil
 			}
-			if !schedule.Positional(f.Kind) {
+			if !faults.Positional(f.Kind) {
 				timed = append(timed, f)
 			}
 		}
