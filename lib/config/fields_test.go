@@ -1,11 +1,10 @@
 package config
 
 import (
-	"errors"
 	"fmt"
+	"github.com/sf-dst/sf/lib/faults"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
 )
@@ -148,9 +147,8 @@ func specFields() []field {
 	return fs
 }
 
-// TestEveryField sets every field of the spec: a valid value is accepted and recorded in Set, an engine
-// that lacks the field gets a "not supported yet" error that names it, and an invalid value is an error
-// that names its path.
+// TestEveryField sets every field of the spec: a valid value is accepted and recorded in Set, and an
+// invalid value is an error that names its path.
 func TestEveryField(t *testing.T) {
 	dir := abs(t, ".")
 	for _, f := range specFields() {
@@ -162,18 +160,6 @@ func TestEveryField(t *testing.T) {
 			if !slices.Contains(w.Set, f.path) {
 				t.Errorf("Set = %v, want it to hold %s", w.Set, f.path)
 			}
-			lacking := func(p string) bool { return p != f.path }
-			err = w.Unimplemented(lacking)
-			if want := "seedfall.json: " + f.where + ": not supported yet by this version of sf"; err == nil || err.Error() != want {
-				t.Errorf("Unimplemented\n got: %v\nwant: %s", err, want)
-			}
-			if !errors.Is(err, ErrNotSupported) {
-				t.Errorf("Unimplemented error %v is not ErrNotSupported", err)
-			}
-			_, err = ParseWith("seedfall.json", []byte(f.good), LoadOptions{Implemented: lacking})
-			if err == nil || !errors.Is(err, ErrNotSupported) {
-				t.Errorf("ParseWith an engine without %s: got %v", f.path, err)
-			}
 			_, err = parse(f.bad)
 			want := "seedfall.json: " + strings.ReplaceAll(f.want, "$DIR", dir)
 			if err == nil || err.Error() != want {
@@ -183,7 +169,8 @@ func TestEveryField(t *testing.T) {
 	}
 }
 
-// schemaPaths lists every path that World.Set can hold, from the types of a world.
+// schemaPaths lists every path that World.Set can hold, from the types of a world and the fields of
+// the fault kinds.
 func schemaPaths() []string {
 	var out []string
 	var walk func(t reflect.Type, prefix string)
@@ -196,6 +183,11 @@ func schemaPaths() []string {
 			}
 			if !groupTypes[ft] {
 				out = append(out, p)
+			}
+			if ft == faultsType {
+				for _, kf := range faults.Fields() {
+					out = append(out, p+"."+kf.Name)
+				}
 			}
 			switch {
 			case ft.Kind() == reflect.Struct && ft != durationType && ft != rangeType:
@@ -256,22 +248,6 @@ func cutAny(s string, prefixes ...string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// TestImplementedPaths checks that every path in Implemented is one World.Set can hold, so that a typo
-// there cannot pass for an implemented field.
-func TestImplementedPaths(t *testing.T) {
-	paths := schemaPaths()
-	var keys []string
-	for p := range Implemented {
-		keys = append(keys, p)
-	}
-	sort.Strings(keys)
-	for _, p := range keys {
-		if !slices.Contains(paths, p) {
-			t.Errorf("Implemented has %s, which is not a path of the world file", p)
-		}
-	}
 }
 
 // TestRules pins the error of every rule that involves more than one value, and of the remaining

@@ -34,7 +34,7 @@ func TestOSyncIgnored(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := &Spec{
 				Nodes:      []NodeSpec{{Name: "w", Wasm: wasm, Workload: true, Faults: tc.faults, Args: []string{"-sleep", "1s"}}},
-				DurationNs: int64(5 * time.Second), LatencyNs: [2]int64{1e6, 1e6}, RestartAfter: [2]int64{1e6, 1e6},
+				DurationNs: int64(5 * time.Second), LatencyNs: [2]int64{1e6, 1e6}, Kinds: faults.Values{"restart_after": [2]int64{1e6, 1e6}},
 			}
 			res, err := e.Run(spec, 1, Options{Faults: []Fault{crash}, Mutant: tc.mutant})
 			if err != nil {

@@ -22,7 +22,7 @@ func TestOSyncWritesMeetFsyncFaults(t *testing.T) {
 	spec := &Spec{
 		Nodes:      []NodeSpec{{Name: "w", Wasm: wasm, Workload: true, Faults: true, Args: []string{"-sleep", "1s"}}},
 		DurationNs: int64(5 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
-		RestartAfter: [2]int64{1e6, 1e6},
+		Kinds: faults.Values{"restart_after": [2]int64{1e6, 1e6}},
 	}
 	crash := Fault{Kind: KindCrash, Node: "w", At: Dur(100 * time.Millisecond), Until: Dur(200 * time.Millisecond)}
 	tests := []struct {

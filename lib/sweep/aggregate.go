@@ -4,6 +4,7 @@ package sweep
 // sweep's coverage tables.
 
 import (
+	"github.com/sf-dst/sf/lib/faults"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/catalog"
@@ -100,7 +101,7 @@ type Tables struct {
 // NewTables starts the tables of runs of p's world, with a row for every
 // property and buggify site found in its source.
 func NewTables(p *Prepared) *Tables {
-	t := &Tables{agg: newAggregate(), buggify: p.Spec.Buggify}
+	t := &Tables{agg: newAggregate(), buggify: p.Spec.Kinds.Rate(faults.KindBuggify) > 0}
 	t.agg.catalog(p.Catalog)
 	return t
 }

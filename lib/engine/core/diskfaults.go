@@ -9,8 +9,8 @@ import (
 	"github.com/sf-dst/sf/lib/rng"
 )
 
-// DiskFaults are the world's disk settings; the disk faults' probabilities
-// are Spec.Rates.
+// DiskFaults are the world's disk settings that belong to no fault kind;
+// the disk faults' probabilities are Spec.Kinds.
 type DiskFaults struct {
 	Torn, Reorder, StrictDirs, CorruptOnCrash bool
 	Model                                     disk.FSModel
@@ -94,7 +94,7 @@ func (in *Instance) BeforeWrite(e *Desc, write bool) (op int64, errno uint64, cr
 // decide what of it survives, and the guest stops inside this host call.
 func (in *Instance) CrashInside(ctx context.Context, op int64, path string, syncing disk.Ino) {
 	r, n := in.Run, in.Node
-	down := rng.New(r.SeedOf(bsDisk), faults.KindCrashIO+"/restart", rng.Key(n.Spec.Name), uint64(op)).Between(r.Spec.RestartAfter[0], r.Spec.RestartAfter[1])
+	down := rng.New(r.SeedOf(bsDisk), faults.KindCrashIO+"/restart", rng.Key(n.Spec.Name), uint64(op)).Between(r.restartAfter())
 	until := r.Now + down
 	r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: faults.KindCrashIO, Node: n.Spec.Name, Op: op, Path: path, Until: Dur(until)})
 	r.Tracef("fault crash %s during disk op #%d (%s), restart at %s", in.Name, op, path, fmtTime(until))

@@ -42,15 +42,14 @@ func (r *Run) drawSwarm() {
 	}
 }
 
-// configured reports whether the world turns a swarm type on at all.
+// configured reports whether the world turns a swarm type on at all, for
+// the swarm line of the trace. Only crashes, clock jumps and buggify are
+// named there: the line has said so since swarm testing came, and saying
+// more would change the trace of every swarm world.
 func (r *Run) configured(kind string) bool {
 	switch kind {
-	case faults.KindCrash:
-		return r.Spec.Rates[faults.RateField(faults.KindCrash)] > 0
-	case faults.KindClockJump:
-		return r.Spec.Rates[faults.RateField(faults.KindClockJump)] > 0
-	case faults.KindBuggify:
-		return r.Spec.Buggify
+	case faults.KindCrash, faults.KindClockJump, faults.KindBuggify:
+		return r.Spec.Kinds.Rate(kind) > 0
 	}
 	return false
 }
@@ -58,7 +57,7 @@ func (r *Run) configured(kind string) bool {
 // kindRate is the named kind's rate or probability for this seed, after
 // swarm testing.
 func (r *Run) kindRate(kind string) float64 {
-	return r.Rate(kind, r.Spec.Rates[faults.RateField(kind)])
+	return r.Rate(kind, r.Spec.Kinds.Rate(kind))
 }
 
 // rate is a fault type's rate for this seed, after swarm testing.
@@ -71,24 +70,22 @@ func (r *Run) Rate(kind string, configured float64) float64 {
 
 // buggifyOn reports whether buggify sites may fire in this seed.
 func (r *Run) buggifyOn() bool {
-	return r.Spec.Buggify && (r.swarm == nil || r.swarm[faults.KindBuggify] > 0)
+	return r.Spec.Kinds.Rate(faults.KindBuggify) > 0 && (r.swarm == nil || r.swarm[faults.KindBuggify] > 0)
 }
 
 // newPlan is what the run's timed faults are drawn from.
 func (r *Run) newPlan() *faults.Plan {
 	sp := r.Spec
-	v := faults.Values{
-		"restart_after": sp.RestartAfter, "clock_jump_max": sp.ClockJumpMaxNs,
-		"partition_for": sp.Net.PartitionForNs, "partition_topologies": sp.Net.PartitionTopologies,
-		"clog_for": sp.Net.ClogForNs, "clog_modes": sp.Net.ClogModes, "clog_delay": sp.Net.ClogDelayNs,
-		"slow_for": sp.Net.SlowForNs, "slow_factor": sp.Net.SlowFactor, "pause_for": sp.Net.PauseForNs,
-	}
-	for k, x := range sp.Rates {
-		v[k] = x
-	}
-	p := &faults.Plan{Values: v, Until: sp.DurationNs, Swarm: r.swarm}
+	p := &faults.Plan{Values: sp.Kinds, Until: sp.DurationNs, Swarm: r.swarm}
 	for _, n := range r.Nodes {
 		p.Nodes = append(p.Nodes, faults.PlanNode{Name: n.Spec.Name, Faults: n.Spec.Faults, NetFaults: n.Spec.NetFaults})
 	}
 	return p
+}
+
+// restartAfter is the range a node's downtime is drawn from: the crash
+// kind's restart_after, which supervised restarts and crash_on_io take too.
+func (r *Run) restartAfter() (lo, hi int64) {
+	ra := r.Spec.Kinds.Range("restart_after")
+	return ra[0], ra[1]
 }

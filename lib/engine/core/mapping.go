@@ -43,7 +43,7 @@ type mmapPage struct {
 // when the world's mmap_early_writeback is 0, so that other faults keep
 // their operation numbers.
 func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
-	if r.Spec.Rates[faults.RateField(faults.KindMmapWB)] <= 0 || len(in.Maps) == 0 || in.exec.mod == nil {
+	if r.Spec.Kinds.Rate(faults.KindMmapWB) <= 0 || len(in.Maps) == 0 || in.exec.mod == nil {
 		return nil
 	}
 	n, mem := in.Node, in.exec.mod.Memory()

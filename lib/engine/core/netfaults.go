@@ -9,18 +9,11 @@ import (
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
-// NetFaults are the world's network fault settings, but their rates
-// (Spec.Rates).
+// NetFaults are the world's network settings that belong to no fault kind:
+// the latency overrides of one-way links. The network faults' own settings
+// are Spec.Kinds.
 type NetFaults struct {
-	Links               []simnet.Link
-	PartitionForNs      [2]int64
-	PartitionTopologies []string
-	ClogForNs           [2]int64
-	ClogModes           []string
-	ClogDelayNs         [2]int64
-	SlowForNs           [2]int64
-	SlowFactor          float64
-	PauseForNs          [2]int64
+	Links []simnet.Link
 }
 
 // netEnd is a network fault that lasts: what undoes it at its time. It is

@@ -714,7 +714,7 @@ func (r *Run) exited(in *Instance) {
 	default:
 		class, what := classifyExit(in)
 		if r.Spec.Supervise && !n.Spec.Workload && class == ClassExit {
-			down := rng.New(r.SeedOf(bsSched), "restart", rng.Key(n.Spec.Name), uint64(in.Num)).Between(r.Spec.RestartAfter[0], r.Spec.RestartAfter[1])
+			down := rng.New(r.SeedOf(bsSched), "restart", rng.Key(n.Spec.Name), uint64(in.Num)).Between(r.restartAfter())
 			n.restartAt = r.Now + down
 			r.Tracef("%s exited with status %d; supervised restart at %s", in.Name, code, fmtTime(n.restartAt))
 			return
