@@ -26,16 +26,18 @@ type opKey struct {
 	op   int64
 }
 
-// diskFault decides whether a fault of kind fires at operation op of node n:
-// from the schedule when one is replayed, otherwise from a stream keyed by
-// the seed, the kind, the node and op, so removing another fault never
-// changes this one.
-func (r *Run) DiskFault(n *Node, kind string, op int64) bool {
+// Fires decides whether a fault of the counted kind fires at event op of
+// node n: from the schedule when one is replayed, otherwise from a stream
+// keyed by the seed, the kind, the node and op, so that removing another
+// fault never changes this one. Nodes that take no per-node faults, quiet
+// periods and the recovery phase take none.
+func (r *Run) Fires(n *Node, kind string, op int64) bool {
 	if !n.Spec.Faults || r.Quiet() {
 		return false
 	}
 	if r.Opts.Faults != nil {
-		return r.scheduledOps[opKey{kind, n.Idx, op}]
+		_, ok := r.scheduledOps[opKey{kind, n.Idx, op}]
+		return ok
 	}
 	p := r.kindRate(kind)
 	if p <= 0 {
@@ -46,10 +48,30 @@ func (r *Run) DiskFault(n *Node, kind string, op int64) bool {
 	return s.Chance(p)
 }
 
-// faultStream is the stream that decides what a fault does (which page,
-// which bit), keyed like the decision itself.
-func (r *Run) faultStream(kind string, n *Node, op int64) *rng.Stream {
+// Replayed returns the entry of the schedule being replayed for a fault of
+// the counted kind at event op of node n, whose fields may say more of what
+// the fault does; false when no schedule is replayed or it lists none.
+func (r *Run) Replayed(n *Node, kind string, op int64) (Fault, bool) {
+	f, ok := r.scheduledOps[opKey{kind, n.Idx, op}]
+	return f, ok
+}
+
+// FaultStream is the stream that decides what a counted fault does (which
+// page, which bit, how many bytes), keyed like the decision itself.
+func (r *Run) FaultStream(kind string, n *Node, op int64) *rng.Stream {
 	return rng.New(r.SeedOf(bsDisk), kind+"/what", rng.Key(n.Spec.Name), uint64(op))
+}
+
+// RecordFault records a fault of a counted kind that fired on in, and says
+// so in the trace as its kind describes it, with the instance for the node
+// ("fault short_read server#1 at read call #7 ...").
+func (in *Instance) RecordFault(f Fault) {
+	r := in.Run
+	f.At, f.Node = Dur(r.Now), in.Node.Spec.Name
+	r.res.Faults = append(r.res.Faults, f)
+	shown := f
+	shown.Node = in.Name
+	r.Tracef("fault %s", shown.Describe())
 }
 
 func (r *Run) RecordDiskFault(in *Instance, kind string, op int64, path string, offset int64) {
@@ -72,17 +94,17 @@ func (r *Run) RecordDiskFault(in *Instance, kind string, op int64, path string, 
 func (in *Instance) BeforeWrite(e *Desc, write bool) (op int64, errno uint64, crash bool) {
 	r, n := in.Run, in.Node
 	op = n.NextOp()
-	if r.DiskFault(n, faults.KindCrashIO, op) {
+	if r.Fires(n, faults.KindCrashIO, op) {
 		return op, 0, true
 	}
 	if !write {
 		return op, 0, false
 	}
-	if r.DiskFault(n, faults.KindWriteEIO, op) {
+	if r.Fires(n, faults.KindWriteEIO, op) {
 		r.RecordDiskFault(in, faults.KindWriteEIO, op, e.Path, 0)
 		return op, EIO, false
 	}
-	if r.DiskFault(n, faults.KindWriteENOSPC, op) {
+	if r.Fires(n, faults.KindWriteENOSPC, op) {
 		r.RecordDiskFault(in, faults.KindWriteENOSPC, op, e.Path, 0)
 		return op, ENospc, false
 	}
@@ -144,16 +166,16 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 			in.deadline = maxTime
 		}
 	}
-	if r.DiskFault(n, faults.KindCrashIO, op) {
+	if r.Fires(n, faults.KindCrashIO, op) {
 		in.CrashInside(ctx, op, e.Path, e.Ino)
 	}
 	if e.Kind == DescFile {
 		switch {
-		case r.DiskFault(n, faults.KindFsyncEIO, op):
+		case r.Fires(n, faults.KindFsyncEIO, op):
 			r.RecordDiskFault(in, faults.KindFsyncEIO, op, e.Path, 0)
 			return Errno(n.FS.SyncEIO(e.Ino))
-		case r.DiskFault(n, faults.KindLostWrite, op):
-			page, err := n.FS.SyncLosingPage(e.Ino, r.faultStream(faults.KindLostWrite, n, op))
+		case r.Fires(n, faults.KindLostWrite, op):
+			page, err := n.FS.SyncLosingPage(e.Ino, r.FaultStream(faults.KindLostWrite, n, op))
 			if err != nil {
 				return Errno(err)
 			}
@@ -161,8 +183,8 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 				r.RecordDiskFault(in, faults.KindLostWrite, op, e.Path, page)
 			}
 			return ESuccess
-		case r.DiskFault(n, faults.KindMisdirected, op):
-			from, to, ok, err := n.FS.SyncMisdirected(e.Ino, r.faultStream(faults.KindMisdirected, n, op))
+		case r.Fires(n, faults.KindMisdirected, op):
+			from, to, ok, err := n.FS.SyncMisdirected(e.Ino, r.FaultStream(faults.KindMisdirected, n, op))
 			if err != nil {
 				return Errno(err)
 			}
@@ -180,7 +202,7 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 func (in *Instance) BeforeRead(e *Desc) (op int64, errno uint64) {
 	r, n := in.Run, in.Node
 	op = n.NextRead()
-	if r.DiskFault(n, faults.KindReadEIO, op) {
+	if r.Fires(n, faults.KindReadEIO, op) {
 		r.RecordDiskFault(in, faults.KindReadEIO, op, e.Path, 0)
 		return op, EIO
 	}
@@ -190,10 +212,10 @@ func (in *Instance) BeforeRead(e *Desc) (op int64, errno uint64) {
 // AfterRead applies the read faults to a file read that returned p.
 func (in *Instance) AfterRead(e *Desc, op int64, p []byte, fileOff int64) {
 	r, n := in.Run, in.Node
-	if len(p) == 0 || !r.DiskFault(n, faults.KindReadCorrupt, op) {
+	if len(p) == 0 || !r.Fires(n, faults.KindReadCorrupt, op) {
 		return
 	}
-	off, _, ok := disk.FlipBit(p, r.faultStream(faults.KindReadCorrupt, n, op))
+	off, _, ok := disk.FlipBit(p, r.FaultStream(faults.KindReadCorrupt, n, op))
 	if ok {
 		r.RecordDiskFault(in, faults.KindReadCorrupt, op, e.Path, fileOff+int64(off))
 	}

@@ -56,9 +56,7 @@ func (r *Run) configured(kind string) bool {
 
 // kindRate is the named kind's rate or probability for this seed, after
 // swarm testing.
-func (r *Run) kindRate(kind string) float64 {
-	return r.Rate(kind, r.Spec.Kinds.Rate(kind))
-}
+func (r *Run) kindRate(kind string) float64 { return r.rates[kind] }
 
 // rate is a fault type's rate for this seed, after swarm testing.
 func (r *Run) Rate(kind string, configured float64) float64 {

@@ -60,7 +60,7 @@ func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
 				continue
 			}
 			op := n.NextOp()
-			if !r.DiskFault(n, faults.KindMmapWB, op) {
+			if !r.Fires(n, faults.KindMmapWB, op) {
 				continue
 			}
 			off := g.Off + int64(a)

@@ -109,15 +109,14 @@ func (r *Run) HealNetwork() {
 // network faults take none.
 func (in *Instance) DatagramFaults(to string) (drop, dup bool) {
 	r, n := in.Run, in.Node
-	n.Datagrams++
-	op := n.Datagrams
+	op := n.Next(faults.Datagram)
 	target := r.NodeByName(to)
 	if !n.Spec.NetFaults || (target != nil && !target.Spec.NetFaults) || r.Quiet() {
 		return false, false
 	}
 	if r.Opts.Faults != nil {
-		drop = r.scheduledOps[opKey{faults.KindUDPDrop, n.Idx, op}]
-		dup = r.scheduledOps[opKey{faults.KindUDPDup, n.Idx, op}]
+		_, drop = r.scheduledOps[opKey{faults.KindUDPDrop, n.Idx, op}]
+		_, dup = r.scheduledOps[opKey{faults.KindUDPDup, n.Idx, op}]
 	} else {
 		var s rng.Stream
 		s.Reset(r.SeedOf(bsUDP), "udp", rng.Key(n.Spec.Name), uint64(op))

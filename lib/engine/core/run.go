@@ -77,10 +77,13 @@ type Run struct {
 
 	sites         map[string]*siteState
 	scheduledHits map[siteKey]bool
-	scheduledOps  map[opKey]bool
-	quietUntil    int64
-	rec           *history.Recorder
-	opNode        map[int64]*Instance // open history operation -> the instance that started it
+	scheduledOps  map[opKey]Fault
+	// rates are, by kind, the kinds' rates and probabilities for this seed,
+	// after swarm testing.
+	rates      map[string]float64
+	quietUntil int64
+	rec        *history.Recorder
+	opNode     map[int64]*Instance // open history operation -> the instance that started it
 
 	ends         []netEnd // lasting network faults, undone at their time
 	endSeq       uint64
@@ -208,10 +211,14 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	}
 	r.horizon = spec.DurationNs
 	r.drawSwarm()
+	r.rates = map[string]float64{}
+	for _, k := range faults.Registry() {
+		r.rates[k.Name] = r.Rate(k.Name, spec.Kinds.Rate(k.Name))
+	}
 	r.plan = r.newPlan()
 	if opts.Faults != nil {
 		r.scheduledHits = map[siteKey]bool{}
-		r.scheduledOps = map[opKey]bool{}
+		r.scheduledOps = map[opKey]Fault{}
 		for _, f := range opts.Faults {
 			n := r.NodeByName(f.Node)
 			switch {
@@ -219,7 +226,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 			case f.Kind == faults.KindBuggify:
 				r.scheduledHits[siteKey{n.Idx, f.Site, f.Op}] = true
 			case faults.Positional(f.Kind):
-				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = true
+				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = f
 			}
 		}
 		var timed []Fault
