@@ -3,12 +3,13 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sf-dst/sf/lib/faults"
 	"os"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // four is a world of three nodes and a workload, enough for every partition topology.

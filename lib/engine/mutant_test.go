@@ -1,12 +1,12 @@
 package engine
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/sf-dst/sf/lib/engine/core"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // TestOSyncIgnored: with osync_ignored an O_SYNC write is no longer

@@ -1,10 +1,11 @@
 package engine
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // TestOSyncWritesMeetFsyncFaults: a write to a file opened with O_SYNC is an

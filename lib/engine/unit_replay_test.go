@@ -6,7 +6,6 @@ package engine_test
 // prints one line per operation with a number from its random stream.
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 

@@ -2,7 +2,6 @@ package engine_test
 
 import (
 	"fmt"
-	"github.com/sf-dst/sf/lib/faults"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 

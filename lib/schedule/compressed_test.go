@@ -3,7 +3,6 @@ package schedule
 import (
 	"bytes"
 	"compress/gzip"
-	"github.com/sf-dst/sf/lib/faults"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/compressed"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // TestReadCompressed: a schedule compressed with zstd or gzip reads as the

@@ -1,11 +1,12 @@
 package schedule
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 func ms(n int64) Dur { return Dur(n * int64(time.Millisecond)) }

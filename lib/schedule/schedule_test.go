@@ -1,11 +1,12 @@
 package schedule
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 var world = World{File: "w.json", Nodes: []string{"server", "client"}, DurationNs: int64(10 * time.Second)}

@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"github.com/sf-dst/sf/lib/faults"
 	"strconv"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // duplicateKey returns the JSON path of the first key that an object of

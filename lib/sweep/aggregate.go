@@ -4,11 +4,11 @@ package sweep
 // sweep's coverage tables.
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/catalog"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/record"
 )
 

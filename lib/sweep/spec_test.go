@@ -1,12 +1,12 @@
 package sweep
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // elsewhere are the world-file fields that change runs somewhere other

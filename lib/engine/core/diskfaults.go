@@ -3,9 +3,9 @@ package core
 import (
 	"context"
 	"fmt"
-	"github.com/sf-dst/sf/lib/faults"
 
 	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
 )
 

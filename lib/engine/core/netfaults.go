@@ -1,10 +1,10 @@
 package core
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"math"
 	"sort"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/simnet"
 )

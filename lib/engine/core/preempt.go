@@ -2,12 +2,12 @@ package core
 
 import (
 	"fmt"
-	"github.com/sf-dst/sf/lib/faults"
 	"math"
 	"sort"
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 	"github.com/tetratelabs/wazero/api"

@@ -1,10 +1,10 @@
 package core
 
 import (
-	"github.com/sf-dst/sf/lib/faults"
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/schedule"
 )
