@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
-	"github.com/sf-dst/sf/lib/faults"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // workload is a valid workload, for tests that are about something else. Parse runs with the file name
@@ -296,7 +297,7 @@ const goodCanonical = `{"nodes":[` +
 	`"misdirected_write":0,"bitrot_per_sec":0,"partition_per_sec":0,"partition_for":["50ms","2s"],"partition_topologies":["half"],` +
 	`"clog_per_sec":0,"clog_for":["100ms","2s"],"clog_modes":["stop","slow","jam"],"clog_delay":["10ms","200ms"],` +
 	`"swizzle_per_sec":0,"reset_per_sec":0,"slow_per_sec":0,"slow_for":["500ms","5s"],"slow_factor":10,` +
-	`"pause_per_sec":0,"pause_for":["100ms","3s"],"udp_loss":0,"udp_dup":0,"mmap_early_writeback":0}}`
+	`"pause_per_sec":0,"pause_for":["100ms","3s"],"udp_loss":0,"udp_dup":0,"mmap_early_writeback":0,"short_read":0,"short_write":0}}`
 
 func TestCanonicalRoundTrip(t *testing.T) {
 	w, err := Load("testdata/good.json")

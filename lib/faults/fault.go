@@ -29,6 +29,9 @@ type Fault struct {
 	Target int64  `json:"target,omitempty"`
 	// Delta is how far a clock_jump moves the node's wall clock.
 	Delta Dur `json:"delta,omitempty"`
+	// Bytes is how many bytes a short read or write moved; a replay moves
+	// as many, and draws them when it is 0.
+	Bytes int64 `json:"bytes,omitempty"`
 	// Network faults: a partition's groups (or its side, one group against
 	// every other node), a clog's link (From, To) or node and direction, its
 	// mode and, when slow, its delay; a slowdown's factor.

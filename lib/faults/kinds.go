@@ -96,11 +96,16 @@ const (
 	Datagram
 	// CountedCall is a call preempt's instrumentation counts.
 	CountedCall
+	// ReadCall and WriteCall are the node's fd_read, fd_pread, fd_write and
+	// fd_pwrite calls on a file or a socket: the WASI boundary, where a
+	// call may move fewer bytes than it asked for.
+	ReadCall
+	WriteCall
 	// NumCounters is one more than the last counter.
 	NumCounters
 )
 
-var counterNames = [NumCounters]string{"", "disk op", "disk read", "buggify hit", "datagram", "counted call"}
+var counterNames = [NumCounters]string{"", "disk op", "disk read", "buggify hit", "datagram", "counted call", "read call", "write call"}
 
 // String names the counter as messages and schedules' docs do ("disk op").
 func (c Counter) String() string {
@@ -133,6 +138,8 @@ const (
 	KindUDPDup      = "udp_dup"
 	KindPreempt     = "preempt"
 	KindMmapWB      = "mmap_early_writeback"
+	KindShortRead   = "short_read"
+	KindShortWrite  = "short_write"
 	// Swizzle makes clog faults: it is no kind of a schedule's.
 	Swizzle = "swizzle"
 )
@@ -250,6 +257,32 @@ var registry = []*Kind{
 		Fields: []Field{{Name: "mmap_early_writeback", Type: Prob,
 			Needs: "compat_overlay", Why: "only a shared mapping made through its shims can be written back early"}},
 		Describe: diskText, Check: counted},
+	// A short read or write returns fewer bytes than the call asked for, at
+	// least one, as POSIX allows of any read or write and Go's io.ReadFull
+	// and io.Writer contract handle; bytes is how many it moved.
+	{Name: KindShortRead, Swarm: true, Counter: ReadCall, Fields: []Field{prob("short_read")}, Describe: shortText, Check: checkShort},
+	{Name: KindShortWrite, Swarm: true, Counter: WriteCall, Fields: []Field{prob("short_write")}, Describe: shortText, Check: checkShort},
+}
+
+func shortText(f Fault) string {
+	moved := ""
+	switch {
+	case f.Bytes == 1:
+		moved = ": 1 byte"
+	case f.Bytes > 1:
+		moved = fmt.Sprintf(": %d bytes", f.Bytes)
+	}
+	return fmt.Sprintf("%s %s at %s #%d%s%s", f.Kind, f.Node, kinds[f.Kind].Counter, f.Op, moved, pathText(f.Path))
+}
+
+func checkShort(f Fault, c Context) error {
+	if err := counted(f, c); err != nil {
+		return err
+	}
+	if f.Bytes < 0 {
+		return entryErr("bytes", "negative: a short read or write moves at least 1 byte, or leaves bytes out to draw it")
+	}
+	return nil
 }
 
 // kinds finds a kind of the registry by name, swizzle included. It is
