@@ -1,9 +1,12 @@
 // Package faults is what sf knows about each kind of fault, kind by kind:
-// the world-file fields that turn it on, how a seed draws it, how a run
+// the world-file fields that turn it on (with their types and defaults),
+// how a seed draws it or at which numbered event it fires, how a run
 // applies it, how swarm testing rescales it, how it is described and what
 // a schedule must say of it. A kind is one value, registered once
-// (kinds.go); the engine, the schedule checks and the docs ask the
-// registry rather than list kinds of their own.
+// (kinds.go); the world file's loader, the engine, the schedule checks and
+// the docs ask the registry rather than list kinds of their own. The
+// package also holds the fault itself, the entry a schedule lists
+// (fault.go), and the planner that draws a seed's timed faults.
 package faults
 
 import (
