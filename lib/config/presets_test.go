@@ -265,3 +265,16 @@ func TestDocsListEveryField(t *testing.T) {
 		}
 	}
 }
+
+// TestPresetFieldsAreKnown: a preset names only fields of the faults object,
+// the fault kinds' fields from lib/faults' registry among them.
+func TestPresetFieldsAreKnown(t *testing.T) {
+	for i, level := range presetLevels {
+		for _, m := range level {
+			_, kind := kindField(m.key)
+			if !kind && !slices.Contains(fieldNames(faultsType), m.key) {
+				t.Errorf("preset %s sets %s, which is no field of faults", presets[i].name, m.key)
+			}
+		}
+	}
+}
