@@ -26,7 +26,7 @@ func short(c *core.Call, e *core.Desc, kind string, counter faults.Counter, iovs
 	for i := uint32(0); i < iovsLen; i++ {
 		n, ok := mem.ReadUint32Le(iovs + 8*i + 4)
 		if !ok {
-			return 0, op // the call fails with EFault before it moves a byte
+			return 0, op // a bad iovec: the call fails with EFault there, uncut
 		}
 		want += uint64(n)
 	}
