@@ -23,12 +23,11 @@
 //	-shift N=AMOUNT  moves fault N. A fault planned in time moves by a signed
 //	                 duration (2=-50ms), and its until moves with it. A
 //	                 fault that fires at a numbered event of its node (a disk
-//	                 op, a disk read, a buggify hit, a counted call or a
-//	                 datagram: crash_io, fsync_eio, write_eio, write_enospc,
-//	                 read_eio, read_corrupt, lost_write, misdirected_write,
-//	                 buggify, preempt, udp_drop, udp_dup) moves by a signed
-//	                 count of those events (1=+2); its at only records when
-//	                 the event happened and stays as it is.
+//	                 op, a disk read, a buggify hit, a datagram, a counted
+//	                 call, a read or write call; docs/schedules.md lists the
+//	                 event of each kind) moves by a signed count of those
+//	                 events (1=+2); its at only records when the event
+//	                 happened and stays as it is.
 //	-add JSON        adds one fault written as in a schedule file, such as
 //	                 {"at":"1s","kind":"pause","node":"server","until":"1.5s"}.
 //	                 Unknown fields are errors.
@@ -40,7 +39,9 @@
 // known kinds, nodes that exist, at neither negative nor past the end of
 // the run (for faults in time), until not before at, a partition's side or
 // groups but not both, a clog's mode and dir, a slowdown's factor of at
-// least 1, op from 1, and a buggify fault's site. An error names the edit
+// least 1, op from 1, a buggify fault's site, and a short read's or
+// write's bytes not negative: each kind's own checks, from sf's registry
+// of fault kinds. An error names the edit
 // (-shift 4=+1ms: there is no fault 4 (the schedule has 3)) or the entry
 // of the sorted result, counting from 0 as JSON paths do
 // (faults[2].node: "sever" is not a node of this world (server, client)).

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // duplicateKey returns the JSON path of the first key that an object of
@@ -87,7 +89,7 @@ func (s *Schedule) checkSet() error {
 			}
 			seen[string(key)] = i
 		}
-		if f.Kind == KindPartition {
+		if f.Kind == faults.KindPartition {
 			in := map[string]string{}
 			groups := f.Groups
 			field := "groups"
@@ -110,7 +112,7 @@ func (s *Schedule) checkSet() error {
 				}
 			}
 		}
-		if f.Kind == KindCrash {
+		if f.Kind == faults.KindCrash {
 			for _, d := range crashes[f.Node] {
 				if d.at <= f.At && f.At < d.until {
 					return fmt.Errorf("faults[%d]: crashes %s at %s, while it is down from the crash of faults[%d] (%s to %s)",
