@@ -166,11 +166,17 @@ func PartitionGroups(topo string, nodes []string, s *rng.Stream) [][]string {
 		m := n/2 + 1
 		return [][]string{sorted(perm[:m]), sorted(perm[m:])}
 	case "majorities_ring":
-		m := n/2 + 1
+		// Each node talks to the r nodes on either side of it on the ring:
+		// 2r+1 nodes, the smallest odd count that is a majority. Windows of
+		// r+1 consecutive nodes hold exactly the pairs at most r apart. A
+		// window of a whole majority would let every pair talk, since a
+		// majority spans every distance up to n/2. For n >= 4, 2r+1 < n,
+		// so no two nodes see the same set.
+		r := (n/2 + 1) / 2
 		var groups [][]string
 		for i := range perm {
 			var g []string
-			for k := 0; k < m; k++ {
+			for k := 0; k <= r; k++ {
 				g = append(g, perm[(i+k)%n])
 			}
 			groups = append(groups, sorted(g))

@@ -1,0 +1,76 @@
+package faults
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/rng"
+)
+
+// reach is, for each node, the nodes it can talk to under groups (itself
+// included): two nodes talk when some group holds both.
+func reach(nodes []string, groups [][]string) map[string][]string {
+	out := map[string][]string{}
+	for _, a := range nodes {
+		for _, b := range nodes {
+			for _, g := range groups {
+				if slices.Contains(g, a) && slices.Contains(g, b) {
+					out[a] = append(out[a], b)
+					break
+				}
+			}
+		}
+	}
+	return out
+}
+
+// TestMajoritiesRingCuts is issue 27's: a majorities_ring partition must cut
+// something. For every ring drawn, some pair of nodes cannot talk, every node
+// reaches a majority, and no two nodes reach the same set.
+func TestMajoritiesRingCuts(t *testing.T) {
+	for n := 4; n <= 12; n++ {
+		nodes := make([]string, n)
+		for i := range nodes {
+			nodes[i] = fmt.Sprintf("n%d", i+1)
+		}
+		for seed := uint64(1); seed <= 50; seed++ {
+			s := rng.New(seed, "partition", 0)
+			groups := PartitionGroups("majorities_ring", nodes, s)
+			r := reach(nodes, groups)
+			cut := false
+			seen := map[string]string{}
+			for _, a := range nodes {
+				if len(r[a]) < n/2+1 {
+					t.Fatalf("n=%d seed %d: %s reaches %v, not a majority (groups %v)", n, seed, a, r[a], groups)
+				}
+				if len(r[a]) < n {
+					cut = true
+				}
+				key := strings.Join(r[a], ",")
+				if b, ok := seen[key]; ok {
+					t.Fatalf("n=%d seed %d: %s and %s both reach %s (groups %v)", n, seed, a, b, key, groups)
+				}
+				seen[key] = a
+			}
+			if !cut {
+				t.Fatalf("n=%d seed %d: every pair can talk (groups %v)", n, seed, groups)
+			}
+		}
+	}
+}
+
+// TestRingOfFourIsNeighbourPairs: with four nodes the ring is the spec's
+// example, a group per pair of neighbours.
+func TestRingOfFourIsNeighbourPairs(t *testing.T) {
+	groups := PartitionGroups("majorities_ring", []string{"a", "b", "c", "d"}, rng.New(7, "partition", 0))
+	if len(groups) != 4 {
+		t.Fatalf("groups %v: want 4", groups)
+	}
+	for _, g := range groups {
+		if len(g) != 2 {
+			t.Fatalf("groups %v: want pairs", groups)
+		}
+	}
+}
