@@ -93,7 +93,8 @@ var (
 	Strategies = []string{"none", "random", "pct", "calls"}
 )
 
-// topologyMinNodes is the fewest nodes, workloads included, that a partition topology needs.
+// topologyMinNodes is the fewest programs taking network faults, workloads included, that a partition
+// topology needs.
 var topologyMinNodes = map[string]int{"majority": 3, "majorities_ring": 4}
 
 // Node is one program of the world: a crashable node, a workload that drives and checks the nodes, or
@@ -210,7 +211,8 @@ type Faults struct {
 	// PartitionFor is how long a partition lasts. Defaults to ["50ms", "2s"].
 	PartitionFor Range `json:"partition_for"`
 	// PartitionTopologies are the shapes a partition may take, each one of [Topologies], without
-	// repeats. majority needs at least 3 nodes and majorities_ring at least 4, workloads included.
+	// repeats. majority needs at least 3 programs that take network faults and majorities_ring at least 4,
+	// workloads included, programs with Faults false not.
 	// Defaults to ["half"].
 	PartitionTopologies []string `json:"partition_topologies"`
 	// ClogPerSec is the rate of clogs. Defaults to 0.
@@ -531,7 +533,14 @@ func (w *World) validate(d *decoder, p string) error {
 // preset chose are cut to those that fit instead, so that a preset works on any world.
 func (w *World) checkTopologies(d *decoder, fp string) error {
 	tp := joinPath(fp, "partition_topologies")
-	count := len(w.Nodes) + len(w.Workloads())
+	// Partitions are drawn over the programs they may cut: counting the
+	// others would pass a world whose partitions then have an empty group.
+	count := 0
+	for _, n := range w.AllNodes() {
+		if _, network := w.FaultsFor(n); network {
+			count++
+		}
+	}
 	if d.sourceOf(tp).preset != "" {
 		w.Faults.PartitionTopologies = slices.DeleteFunc(w.Faults.PartitionTopologies, func(t string) bool {
 			return count < topologyMinNodes[t]
@@ -540,7 +549,7 @@ func (w *World) checkTopologies(d *decoder, fp string) error {
 	}
 	for i, t := range w.Faults.PartitionTopologies {
 		if need := topologyMinNodes[t]; count < need {
-			return d.errorf(fmt.Sprintf("%s[%d]", tp, i), "topology %s needs at least %d nodes, the world has %d (workloads included)", t, need, count)
+			return d.errorf(fmt.Sprintf("%s[%d]", tp, i), "topology %s needs at least %d programs that take network faults, the world has %d (workloads count; the finally check and programs with \"faults\": false do not)", t, need, count)
 		}
 	}
 	return nil

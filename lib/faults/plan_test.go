@@ -49,8 +49,9 @@ func eager(p *Plan, seed uint64, from int64) []Fault {
 		if s.ClockJumpMaxNs > 0 {
 			st = rng.New(seed, "clockjump", rng.Key(n.Name))
 			loop(st, p.Rate(schedule.KindClockJump, p.Rates["clock_jump_per_sec"]), func(t int64) int64 {
-				d := st.Between(-s.ClockJumpMaxNs, s.ClockJumpMaxNs)
-				out = append(out, Fault{At: Dur(t), Kind: schedule.KindClockJump, Node: n.Name, Until: Dur(t), Delta: Dur(d)})
+				if d := st.Between(-s.ClockJumpMaxNs, s.ClockJumpMaxNs); d != 0 {
+					out = append(out, Fault{At: Dur(t), Kind: schedule.KindClockJump, Node: n.Name, Until: Dur(t), Delta: Dur(d)})
+				}
 				return t
 			})
 		}
@@ -68,7 +69,9 @@ func eager(p *Plan, seed uint64, from int64) []Fault {
 			out = append(out, f)
 		})
 		times(schedule.KindClog, 0, p.Rates["clog_per_sec"], func(t int64, st *rng.Stream) {
-			out = append(out, refClog(t, nodes, s, st))
+			if f := refClog(t, nodes, s, st); f.Mode != "slow" || f.Delay != 0 {
+				out = append(out, f)
+			}
 		})
 		times(schedule.Swizzle, 0, p.Rates["swizzle_per_sec"], func(t int64, st *rng.Stream) {
 			out = append(out, refSwizzle(t, nodes, s.ClogForNs, st)...)

@@ -127,6 +127,9 @@ func drawClockJump(p *Plan, g *Gen, k *Kind) []Fault {
 	}
 	m := p.Settings.ClockJumpMaxNs
 	d := g.S.Between(-m, m)
+	if d == 0 {
+		return nil // a jump by 0 does nothing, and a schedule may not hold one
+	}
 	return []Fault{{At: Dur(t), Kind: schedule.KindClockJump, Node: g.Node, Until: Dur(t), Delta: Dur(d)}}
 }
 
@@ -229,6 +232,9 @@ func drawClog(p *Plan, g *Gen, k *Kind) []Fault {
 		f.Delay = Dur(s.Between(set.ClogDelayNs[0], set.ClogDelayNs[1]))
 	}
 	f.Until = Dur(t + s.Between(set.ClogForNs[0], set.ClogForNs[1]))
+	if f.Mode == simnet.ClogSlow && f.Delay == 0 {
+		return nil // nor does a slow clog without a delay
+	}
 	return []Fault{f}
 }
 

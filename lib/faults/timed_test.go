@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/schedule"
 )
 
 // reach is, for each node, the nodes it can talk to under groups (itself
@@ -71,6 +72,38 @@ func TestRingOfFourIsNeighbourPairs(t *testing.T) {
 	for _, g := range groups {
 		if len(g) != 2 {
 			t.Fatalf("groups %v: want pairs", groups)
+		}
+	}
+}
+
+// TestNoOpsAreNotDrawn: a clock jump by 0 or a slow clog without a delay
+// would do nothing, and a schedule that holds one is refused (issue 27),
+// so a seed never draws one, whatever the ranges allow.
+func TestNoOpsAreNotDrawn(t *testing.T) {
+	nodes := []PlanNode{{Name: "a", Faults: true, NetFaults: true}, {Name: "b", Faults: true, NetFaults: true}}
+	for _, w := range []struct {
+		s     Settings
+		rates map[string]float64
+	}{
+		{Settings{ClockJumpMaxNs: 1}, map[string]float64{"clock_jump_per_sec": 20}},
+		{Settings{ClogModes: []string{"slow"}, ClogDelayNs: [2]int64{0, 1}, ClogForNs: [2]int64{1e6, 1e8}}, map[string]float64{"clog_per_sec": 20}},
+	} {
+		s := w.s
+		p := &Plan{Settings: &s, Rates: w.rates, Nodes: nodes, Until: 10e9}
+		pl := NewPlanner(p, 1, 0)
+		n := 0
+		for {
+			f, ok := pl.Pop(p)
+			if !ok {
+				break
+			}
+			n++
+			if err := (&schedule.Schedule{Faults: []Fault{f}}).Check(schedule.World{Nodes: []string{"a", "b"}, DurationNs: 10e9}); err != nil {
+				t.Fatalf("drew %+v: %v", f, err)
+			}
+		}
+		if n < 50 {
+			t.Fatalf("%v: only %d faults drawn", w.rates, n)
 		}
 	}
 }

@@ -1,0 +1,89 @@
+package main
+
+// Scenario tests of issue 27: what a spec-wide audit found.
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/clitest"
+)
+
+// ringWorld has three sleeping nodes and a fourth with faults off, and a
+// workload that fails at 5s so that the seed leaves its artifacts; its
+// partitions are majorities_ring, many of them.
+func ringWorld(t *testing.T, dir, name string, offNodes int) {
+	t.Helper()
+	type prog struct {
+		Name   string   `json:"name"`
+		Pkg    string   `json:"pkg"`
+		Args   []string `json:"args,omitempty"`
+		Faults *bool    `json:"faults,omitempty"`
+	}
+	off := false
+	nodes := []prog{}
+	for i, n := range []string{"n1", "n2", "n3", "n4"} {
+		p := prog{Name: n, Pkg: guestPkg("sleeper"), Args: []string{"-for", "60s"}}
+		if i >= 4-offNodes {
+			p.Faults = &off
+		}
+		nodes = append(nodes, p)
+	}
+	clitest.WriteJSON(t, filepath.Join(dir, name+".json"), map[string]any{
+		"nodes":    nodes,
+		"workload": prog{Name: "client", Pkg: guestPkg("exit3"), Args: []string{"-after", "5s"}},
+		"duration": "10s",
+		"faults": map[string]any{"partition_per_sec": 4, "partition_for": []string{"100ms", "300ms"},
+			"partition_topologies": []string{"majorities_ring"}},
+	})
+}
+
+var partitionLine = regexp.MustCompile(`fault partition (.*) until `)
+
+// TestIssue27MajoritiesRing: a majorities_ring partition cuts (every node
+// talks to its two neighbours of four), leaves a node with faults off out
+// of every group, and its artifact, overlapping groups and all, replays
+// the seed exactly.
+func TestIssue27MajoritiesRing(t *testing.T) {
+	dir := guestsDir(t)
+	ringWorld(t, dir, "ring27", 1)
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "ring27.json", "-seed", "1")
+	r.WantExit(t, 1)
+	parts := partitionLine.FindAllStringSubmatch(r.Stdout, -1)
+	if len(parts) < 5 {
+		t.Fatalf("want many partitions, got %d\n%s", len(parts), r)
+	}
+	for _, p := range parts {
+		groups := strings.Split(p[1], " | ")
+		if len(groups) != 4 || strings.Contains(p[1], "n4") {
+			t.Fatalf("partition %s: want four groups of neighbours without n4\n%s", p[1], r)
+		}
+		for _, g := range groups {
+			if len(strings.Fields(g)) != 2 {
+				t.Fatalf("partition %s: group %s is not a pair of neighbours", p[1], g)
+			}
+		}
+	}
+	hash := regexp.MustCompile(`determinism hash [0-9a-f]+`).FindString(r.Stdout)
+	art := filepath.Join(".seedfall", "ring27", "seed-1.faults.json")
+	again := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "ring27.json", "-seed", "1", "-faults", art)
+	again.WantExit(t, 1)
+	if h := regexp.MustCompile(`determinism hash [0-9a-f]+`).FindString(again.Stdout); hash == "" || h != hash {
+		t.Fatalf("the replay of the artifact: %q, the run: %q\n%s", h, hash, again)
+	}
+}
+
+// TestIssue27TopologyCountsNetworkFaults: a node with faults off is in no
+// partition, so it does not count towards the four programs a ring needs.
+func TestIssue27TopologyCountsNetworkFaults(t *testing.T) {
+	dir := guestsDir(t)
+	ringWorld(t, dir, "ring27short", 2)
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "ring27short.json", "-seed", "1")
+	r.WantExitClean(t, 2)
+	want := `sf-run: ring27short.json: faults.partition_topologies[0]: topology majorities_ring needs at least 4 programs that take network faults, the world has 3 (workloads count; the finally check and programs with "faults": false do not)`
+	if !strings.Contains(r.Stderr, want) {
+		t.Fatalf("stderr lacks\n  %s\n%s", want, r)
+	}
+}
