@@ -87,3 +87,15 @@ func TestIssue27TopologyCountsNetworkFaults(t *testing.T) {
 		t.Fatalf("stderr lacks\n  %s\n%s", want, r)
 	}
 }
+
+// TestIssue27OpsCapsTheBudget: a schedule may name the Budget cap ops, the
+// spec's word, and the replay caps sim.Budget with it.
+func TestIssue27OpsCapsTheBudget(t *testing.T) {
+	dir := kvlogDir(t)
+	clitest.WriteFile(t, filepath.Join(dir, "ops27.json"), `{"seed": 3, "ops": 7, "faults": []}`)
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "seedfall.fixed.json", "-seed", "3", "-faults", "ops27.json")
+	r.WantExit(t, 0)
+	if !strings.Contains(r.Stdout, "client#1: sim.Budget capped at 7 of 200 operations") {
+		t.Fatalf("the trace does not show the cap\n%s", r)
+	}
+}
