@@ -99,3 +99,37 @@ func TestIssue27OpsCapsTheBudget(t *testing.T) {
 		t.Fatalf("the trace does not show the cap\n%s", r)
 	}
 }
+
+// TestIssue27SwarmLineNamesEveryType: the trace's swarm line says what swarm
+// testing chose for every fault type the world turns on, not only crashes,
+// clock jumps and buggify.
+func TestIssue27SwarmLineNamesEveryType(t *testing.T) {
+	dir := guestsDir(t)
+	types := map[string]float64{"partition": 1, "clog": 1, "swizzle": 1, "net_reset": 1, "slow": 1, "pause": 1,
+		"udp_drop": 0.1, "udp_dup": 0.1, "fsync_eio": 0.1, "write_eio": 0.1, "bitrot": 1, "crash": 1}
+	fields := map[string]string{"partition": "partition_per_sec", "clog": "clog_per_sec", "swizzle": "swizzle_per_sec",
+		"net_reset": "reset_per_sec", "slow": "slow_per_sec", "pause": "pause_per_sec", "udp_drop": "udp_loss",
+		"udp_dup": "udp_dup", "fsync_eio": "fsync_eio", "write_eio": "write_eio", "bitrot": "bitrot_per_sec", "crash": "crash_per_sec"}
+	f := map[string]any{"swarm": true}
+	for k, v := range types {
+		f[fields[k]] = v
+	}
+	clitest.WriteJSON(t, filepath.Join(dir, "swarm27.json"), map[string]any{
+		"nodes":    []map[string]any{{"name": "n1", "pkg": guestPkg("sleeper"), "args": []string{"-for", "1s"}}},
+		"workload": map[string]any{"name": "client", "pkg": guestPkg("sleeper"), "args": []string{"-for", "1s"}},
+		"duration": "2s", "supervise": true, "faults": f,
+	})
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "swarm27.json", "-seed", "1")
+	line := regexp.MustCompile(`(?m)^\s+0\.000s  swarm: (.*)$`).FindStringSubmatch(r.Stdout)
+	if line == nil {
+		t.Fatalf("no swarm line\n%s", r)
+	}
+	for k := range types {
+		if !regexp.MustCompile(`(^|, )` + k + ` (off|x[0-9.]+)(,|$)`).MatchString(line[1]) {
+			t.Errorf("the swarm line does not name %s: %s", k, line[1])
+		}
+	}
+	if strings.Contains(line[1], "buggify") || strings.Contains(line[1], "clock_jump") {
+		t.Errorf("the swarm line names a type the world does not turn on: %s", line[1])
+	}
+}

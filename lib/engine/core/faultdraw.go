@@ -43,17 +43,13 @@ func (r *Run) drawSwarm() {
 	}
 }
 
-// configured reports whether the world turns a swarm type on at all.
+// configured reports whether the world turns a swarm type on at all: its
+// rate or probability is above 0 (buggify is a switch of its own).
 func (r *Run) configured(kind string) bool {
-	switch kind {
-	case KindCrash:
-		return r.Spec.Rates[faults.RateField(KindCrash)] > 0
-	case KindClockJump:
-		return r.Spec.Rates[faults.RateField(KindClockJump)] > 0
-	case KindBuggify:
+	if kind == KindBuggify {
 		return r.Spec.Buggify
 	}
-	return false
+	return r.Spec.Rates[faults.RateField(kind)] > 0
 }
 
 // kindRate is the named kind's rate or probability for this seed, after
