@@ -250,6 +250,12 @@ type Shrink struct {
 	// Budget is the sim.Budget cap the shrunk schedule sets; 0 when none.
 	Budget   int    `json:"budget,omitempty"`
 	Schedule string `json:"schedule"`
+	// History is the shrunk run's recorded history, written next to the
+	// schedule (seed-N.shrunk.history.jsonl); Timeline its timeline, on a
+	// linearizability failure (seed-N.shrunk.history.html). Empty when the
+	// run recorded no history.
+	History  string `json:"history,omitempty"`
+	Timeline string `json:"timeline,omitempty"`
 	Repro    string `json:"repro"`
 	// Error, when set, says why the seed could not be shrunk; the other
 	// counts are then 0.
