@@ -3,6 +3,7 @@ package main
 // Scenario tests of issue 27: what a spec-wide audit found.
 
 import (
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -131,5 +132,50 @@ func TestIssue27SwarmLineNamesEveryType(t *testing.T) {
 	}
 	if strings.Contains(line[1], "buggify") || strings.Contains(line[1], "clock_jump") {
 		t.Errorf("the swarm line names a type the world does not turn on: %s", line[1])
+	}
+}
+
+// TestIssue27GaveUpIsNoPass: a seed whose history check gives up is not a
+// pass. The sweep, the replay and an exploration exit 1, as sf-check does
+// on the same history with the same budget, and the summary line and
+// record count it apart from the passes.
+func TestIssue27GaveUpIsNoPass(t *testing.T) {
+	dir := t.TempDir()
+	writeHistoryWorld(t, filepath.Join(dir, "gaveup.json"), "register", nil, "kv", map[string]any{"limits": map[string]any{"check_steps": 1}})
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "gaveup.json", "-seeds", "1-2", "-json")
+	r.WantExit(t, 1)
+	if !strings.Contains(r.Stderr, "\nGAVE UP 2 of 2 seeds gave up checking their history (0 passed, 0 hit the time horizon) in ") {
+		t.Errorf("the summary line does not count the give-ups apart\n%s", r)
+	}
+	recs := jsonRecords(t, r)
+	sum := recs[len(recs)-1]
+	if sum["passed"] != 0.0 || sum["gave_up"] != 2.0 || sum["status"] != "fail" || fmt.Sprint(sum["gave_up_seeds"]) != "[1 2]" {
+		t.Errorf("summary: passed %v, gave_up %v, gave_up_seeds %v, status %v; want 0, 2, [1 2], fail", sum["passed"], sum["gave_up"], sum["gave_up_seeds"], sum["status"])
+	}
+	for _, s := range recs[1:3] {
+		if s["history_check"] != "unknown" {
+			t.Errorf("seed %v: history_check %v, want unknown", s["seed"], s["history_check"])
+		}
+	}
+
+	rep := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "gaveup.json", "-seed", "1")
+	rep.WantExit(t, 1)
+	if !strings.Contains(rep.Stdout, "GAVE UP seed 1 at t=") || !strings.Contains(rep.Stdout, "so the seed neither passed nor failed") {
+		t.Errorf("the replay does not say the check gave up\n%s", rep)
+	}
+	hist := filepath.Join(".seedfall", "gaveup", "seed-1.history.jsonl")
+	if !strings.Contains(rep.Stdout, "wrote history "+hist) {
+		t.Fatalf("the replay wrote no history\n%s", rep)
+	}
+	c := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-check"), "-history", hist, "-model", "kv", "-max-steps", "1")
+	c.WantExit(t, 1)
+	if !strings.Contains(c.Stdout, "GAVE UP") {
+		t.Errorf("sf-check on the same history\n%s", c)
+	}
+
+	ex := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "gaveup.json", "-explore", "-explore-runs", "2", "-seeds", "1")
+	ex.WantExit(t, 1)
+	if !strings.Contains(ex.Stderr+ex.Stdout, "explore: GAVE UP on the history check of 1 run, which neither passed nor failed") {
+		t.Errorf("the exploration does not count its give-ups\n%s", ex)
 	}
 }

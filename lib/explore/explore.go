@@ -21,6 +21,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/rng"
@@ -94,6 +95,7 @@ type Outcome struct {
 	SeedRuns    int // of them, starting seeds
 	Passed      int // runs that passed, at the time horizon included
 	Horizon     int // of them, runs that reached the time horizon
+	GaveUp      int // runs that did not fail but whose history check gave up
 	Corpus      int // runs kept because they reached something new
 	Found       []Found
 	Signals     int // distinct things reached (see reached)
@@ -232,9 +234,14 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 				out.Found = append(out.Found, f)
 				report(f)
 			case engine.StatusPass, engine.StatusHorizon:
-				out.Passed++
-				if r.Status == engine.StatusHorizon {
+				switch {
+				case r.Check != nil && r.Check.Verdict == check.Unknown:
+					out.GaveUp++ // not a pass, as in a sweep; its coverage still counts
+				case r.Status == engine.StatusHorizon:
+					out.Passed++
 					out.Horizon++
+				default:
+					out.Passed++
 				}
 				news := cov.news(r)
 				if len(news) == 0 {
@@ -429,6 +436,9 @@ func Print(w io.Writer, out *Outcome) {
 	}
 	if plain := len(out.Found) - branched; plain > 0 {
 		fmt.Fprintf(w, "explore: %s failed without branching\n", plural(plain, "starting seed"))
+	}
+	if out.GaveUp > 0 {
+		fmt.Fprintf(w, "explore: GAVE UP on the history check of %s, which neither passed nor failed (see -history-timeout and limits.check_steps)\n", plural(out.GaveUp, "run"))
 	}
 }
 

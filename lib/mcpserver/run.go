@@ -73,10 +73,10 @@ type Margin struct {
 // RunOut is sf_run's result.
 type RunOut struct {
 	Status     string `json:"status" jsonschema:"pass or fail, as sf-run's exit status says"`
-	ExitStatus int    `json:"exit_status" jsonschema:"sf-run's exit status: 0 every seed passed, 1 a seed or a property failed"`
+	ExitStatus int    `json:"exit_status" jsonschema:"sf-run's exit status: 0 every seed passed, 1 a seed or a property failed or a history check gave up"`
 	Seeds      string `json:"seeds" jsonschema:"the seeds as given"`
 	Ran        int    `json:"ran"`
-	Passed     int    `json:"passed"`
+	Passed     int    `json:"passed" jsonschema:"seeds that passed; a seed whose history check gave up is not one"`
 	Failed     int    `json:"failed"`
 	Horizon    int    `json:"horizon" jsonschema:"seeds that reached the time horizon (counted in passed)"`
 	// Nondeterministic counts seeds whose two runs differed (with check).
@@ -88,7 +88,7 @@ type RunOut struct {
 	Margins          []Margin             `json:"margins" jsonschema:"the comparison properties and their margins"`
 	PropertyFailures int                  `json:"property_failures"`
 	BuggifySites     []record.BuggifySite `json:"buggify_sites" jsonschema:"the buggify table (empty when buggify is off)"`
-	GaveUp           int                  `json:"gave_up" jsonschema:"seeds whose history check gave up"`
+	GaveUp           int                  `json:"gave_up" jsonschema:"seeds whose history check gave up: not counted in passed, and they make exit_status 1"`
 	Pins             []record.Pin         `json:"pins" jsonschema:"the world's pinned regressions (.seedfall/pinned/), replayed before the sweep; a failing one fails it"`
 	PinsFailed       int                  `json:"pins_failed"`
 	RealNs           int64                `json:"real_ns"`
@@ -254,7 +254,7 @@ type Event struct {
 
 // ReplayOut is sf_replay's result.
 type ReplayOut struct {
-	ExitStatus    int         `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed"`
+	ExitStatus    int         `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed or its history check gave up"`
 	Result        record.Seed `json:"result" jsonschema:"the seed's record: status, class, message, node, determinism hash, artifacts, repro"`
 	Events        []Event     `json:"events"`
 	EventsTotal   int         `json:"events_total" jsonschema:"lines in the whole trace"`

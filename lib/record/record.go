@@ -184,8 +184,13 @@ type Summary struct {
 	Horizon          int    `json:"horizon"`
 	Nondeterministic int    `json:"nondeterministic"`
 	// GaveUp counts seeds whose history check gave up, at its step budget
-	// or its time limit: they neither passed nor failed on it.
+	// or its time limit: they neither passed nor failed on it. Such a seed
+	// is not counted in Passed (one that failed otherwise is in Failed), so
+	// Seeds-Passed-Failed are the seeds that only gave up; any of them
+	// makes Status fail, as sf-check's exit status is 1 for such a check.
 	GaveUp int `json:"gave_up,omitempty"`
+	// GaveUpSeeds are the seeds GaveUp counts, in seed order.
+	GaveUpSeeds []uint64 `json:"gave_up_seeds,omitempty"`
 	// HostStalls counts seeds whose first run failed with class watchdog
 	// and whose second run did not (see Seed.HostStall): the host stalled,
 	// so each counts as its second run came out, not as a watchdog failure.

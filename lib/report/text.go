@@ -96,8 +96,12 @@ func (s *Sweep) Counts() string {
 	if s.ExploreBudget > 0 {
 		return s.exploreCounts()
 	}
-	c := fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
-		s.Failed, Plural(s.Ran, "seed"), s.Passed, s.Horizon, s.Nondeterministic, Plural(len(s.Findings), "finding"),
+	gaveUp := ""
+	if n := s.GaveUpOnly(); n > 0 {
+		gaveUp = fmt.Sprintf(", %d gave up checking their history", n)
+	}
+	c := fmt.Sprintf("%d of %s failed (%d passed%s, %d hit the time horizon, %d nondeterministic); %s; %s failed",
+		s.Failed, Plural(s.Ran, "seed"), s.Passed, gaveUp, s.Horizon, s.Nondeterministic, Plural(len(s.Findings), "finding"),
 		Plural(s.PropertyFailures, "property"))
 	if p := s.PinsCount(); p != "" {
 		c += "; " + p
@@ -111,9 +115,13 @@ func (s *Sweep) exploreCounts() string {
 	if e == nil {
 		return fmt.Sprintf("%s before the stream ended; %s", Plural(s.Failed, "failing run"), Plural(len(s.Findings), "finding"))
 	}
-	c := fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed, %d hit the time horizon); %s; %s kept for reaching %s",
+	gaveUp := ""
+	if n := s.GaveUpOnly(); n > 0 {
+		gaveUp = fmt.Sprintf(", %d gave up checking their history", n)
+	}
+	c := fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed%s, %d hit the time horizon); %s; %s kept for reaching %s",
 		s.Failed, Plural(s.Ran, "run"), e.BranchedFailures, Plural(e.StartingSeeds, "starting seed"), Plural(e.Branches, "branch"),
-		s.Passed, s.Horizon, Plural(len(s.Findings), "finding"), Plural(e.Corpus, "run"), Plural(e.NewStates, "new state"))
+		s.Passed, gaveUp, s.Horizon, Plural(len(s.Findings), "finding"), Plural(e.Corpus, "run"), Plural(e.NewStates, "new state"))
 	if s.PropertyFailures > 0 {
 		// Over every run, a property never reached or never true fails
 		// the exploration as it fails a sweep.

@@ -302,13 +302,17 @@ func run(o Options) (int, error) {
 			sum.HostStalls++
 			rec.HostStall = true
 		}
-		switch res.Status {
-		case engine.StatusPass:
+		gaveUp := res.Check != nil && res.Check.Verdict == check.Unknown
+		switch {
+		case gaveUp && (res.Status == engine.StatusPass || res.Status == engine.StatusHorizon):
+			// Neither a pass nor a failure: sf-check exits 1 for the same
+			// history, and so does the sweep (Seeds-Passed-Failed counts it).
+		case res.Status == engine.StatusPass:
 			sum.Passed++
-		case engine.StatusHorizon:
+		case res.Status == engine.StatusHorizon:
 			sum.Passed++
 			sum.Horizon++
-		case engine.StatusNondeterministic:
+		case res.Status == engine.StatusNondeterministic:
 			sum.Nondeterministic++
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, seed)
@@ -316,10 +320,13 @@ func run(o Options) (int, error) {
 			sum.Failed++
 			sum.FailedSeeds = append(sum.FailedSeeds, seed)
 		}
-		if res.Check != nil && res.Check.Verdict == check.Unknown {
+		if gaveUp {
 			sum.GaveUp++
+			sum.GaveUpSeeds = append(sum.GaveUpSeeds, seed)
 		}
-		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic || (o.Replay && len(res.History) > 0) {
+		// A history whose check gave up is kept too, for sf-check with a
+		// larger budget.
+		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic || (o.Replay && len(res.History) > 0) || gaveUp {
 			arts, err := writeArtifacts(prep, o, res)
 			if err != nil {
 				fmt.Fprintf(stderr, "sf-run: seed %d: %v\n", seed, err)
@@ -367,7 +374,7 @@ func run(o Options) (int, error) {
 	switch {
 	case sum.Interrupted:
 		sum.Status = "interrupted"
-	case sum.Failed > 0 || sum.PinsFailed > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0):
+	case sum.Failed > 0 || sum.PinsFailed > 0 || len(sum.GaveUpSeeds) > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0):
 		sum.Status = "fail"
 	default:
 		sum.Status = "pass"
