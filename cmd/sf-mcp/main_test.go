@@ -537,7 +537,7 @@ func TestMarginsAndBuggify(t *testing.T) {
 	}
 	var margins []string
 	for _, m := range ledger.Margins {
-		margins = append(margins, fmt.Sprintf("%s %q %g", m.Kind, m.Message, m.Margin))
+		margins = append(margins, fmt.Sprintf("%s %q %s", m.Kind, m.Message, m.Margin))
 	}
 	want := []string{`always "ledger total covers every acknowledged deposit" 0`, `always "ledger total holds no deposit that was never sent" 0`}
 	if !slices.Equal(margins, want) {

@@ -3,6 +3,7 @@ package main
 // Scenario tests of issue 27: what a spec-wide audit found.
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -177,5 +178,75 @@ func TestIssue27GaveUpIsNoPass(t *testing.T) {
 	ex.WantExit(t, 1)
 	if !strings.Contains(ex.Stderr+ex.Stdout, "explore: GAVE UP on the history check of 1 run, which neither passed nor failed") {
 		t.Errorf("the exploration does not count its give-ups\n%s", ex)
+	}
+}
+
+// numericSummary runs the numeric guest and returns its summary's margins as
+// raw JSON, by message, with the run's result.
+func numericSweep(t *testing.T, args ...string) (map[string]string, result) {
+	t.Helper()
+	dir := pgDir(t)
+	cfg := pgWorld(t, dir, "numeric.json", map[string]any{"workload": pgProg("client", "numeric", args...), "duration": "5s"})
+	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", cfg, "-seeds", "1-2", "-json")
+	recs := jsonRecords(t, r)
+	sum := recs[len(recs)-1]
+	if sum["kind"] != "summary" {
+		t.Fatalf("no summary record: the last is %v\n%s", sum, r)
+	}
+	var rows struct {
+		Properties []struct {
+			Message string          `json:"message"`
+			Margin  json.RawMessage `json:"margin"`
+		} `json:"properties"`
+	}
+	line := strings.TrimSpace(r.Stdout)
+	line = line[strings.LastIndexByte(line, '\n')+1:]
+	if err := json.Unmarshal([]byte(line), &rows); err != nil {
+		t.Fatal(err)
+	}
+	margins := map[string]string{}
+	for _, p := range rows.Properties {
+		margins[p.Message] = string(p.Margin)
+	}
+	return margins, r
+}
+
+// TestIssue27NumericProperties: inside the simulator, integers compare as
+// integers, signed and unsigned, with exact margins in -json and the table;
+// an infinite margin is the string "+Inf", and the summary is written.
+func TestIssue27NumericProperties(t *testing.T) {
+	margins, r := numericSweep(t)
+	r.WantExit(t, 0)
+	for msg, want := range map[string]string{
+		"a timestamp is before the next nanosecond": `1`,
+		"uint64s above 2^63 compare exactly":        `5`,
+		"the widest gap of two int64s":              `18446744073709551615`,
+		"everything is below infinity":              `"+Inf"`,
+		"zero is below the right side":              `1`,
+	} {
+		if margins[msg] != want {
+			t.Errorf("%q: margin %s, want %s", msg, margins[msg], want)
+		}
+	}
+	for _, want := range []string{"a timestamp is before the next nanosecond  (smallest margin 1)",
+		"the widest gap of two int64s  (smallest margin 18446744073709551615)", "everything is below infinity  (smallest margin +Inf)"} {
+		if !strings.Contains(r.Stderr, want) {
+			t.Errorf("the table lacks %q\n%s", want, r)
+		}
+	}
+}
+
+// TestIssue27NaNComparison: a comparison with a NaN never holds; its failure
+// keeps left and right in its details, and the summary, with the margin
+// "NaN", is still written.
+func TestIssue27NaNComparison(t *testing.T) {
+	margins, r := numericSweep(t, "-nan")
+	r.WantExit(t, 1)
+	if margins["zero is below the right side"] != `"NaN"` {
+		t.Errorf("margin %s, want \"NaN\"", margins["zero is below the right side"])
+	}
+	recs := jsonRecords(t, r)
+	if msg, _ := recs[1]["message"].(string); !strings.HasSuffix(msg, `zero is below the right side {"left":0,"right":"NaN"}`) {
+		t.Errorf("seed 1's message %q lacks the details", msg)
 	}
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/schedule"
@@ -114,7 +115,7 @@ type reached struct {
 // coverage is everything the runs so far reached.
 type coverage struct {
 	seen   map[string]bool
-	margin map[string]float64 // per property, the margin closest to failing (always) or to true (sometimes)
+	margin map[string]margin.Value // per property, the margin closest to failing (always) or to true (sometimes)
 }
 
 // news lists what r reached that no earlier run did, and records it.
@@ -141,10 +142,10 @@ func (c *coverage) news(r *engine.Result) []reached {
 		best, ok := c.margin[id]
 		// An always is closer to failing with a smaller margin, a
 		// sometimes closer to true with a larger one.
-		closer := !ok || (p.Kind == "always" && m < best) || (p.Kind == "sometimes" && m > best)
+		closer := !ok || (p.Kind == "always" && m.Less(best)) || (p.Kind == "sometimes" && best.Less(m))
 		if closer {
 			c.margin[id] = m
-			out = append(out, reached{"margin\x00" + id + "\x00" + strconv.FormatFloat(m, 'g', -1, 64), p.MarginNs})
+			out = append(out, reached{"margin\x00" + id + "\x00" + m.String(), p.MarginNs})
 		}
 	}
 	for _, f := range r.Faults {
@@ -196,7 +197,7 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 		o.Tool = "sf-run"
 	}
 	out := &Outcome{Tables: sweep.NewTables(p)}
-	cov := &coverage{seen: map[string]bool{}, margin: map[string]float64{}}
+	cov := &coverage{seen: map[string]bool{}, margin: map[string]margin.Value{}}
 	var corpus []entry
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -64,10 +65,10 @@ type RunIn struct {
 // Margin is a property with its margin: how far from failing an always
 // came at its closest, or how close a sometimes came to holding.
 type Margin struct {
-	Kind     string  `json:"kind"`
-	Message  string  `json:"message"`
-	Margin   float64 `json:"margin"`
-	Location string  `json:"location,omitempty"`
+	Kind     string       `json:"kind"`
+	Message  string       `json:"message"`
+	Margin   margin.Value `json:"margin" jsonschema:"a number, exact for integers; +Inf, -Inf or NaN as a string"`
+	Location string       `json:"location,omitempty"`
 }
 
 // RunOut is sf_run's result.

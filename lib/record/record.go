@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/margin"
 )
 
 // Schema is the version of the record format. It changes only when a field
@@ -155,7 +156,9 @@ type Property struct {
 	Verdict      string `json:"verdict,omitempty"` // "never reached", "never true", or empty when satisfied
 	// Margin is, for comparison properties, the smallest margin of an always
 	// over every hit and seed, or the largest of a sometimes.
-	Margin *float64 `json:"margin,omitempty"`
+	// A margin of integers is exact; a non-finite one is the string "+Inf",
+	// "-Inf" or "NaN".
+	Margin *margin.Value `json:"margin,omitempty"`
 	// Location is where the catalog found the property ("client/main.go:41").
 	Location string `json:"location,omitempty"`
 }

@@ -274,7 +274,7 @@ func Margin(p record.Property) string {
 	if p.Margin == nil {
 		return ""
 	}
-	return fmt.Sprintf("%g", *p.Margin)
+	return p.Margin.String()
 }
 
 // statusText is the finding's status with when it was first seen.

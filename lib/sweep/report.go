@@ -276,7 +276,7 @@ func PrintTables(w io.Writer, s record.Summary, unit string) {
 				if p.Kind == "sometimes" {
 					which = "largest"
 				}
-				line += fmt.Sprintf("  (%s margin %s)", which, strconv.FormatFloat(*p.Margin, 'f', -1, 64))
+				line += fmt.Sprintf("  (%s margin %s)", which, p.Margin)
 			}
 			if p.Verdict != "" {
 				line += "  <- " + p.Verdict

@@ -6,6 +6,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -380,6 +381,12 @@ func run(o Options) (int, error) {
 		sum.Status = "pass"
 	}
 	if jw != nil {
+		// A stream without its summary reads as cut short: a summary that
+		// does not encode is a bug in sf, said as one, never a silence.
+		if _, err := json.Marshal(sum); err != nil {
+			fmt.Fprintf(o.Stderr, "sf-run: encoding the summary record: %v: please report it\n", err)
+			return ExitUsage, nil
+		}
 		jw.Write(sum)
 	}
 	switch {

@@ -3,10 +3,13 @@
 package simsdk
 
 import (
+	"math"
+
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/sf-dst/sf/lib/engine/core"
 	"github.com/sf-dst/sf/lib/engine/udp"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
@@ -56,9 +59,21 @@ var funcs = []core.HostFunc{
 		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
 		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
 		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
-		margin := api.DecodeF64(s[6])
+		v := margin.Float(api.DecodeF64(s[6]))
 		c.Key(core.HashString(msg), s[0]<<1|s[1]&1|s[6]<<8)
-		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &margin)
+		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &v)
+	}},
+	// A comparison of integers passes its margin exact, as a sign and a
+	// magnitude. It adds the same words to the hash as property_margin of
+	// the nearest float64, so that a run whose margins a float64 holds
+	// exactly hashes as it did before integers had a call of their own.
+	{Name: "property_margin_int", ID: 39, Params: p(i32, i32, i32, i32, i32, i32, i32, i64), Results: nil, Run: func(c *core.Call) {
+		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
+		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
+		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
+		v := margin.Int(uint32(s[6]) != 0, s[7])
+		c.Key(core.HashString(msg), s[0]<<1|s[1]&1|math.Float64bits(v.Float64())<<8)
+		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &v)
 	}},
 	{Name: "buggify", ID: 46, Params: p(i32, i32, f64), Results: p(i32), Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
