@@ -57,7 +57,7 @@ type RunIn struct {
 	Jobs           int    `json:"jobs,omitempty" jsonschema:"parallel workers (default: the number of CPUs)"`
 	Check          bool   `json:"check,omitempty" jsonschema:"run every seed twice and fail seeds whose runs differ"`
 	HistoryTimeout string `json:"history_timeout,omitempty" jsonschema:"real-time limit of each recorded history's check, a Go duration (default 30s)"`
-	MaxFailures    int    `json:"max_failures,omitempty" jsonschema:"how many failing seeds' records to return in full, in seed order (default 20, at most 1000)"`
+	MaxFailures    *int   `json:"max_failures,omitempty" jsonschema:"how many failing seeds' records to return in full, in seed order (default 20, at most 1000; 0 returns none, only the counts)"`
 	Records        string `json:"records,omitempty" jsonschema:"also write the sweep's JSONL records (sf-run -json) to this file, whole, for sf_report and sf_shrink"`
 	Compress       bool   `json:"compress,omitempty" jsonschema:"write failing seeds' traces and histories as zstd files (seed-N.trace.log.zst)"`
 }
@@ -83,7 +83,7 @@ type RunOut struct {
 	// Nondeterministic counts seeds whose two runs differed (with check).
 	Nondeterministic int                  `json:"nondeterministic"`
 	FailedSeeds      []uint64             `json:"failed_seeds"`
-	Failures         []record.Seed        `json:"failures" jsonschema:"the records of the first failing seeds (up to max_failures): class, message, node, artifacts, repro"`
+	Failures         []SeedView           `json:"failures" jsonschema:"the records of the first failing seeds (up to max_failures): class, message, node, artifacts, history_file, timeline_file, repro"`
 	FailuresOmitted  int                  `json:"failures_omitted" jsonschema:"failing seeds past max_failures whose records are left out"`
 	Properties       []record.Property    `json:"properties" jsonschema:"the property table"`
 	Margins          []Margin             `json:"margins" jsonschema:"the comparison properties and their margins"`
@@ -106,9 +106,16 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 		return nil, out, err
 	}
 	o.Check, o.Compress = in.Check, in.Compress
-	maxFail, err := clamp(tool, "max_failures", in.MaxFailures, FailuresDefault, FailuresMax)
-	if err != nil {
-		return nil, out, err
+	maxFail := FailuresDefault
+	if m := in.MaxFailures; m != nil {
+		// 0 is an answer of its own here, not "the default": only counts.
+		switch {
+		case *m < 0:
+			return nil, out, inputError(tool, "max_failures", "%d: must not be negative", *m)
+		case *m > FailuresMax:
+			return nil, out, inputError(tool, "max_failures", "%d: at most %d", *m, FailuresMax)
+		}
+		maxFail = *m
 	}
 	seeds, text, err := seedsInput(tool, in.Seeds, ": split it (shard, or smaller ranges)")
 	if err != nil {
@@ -148,7 +155,7 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 		}
 	}
 	out.ExitStatus, out.Seeds = code, text
-	out.Failures, out.FailedSeeds, out.Properties, out.Margins, out.BuggifySites = []record.Seed{}, []uint64{}, []record.Property{}, []Margin{}, []record.BuggifySite{}
+	out.Failures, out.FailedSeeds, out.Properties, out.Margins, out.BuggifySites = []SeedView{}, []uint64{}, []record.Property{}, []Margin{}, []record.BuggifySite{}
 	out.Pins = []record.Pin{}
 	for _, r := range recs {
 		switch {
@@ -156,7 +163,7 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 			out.Pins = append(out.Pins, *r.Pin)
 		case r.Seed != nil && r.Seed.Status != "pass" && r.Seed.Status != "horizon":
 			if len(out.Failures) < maxFail {
-				out.Failures = append(out.Failures, *r.Seed)
+				out.Failures = append(out.Failures, seedView(*r.Seed))
 			} else {
 				out.FailuresOmitted++
 			}
@@ -215,7 +222,7 @@ type ReplayIn struct {
 	World
 	Seed      uint64 `json:"seed" jsonschema:"the seed to replay"`
 	Faults    string `json:"faults,omitempty" jsonschema:"a fault schedule file to apply instead of drawing faults (sf-run -faults)"`
-	MaxEvents int    `json:"max_events,omitempty" jsonschema:"how many trace events to return, from the start (default 1000, at most 10000)"`
+	MaxEvents int    `json:"max_events,omitempty" jsonschema:"how many events, and how many lines of output, to return, from the start (default 1000, at most 10000)"`
 	Inspect   bool   `json:"inspect,omitempty" jsonschema:"also return each node's disk after the run: files, sizes, durable and pending bytes, corrupted ranges (sf-run -inspect)"`
 	Pin       bool   `json:"pin,omitempty" jsonschema:"store a failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first (sf-run -pin); the record's pinned names the file"`
 }
@@ -243,24 +250,18 @@ type File struct {
 // filesMax bounds the files listed per disk.
 const filesMax = 1000
 
-// Event is one line of a run's trace.
-type Event struct {
-	Index int    `json:"index" jsonschema:"the line's place in the trace, from 1"`
-	At    string `json:"at" jsonschema:"virtual time, as the trace shows it (3.112s)"`
-	Node  string `json:"node,omitempty" jsonschema:"the first node instance the line names (server#2), if any"`
-	Text  string `json:"text" jsonschema:"the line after its time"`
-	// Truncated says Text was cut at LineBytesMax.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
 // ReplayOut is sf_replay's result.
 type ReplayOut struct {
-	ExitStatus    int         `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed or its history check gave up"`
-	Result        record.Seed `json:"result" jsonschema:"the seed's record: status, class, message, node, determinism hash, artifacts, repro"`
-	Events        []Event     `json:"events"`
-	EventsTotal   int         `json:"events_total" jsonschema:"lines in the whole trace"`
-	EventsOmitted int         `json:"events_omitted" jsonschema:"lines past max_events or the result's size bound, left out"`
-	Disks         []Disk      `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the end of the run"`
+	ExitStatus    int      `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed or its history check gave up"`
+	Result        SeedView `json:"result" jsonschema:"the seed's record: status, class, message, node, determinism hash, artifacts, history_file, timeline_file, repro"`
+	Lines         int      `json:"lines" jsonschema:"lines in the whole trace: events and output"`
+	Events        []Event  `json:"events" jsonschema:"what happened in the run, in order, apart from the programs' output"`
+	EventsTotal   int      `json:"events_total" jsonschema:"events in the whole run"`
+	EventsOmitted int      `json:"events_omitted" jsonschema:"events past max_events or the result's size bound, left out"`
+	Output        []Line   `json:"output" jsonschema:"the lines the programs printed, in order, each with its instance"`
+	OutputTotal   int      `json:"output_total" jsonschema:"lines of output in the whole run"`
+	OutputOmitted int      `json:"output_omitted" jsonschema:"lines of output past max_events or the result's size bound, left out"`
+	Disks         []Disk   `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the end of the run"`
 }
 
 func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn) (*mcp.CallToolResult, ReplayOut, error) {
@@ -275,7 +276,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 		return nil, out, err
 	}
 	trace := res.Trace
-	out.ExitStatus, out.Result, out.EventsTotal = code, rec, len(trace)
+	out.ExitStatus, out.Result, out.Lines = code, seedView(rec), len(trace)
 	for _, d := range res.Disks {
 		od := Disk{Node: d.Node, UsageBytes: d.UsageBytes, CapacityBytes: d.CapacityBytes, Files: []File{}}
 		for _, f := range d.Files {
@@ -288,17 +289,28 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 		}
 		out.Disks = append(out.Disks, od)
 	}
-	out.Events = []Event{}
+	out.Events, out.Output = []Event{}, []Line{}
 	size := 0
 	for i, l := range trace {
-		ev := parseEvent(i+1, l)
-		size += len(ev.Text)
-		if len(out.Events) >= maxEvents || size > ResultBytesMax {
-			break
+		line := parseLine(i+1, l)
+		size += len(line.Text)
+		full := size > ResultBytesMax
+		if isOutput(line) {
+			out.OutputTotal++
+			if len(out.Output) >= maxEvents || full {
+				out.OutputOmitted++
+				continue
+			}
+			out.Output = append(out.Output, outputOf(line))
+			continue
 		}
-		out.Events = append(out.Events, ev)
+		out.EventsTotal++
+		if len(out.Events) >= maxEvents || full {
+			out.EventsOmitted++
+			continue
+		}
+		out.Events = append(out.Events, eventOf(line))
 	}
-	out.EventsOmitted = len(trace) - len(out.Events)
 	return nil, out, nil
 }
 

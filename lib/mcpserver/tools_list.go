@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -19,8 +20,9 @@ func (s *Server) addTools(srv *mcp.Server) {
 			"the failing seeds with their class, message, artifacts and replay command, the property table with " +
 			"margins, and the buggify sites. exit_status 1 means a seed or a property failed."}, s.run)
 	addTool(srv, &mcp.Tool{Name: "sf_replay",
-		Description: "Replay one seed (sf-run -seed N [-faults FILE]) and return its record and its trace as a list " +
-			"of events (time, node instance, text). The same seed and binary always give the same trace."}, s.replay)
+		Description: "Replay one seed (sf-run -seed N [-faults FILE]) and return its record, its events (name, node " +
+			"instance, virtual time, details as JSON) and, apart, the lines its programs printed. The same seed and " +
+			"binary always give the same run."}, s.replay)
 	addTool(srv, &mcp.Tool{Name: "sf_trace_search",
 		Description: "Search one seed's trace with a regular expression, optionally only lines naming a node. " +
 			"Reads the trace sf-run wrote under .seedfall/ for a failing seed, or replays the seed when there is none " +
@@ -46,6 +48,8 @@ func (s *Server) addTools(srv *mcp.Server) {
 // the SDK's inference would take for the structs they are: a margin is a
 // number, or a string for an infinity or a NaN.
 var typeSchemas = map[reflect.Type]*jsonschema.Schema{
+	// Details of an event are any JSON value.
+	reflect.TypeFor[json.RawMessage](): {},
 	reflect.TypeFor[margin.Value](): {Types: []string{"number", "string"},
 		Description: "a comparison's margin: a number, exact for integers; \"+Inf\", \"-Inf\" or \"NaN\" as a string"},
 }
