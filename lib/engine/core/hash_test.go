@@ -123,7 +123,7 @@ func TestHcall(t *testing.T) {
 		in.Run.Now = 2_000_000_000
 		in.account(39, "seedfall.property", false, HashString("no write is lost"), 3, "no write is lost", "")
 		in.account(46, "seedfall.buggify", false, HashString("drop ack"), 1, "drop ack", "")
-		in.account(52, "seedfall.event", false, HashString("recovered"), HashString(`{"keys":0}`), "recovered", `{"keys":0}`)
+		in.account(40, "seedfall.event", false, HashString("recovered"), HashString(`{"keys":0}`), "recovered", `{"keys":0}`)
 		want := []string{`n#1 seedfall.property("no write is lost", 3) at 2s`, `n#1 seedfall.buggify("drop ack", 1) at 2s`,
 			`n#1 seedfall.event("recovered", "{\"keys\":0}") at 2s`}
 		if fmt.Sprint(in.Run.res.Calls) != fmt.Sprint(want) {
