@@ -75,6 +75,15 @@ func TestIssue27MajoritiesRing(t *testing.T) {
 	if h := regexp.MustCompile(`determinism hash [0-9a-f]+`).FindString(again.Stdout); hash == "" || h != hash {
 		t.Fatalf("the replay of the artifact: %q, the run: %q\n%s", h, hash, again)
 	}
+
+	// A side is cut from the other programs that take network faults: n4,
+	// with faults off, is in no group.
+	clitest.WriteFile(t, filepath.Join(dir, "side27.json"), `[{"at": "1s", "kind": "partition", "side": ["n1"], "until": "2s"}]`)
+	side := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-run"), "-c", "ring27.json", "-seed", "1", "-faults", "side27.json")
+	side.WantExit(t, 1)
+	if !strings.Contains(side.Stdout, "fault partition [n1] | [n2 n3 client] until 2.000s") {
+		t.Errorf("the side partition does not leave n4 out\n%s", side)
+	}
 }
 
 // TestIssue27TopologyCountsNetworkFaults: a node with faults off is in no
