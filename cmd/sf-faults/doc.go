@@ -12,7 +12,10 @@
 // there is one, else seed-N.faults.json, which sf-run writes for a failing
 // seed (when both exist, a note on stderr says which it took). When neither
 // exists, sf-faults runs the seed once and takes the faults it draws on its
-// own, and the time it failed at, if it failed, as the duration.
+// own, and the time it failed at, if it failed, as the duration. An
+// artifact whose recorded world (config, profile, set) is not the one given
+// is refused, since its faults and duration are that world's; a -faults
+// FILE of another world is used with a note.
 //
 // Edits name faults by their position in the list sf-faults prints,
 // counting from 1, and every position means the schedule as it was before

@@ -98,11 +98,12 @@ func runSpec(r *Run) *cmdspec.Command {
 				}
 				return nil
 			})},
-		{Field: "max_failures", Doc: "how many failing seeds' records to return in full, in seed order (default 20, at most 1000)",
-			MCPMax: FailuresMax, Value: cmdspec.Int(&r.MaxFailures, FailuresDefault, cmdspec.AtLeast(1))},
+		{Field: "max_failures", Doc: "how many failing seeds' records to return in full, in seed order (default 20, at most 1000; 0 returns none, only the counts)",
+			// 0 is an answer of its own here, not "the default".
+			Nullable: true, MCPMax: FailuresMax, Value: cmdspec.Int(&r.MaxFailures, FailuresDefault, cmdspec.NotNegative[int])},
 		{Field: "records", Doc: "also write the sweep's JSONL records (sf-run -json) to this file, whole, for sf_report and sf_shrink",
 			Path: cmdspec.Output, Value: cmdspec.String(&r.Records, "")},
-		{Field: "max_events", Doc: "how many trace events to return, from the start (default 1000, at most 10000)",
+		{Field: "max_events", Doc: "how many events, and how many lines of output, to return, from the start (default 1000, at most 10000)",
 			MCPMax: EventsMax, Value: cmdspec.Int(&r.MaxEvents, EventsDefault, cmdspec.AtLeast(1))},
 		{Field: "pattern", Doc: "a Go regular expression (RE2) matched against each trace line after its time; (?i) for any case",
 			Required: "missing: give a regular expression, such as FAIL|fault", Value: cmdspec.StringFunc("", r.pattern)},
@@ -117,8 +118,9 @@ func runSpec(r *Run) *cmdspec.Command {
 			"the failing seeds with their class, message, artifacts and replay command, the property table with " +
 			"margins, and the buggify sites. exit_status 1 means a seed or a property failed.",
 			Fields: []string{"config", "profile", "set", "seeds", "shard", "jobs", "check", "history_timeout", "max_failures", "records", "compress"}},
-		{Name: "sf_replay", Description: "Replay one seed (sf-run -seed N [-faults FILE]) and return its record and its trace as a list " +
-			"of events (time, node instance, text). The same seed and binary always give the same trace.",
+		{Name: "sf_replay", Description: "Replay one seed (sf-run -seed N [-faults FILE]) and return its record, its events (name, node " +
+			"instance, virtual time, details as JSON) and, apart, the lines its programs printed. The same seed and " +
+			"binary always give the same run.",
 			Fields: []string{"config", "profile", "set", "seed", "faults", "max_events", "inspect", "pin"}},
 		{Name: "sf_trace_search", Description: "Search one seed's trace with a regular expression, optionally only lines naming a node. " +
 			"Reads the trace sf-run wrote under .seedfall/ for a failing seed, or replays the seed when there is none " +

@@ -131,7 +131,15 @@ func checkKinds(d *decoder, p string, v faults.Values) error {
 // needs compat_overlay). Choices that a preset chose are cut to those that fit instead, so that a
 // preset works on any world. fp is the path of the faults object.
 func (w *World) checkKindsInWorld(d *decoder, fp string) error {
-	count := len(w.Nodes) + len(w.Workloads())
+	// A choice's programs are those its faults may strike (partitions are
+	// drawn over the programs that take network faults): counting the
+	// others would pass a world whose partitions then have an empty group.
+	count := 0
+	for _, n := range w.AllNodes() {
+		if _, network := w.FaultsFor(n); network {
+			count++
+		}
+	}
 	for _, fd := range faults.Fields() {
 		p := joinPath(fp, fd.Name)
 		if len(fd.ChoiceNodes) > 0 {
@@ -148,7 +156,7 @@ func (w *World) checkKindsInWorld(d *decoder, fp string) error {
 			}
 			for i, c := range got {
 				if need := fd.ChoiceNodes[c]; count < need {
-					return d.errorf(fmt.Sprintf("%s[%d]", p, i), "%s %s needs at least %d nodes, the world has %d (workloads included)",
+					return d.errorf(fmt.Sprintf("%s[%d]", p, i), "%s %s needs at least %d programs that take network faults, the world has %d (workloads count; the finally check and programs with \"faults\": false do not)",
 						fd.Noun, c, need, count)
 				}
 			}

@@ -151,7 +151,7 @@ func TestPresetTopologies(t *testing.T) {
 	}
 	_, err := parse(`{` + W + `, "faults": {"preset": "high_availability",
 		"partition_topologies": ["half", "one", "majority", "majorities_ring", "random_groups"]}}`)
-	want := "seedfall.json: faults.partition_topologies[2]: topology majority needs at least 3 nodes, the world has 1 (workloads included)"
+	want := "seedfall.json: faults.partition_topologies[2]: topology majority needs at least 3 programs that take network faults, the world has 1 (workloads count; the finally check and programs with \"faults\": false do not)"
 	if err == nil || err.Error() != want {
 		t.Errorf("\n got: %v\nwant: %s", err, want)
 	}

@@ -130,7 +130,7 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 		runs = DefaultRuns
 	}
 	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, Seeds: out.Runs,
-		Passed: out.Passed, Horizon: out.Horizon, Failed: len(out.Found), FailedSeeds: []uint64{},
+		Passed: out.Passed, Horizon: out.Horizon, Failed: len(out.Found), GaveUp: out.GaveUp, FailedSeeds: []uint64{},
 		Properties: []record.Property{}, RealNs: took.Nanoseconds(), Status: "pass", Interrupted: out.Interrupted,
 		Explore: &record.ExploreCounts{Runs: out.Runs, StartingSeeds: out.SeedRuns, Branches: out.Runs - out.SeedRuns,
 			Budget: runs, Corpus: out.Corpus, NewStates: out.Signals}}
@@ -150,7 +150,7 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 	switch {
 	case sum.Interrupted:
 		sum.Status = "interrupted" // as the exit status, 130, says
-	case sum.Failed > 0 || sum.PropertyFailures > 0:
+	case sum.Failed > 0 || sum.PropertyFailures > 0 || sum.GaveUp > 0:
 		sum.Status = "fail"
 	}
 	return sum

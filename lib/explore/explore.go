@@ -17,7 +17,9 @@ import (
 	"strconv"
 	"sync/atomic"
 
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/runner"
@@ -92,6 +94,7 @@ type Outcome struct {
 	SeedRuns    int // of them, starting seeds
 	Passed      int // runs that passed, at the time horizon included
 	Horizon     int // of them, runs that reached the time horizon
+	GaveUp      int // runs that did not fail but whose history check gave up
 	Corpus      int // runs kept because they reached something new
 	Found       []Found
 	Signals     int // distinct things reached (see reached)
@@ -110,7 +113,7 @@ type reached struct {
 // coverage is everything the runs so far reached.
 type coverage struct {
 	seen   map[string]bool
-	margin map[string]float64 // per property, the margin closest to failing (always) or to true (sometimes)
+	margin map[string]margin.Value // per property, the margin closest to failing (always) or to true (sometimes)
 }
 
 // news lists what r reached that no earlier run did, and records it.
@@ -137,10 +140,10 @@ func (c *coverage) news(r *engine.Result) []reached {
 		best, ok := c.margin[id]
 		// An always is closer to failing with a smaller margin, a
 		// sometimes closer to true with a larger one.
-		closer := !ok || (p.Kind == "always" && m < best) || (p.Kind == "sometimes" && m > best)
+		closer := !ok || (p.Kind == "always" && m.Less(best)) || (p.Kind == "sometimes" && best.Less(m))
 		if closer {
 			c.margin[id] = m
-			out = append(out, reached{"margin\x00" + id + "\x00" + strconv.FormatFloat(m, 'g', -1, 64), p.MarginNs})
+			out = append(out, reached{"margin\x00" + id + "\x00" + m.String(), p.MarginNs})
 		}
 	}
 	for _, f := range r.Faults {
@@ -192,7 +195,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 		o.Tool = "sf-run"
 	}
 	out := &Outcome{Tables: sweep.NewTables(p)}
-	cov := &coverage{seen: map[string]bool{}, margin: map[string]float64{}}
+	cov := &coverage{seen: map[string]bool{}, margin: map[string]margin.Value{}}
 	var corpus []entry
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 
@@ -230,9 +233,14 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 				out.Found = append(out.Found, f)
 				report(f)
 			case engine.StatusPass, engine.StatusHorizon:
-				out.Passed++
-				if r.Status == engine.StatusHorizon {
+				switch {
+				case r.Check != nil && r.Check.Verdict == check.Unknown:
+					out.GaveUp++ // not a pass, as in a sweep; its coverage still counts
+				case r.Status == engine.StatusHorizon:
+					out.Passed++
 					out.Horizon++
+				default:
+					out.Passed++
 				}
 				news := cov.news(r)
 				if len(news) == 0 {
@@ -412,5 +420,8 @@ func Print(w io.Writer, out *Outcome) {
 	}
 	if plain := len(out.Found) - branched; plain > 0 {
 		fmt.Fprintf(w, "explore: %s failed without branching\n", textfmt.Plural(plain, "starting seed"))
+	}
+	if out.GaveUp > 0 {
+		fmt.Fprintf(w, "explore: GAVE UP on the history check of %s, which neither passed nor failed (see -history-timeout and limits.check_steps)\n", textfmt.Plural(out.GaveUp, "run"))
 	}
 }

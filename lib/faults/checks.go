@@ -50,6 +50,10 @@ func checkClog(f Fault, _ Context) error {
 		return entryErr("", "a clog of one link needs two different nodes in from and to")
 	case f.Delay < 0 || (f.Delay != 0 && f.Mode != "slow"):
 		return entryErr("delay", "only a slow clog has a delay, and it is not negative")
+	case f.Mode == "slow" && f.Delay == 0:
+		// The generator never draws one, so this is a slip in a
+		// hand-written or edited schedule.
+		return entryErr("delay", "missing: a slow clog adds delay to every message, so without one it does nothing")
 	}
 	return nil
 }

@@ -174,7 +174,14 @@ var registry = []*Kind{
 		enabled: func(v Values) bool { return v.Duration("clock_jump_max") > 0 },
 		Describe: func(f Fault) string {
 			return fmt.Sprintf("clock jump %s by %s", f.Node, time.Duration(f.Delta))
-		}, Check: onNode},
+		}, Check: func(f Fault, c Context) error {
+			if f.Delta == 0 {
+				// The generator never draws a jump by 0, so this is a slip
+				// in a hand-written or edited schedule.
+				return entryErr("delta", "missing: a clock_jump moves the node's wall clock by delta, so without one it does nothing")
+			}
+			return onNode(f, c)
+		}},
 	{Name: KindBuggify, Swarm: true, Counter: BuggifyHit, Fields: []Field{{Name: "buggify", Type: Switch}},
 		Describe: func(f Fault) string {
 			return fmt.Sprintf("buggify %q fires on %s at hit #%d", f.Site, f.Node, f.Op)

@@ -75,8 +75,9 @@ func eager(p *Plan, s *settings, rates map[string]float64, seed uint64, from int
 		if s.ClockJumpMaxNs > 0 {
 			st = rng.New(seed, "clockjump", rng.Key(n.Name))
 			loop(st, p.Rate(KindClockJump, rates["clock_jump_per_sec"]), func(t int64) int64 {
-				d := st.Between(-s.ClockJumpMaxNs, s.ClockJumpMaxNs)
-				out = append(out, Fault{At: Dur(t), Kind: KindClockJump, Node: n.Name, Until: Dur(t), Delta: Dur(d)})
+				if d := st.Between(-s.ClockJumpMaxNs, s.ClockJumpMaxNs); d != 0 {
+					out = append(out, Fault{At: Dur(t), Kind: KindClockJump, Node: n.Name, Until: Dur(t), Delta: Dur(d)})
+				}
 				return t
 			})
 		}
@@ -94,7 +95,9 @@ func eager(p *Plan, s *settings, rates map[string]float64, seed uint64, from int
 			out = append(out, f)
 		})
 		times(KindClog, 0, rates["clog_per_sec"], func(t int64, st *rng.Stream) {
-			out = append(out, refClog(t, nodes, s, st))
+			if f := refClog(t, nodes, s, st); f.Mode != "slow" || f.Delay != 0 {
+				out = append(out, f)
+			}
 		})
 		times(Swizzle, 0, rates["swizzle_per_sec"], func(t int64, st *rng.Stream) {
 			out = append(out, refSwizzle(t, nodes, s.ClogForNs, st)...)

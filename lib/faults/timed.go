@@ -110,6 +110,9 @@ func drawClockJump(p *Plan, g *Gen, k *Kind) []Fault {
 	}
 	m := p.Values.Duration("clock_jump_max")
 	d := g.S.Between(-m, m)
+	if d == 0 {
+		return nil // a jump by 0 does nothing, and a schedule may not hold one
+	}
 	return []Fault{{At: Dur(t), Kind: KindClockJump, Node: g.Node, Until: Dur(t), Delta: Dur(d)}}
 }
 
@@ -149,11 +152,17 @@ func PartitionGroups(topo string, nodes []string, s *rng.Stream) [][]string {
 		m := n/2 + 1
 		return [][]string{sorted(perm[:m]), sorted(perm[m:])}
 	case "majorities_ring":
-		m := n/2 + 1
+		// Each node talks to the r nodes on either side of it on the ring:
+		// 2r+1 nodes, the smallest odd count that is a majority. Windows of
+		// r+1 consecutive nodes hold exactly the pairs at most r apart. A
+		// window of a whole majority would let every pair talk, since a
+		// majority spans every distance up to n/2. For n >= 4, 2r+1 < n,
+		// so no two nodes see the same set.
+		r := (n/2 + 1) / 2
 		var groups [][]string
 		for i := range perm {
 			var g []string
-			for k := 0; k < m; k++ {
+			for k := 0; k <= r; k++ {
 				g = append(g, perm[(i+k)%n])
 			}
 			groups = append(groups, sorted(g))
@@ -207,6 +216,9 @@ func drawClog(p *Plan, g *Gen, k *Kind) []Fault {
 	}
 	cf := p.Values.Range("clog_for")
 	f.Until = Dur(t + s.Between(cf[0], cf[1]))
+	if f.Mode == simnet.ClogSlow && f.Delay == 0 {
+		return nil // nor does a slow clog without a delay
+	}
 	return []Fault{f}
 }
 

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -116,6 +117,33 @@ func parseEdits(o Options) (edits, error) {
 	return e, nil
 }
 
+// otherWorld describes the world a schedule says it was written for when
+// that is not the one given (another world file, profile or -set values),
+// and is "" when it is the same or the schedule does not say.
+func otherWorld(s *schedule.Schedule, o Options) string {
+	if s.Config == "" {
+		return "" // written by hand, or a bare list
+	}
+	same := filepath.Base(s.Config) == filepath.Base(o.Config) && s.Profile == o.Profile && slices.Equal(s.Set, o.Set)
+	if same {
+		return ""
+	}
+	return worldText(s.Config, s.Profile, s.Set)
+}
+
+// worldText names a world as a command line would: the file, -profile and
+// each -set.
+func worldText(config, profile string, set []string) string {
+	args := []string{filepath.Base(config)}
+	if profile != "" {
+		args = append(args, "-profile", profile)
+	}
+	for _, v := range set {
+		args = append(args, "-set", v)
+	}
+	return sweep.ShellJoin(args)
+}
+
 func position(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 {
@@ -189,6 +217,13 @@ func run(o Options) error {
 		if sched, err = schedule.ReadFile(artifact, nil); err != nil {
 			return err
 		}
+		// The folder is the world's, but a file can still come from
+		// another: one an older sf wrote there for every -set variant, or
+		// one copied in. Its faults and duration are that world's.
+		if other := otherWorld(sched, o); other != "" {
+			return fmt.Errorf("%s was written for %s, not for %s as given: give the same -profile and -set, or -faults FILE to start from it anyway",
+				name, other, worldText(o.Config, o.Profile, o.Set))
+		}
 	default:
 		from, name = fromRun, "a run of the seed"
 		run := prep.One(runner.Job{Seed: o.Seed}, nil)
@@ -203,6 +238,9 @@ func run(o Options) error {
 		} else {
 			note = " (it passes)"
 		}
+	}
+	if other := otherWorld(sched, o); from == fromFile && other != "" {
+		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for %s, not for %s as given\n", name, other, worldText(o.Config, o.Profile, o.Set))
 	}
 	if sched.Seed == 0 {
 		sched.Seed = o.Seed

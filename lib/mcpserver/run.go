@@ -15,6 +15,7 @@ import (
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/commands"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -22,31 +23,31 @@ import (
 // Margin is a property with its margin: how far from failing an always
 // came at its closest, or how close a sometimes came to holding.
 type Margin struct {
-	Kind     string  `json:"kind"`
-	Message  string  `json:"message"`
-	Margin   float64 `json:"margin"`
-	Location string  `json:"location,omitempty"`
+	Kind     string       `json:"kind"`
+	Message  string       `json:"message"`
+	Margin   margin.Value `json:"margin" jsonschema:"a number, exact for integers; +Inf, -Inf or NaN as a string"`
+	Location string       `json:"location,omitempty"`
 }
 
 // RunOut is sf_run's result.
 type RunOut struct {
 	Status     string `json:"status" jsonschema:"pass or fail, as sf-run's exit status says"`
-	ExitStatus int    `json:"exit_status" jsonschema:"sf-run's exit status: 0 every seed passed, 1 a seed or a property failed"`
+	ExitStatus int    `json:"exit_status" jsonschema:"sf-run's exit status: 0 every seed passed, 1 a seed or a property failed or a history check gave up"`
 	Seeds      string `json:"seeds" jsonschema:"the seeds as given"`
 	Ran        int    `json:"ran"`
-	Passed     int    `json:"passed"`
+	Passed     int    `json:"passed" jsonschema:"seeds that passed; a seed whose history check gave up is not one"`
 	Failed     int    `json:"failed"`
 	Horizon    int    `json:"horizon" jsonschema:"seeds that reached the time horizon (counted in passed)"`
 	// Nondeterministic counts seeds whose two runs differed (with check).
 	Nondeterministic int                  `json:"nondeterministic"`
 	FailedSeeds      []uint64             `json:"failed_seeds"`
-	Failures         []record.Seed        `json:"failures" jsonschema:"the records of the first failing seeds (up to max_failures): class, message, node, artifacts, repro"`
+	Failures         []SeedView           `json:"failures" jsonschema:"the records of the first failing seeds (up to max_failures): class, message, node, artifacts, history_file, timeline_file, repro"`
 	FailuresOmitted  int                  `json:"failures_omitted" jsonschema:"failing seeds past max_failures whose records are left out"`
 	Properties       []record.Property    `json:"properties" jsonschema:"the property table"`
 	Margins          []Margin             `json:"margins" jsonschema:"the comparison properties and their margins"`
 	PropertyFailures int                  `json:"property_failures"`
 	BuggifySites     []record.BuggifySite `json:"buggify_sites" jsonschema:"the buggify table (empty when buggify is off)"`
-	GaveUp           int                  `json:"gave_up" jsonschema:"seeds whose history check gave up"`
+	GaveUp           int                  `json:"gave_up" jsonschema:"seeds whose history check gave up: not counted in passed, and they make exit_status 1"`
 	Pins             []record.Pin         `json:"pins" jsonschema:"the world's pinned regressions (.seedfall/pinned/), replayed before the sweep; a failing one fails it"`
 	PinsFailed       int                  `json:"pins_failed"`
 	RealNs           int64                `json:"real_ns"`
@@ -83,7 +84,7 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMes
 		}
 	}
 	out.ExitStatus, out.Seeds = code, text
-	out.Failures, out.FailedSeeds, out.Properties, out.Margins, out.BuggifySites = []record.Seed{}, []uint64{}, []record.Property{}, []Margin{}, []record.BuggifySite{}
+	out.Failures, out.FailedSeeds, out.Properties, out.Margins, out.BuggifySites = []SeedView{}, []uint64{}, []record.Property{}, []Margin{}, []record.BuggifySite{}
 	out.Pins = []record.Pin{}
 	for _, r := range recs {
 		switch {
@@ -91,7 +92,7 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMes
 			out.Pins = append(out.Pins, *r.Pin)
 		case r.Seed != nil && r.Seed.Status != "pass" && r.Seed.Status != "horizon":
 			if len(out.Failures) < maxFail {
-				out.Failures = append(out.Failures, *r.Seed)
+				out.Failures = append(out.Failures, seedView(*r.Seed))
 			} else {
 				out.FailuresOmitted++
 			}
@@ -145,24 +146,18 @@ type File struct {
 // filesMax bounds the files listed per disk.
 const filesMax = 1000
 
-// Event is one line of a run's trace.
-type Event struct {
-	Index int    `json:"index" jsonschema:"the line's place in the trace, from 1"`
-	At    string `json:"at" jsonschema:"virtual time, as the trace shows it (3.112s)"`
-	Node  string `json:"node,omitempty" jsonschema:"the first node instance the line names (server#2), if any"`
-	Text  string `json:"text" jsonschema:"the line after its time"`
-	// Truncated says Text was cut at LineBytesMax.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
 // ReplayOut is sf_replay's result.
 type ReplayOut struct {
-	ExitStatus    int         `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed"`
-	Result        record.Seed `json:"result" jsonschema:"the seed's record: status, class, message, node, determinism hash, artifacts, repro"`
-	Events        []Event     `json:"events"`
-	EventsTotal   int         `json:"events_total" jsonschema:"lines in the whole trace"`
-	EventsOmitted int         `json:"events_omitted" jsonschema:"lines past max_events or the result's size bound, left out"`
-	Disks         []Disk      `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the end of the run"`
+	ExitStatus    int      `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed or its history check gave up"`
+	Result        SeedView `json:"result" jsonschema:"the seed's record: status, class, message, node, determinism hash, artifacts, history_file, timeline_file, repro"`
+	Lines         int      `json:"lines" jsonschema:"lines in the whole trace: events and output"`
+	Events        []Event  `json:"events" jsonschema:"what happened in the run, in order, apart from the programs' output"`
+	EventsTotal   int      `json:"events_total" jsonschema:"events in the whole run"`
+	EventsOmitted int      `json:"events_omitted" jsonschema:"events past max_events or the result's size bound, left out"`
+	Output        []Line   `json:"output" jsonschema:"the lines the programs printed, in order, each with its instance"`
+	OutputTotal   int      `json:"output_total" jsonschema:"lines of output in the whole run"`
+	OutputOmitted int      `json:"output_omitted" jsonschema:"lines of output past max_events or the result's size bound, left out"`
+	Disks         []Disk   `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the end of the run"`
 }
 
 func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, ReplayOut, error) {
@@ -177,7 +172,7 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in json.Raw
 		return nil, out, err
 	}
 	trace := res.Trace
-	out.ExitStatus, out.Result, out.EventsTotal = code, rec, len(trace)
+	out.ExitStatus, out.Result, out.Lines = code, seedView(rec), len(trace)
 	for _, d := range res.Disks {
 		od := Disk{Node: d.Node, UsageBytes: d.UsageBytes, CapacityBytes: d.CapacityBytes, Files: []File{}}
 		for _, f := range d.Files {
@@ -190,17 +185,28 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in json.Raw
 		}
 		out.Disks = append(out.Disks, od)
 	}
-	out.Events = []Event{}
+	out.Events, out.Output = []Event{}, []Line{}
 	size := 0
 	for i, l := range trace {
-		ev := parseEvent(i+1, l)
-		size += len(ev.Text)
-		if len(out.Events) >= maxEvents || size > ResultBytesMax {
-			break
+		line := parseLine(i+1, l)
+		size += len(line.Text)
+		full := size > ResultBytesMax
+		if isOutput(line) {
+			out.OutputTotal++
+			if len(out.Output) >= maxEvents || full {
+				out.OutputOmitted++
+				continue
+			}
+			out.Output = append(out.Output, outputOf(line))
+			continue
 		}
-		out.Events = append(out.Events, ev)
+		out.EventsTotal++
+		if len(out.Events) >= maxEvents || full {
+			out.EventsOmitted++
+			continue
+		}
+		out.Events = append(out.Events, eventOf(line))
 	}
-	out.EventsOmitted = len(trace) - len(out.Events)
 	return nil, out, nil
 }
 

@@ -2,11 +2,15 @@ package mcpserver
 
 import (
 	"encoding/json"
+	"fmt"
+	"reflect"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sf-dst/sf/lib/cmdspec"
 	"github.com/sf-dst/sf/lib/commands"
+	"github.com/sf-dst/sf/lib/margin"
 )
 
 // ToolNames are the tools sf-mcp serves, sorted as the SDK lists them.
@@ -31,8 +35,23 @@ func (s *Server) addTools(srv *mcp.Server) {
 }
 
 // add adds the tool name of the command spec, with handler h, which reads
-// its arguments with the command's FromMCP function.
+// its arguments with the command's FromMCP function. Its output schema is
+// the one the SDK would infer, but for typeSchemas.
 func add[Out any](srv *mcp.Server, spec *cmdspec.Command, name string, h mcp.ToolHandlerFor[json.RawMessage, Out]) {
 	t := spec.Tool(name)
-	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: t.Description, InputSchema: spec.Schema(name)}, h)
+	out, err := jsonschema.For[Out](&jsonschema.ForOptions{TypeSchemas: typeSchemas})
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: the output schema of %s: %v", name, err)) // the types are fixed
+	}
+	mcp.AddTool(srv, &mcp.Tool{Name: name, Description: t.Description, InputSchema: spec.Schema(name), OutputSchema: out}, h)
+}
+
+// typeSchemas are the schemas of the types that encode themselves, which
+// the SDK's inference would take for the structs they are: a margin is a
+// number, or a string for an infinity or a NaN.
+var typeSchemas = map[reflect.Type]*jsonschema.Schema{
+	// Details of an event are any JSON value.
+	reflect.TypeFor[json.RawMessage](): {},
+	reflect.TypeFor[margin.Value](): {Types: []string{"number", "string"},
+		Description: "a comparison's margin: a number, exact for integers; \"+Inf\", \"-Inf\" or \"NaN\" as a string"},
 }

@@ -34,11 +34,11 @@ const (
 
 // TraceSearchOut is sf_trace_search's result.
 type TraceSearchOut struct {
-	Source         string  `json:"source" jsonschema:"the trace file read (.seedfall/<world>/seed-N.trace.log), or replay when the seed was replayed"`
-	Lines          int     `json:"lines" jsonschema:"trace lines searched"`
-	Matches        []Event `json:"matches"`
-	MatchesTotal   int     `json:"matches_total" jsonschema:"lines that matched, returned or not"`
-	MatchesOmitted int     `json:"matches_omitted" jsonschema:"matches past max_matches or the result's size bound, left out"`
+	Source         string `json:"source" jsonschema:"the trace file read (.seedfall/<world>/seed-N.trace.log), or replay when the seed was replayed"`
+	Lines          int    `json:"lines" jsonschema:"trace lines searched"`
+	Matches        []Line `json:"matches"`
+	MatchesTotal   int    `json:"matches_total" jsonschema:"lines that matched, returned or not"`
+	MatchesOmitted int    `json:"matches_omitted" jsonschema:"matches past max_matches or the result's size bound, left out"`
 }
 
 func (s *Server) traceSearch(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, TraceSearchOut, error) {
@@ -63,10 +63,10 @@ func (s *Server) traceSearch(ctx context.Context, _ *mcp.CallToolRequest, in jso
 	if err != nil {
 		return nil, out, err
 	}
-	out.Source, out.Lines, out.Matches = source, len(trace), []Event{}
+	out.Source, out.Lines, out.Matches = source, len(trace), []Line{}
 	size := 0
 	for i, l := range trace {
-		ev := parseEvent(i+1, l)
+		ev := parseLine(i+1, l)
 		if nodeRe != nil && !nodeRe.MatchString(ev.Text) {
 			continue
 		}
@@ -149,10 +149,10 @@ func readTraceFile(path string) ([]string, error) {
 // instanceRe finds a node instance (server#2) in a trace line.
 var instanceRe = regexp.MustCompile(`[A-Za-z0-9_.-]+#[0-9]+`)
 
-// parseEvent splits a trace line ("    3.112s  fault crash server#1, ...")
+// parseLine splits a trace line ("    3.112s  fault crash server#1, ...")
 // into its time and text, and names the first instance in it.
-func parseEvent(index int, line string) Event {
-	ev := Event{Index: index}
+func parseLine(index int, line string) Line {
+	ev := Line{Index: index}
 	rest := strings.TrimLeft(line, " ")
 	if at, text, ok := strings.Cut(rest, "  "); ok && strings.HasSuffix(at, "s") {
 		ev.At, ev.Text = at, text

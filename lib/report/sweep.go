@@ -98,13 +98,18 @@ type Sweep struct {
 // a stream ended early) when it did not otherwise fail.
 func (s *Sweep) Status() string {
 	switch {
-	case s.Failed > 0 || s.PropertyFailures > 0 || s.PinsFailed > 0 || len(s.Findings) > 0:
+	case s.Failed > 0 || s.PropertyFailures > 0 || s.PinsFailed > 0 || len(s.Findings) > 0 || s.GaveUpOnly() > 0:
 		return "fail"
 	case len(s.Missing) > 0 || len(s.Unfinished) > 0 || s.Interrupted || len(s.ShrinkErrors) > 0 || len(s.PinsUnseen) > 0:
 		return "incomplete"
 	}
 	return "pass"
 }
+
+// GaveUpOnly counts the seeds (runs, in an exploration) whose history check
+// gave up and that did not fail otherwise: neither passed nor failed, as
+// sf-run's summary counts them.
+func (s *Sweep) GaveUpOnly() int { return max(s.Ran-s.Passed-s.Failed, 0) }
 
 // WorldKey names the world of a fingerprint: the file with its profile and
 // overrides.
@@ -417,13 +422,15 @@ func (sw *Sweep) countSeeds(seeds []record.Seed, groups map[string]*Finding) {
 	for _, s := range seeds {
 		sw.ran[s.Seed] = true
 		sw.Ran++
-		switch s.Status {
-		case "pass":
+		switch {
+		case (s.Status == "pass" || s.Status == "horizon") && s.HistoryCheck == "unknown":
+			// Its history check gave up: not a pass (sf-run counts it apart).
+		case s.Status == "pass":
 			sw.Passed++
-		case "horizon":
+		case s.Status == "horizon":
 			sw.Passed++
 			sw.Horizon++
-		case "nondeterministic":
+		case s.Status == "nondeterministic":
 			sw.Nondeterministic++
 			sw.Failed++
 			addFailed(s.Seed)
@@ -547,7 +554,7 @@ func mergeProperty(rows map[string]*record.Property, p record.Property) {
 		case row.Margin == nil:
 			v := *p.Margin
 			row.Margin = &v
-		case p.Kind == "always" && *p.Margin < *row.Margin, p.Kind == "sometimes" && *p.Margin > *row.Margin:
+		case p.Kind == "always" && p.Margin.Less(*row.Margin), p.Kind == "sometimes" && row.Margin.Less(*p.Margin):
 			*row.Margin = *p.Margin
 		}
 	}

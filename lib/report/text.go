@@ -75,8 +75,12 @@ func (s *Sweep) Counts() string {
 	if s.ExploreBudget > 0 {
 		return s.exploreCounts()
 	}
-	c := fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
-		s.Failed, textfmt.Plural(s.Ran, "seed"), s.Passed, s.Horizon, s.Nondeterministic, textfmt.Plural(len(s.Findings), "finding"),
+	gaveUp := ""
+	if n := s.GaveUpOnly(); n > 0 {
+		gaveUp = fmt.Sprintf(", %d gave up checking their history", n)
+	}
+	c := fmt.Sprintf("%d of %s failed (%d passed%s, %d hit the time horizon, %d nondeterministic); %s; %s failed",
+		s.Failed, textfmt.Plural(s.Ran, "seed"), s.Passed, gaveUp, s.Horizon, s.Nondeterministic, textfmt.Plural(len(s.Findings), "finding"),
 		textfmt.Plural(s.PropertyFailures, "property"))
 	if p := s.PinsCount(); p != "" {
 		c += "; " + p
@@ -90,9 +94,13 @@ func (s *Sweep) exploreCounts() string {
 	if e == nil {
 		return fmt.Sprintf("%s before the stream ended; %s", textfmt.Plural(s.Failed, "failing run"), textfmt.Plural(len(s.Findings), "finding"))
 	}
-	c := fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed, %d hit the time horizon); %s; %s kept for reaching %s",
+	gaveUp := ""
+	if n := s.GaveUpOnly(); n > 0 {
+		gaveUp = fmt.Sprintf(", %d gave up checking their history", n)
+	}
+	c := fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed%s, %d hit the time horizon); %s; %s kept for reaching %s",
 		s.Failed, textfmt.Plural(s.Ran, "run"), e.BranchedFailures, textfmt.Plural(e.StartingSeeds, "starting seed"), textfmt.Plural(e.Branches, "branch"),
-		s.Passed, s.Horizon, textfmt.Plural(len(s.Findings), "finding"), textfmt.Plural(e.Corpus, "run"), textfmt.Plural(e.NewStates, "new state"))
+		s.Passed, gaveUp, s.Horizon, textfmt.Plural(len(s.Findings), "finding"), textfmt.Plural(e.Corpus, "run"), textfmt.Plural(e.NewStates, "new state"))
 	if s.PropertyFailures > 0 {
 		// Over every run, a property never reached or never true fails
 		// the exploration as it fails a sweep.
@@ -245,7 +253,7 @@ func Margin(p record.Property) string {
 	if p.Margin == nil {
 		return ""
 	}
-	return fmt.Sprintf("%g", *p.Margin)
+	return p.Margin.String()
 }
 
 // statusText is the finding's status with when it was first seen.

@@ -11,8 +11,18 @@ import (
 
 // ScheduleWorld is what a schedule for this world is checked against.
 func (p *Prepared) ScheduleWorld() schedule.World {
-	return schedule.World{File: p.World.File, Nodes: p.nodeNames(), DurationNs: p.Spec.DurationNs,
-		PreemptPCT: p.World.Preempt.Strategy == "pct", Liveness: p.Spec.LivenessWithinNs > 0 || p.World.Finally != nil}
+	w := schedule.World{File: p.World.File, Nodes: p.nodeNames(), DurationNs: p.Spec.DurationNs,
+		PreemptPCT: p.World.Preempt.Strategy == "pct", Liveness: p.Spec.LivenessWithinNs > 0 || p.World.Finally != nil,
+		NoFaults: map[string]string{}}
+	for _, n := range p.World.AllNodes() {
+		switch {
+		case n == p.World.Finally:
+			w.NoFaults[n.Name] = "the finally check never takes any"
+		case n.Faults != nil && !*n.Faults:
+			w.NoFaults[n.Name] = `"faults": false in the world`
+		}
+	}
+	return w
 }
 
 // ReadSchedule reads the schedule at path ("-" for stdin) and checks it

@@ -55,8 +55,12 @@ type Schedule struct {
 	// Duration is how long a replay runs: for a failing run, when it
 	// failed. 0 means the world's duration.
 	Duration Dur `json:"duration,omitempty"`
-	// Budget, when above 0, caps what sim.Budget returns.
-	Budget   int      `json:"budget,omitempty"`
+	// Budget, when above 0, caps what sim.Budget returns. A schedule may
+	// call it ops, the spec's name; it is written as budget, which every
+	// version of sf reads.
+	Budget int `json:"budget,omitempty"`
+	// opsNamed says the schedule read called Budget ops.
+	opsNamed bool
 	Branches []Branch `json:"branches,omitempty"`
 	// ShrunkFrom and ShrinkRuns say that sf-shrink made this schedule: from
 	// how many faults, in how many replays.
@@ -174,9 +178,16 @@ func Parse(file string, data []byte) (*Schedule, error) {
 			}
 			delete(top, "branches")
 		}
+		ops, hasOps := top["ops"]
+		delete(top, "ops")
 		rest, _ := json.Marshal(top)
 		if err := strictDecode(rest, s); err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+		if hasOps {
+			if err := s.readOps(ops, top["budget"] != nil); err != nil {
+				return nil, fmt.Errorf("%s: %v", file, err)
+			}
 		}
 		if hasPinned && string(pinned) != "null" {
 			s.Pinned = &Pinned{}
@@ -203,6 +214,30 @@ func Parse(file string, data []byte) (*Schedule, error) {
 		s.Faults = append(s.Faults, f)
 	}
 	return s, nil
+}
+
+// readOps reads ops, the spec's name for the Budget cap, which a schedule
+// may give instead of budget, or next to it with the same value.
+func (s *Schedule) readOps(data json.RawMessage, hasBudget bool) error {
+	var v struct {
+		Ops int `json:"ops"`
+	}
+	if err := strictDecode(append(append([]byte(`{"ops":`), data...), '}'), &v); err != nil {
+		return err
+	}
+	if hasBudget && s.Budget != v.Ops {
+		return fmt.Errorf("ops: %d, but budget says %d: they are the same cap, give one", v.Ops, s.Budget)
+	}
+	s.Budget, s.opsNamed = v.Ops, true
+	return nil
+}
+
+// budgetName is the name the schedule gave its Budget cap, for messages.
+func (s *Schedule) budgetName() string {
+	if s.opsNamed {
+		return "ops"
+	}
+	return "budget"
 }
 
 // pathed turns a decoding error into ".field: problem" or ": problem".
@@ -301,6 +336,11 @@ type World struct {
 	// Liveness says the world has a recovery phase after its duration, so a
 	// schedule may run (and fail) past the world's duration.
 	Liveness bool
+	// NoFaults are the programs that take no fault at all, each with why
+	// ("faults": false, the finally check): a schedule may not name them
+	// in any fault but a buggify or preempt, which act inside their own
+	// code.
+	NoFaults map[string]string
 }
 
 // Check checks the schedule against the world, with every check of a
@@ -333,7 +373,7 @@ func (s *Schedule) Check(w World) error {
 		return fmt.Errorf("duration: %s is longer than the world's duration (%s)", time.Duration(s.Duration), time.Duration(w.DurationNs))
 	}
 	if s.Budget < 0 {
-		return errors.New("budget: negative")
+		return fmt.Errorf("%s: negative", s.budgetName())
 	}
 	var last Dur
 	for i, b := range s.Branches {
@@ -369,6 +409,9 @@ func (s *Schedule) Check(w World) error {
 				return nodeErr(i, fld.name, fld.v)
 			}
 		}
+		if err := w.checkReach(i, f); err != nil {
+			return err
+		}
 		switch {
 		case f.At < 0:
 			return fmt.Errorf("faults[%d].at: negative", i)
@@ -386,6 +429,38 @@ func (s *Schedule) Check(w World) error {
 		}
 	}
 	return s.checkSet()
+}
+
+// checkReach refuses fault i when it names a program that takes no faults:
+// the run would apply it all the same. A buggify or preempt fault acts
+// inside the program's own code, which such a program keeps.
+func (w World) checkReach(i int, f Fault) error {
+	if len(w.NoFaults) == 0 || f.Kind == faults.KindBuggify || f.Kind == faults.KindPreempt {
+		return nil
+	}
+	check := func(field string, names ...string) error {
+		for _, n := range names {
+			if why, ok := w.NoFaults[n]; ok {
+				return fmt.Errorf("faults[%d].%s: %s takes no faults (%s)", i, field, echo.Quote(n), why)
+			}
+		}
+		return nil
+	}
+	if err := check("node", f.Node); err != nil {
+		return err
+	}
+	if err := check("side", f.Side...); err != nil {
+		return err
+	}
+	for j, g := range f.Groups {
+		if err := check(fmt.Sprintf("groups[%d]", j), g...); err != nil {
+			return err
+		}
+	}
+	if err := check("from", f.From); err != nil {
+		return err
+	}
+	return check("to", f.To)
 }
 
 func contains(list []string, s string) bool {

@@ -390,6 +390,10 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*runner.Prepared, inter
 		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
 	}
 	shown := textfmt.Display(path)
+	hist, timeline, err := sweep.WriteShrunkHistory(p, j.seed, j.exploreRun, out.Final)
+	if err != nil {
+		return record.Shrink{}, fmt.Errorf("writing the shrunk run's history: %w", err)
+	}
 	args := []string{c.RunTool, "-c", j.world.config, "-seed", strconv.FormatUint(j.seed, 10)}
 	if j.world.profile != "" {
 		args = append(args, "-profile", j.world.profile)
@@ -417,6 +421,11 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*runner.Prepared, inter
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintf(w, "duration %s, wrote %s\n", schedule.RoundedDuration(int64(sched.Duration)), shown)
+	for _, a := range []struct{ what, path string }{{"history", hist}, {"history timeline", timeline}} {
+		if a.path != "" {
+			fmt.Fprintf(w, "wrote %s %s\n", a.what, a.path)
+		}
+	}
 	pinned := ""
 	if c.Pin {
 		path, err := pin.Write(p.World, &sched, out.Final)
@@ -432,5 +441,5 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*runner.Prepared, inter
 		Set: j.world.setList(), Class: out.Final.Class, Message: out.Final.Message, Node: out.Final.Node,
 		FaultsBefore: out.Before, FaultsAfter: len(sched.Faults), ShrinkRuns: out.Runs,
 		Duration: time.Duration(sched.Duration).String(), DurationNs: int64(sched.Duration), Budget: sched.Budget,
-		Schedule: shown, Repro: repro, Pinned: pinned, ExploreRun: j.exploreRun}, nil
+		Schedule: shown, History: hist, Timeline: timeline, Repro: repro, Pinned: pinned, ExploreRun: j.exploreRun}, nil
 }

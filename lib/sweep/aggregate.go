@@ -64,7 +64,7 @@ func (a *aggregate) add(props []engine.Property) {
 			case row.Margin == nil:
 				v := *p.Margin
 				row.Margin = &v
-			case p.Kind == "always" && *p.Margin < *row.Margin, p.Kind == "sometimes" && *p.Margin > *row.Margin:
+			case p.Kind == "always" && p.Margin.Less(*row.Margin), p.Kind == "sometimes" && row.Margin.Less(*p.Margin):
 				*row.Margin = *p.Margin
 			}
 		}

@@ -42,28 +42,8 @@ func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Ar
 		stem = fmt.Sprintf("%s%d", prefix, r.Seed)
 	}
 	arts := &record.Artifacts{}
-	if len(r.History) > 0 {
-		path := filepath.Join(dir, stem+".history.jsonl")
-		var b bytes.Buffer
-		if err := history.WriteEvents(&b, r.History); err != nil {
-			return nil, err
-		}
-		path, err := writeMaybeCompressed(path, b.Bytes(), o.Compress)
-		if err != nil {
-			return nil, err
-		}
-		arts.History = textfmt.Display(path)
-		if r.Check != nil && r.Check.HasTimeline() {
-			tl := filepath.Join(dir, stem+".history.html")
-			var page bytes.Buffer
-			if err := r.Check.WriteTimeline(&page); err != nil {
-				return nil, err
-			}
-			if err := atomicfile.WriteFile(tl, page.Bytes(), 0o644); err != nil {
-				return nil, err
-			}
-			arts.Timeline = textfmt.Display(tl)
-		}
+	if arts.History, arts.Timeline, err = writeHistory(dir, stem, r, o.Compress); err != nil {
+		return nil, err
 	}
 	if r.Status != engine.StatusFail && r.Status != engine.StatusNondeterministic {
 		return arts, nil // a passing replay keeps only its history
@@ -94,6 +74,48 @@ func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Ar
 	}
 	arts.Faults = textfmt.Display(faults)
 	return arts, nil
+}
+
+// writeHistory writes r's recorded history as stem.history.jsonl in dir
+// and, when its check has a timeline (a linearizability violation), the
+// timeline as stem.history.html. It returns their paths as shown, or ""
+// for a file not written.
+func writeHistory(dir, stem string, r *engine.Result, compress bool) (hist, timeline string, err error) {
+	if len(r.History) == 0 {
+		return "", "", nil
+	}
+	var b bytes.Buffer
+	if err := history.WriteEvents(&b, r.History); err != nil {
+		return "", "", err
+	}
+	path, err := writeMaybeCompressed(filepath.Join(dir, stem+".history.jsonl"), b.Bytes(), compress)
+	if err != nil {
+		return "", "", err
+	}
+	hist = textfmt.Display(path)
+	if r.Check != nil && r.Check.HasTimeline() {
+		tl := filepath.Join(dir, stem+".history.html")
+		var page bytes.Buffer
+		if err := r.Check.WriteTimeline(&page); err != nil {
+			return "", "", err
+		}
+		if err := atomicfile.WriteFile(tl, page.Bytes(), 0o644); err != nil {
+			return "", "", err
+		}
+		timeline = textfmt.Display(tl)
+	}
+	return hist, timeline, nil
+}
+
+// WriteShrunkHistory writes the history (and timeline) of the replay of a
+// shrunk schedule next to it: seed-N.shrunk.history.jsonl and .html for
+// seed-N.shrunk.faults.json, names no sweep writes.
+func WriteShrunkHistory(p *runner.Prepared, seed uint64, exploreRun int, r *engine.Result) (hist, timeline string, err error) {
+	dir, err := MakeArtifactDir(p.World)
+	if err != nil {
+		return "", "", err
+	}
+	return writeHistory(dir, strings.TrimSuffix(ShrunkName(seed, exploreRun), ".faults.json"), r, false)
 }
 
 // WriteRunArtifacts writes the artifacts of a failing run that is not one

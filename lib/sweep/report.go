@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/record"
@@ -119,7 +120,12 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 		case r.Status == engine.StatusHorizon:
 			what = "passed (hit the time horizon)"
 		}
-		fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
+		if r.Check != nil && r.Check.Verdict == check.Unknown {
+			fmt.Fprintf(w, "GAVE UP seed %d at t=%s (%d scheduler steps, %dms real): %s, so the seed neither passed nor failed (see -history-timeout and limits.check_steps)\n\n",
+				r.Seed, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6, r.Check.Summary)
+		} else {
+			fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
+		}
 		fmt.Fprintf(w, "faults (%d):\n", len(r.Faults))
 		writeFaults(w, r)
 		fmt.Fprintln(w)
@@ -226,13 +232,26 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration, check bool)
 	if s.Interrupted {
 		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
 	}
+	// Seeds whose history check gave up and that did not fail otherwise
+	// are neither passed nor failed.
+	gaveUp := s.Seeds - s.Passed - s.Failed
 	switch {
 	case s.Failed > 0:
-		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed, %d hit the time horizon", s.Failed, s.Seeds, s.Passed, s.Horizon)
+		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed", s.Failed, s.Seeds, s.Passed)
+		if gaveUp > 0 {
+			fmt.Fprintf(w, ", %d gave up checking their history", gaveUp)
+		}
+		fmt.Fprintf(w, ", %d hit the time horizon", s.Horizon)
 		if s.Nondeterministic > 0 {
 			fmt.Fprintf(w, ", %d nondeterministic", s.Nondeterministic)
 		}
 		fmt.Fprintf(w, ") in %s\n", d)
+		if s.PropertyFailures > 0 {
+			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+		}
+	case gaveUp > 0:
+		fmt.Fprintf(w, "GAVE UP %d of %d seeds gave up checking their history (%d passed, %d hit the time horizon) in %s\n",
+			gaveUp, s.Seeds, s.Passed, s.Horizon, d)
 		if s.PropertyFailures > 0 {
 			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
 		}
@@ -258,7 +277,7 @@ func PrintTables(w io.Writer, s record.Summary, unit string) {
 				if p.Kind == "sometimes" {
 					which = "largest"
 				}
-				line += fmt.Sprintf("  (%s margin %s)", which, strconv.FormatFloat(*p.Margin, 'f', -1, 64))
+				line += fmt.Sprintf("  (%s margin %s)", which, p.Margin)
 			}
 			if p.Verdict != "" {
 				line += "  <- " + p.Verdict

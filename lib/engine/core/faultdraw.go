@@ -42,16 +42,10 @@ func (r *Run) drawSwarm() {
 	}
 }
 
-// configured reports whether the world turns a swarm type on at all, for
-// the swarm line of the trace. Only crashes, clock jumps and buggify are
-// named there: the line has said so since swarm testing came, and saying
-// more would change the trace of every swarm world.
+// configured reports whether the world turns a swarm type on at all: its
+// rate or probability is above 0.
 func (r *Run) configured(kind string) bool {
-	switch kind {
-	case faults.KindCrash, faults.KindClockJump, faults.KindBuggify:
-		return r.Spec.Kinds.Rate(kind) > 0
-	}
-	return false
+	return r.Spec.Kinds.Rate(kind) > 0
 }
 
 // kindRate is the named kind's rate or probability for this seed, after

@@ -229,10 +229,19 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = f
 			}
 		}
+		// A side is cut from the other programs that network faults reach;
+		// one with "faults": false stays out of every group and talks to
+		// all.
+		var netNames []string
+		for _, ns := range spec.Nodes {
+			if ns.NetFaults {
+				netNames = append(netNames, ns.Name)
+			}
+		}
 		var timed []Fault
 		for _, f := range opts.Faults {
 			if f.Kind == faults.KindPartition && len(f.Side) > 0 {
-				f.Groups, f.Side = f.PartitionGroups(names), nil
+				f.Groups, f.Side = f.PartitionGroups(netNames), nil
 			}
 			if !faults.Positional(f.Kind) {
 				timed = append(timed, f)

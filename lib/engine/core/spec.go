@@ -6,6 +6,7 @@ import (
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
@@ -189,7 +190,7 @@ type Property struct {
 	Hits    int    `json:"hits"`
 	// Margin is, for comparison properties, the smallest margin of an
 	// always and the largest of a sometimes; nil for the other forms.
-	Margin *float64 `json:"margin,omitempty"`
+	Margin *margin.Value `json:"margin,omitempty"`
 	// FirstNs and FirstTrueNs are when the property was first reached
 	// and first true; MarginNs when Margin last moved. sf-run -explore
 	// branches a run there.
