@@ -153,6 +153,6 @@
 // fault corrupted, and how full the disk is.
 //
 // Exit status: 0 every seed passed, 1 a seed failed, its history check gave
-// up, or a property was never true, 2 bad usage or input (a broken world file, a failed build), 130 the
-// sweep was interrupted.
+// up, or a property was never true, 2 bad usage or input (a broken world
+// file, a failed build), 130 the sweep was interrupted.
 package main
