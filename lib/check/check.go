@@ -256,10 +256,3 @@ func Check(ops []history.HistoryOp, opts Options) (*Report, error) {
 	}
 	return r, err
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}

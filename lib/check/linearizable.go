@@ -10,6 +10,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // build decodes the history into Porcupine operations, dropping failed
@@ -219,7 +220,7 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	switch res {
 	case porcupine.Ok:
 		r.Verdict = Ok
-		r.Summary = fmt.Sprintf("history of %s is linearizable (model %s)", plural(len(pops), "operation", "operations"), m.name)
+		r.Summary = fmt.Sprintf("history of %s is linearizable (model %s)", textfmt.Plural(len(pops), "operation"), m.name)
 		return r, nil
 	case porcupine.Unknown:
 		r.Verdict = Unknown
@@ -227,7 +228,7 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 		return r, nil
 	}
 	r.Verdict = Illegal
-	r.Summary = fmt.Sprintf("history of %s is not linearizable (model %s)", plural(len(pops), "operation", "operations"), m.name)
+	r.Summary = fmt.Sprintf("history of %s is not linearizable (model %s)", textfmt.Plural(len(pops), "operation"), m.name)
 	var failing []failingKey
 	if !opts.NoTimeline {
 		failing, err = d.rerun(r, model, q, pops, len(keys), opts, limit, start)

@@ -13,6 +13,7 @@ import (
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Main is sf-run -explore: it prepares the world, explores it and reports
@@ -86,7 +87,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	sweep.PrintTables(human, sum, "runs")
 	Print(human, out)
 	if sum.PropertyFailures > 0 {
-		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", plural(sum.PropertyFailures, "property"), plural(out.Runs, "run"))
+		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", textfmt.Plural(sum.PropertyFailures, "property"), textfmt.Plural(out.Runs, "run"))
 	}
 	switch {
 	case out.Interrupted:
@@ -129,7 +130,7 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 		runs = DefaultRuns
 	}
 	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, Seeds: out.Runs,
-		Passed: out.Passed, Horizon: out.Horizon, Failed: len(out.Found), FailedSeeds: []uint64{},
+		Passed: out.Passed, Horizon: out.Horizon, Failed: len(out.Found), GaveUp: out.GaveUp, FailedSeeds: []uint64{},
 		Properties: []record.Property{}, RealNs: took.Nanoseconds(), Status: "pass", Interrupted: out.Interrupted,
 		Explore: &record.ExploreCounts{Runs: out.Runs, StartingSeeds: out.SeedRuns, Branches: out.Runs - out.SeedRuns,
 			Budget: runs, Corpus: out.Corpus, NewStates: out.Signals}}
@@ -149,7 +150,7 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 	switch {
 	case sum.Interrupted:
 		sum.Status = "interrupted" // as the exit status, 130, says
-	case sum.Failed > 0 || sum.PropertyFailures > 0:
+	case sum.Failed > 0 || sum.PropertyFailures > 0 || sum.GaveUp > 0:
 		sum.Status = "fail"
 	}
 	return sum

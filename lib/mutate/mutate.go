@@ -74,11 +74,13 @@ type Verdict struct {
 	Breaks string
 }
 
-// ValidateOnly checks -only names against the runtime mutants.
+// ValidateOnly checks -only names against the runtime mutants; its error
+// names the first that is none, for the caller to say after the flag's
+// name.
 func ValidateOnly(names []string) error {
 	for _, n := range names {
 		if _, ok := engine.LookupMutant(n); !ok {
-			return fmt.Errorf("-only: %q is not a runtime mutant; the runtime mutants are %s", n, strings.Join(engine.MutantNames(), ", "))
+			return fmt.Errorf("%q is not a runtime mutant; the runtime mutants are %s", n, strings.Join(engine.MutantNames(), ", "))
 		}
 	}
 	return nil

@@ -14,6 +14,7 @@ import (
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // pinOutcome is what the replays of a world's pins came to.
@@ -36,7 +37,7 @@ func (s *sweeper) replayPins() (pinOutcome, error) {
 	scheds := make([]*schedule.Schedule, len(paths))
 	jobs := make([]runner.Job, len(paths))
 	for i, path := range paths {
-		shown := relPath(path)
+		shown := textfmt.Display(path)
 		sched, err := schedule.ReadFile(shown, nil)
 		if err != nil {
 			return out, fmt.Errorf("pinned regression %w", err)
@@ -46,7 +47,7 @@ func (s *sweeper) replayPins() (pinOutcome, error) {
 		}
 		scheds[i], jobs[i] = sched, s.job(sched.Seed, sched)
 	}
-	fmt.Fprintf(s.human, "replaying %s of %s (%s)\n", plural(len(paths), "pinned regression"), o.Config, relPath(pin.Dir(p.World)))
+	fmt.Fprintf(s.human, "replaying %s of %s (%s)\n", textfmt.Plural(len(paths), "pinned regression"), o.Config, textfmt.Display(pin.Dir(p.World)))
 	err = p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: s.interrupt}, func(res runner.Outcome) error {
 		if res.Err != nil {
 			return res.Err
@@ -59,7 +60,7 @@ func (s *sweeper) replayPins() (pinOutcome, error) {
 		}
 		sched := scheds[res.Index]
 		po := o
-		po.Faults, po.Replay, po.artifactPrefix = relPath(paths[res.Index]), false, "pin-seed-"
+		po.Faults, po.Replay, po.artifactPrefix = textfmt.Display(paths[res.Index]), false, "pin-seed-"
 		po.budget, po.branches, po.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
 		out.pins++
 		r := res.Result

@@ -6,6 +6,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -27,6 +28,7 @@ import (
 	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Version is the version the tools report.
@@ -244,7 +246,7 @@ func (s *sweeper) readSchedule() error {
 		if err := sched.WriteFile(kept); err != nil {
 			return fmt.Errorf("keeping the schedule read from standard input: %w", err)
 		}
-		o.Faults = relPath(kept)
+		o.Faults = textfmt.Display(kept)
 	}
 	return nil
 }
@@ -267,7 +269,7 @@ func (s *sweeper) begin() {
 	if !o.Replay {
 		for _, dir := range []string{ArtifactDir(s.p.World), pin.Dir(s.p.World)} {
 			if n, err := atomicfile.RemoveStale(dir, atomicfile.StaleAge, time.Now()); n > 0 && err == nil {
-				fmt.Fprintf(o.Stderr, "sf-run: removed %d temporary file(s) left in %s by a run that was killed\n", n, relPath(dir))
+				fmt.Fprintf(o.Stderr, "sf-run: removed %d temporary file(s) left in %s by a run that was killed\n", n, textfmt.Display(dir))
 			}
 		}
 	}
@@ -324,13 +326,17 @@ func (s *sweeper) report(out runner.Outcome) error {
 		sum.HostStalls++
 		rec.HostStall = true
 	}
-	switch res.Status {
-	case engine.StatusPass:
+	gaveUp := res.Check != nil && res.Check.Verdict == check.Unknown
+	switch {
+	case gaveUp && (res.Status == engine.StatusPass || res.Status == engine.StatusHorizon):
+		// Neither a pass nor a failure: sf-check exits 1 for the same
+		// history, and so does the sweep (Seeds-Passed-Failed counts it).
+	case res.Status == engine.StatusPass:
 		sum.Passed++
-	case engine.StatusHorizon:
+	case res.Status == engine.StatusHorizon:
 		sum.Passed++
 		sum.Horizon++
-	case engine.StatusNondeterministic:
+	case res.Status == engine.StatusNondeterministic:
 		sum.Nondeterministic++
 		sum.Failed++
 		sum.FailedSeeds = append(sum.FailedSeeds, seed)
@@ -339,10 +345,13 @@ func (s *sweeper) report(out runner.Outcome) error {
 		sum.FailedSeeds = append(sum.FailedSeeds, seed)
 	}
 	failed := res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic
-	if res.Check != nil && res.Check.Verdict == check.Unknown {
+	if gaveUp {
 		sum.GaveUp++
+		sum.GaveUpSeeds = append(sum.GaveUpSeeds, seed)
 	}
-	if failed || (o.Replay && len(res.History) > 0) {
+	// A history whose check gave up is kept too, for sf-check with a
+	// larger budget.
+	if failed || (o.Replay && len(res.History) > 0) || gaveUp {
 		arts, err := writeArtifacts(s.p, o, res)
 		if err != nil {
 			fmt.Fprintf(s.stderr, "sf-run: seed %d: %v\n", seed, err)
@@ -354,7 +363,7 @@ func (s *sweeper) report(out runner.Outcome) error {
 		if err != nil {
 			return err
 		}
-		rec.Pinned = relPath(path)
+		rec.Pinned = textfmt.Display(path)
 		s.pinned = true
 	}
 	s.lastStatus = res.Status
@@ -390,12 +399,18 @@ func (s *sweeper) finish(pins pinOutcome) (int, error) {
 	switch {
 	case sum.Interrupted:
 		sum.Status = "interrupted"
-	case sum.Failed > 0 || sum.PinsFailed > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0):
+	case sum.Failed > 0 || sum.PinsFailed > 0 || len(sum.GaveUpSeeds) > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0):
 		sum.Status = "fail"
 	default:
 		sum.Status = "pass"
 	}
 	if s.jw != nil {
+		// A stream without its summary reads as cut short: a summary that
+		// does not encode is a bug in sf, said as one, never a silence.
+		if _, err := json.Marshal(sum); err != nil {
+			fmt.Fprintf(o.Stderr, "sf-run: encoding the summary record: %v: please report it\n", err)
+			return ExitUsage, nil
+		}
 		s.jw.Write(*sum)
 	}
 	switch {
