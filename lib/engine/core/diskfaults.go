@@ -130,8 +130,11 @@ func (r *Run) crashDisk(n *Node, syncing disk.Ino) {
 // fsync makes a file durable, with the disk faults that apply to an fsync.
 func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
-	op := n.NextOp()
-	if d.LatencyNs[1] > 0 {
+	var op int64
+	if in.exec.resuming { // copied while it waited out the latency
+		op = in.park.op
+		in.ParkAgain(ctx)
+	} else if op = n.NextOp(); d.LatencyNs[1] > 0 {
 		var s rng.Stream
 		s.Reset(r.SeedOf(bsDiskLatency), "disklatency", rng.Key(n.Spec.Name), uint64(op))
 		if lat := s.Between(d.LatencyNs[0], d.LatencyNs[1]); lat > 0 {
@@ -139,7 +142,7 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 			// one thread.
 			in.deadline = r.Now + lat
 			in.Waits = in.Waits[:0]
-			in.Park(ctx)
+			in.parkAt(ctx, op, false)
 			in.deadline = maxTime
 		}
 	}

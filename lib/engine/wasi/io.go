@@ -85,6 +85,14 @@ func writev(c *core.Call, fd int32, iovs, iovsLen uint32, off int64) (uint32, ui
 	if e == nil {
 		return 0, core.EBadf
 	}
+	if c.Resuming() {
+		// A fork copied the node inside the sync of a write with O_SYNC
+		// or O_DSYNC: the data is written, the sync goes on.
+		if errno := in.Fsync(ctx, e); errno != core.ESuccess {
+			return 0, errno
+		}
+		return uint32(c.Carried()), core.ESuccess
+	}
 	crashing := false // crash_on_io hit this write: no sync follows it
 	if e.Kind == core.DescFile && e.Write && !e.Antithesis {
 		op, errno, crash := in.BeforeWrite(e, true)
@@ -171,6 +179,7 @@ func writev(c *core.Call, fd int32, iovs, iovsLen uint32, off int64) (uint32, ui
 		// O_SYNC and O_DSYNC: the write is an fsync too, a disk operation of
 		// its own with every fsync fault (latency, crash_on_io, fsync_eio,
 		// lost_write, misdirected_write). A failed sync fails the write.
+		c.Carry(uint64(total))
 		if errno := in.Fsync(ctx, e); errno != core.ESuccess {
 			return 0, errno
 		}
@@ -181,7 +190,9 @@ func writev(c *core.Call, fd int32, iovs, iovsLen uint32, off int64) (uint32, ui
 // syncFD is fsync and fdatasync, which the disk does not tell apart.
 func syncFD(c *core.Call, fd int32) uint64 {
 	in, ctx := c.In, c.Ctx
-	c.Key(uint64(fd), 0)
+	if !c.Resuming() {
+		c.Key(uint64(fd), 0)
+	}
 	e := in.FD(fd)
 	switch {
 	case e == nil:

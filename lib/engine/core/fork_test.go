@@ -1,0 +1,187 @@
+package core_test
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/sweep"
+)
+
+// forkAll forks every step of every seed in TestForkResume (make
+// fork-check); without it the test forks a spread of steps.
+var forkAll = flag.Bool("fork-all", false, "fork at every scheduler step in TestForkResume")
+
+// forkWorlds are worlds whose runs TestForkResume forks: a node with disk
+// faults and fsync latency that crashes and restarts, preemption with call
+// counting, and worlds of several nodes with network faults. -short keeps
+// the first two.
+var forkWorlds = []struct {
+	world string
+	set   []string
+	seeds []uint64
+}{
+	{"examples/kvlog/seedfall.fixed.json", []string{"faults.preset=everything"}, []uint64{1, 2}},
+	{"examples/race/seedfall.pct.json", nil, []uint64{1}},
+	{"examples/httpkv/seedfall.fixed.json", []string{"faults.preset=high_availability"}, []uint64{1}},
+	{"examples/raftkv/seedfall.json", nil, []uint64{1}},
+}
+
+// TestForkResume forks runs at many scheduler steps and resumes each fork
+// in the engine it came from: the resumed run must end exactly as the run
+// that was never forked, with the same trace, faults, steps, host calls and
+// determinism hash. The run that takes the forks must not change either.
+func TestForkResume(t *testing.T) {
+	worlds := forkWorlds
+	if testing.Short() {
+		worlds = worlds[:2]
+	}
+	for _, w := range worlds {
+		t.Run(strings.TrimPrefix(w.world, "examples/"), func(t *testing.T) {
+			p := prepareWorld(t, w.world, w.set)
+			for _, seed := range w.seeds {
+				whole, err := p.Engine.Run(p.Spec, seed, engine.Options{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				at := forkSteps(whole.Steps)
+				forked := 0
+				taker, err := p.Engine.Run(p.Spec, seed, engine.Options{AtStep: func(s engine.StepPoint) {
+					if !at[s.Step] {
+						return
+					}
+					f, err := s.Fork()
+					if err != nil {
+						t.Errorf("seed %d: %v", seed, err)
+						return
+					}
+					forked++
+					resumed, err := p.Engine.Resume(f, engine.Options{})
+					if err != nil {
+						t.Fatal(err)
+					}
+					same(t, fmt.Sprintf("seed %d resumed at step %d of %d", seed, s.Step, whole.Steps), resumed, whole)
+				}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				same(t, fmt.Sprintf("seed %d, the run that forked", seed), taker, whole)
+				if forked != len(at) {
+					t.Errorf("seed %d: %d forks of %d steps", seed, forked, len(at))
+				}
+			}
+		})
+	}
+}
+
+// forkSteps are the steps a run of n steps is forked at: every one with
+// -fork-all, a spread with -short, and every n/40th otherwise.
+func forkSteps(n uint64) map[uint64]bool {
+	at := map[uint64]bool{}
+	switch {
+	case *forkAll:
+		for k := uint64(0); k < n; k++ {
+			at[k] = true
+		}
+	case testing.Short():
+		for _, k := range stepsOf(n) {
+			at[k] = true
+		}
+	default:
+		for k := uint64(0); k < n; k += max(1, n/40) {
+			at[k] = true
+		}
+		at[n-1] = true
+	}
+	return at
+}
+
+// TestForkOfAFork: a resumed run forks again, and that fork resumes to the
+// same end; a fork resumed in another engine, with its own runtime, does
+// too; and a fork resumed with a branch ends as a replay from the start
+// with that branch does.
+func TestForkOfAFork(t *testing.T) {
+	p := prepareWorld(t, "examples/kvlog/seedfall.fixed.json", []string{"faults.preset=everything"})
+	const seed = 1
+	whole, err := p.Engine.Run(p.Spec, seed, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, second := whole.Steps/3, 2*whole.Steps/3
+	f := forkAt(t, func(o engine.Options) (*engine.Result, error) { return p.Engine.Run(p.Spec, seed, o) }, first)
+
+	inner := forkAt(t, func(o engine.Options) (*engine.Result, error) { return p.Engine.Resume(f, o) }, second)
+	resumed, err := p.Engine.Resume(inner, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "a fork of a fork", resumed, whole)
+
+	other, err := engine.New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	for _, n := range p.Spec.Nodes {
+		if _, err := other.CompileFor(n.Wasm, p.Spec.Preempt); err != nil {
+			t.Fatal(err)
+		}
+	}
+	elsewhere, err := other.Resume(f, engine.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "a fork resumed in another engine", elsewhere, whole)
+
+	b := []schedule.Branch{{At: schedule.Dur(f.AtNs + 1), Key: 7}}
+	replay, err := p.Engine.Run(p.Spec, seed, engine.Options{Branches: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if replay.Hash == whole.Hash {
+		t.Fatal("the branch changed nothing: the test would prove nothing")
+	}
+	branched, err := p.Engine.Resume(f, engine.Options{Branches: b})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "a fork resumed with a branch", branched, replay)
+}
+
+// forkAt runs run with a fork taken at step and returns the fork.
+func forkAt(t *testing.T, run func(engine.Options) (*engine.Result, error), step uint64) *engine.Fork {
+	t.Helper()
+	var f *engine.Fork
+	var ferr error
+	if _, err := run(engine.Options{AtStep: func(s engine.StepPoint) {
+		if s.Step == step {
+			f, ferr = s.Fork()
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if ferr != nil || f == nil {
+		t.Fatalf("no fork at step %d: %v", step, ferr)
+	}
+	return f
+}
+
+func prepareWorld(t *testing.T, world string, set []string) *sweep.Prepared {
+	t.Helper()
+	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := sweep.Prepare(filepath.Join(root, world), config.LoadOptions{Set: set}, os.Stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Engine.Close() })
+	return p
+}
