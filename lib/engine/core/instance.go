@@ -148,7 +148,11 @@ func (in *Instance) main() {
 		return
 	}
 	ctx := context.WithValue(context.Background(), ctxKey{}, in)
-	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
+	if img := in.exec.image; img != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, imageAllocator(uint64(len(img.memory))))
+	} else {
+		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
+	}
 	cfg := wazero.NewModuleConfig().
 		WithName(fmt.Sprintf("%s@%d", in.Name, instanceSerial.Add(1))).
 		WithStartFunctions()
