@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -63,5 +64,54 @@ func TestForkInsideFsyncLatency(t *testing.T) {
 	}
 	if !seen["fd_sync"] || !seen["fd_write"] {
 		t.Errorf("no fork inside an fsync's latency from both fd_sync and fd_write: %v", seen)
+	}
+}
+
+// TestForkRefusals: a fork that cannot be resumed is refused, with an error
+// that names the node and says why: a node waiting at the end of a
+// preemption time slice, or one whose module was not prepared for forking.
+func TestForkRefusals(t *testing.T) {
+	pre := &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true}
+	raw := buildRawGuest(t, "sleeper")
+	tests := []struct {
+		name string
+		spec *Spec
+		want string
+	}{
+		{"end of a time slice", &Spec{
+			Nodes: []NodeSpec{
+				{Name: "spinner", Wasm: runnable(t, buildRawGuest(t, "spin"), pre)},
+				{Name: "client", Wasm: runnable(t, buildRawGuest(t, "sleeper"), pre), Args: []string{"-for", "100ms", "-step", "20ms"}, Workload: true},
+			},
+			Preempt: pre,
+		}, "spinner#1: it is parked at the end of a preemption time slice"},
+		{"a module not prepared", &Spec{
+			Nodes: []NodeSpec{{Name: "sleeper", Wasm: raw, Args: []string{"-for", "100ms", "-step", "20ms"}, Workload: true}},
+		}, "sleeper#1: " + raw + ": the module was not prepared for forking"},
+	}
+	e, err := New(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.spec.DurationNs, tt.spec.LatencyNs, tt.spec.WatchdogNs = int64(10*time.Second), [2]int64{1e6, 1e6}, int64(20*time.Second)
+			var refusal error
+			res, err := e.Run(tt.spec, 1, Options{AtStep: func(s StepPoint) {
+				if refusal == nil && s.Step >= 2 {
+					_, refusal = s.Fork()
+				}
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Status != StatusPass {
+				t.Fatalf("the run %s: %s", res.Status, res.Message)
+			}
+			if refusal == nil || !strings.Contains(refusal.Error(), tt.want) {
+				t.Errorf("fork error %v, want one with %q", refusal, tt.want)
+			}
+		})
 	}
 }

@@ -1,9 +1,9 @@
 package core
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/tetratelabs/wazero/api"
 
@@ -153,8 +153,35 @@ func (in *Instance) copyGuest() (*guestImage, error) {
 	}
 	mem := in.exec.mod.Memory()
 	buf, _ := mem.Read(0, mem.Size())
-	img.memory = bytes.Clone(buf)
+	img.memory = imageBuffer(len(buf))
+	copy(img.memory, buf)
 	return img, nil
+}
+
+// imagePool keeps the memory of released forks' images for the next ones:
+// a guest's image is megabytes, and fresh memory costs page faults and the
+// collector's attention every time.
+var imagePool sync.Pool
+
+// imageBuffer returns a buffer of n bytes, from imagePool when one there is
+// large enough.
+func imageBuffer(n int) []byte {
+	if b, ok := imagePool.Get().(*[]byte); ok && cap(*b) >= n {
+		return (*b)[:n]
+	}
+	return make([]byte, n)
+}
+
+// Release gives the fork's memory back for later forks to reuse. The fork
+// must not be resumed after it, nor be being resumed.
+func (f *Fork) Release() {
+	for i, g := range f.guests {
+		if g != nil {
+			imagePool.Put(&g.memory)
+			f.guests[i] = nil
+		}
+	}
+	f.state = nil
 }
 
 // guestGlobals returns the guest's globals an image saves, in its order.

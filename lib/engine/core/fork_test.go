@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/config"
@@ -18,10 +19,15 @@ import (
 // fork-check); without it the test forks a spread of steps.
 var forkAll = flag.Bool("fork-all", false, "fork at every scheduler step in TestForkResume")
 
+// forkAllMax is how many steps -fork-all forks a long run at.
+const forkAllMax = 3000
+
 // forkWorlds are worlds whose runs TestForkResume forks: a node with disk
 // faults and fsync latency that crashes and restarts, preemption with call
-// counting, and worlds of several nodes with network faults. -short keeps
-// the first two.
+// counting, worlds of several nodes with network faults (the net overlay
+// and compat_overlay's mappings in raftkv), buggify, a history recorded by
+// a workload that crashes, UDP with lost and repeated datagrams, and
+// liveness with a finally check. -short keeps the first two.
 var forkWorlds = []struct {
 	world string
 	set   []string
@@ -31,6 +37,10 @@ var forkWorlds = []struct {
 	{"examples/race/seedfall.pct.json", nil, []uint64{1}},
 	{"examples/httpkv/seedfall.fixed.json", []string{"faults.preset=high_availability"}, []uint64{1}},
 	{"examples/raftkv/seedfall.json", nil, []uint64{1}},
+	{"examples/buggify/seedfall.json", nil, []uint64{1}},
+	{"lib/determinism/testdata/worlds/history/seedfall.json", nil, []uint64{1}},
+	{"lib/determinism/testdata/worlds/udp/seedfall.json", nil, []uint64{1}},
+	{"examples/liveness/seedfall.fixed.json", nil, []uint64{1}},
 }
 
 // TestForkResume forks runs at many scheduler steps and resumes each fork
@@ -67,6 +77,7 @@ func TestForkResume(t *testing.T) {
 						t.Fatal(err)
 					}
 					same(t, fmt.Sprintf("seed %d resumed at step %d of %d", seed, s.Step, whole.Steps), resumed, whole)
+					f.Release()
 				}})
 				if err != nil {
 					t.Fatal(err)
@@ -80,13 +91,14 @@ func TestForkResume(t *testing.T) {
 	}
 }
 
-// forkSteps are the steps a run of n steps is forked at: every one with
-// -fork-all, a spread with -short, and every n/40th otherwise.
+// forkSteps are the steps a run of n steps is forked at: with -fork-all
+// every one, or for a run longer than forkAllMax steps that many spread
+// over it; a spread with -short; and every n/40th otherwise.
 func forkSteps(n uint64) map[uint64]bool {
 	at := map[uint64]bool{}
 	switch {
 	case *forkAll:
-		for k := uint64(0); k < n; k++ {
+		for k := uint64(0); k < n; k += max(1, n/forkAllMax) {
 			at[k] = true
 		}
 	case testing.Short():
@@ -139,6 +151,24 @@ func TestForkOfAFork(t *testing.T) {
 	}
 	same(t, "a fork resumed in another engine", elsewhere, whole)
 
+	// Resumed twice at once, in the two engines: the fork is only read.
+	var wg sync.WaitGroup
+	twice := make([]*engine.Result, 2)
+	errs := make([]error, 2)
+	for i, e := range []*engine.Engine{p.Engine, other} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			twice[i], errs[i] = e.Resume(f, engine.Options{})
+		}()
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil {
+		t.Fatal(errs)
+	}
+	same(t, "a fork resumed twice at once, the first", twice[0], whole)
+	same(t, "a fork resumed twice at once, the second", twice[1], whole)
+
 	b := []schedule.Branch{{At: schedule.Dur(f.AtNs + 1), Key: 7}}
 	replay, err := p.Engine.Run(p.Spec, seed, engine.Options{Branches: b})
 	if err != nil {
@@ -172,7 +202,7 @@ func forkAt(t *testing.T, run func(engine.Options) (*engine.Result, error), step
 	return f
 }
 
-func prepareWorld(t *testing.T, world string, set []string) *sweep.Prepared {
+func prepareWorld(t testing.TB, world string, set []string) *sweep.Prepared {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
