@@ -62,9 +62,6 @@ type Fork struct {
 	guests []*guestImage // by node; nil for a node that is down or not started
 }
 
-// Seed is the seed of the run the fork was taken from.
-func (f *Fork) Seed() uint64 { return f.state.run.Seed }
-
 // MemoryBytes is the size of the guests' images.
 func (f *Fork) MemoryBytes() int {
 	n := 0
@@ -80,6 +77,9 @@ func (f *Fork) MemoryBytes() int {
 // fork was taken ("poll_oneoff", "fd_sync"), or "" if it was down or had not
 // started.
 func (f *Fork) ParkedIn(name string) string {
+	if f.state == nil {
+		return ""
+	}
 	n := f.state.run.NodeByName(name)
 	if n == nil || f.guests[n.Idx] == nil {
 		return ""

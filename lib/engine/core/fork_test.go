@@ -11,6 +11,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/engine/core"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -22,19 +23,22 @@ var forkAll = flag.Bool("fork-all", false, "fork at every scheduler step in Test
 // forkAllMax is how many steps -fork-all forks a long run at.
 const forkAllMax = 3000
 
-// forkWorlds are worlds whose runs TestForkResume forks: a node with disk
-// faults and fsync latency that crashes and restarts, preemption with call
-// counting, worlds of several nodes with network faults (the net overlay
+// forkWorlds are worlds whose runs TestForkResume forks: a workload that
+// waits out fsyncs below a frame it returns from (testdata/forkframes), a
+// node with disk
+// faults and fsync latency that crashes and restarts, the same world with
+// goroutines preempted at random counted calls and loops, worlds of several nodes with network faults (the net overlay
 // and compat_overlay's mappings in raftkv), buggify, a history recorded by
 // a workload that crashes, UDP with lost and repeated datagrams, and
-// liveness with a finally check. -short keeps the first two.
+// liveness with a finally check. -short keeps the first three.
 var forkWorlds = []struct {
 	world string
 	set   []string
 	seeds []uint64
 }{
+	{"lib/engine/core/testdata/forkframes/seedfall.json", nil, []uint64{1}},
 	{"examples/kvlog/seedfall.fixed.json", []string{"faults.preset=everything"}, []uint64{1, 2}},
-	{"examples/race/seedfall.pct.json", nil, []uint64{1}},
+	{"examples/kvlog/seedfall.fixed.json", []string{"preempt.strategy=random", "preempt.loops=true"}, []uint64{1}},
 	{"examples/httpkv/seedfall.fixed.json", []string{"faults.preset=high_availability"}, []uint64{1}},
 	{"examples/raftkv/seedfall.json", nil, []uint64{1}},
 	{"examples/buggify/seedfall.json", nil, []uint64{1}},
@@ -46,14 +50,17 @@ var forkWorlds = []struct {
 // TestForkResume forks runs at many scheduler steps and resumes each fork
 // in the engine it came from: the resumed run must end exactly as the run
 // that was never forked, with the same trace, faults, steps, host calls and
-// determinism hash. The run that takes the forks must not change either.
+// determinism hash, and one step after the fork its guests' memory and
+// globals (the loop ticks' and preemption's countdowns among them) must be
+// those of the run that was never forked. The run that takes the forks must
+// not change either.
 func TestForkResume(t *testing.T) {
 	worlds := forkWorlds
 	if testing.Short() {
-		worlds = worlds[:2]
+		worlds = worlds[:3]
 	}
 	for _, w := range worlds {
-		t.Run(strings.TrimPrefix(w.world, "examples/"), func(t *testing.T) {
+		t.Run(strings.TrimPrefix(w.world, "examples/")+strings.Join(w.set, ","), func(t *testing.T) {
 			p := prepareWorld(t, w.world, w.set)
 			for _, seed := range w.seeds {
 				whole, err := p.Engine.Run(p.Spec, seed, engine.Options{})
@@ -62,7 +69,15 @@ func TestForkResume(t *testing.T) {
 				}
 				at := forkSteps(whole.Steps)
 				forked := 0
+				// next holds, by step, the images a resumed run had one step
+				// after its fork, which the forking run's own must equal.
+				next := map[uint64]string{}
 				taker, err := p.Engine.Run(p.Spec, seed, engine.Options{AtStep: func(s engine.StepPoint) {
+					if want, ok := next[s.Step]; ok {
+						if got := digestAt(t, s); got != want {
+							t.Errorf("seed %d: the guests at step %d differ from those of the run resumed a step before:\n%s\nwant\n%s", seed, s.Step, got, want)
+						}
+					}
 					if !at[s.Step] {
 						return
 					}
@@ -72,7 +87,11 @@ func TestForkResume(t *testing.T) {
 						return
 					}
 					forked++
-					resumed, err := p.Engine.Resume(f, engine.Options{})
+					resumed, err := p.Engine.Resume(f, engine.Options{AtStep: func(r engine.StepPoint) {
+						if r.Step == s.Step+1 {
+							next[r.Step] = digestAt(t, r)
+						}
+					}})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -86,18 +105,30 @@ func TestForkResume(t *testing.T) {
 				if forked != len(at) {
 					t.Errorf("seed %d: %d forks of %d steps", seed, forked, len(at))
 				}
+				t.Logf("seed %d: %d of its %d steps forked and resumed", seed, forked, whole.Steps)
 			}
 		})
 	}
 }
 
+// digestAt forks the world at s and shows its guests' images.
+func digestAt(t *testing.T, s engine.StepPoint) string {
+	f, err := s.Fork()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Release()
+	return core.ImageDigest(f)
+}
+
 // forkSteps are the steps a run of n steps is forked at: with -fork-all
 // every one, or for a run longer than forkAllMax steps that many spread
-// over it; a spread with -short; and every n/40th otherwise.
+// over it; every one of a run of at most 100 steps; a spread with -short;
+// and every n/40th otherwise.
 func forkSteps(n uint64) map[uint64]bool {
 	at := map[uint64]bool{}
 	switch {
-	case *forkAll:
+	case *forkAll || n <= 100:
 		for k := uint64(0); k < n; k += max(1, n/forkAllMax) {
 			at[k] = true
 		}
@@ -116,8 +147,9 @@ func forkSteps(n uint64) map[uint64]bool {
 
 // TestForkOfAFork: a resumed run forks again, and that fork resumes to the
 // same end; a fork resumed in another engine, with its own runtime, does
-// too; and a fork resumed with a branch ends as a replay from the start
-// with that branch does.
+// too, and so do two resumes of one fork at once; a fork resumed with a
+// branch ends as a replay from the start with that branch does; and a
+// released fork is not resumed.
 func TestForkOfAFork(t *testing.T) {
 	p := prepareWorld(t, "examples/kvlog/seedfall.fixed.json", []string{"faults.preset=everything"})
 	const seed = 1
@@ -182,6 +214,11 @@ func TestForkOfAFork(t *testing.T) {
 		t.Fatal(err)
 	}
 	same(t, "a fork resumed with a branch", branched, replay)
+
+	f.Release()
+	if _, err := p.Engine.Resume(f, engine.Options{}); err == nil || !strings.Contains(err.Error(), "the fork was released") {
+		t.Errorf("resuming a released fork: error %v", err)
+	}
 }
 
 // forkAt runs run with a fork taken at step and returns the fork.

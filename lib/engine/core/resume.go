@@ -26,7 +26,10 @@ import (
 // compiled by mods).
 func Resume(mods Modules, f *Fork, opts Options) (*Result, error) {
 	start := time.Now()
-	if opts.Restore != nil {
+	switch {
+	case f.state == nil:
+		return nil, errors.New("resume: the fork was released")
+	case opts.Restore != nil:
 		return nil, errors.New("resume: a resumed run cannot also restore a snapshot")
 	}
 	src := f.state.run
