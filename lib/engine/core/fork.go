@@ -27,7 +27,7 @@ import (
 // and an fsync's latency (from fd_sync, fd_datasync, or a write with
 // O_SYNC). It is not at the end of a preemption time slice, which parks
 // inside a sched_yield that the call counting calls without a resume point:
-// a fork there is refused, and one step later is not.
+// a fork at a step where a node waits there is refused.
 
 // parkPoint is where a parked instance waits: in which host call, and what
 // that call, entered again by a resumed copy of the guest, needs to park

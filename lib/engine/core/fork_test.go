@@ -21,7 +21,7 @@ import (
 var forkAll = flag.Bool("fork-all", false, "fork at every scheduler step in TestForkResume")
 
 // forkAllMax is how many steps -fork-all forks a long run at.
-const forkAllMax = 3000
+const forkAllMax = 1000
 
 // forkWorlds are worlds whose runs TestForkResume forks: a workload that
 // waits out fsyncs below a frame it returns from (testdata/forkframes), a
