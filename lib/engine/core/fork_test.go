@@ -159,6 +159,9 @@ func TestForkOfAFork(t *testing.T) {
 	}
 	first, second := whole.Steps/3, 2*whole.Steps/3
 	f := forkAt(t, func(o engine.Options) (*engine.Result, error) { return p.Engine.Run(p.Spec, seed, o) }, first)
+	if n := f.MemoryBytes(); n < 1<<20 || n%65536 != 0 {
+		t.Errorf("the fork's images hold %d bytes, want whole pages of two Go guests", n)
+	}
 
 	inner := forkAt(t, func(o engine.Options) (*engine.Result, error) { return p.Engine.Resume(f, o) }, second)
 	resumed, err := p.Engine.Resume(inner, engine.Options{})
