@@ -11,8 +11,9 @@ import (
 // return address on the Go stack in memory, so that its dispatch loop,
 // wasm_pc_f_loop, can go on without the wasm stack. The fork rewrite exports
 // what that needs: Go's globals, wasm_pc_f_loop, the wrapper of every
-// go:wasmimport function (calling it again re-reads the arguments from the
-// Go stack and repeats the host call), and a function that re-enters the
+// imported function that Go declares with a wasmimport directive (calling
+// it again re-reads the arguments from the Go stack and repeats the host
+// call), and a function that re-enters the
 // frame whose return address is on top of the Go stack. It also records, in
 // a global of its own, the Go stack pointer at which wasm_pc_f_loop last
 // dispatched, which tells a resumed guest which frames it returns into were

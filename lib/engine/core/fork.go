@@ -149,7 +149,7 @@ func (in *Instance) copyGuest() (*guestImage, error) {
 		img.globals[i] = g.Get()
 	}
 	if img.globals[len(gs)-1] == 0 { // the dispatch SP: Go's loop never dispatched
-		return nil, errors.New("Go's runtime in it has not finished starting")
+		return nil, errors.New("the Go runtime in it has not finished starting")
 	}
 	mem := in.exec.mod.Memory()
 	buf, _ := mem.Read(0, mem.Size())
