@@ -145,12 +145,14 @@
 // done. The world's limits.check_steps bounds that check's work (a budget
 // of model steps per key, the same on every host); -history-timeout, more
 // than 0, is the outer bound in real time. A seed whose check gives up
-// neither passes nor fails on it, and the summary counts it. -inspect, with
+// neither passes nor fails on it: the summary counts it apart from the
+// passes ("GAVE UP 2 of 10 seeds gave up checking their history"), and
+// sf-run exits 1 for it, as sf-check does. -inspect, with
 // -seed, lists each node's disk after the run: every file with its size, the
 // bytes that would survive a crash and those still pending, the ranges a
 // fault corrupted, and how full the disk is.
 //
-// Exit status: 0 every seed passed, 1 a seed failed or a property was never
-// true, 2 bad usage or input (a broken world file, a failed build), 130 the
-// sweep was interrupted.
+// Exit status: 0 every seed passed, 1 a seed failed, its history check gave
+// up, or a property was never true, 2 bad usage or input (a broken world
+// file, a failed build), 130 the sweep was interrupted.
 package main

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/sf-dst/sf/lib/engine/core"
 	"github.com/sf-dst/sf/lib/engine/netoverlay"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // The types a driver of the engine needs, which the core defines.
@@ -46,8 +47,8 @@ const (
 	ClassInternal = core.ClassInternal
 	ClassLimit    = core.ClassLimit
 
-	KindCrash   = core.KindCrash
-	KindBuggify = core.KindBuggify
+	KindCrash   = faults.KindCrash
+	KindBuggify = faults.KindBuggify
 
 	CheckpointEvery       = core.CheckpointEvery
 	GuestMemoryLimitPages = core.GuestMemoryLimitPages

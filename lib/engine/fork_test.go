@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // TestForkInsideFsyncLatency: a node that waits out an fsync's latency,
@@ -25,7 +27,7 @@ func TestForkInsideFsyncLatency(t *testing.T) {
 		},
 		DurationNs: int64(5 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
 		Disk:  DiskFaults{LatencyNs: [2]int64{1e6, 5e6}},
-		Rates: map[string]float64{"lost_write": 0.2},
+		Kinds: faults.Values{"lost_write": 0.2},
 	}
 	for _, n := range spec.Nodes {
 		if _, err := e.Compile(n.Wasm); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -84,7 +85,18 @@ func (c *Call) Key(a, b uint64) {
 		panic(fmt.Sprintf("host function %s keyed twice", c.fn.Name))
 	}
 	c.keyed = true
-	c.In.account(c.fn.ID, c.fn.display, c.fn.OnFD, a, b)
+	c.In.account(c.fn.ID, c.fn.display, c.fn.OnFD, a, b, "", "")
+}
+
+// KeyText is Key for a call whose words fold strings: ta and tb (either may
+// be empty) are what a and b were made from, a message, site or path, which
+// a nondeterminism report shows instead of the opaque word.
+func (c *Call) KeyText(a, b uint64, ta, tb string) {
+	if c.keyed {
+		panic(fmt.Sprintf("host function %s keyed twice", c.fn.Name))
+	}
+	c.keyed = true
+	c.In.account(c.fn.ID, c.fn.display, c.fn.OnFD, a, b, ta, tb)
 }
 
 // KeyAs adds the call to the hash as event e instead of as itself: the
@@ -95,7 +107,7 @@ func (c *Call) KeyAs(e Event, a, b uint64) {
 		panic(fmt.Sprintf("host function %s keyed twice", c.fn.Name))
 	}
 	c.keyed = true
-	c.In.account(e.ID, e.Name, false, a, b)
+	c.In.account(e.ID, e.Name, false, a, b, "", "")
 }
 
 // Unkeyed says that this call, on this path, adds nothing to the hash.
@@ -117,7 +129,7 @@ func (c *Call) Carry(v uint64) { c.carry = v }
 func (c *Call) Carried() uint64 { return c.carry }
 
 // Event adds event e to the hash, during a call that was keyed already.
-func (c *Call) Event(e Event, a, b uint64) { c.In.account(e.ID, e.Name, false, a, b) }
+func (c *Call) Event(e Event, a, b uint64) { c.In.account(e.ID, e.Name, false, a, b, "", "") }
 
 // wasiModule is WASI's host module, whose functions recorded calls name
 // without it.
@@ -245,9 +257,17 @@ func (h *Host) Instantiate(ctx context.Context, rt wazero.Runtime) error {
 }
 
 // describeCall is how a recorded call reads in a nondeterminism report.
-func (in *Instance) describeCall(name string, onFD bool, a, b uint64) string {
+func (in *Instance) describeCall(name string, onFD bool, a, b uint64, ta, tb string) string {
 	var arg string
+	word := func(v uint64, text string) string {
+		if text != "" {
+			return strconv.Quote(text)
+		}
+		return strconv.FormatUint(v, 10)
+	}
 	switch {
+	case ta != "" || tb != "":
+		arg = "(" + word(a, ta) + ", " + word(b, tb) + ")"
 	case onFD:
 		target := fmt.Sprintf("fd %d", a)
 		if f := in.FD(int32(a)); f != nil && f.Path != "" {

@@ -57,7 +57,7 @@ func CheckSnapshots(check func(shared []string)) (off func()) {
 // fixed before the first step, the plan the timed faults are drawn from,
 // compiled modules, and recorded values and faults, which are never
 // changed in place. An entry matches a whole field name.
-var sharedOnPurpose = []string{".Spec", ".park.fn", ".Opts", ".scheduledHits", ".scheduledOps", ".swarm", ".compiled", ".plan",
+var sharedOnPurpose = []string{".Spec", ".park.fn", ".Opts", ".scheduledHits", ".scheduledOps", ".swarm", ".rates", ".compiled", ".plan",
 	".planner.list", ".heads[", ".Ahead[", ".events[", ".Faults[", ".fault", ".res.Faults"}
 
 // shared walks a run and its snapshot side by side and names every

@@ -12,8 +12,8 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/engine/core"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
-	"github.com/sf-dst/sf/lib/sweep"
 )
 
 // forkAll forks every step of every seed in TestForkResume (make
@@ -242,13 +242,13 @@ func forkAt(t *testing.T, run func(engine.Options) (*engine.Result, error), step
 	return f
 }
 
-func prepareWorld(t testing.TB, world string, set []string) *sweep.Prepared {
+func prepareWorld(t testing.TB, world string, set []string) *runner.Prepared {
 	t.Helper()
 	root, err := filepath.Abs(filepath.Join("..", "..", ".."))
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := sweep.Prepare(filepath.Join(root, world), config.LoadOptions{Set: set}, os.Stderr)
+	p, err := runner.Prepare(filepath.Join(root, world), config.LoadOptions{Set: set}, os.Stderr)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,15 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 	"github.com/tetratelabs/wazero/api"
 )
-
-// KindPreempt is a pct change point: the goroutine running in node is
-// preempted at its op-th counted call.
-const KindPreempt = schedule.KindPreempt
 
 // Preempt is how goroutines are preempted inside every program of a world.
 // A counted call is a function entry of the guest, and with Loops also a
@@ -79,7 +75,7 @@ func (r *Run) initPreempt() {
 		case "pct":
 			if r.Opts.Faults != nil {
 				for _, f := range r.Opts.Faults {
-					if f.Kind == KindPreempt && f.Node == n.Spec.Name && f.Op > 0 {
+					if f.Kind == faults.KindPreempt && f.Node == n.Spec.Name && f.Op > 0 {
 						ps.points = append(ps.points, f.Op)
 					}
 				}
@@ -210,7 +206,7 @@ func (in *Instance) PreemptDue(c *Call) {
 				r.Tracef("quiet: preempt %s at counted call #%d suppressed", in.Name, ps.total)
 			} else {
 				yield = true
-				r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: KindPreempt, Node: in.Node.Spec.Name, Op: ps.total})
+				r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: faults.KindPreempt, Node: in.Node.Spec.Name, Op: ps.total})
 				r.Tracef("fault preempt %s at counted call #%d", in.Name, ps.total)
 			}
 		}

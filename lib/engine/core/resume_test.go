@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestResumedOptions(t *testing.T) {
 	early, late, added := schedule.Branch{At: 1, Key: 1}, schedule.Branch{At: 9, Key: 2}, schedule.Branch{At: 5, Key: 3}
 	forked := Options{
-		Faults: []Fault{{Kind: KindCrash, Node: "n"}}, Mutant: "m", Budget: 3, StopAtNs: 100,
+		Faults: []Fault{{Kind: faults.KindCrash, Node: "n"}}, Mutant: "m", Budget: 3, StopAtNs: 100,
 		Branches: []schedule.Branch{early, late}, RedrawAfterBranch: true, Inspect: true, RecordCalls: [2]uint64{1, 2},
 	}
 	tests := []struct {

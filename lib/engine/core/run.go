@@ -15,7 +15,6 @@ import (
 	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
@@ -79,10 +78,13 @@ type Run struct {
 
 	sites         map[string]*siteState
 	scheduledHits map[siteKey]bool
-	scheduledOps  map[opKey]bool
-	quietUntil    int64
-	rec           *history.Recorder
-	opNode        map[int64]*Instance // open history operation -> the instance that started it
+	scheduledOps  map[opKey]Fault
+	// rates are, by kind, the kinds' rates and probabilities for this seed,
+	// after swarm testing.
+	rates      map[string]float64
+	quietUntil int64
+	rec        *history.Recorder
+	opNode     map[int64]*Instance // open history operation -> the instance that started it
 
 	ends         []netEnd // lasting network faults, undone at their time
 	endSeq       uint64
@@ -216,26 +218,39 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	}
 	r.horizon = spec.DurationNs
 	r.drawSwarm()
+	r.rates = map[string]float64{}
+	for _, k := range faults.Registry() {
+		r.rates[k.Name] = r.Rate(k.Name, spec.Kinds.Rate(k.Name))
+	}
 	r.plan = r.newPlan()
 	if opts.Faults != nil {
 		r.scheduledHits = map[siteKey]bool{}
-		r.scheduledOps = map[opKey]bool{}
+		r.scheduledOps = map[opKey]Fault{}
 		for _, f := range opts.Faults {
 			n := r.NodeByName(f.Node)
 			switch {
 			case n == nil:
-			case f.Kind == KindBuggify:
+			case f.Kind == faults.KindBuggify:
 				r.scheduledHits[siteKey{n.Idx, f.Site, f.Op}] = true
-			case schedule.Positional(f.Kind):
-				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = true
+			case faults.Positional(f.Kind):
+				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = f
+			}
+		}
+		// A side is cut from the other programs that network faults reach;
+		// one with "faults": false stays out of every group and talks to
+		// all.
+		var netNames []string
+		for _, ns := range spec.Nodes {
+			if ns.NetFaults {
+				netNames = append(netNames, ns.Name)
 			}
 		}
 		var timed []Fault
 		for _, f := range opts.Faults {
-			if f.Kind == KindPartition && len(f.Side) > 0 {
-				f.Groups, f.Side = f.PartitionGroups(names), nil
+			if f.Kind == faults.KindPartition && len(f.Side) > 0 {
+				f.Groups, f.Side = f.PartitionGroups(netNames), nil
 			}
-			if !schedule.Positional(f.Kind) {
+			if !faults.Positional(f.Kind) {
 				timed = append(timed, f)
 			}
 		}
@@ -731,7 +746,7 @@ func (r *Run) exited(in *Instance) {
 	default:
 		class, what := classifyExit(in)
 		if r.Spec.Supervise && !n.Spec.Workload && class == ClassExit {
-			down := rng.New(r.SeedOf(bsSched), "restart", rng.Key(n.Spec.Name), uint64(in.Num)).Between(r.Spec.RestartAfter[0], r.Spec.RestartAfter[1])
+			down := rng.New(r.SeedOf(bsSched), "restart", rng.Key(n.Spec.Name), uint64(in.Num)).Between(r.restartAfter())
 			n.restartAt = r.Now + down
 			r.Tracef("%s exited with status %d; supervised restart at %s", in.Name, code, fmtTime(n.restartAt))
 			return
