@@ -85,6 +85,18 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 	return core.Execute(e, spec, seed, opts)
 }
 
+// Fork is a running world copied at a scheduler step (core.Fork), and
+// StepPoint where Options.AtStep may take one.
+type (
+	Fork      = core.Fork
+	StepPoint = core.StepPoint
+)
+
+// Resume continues a fork in this engine's runtime (core.Resume).
+func (e *Engine) Resume(f *Fork, opts Options) (*Result, error) {
+	return core.Resume(e, f, opts)
+}
+
 // withOverlayFiles returns spec with net_overlay's /etc/hosts and
 // /etc/nsswitch.conf added to every node's seeded disk.
 func withOverlayFiles(spec *Spec) *Spec {

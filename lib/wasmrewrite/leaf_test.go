@@ -35,7 +35,7 @@ func buildLeafGuest(t *testing.T) []byte {
 }
 
 // sectionBody returns the body of bin's section id.
-func sectionBody(t *testing.T, bin []byte, id byte) []byte {
+func moduleSection(t *testing.T, bin []byte, id byte) []byte {
 	t.Helper()
 	secs, err := splitSections(bin)
 	if err != nil {
@@ -55,18 +55,18 @@ func sectionBody(t *testing.T, bin []byte, id byte) []byte {
 // checks read SP from its global, where Go's own read the SP cache.
 func insertedChecks(t *testing.T, bin []byte) (map[string]uint32, map[string]uint32) {
 	t.Helper()
-	mem, err := memoryImage(sectionBody(t, bin, 11))
+	mem, err := memoryImage(moduleSection(t, bin, 11))
 	if err != nil {
 		t.Fatal(err)
 	}
-	code := sectionBody(t, bin, 10)
+	code := moduleSection(t, bin, 10)
 	count, n, _ := uleb(code)
 	fns, err := readPclntab(mem, count)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var imp imports
-	if imp, err = parseImports(sectionBody(t, bin, 2)); err != nil {
+	if imp, err = parseImports(moduleSection(t, bin, 2)); err != nil {
 		t.Fatal(err)
 	}
 	names := map[uint32]string{}
@@ -155,7 +155,7 @@ func TestLeafChecksNeedGoLayout(t *testing.T) {
 
 	// Go's check of main.deep pushes PC_F<<16 | PC_B of main.deep; make it
 	// name the next function.
-	code := sectionBody(t, bin, 10)
+	code := moduleSection(t, bin, 10)
 	at := bytes.Index(code, patCheckCached)
 	push := bytes.Index(code[at:], patPushReturn)
 	pc := at + push + len(patPushReturn)

@@ -152,19 +152,14 @@ func (r *Run) crashDisk(n *Node, syncing disk.Ino) {
 
 // fsync makes a file durable, with the disk faults that apply to an fsync.
 func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
-	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
-	op := n.NextOp()
-	if d.LatencyNs[1] > 0 {
-		var s rng.Stream
-		s.Reset(r.SeedOf(bsDiskLatency), "disklatency", rng.Key(n.Spec.Name), uint64(op))
-		if lat := s.Between(d.LatencyNs[0], d.LatencyNs[1]); lat > 0 {
-			// The whole node waits: a wasip1 guest runs every goroutine on
-			// one thread.
-			in.deadline = r.Now + lat
-			in.Waits = in.Waits[:0]
-			in.Park(ctx)
-			in.deadline = maxTime
-		}
+	r, n := in.Run, in.Node
+	var op int64
+	if in.exec.resuming { // a fork copied the node waiting out the latency
+		op = in.park.op
+		in.ParkAgain(ctx)
+	} else {
+		op = n.NextOp()
+		in.fsyncLatency(ctx, op)
 	}
 	if r.Fires(n, faults.KindCrashIO, op) {
 		in.CrashInside(ctx, op, e.Path, e.Ino)
@@ -196,6 +191,25 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 		}
 	}
 	return Errno(n.FS.Sync(e.Ino))
+}
+
+// fsyncLatency makes the node wait out the latency of its fsync, disk
+// operation op, if the world gives fsyncs one.
+func (in *Instance) fsyncLatency(ctx context.Context, op int64) {
+	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
+	if d.LatencyNs[1] <= 0 {
+		return
+	}
+	var s rng.Stream
+	s.Reset(r.SeedOf(bsDiskLatency), "disklatency", rng.Key(n.Spec.Name), uint64(op))
+	if lat := s.Between(d.LatencyNs[0], d.LatencyNs[1]); lat > 0 {
+		// The whole node waits: a wasip1 guest runs every goroutine on one
+		// thread.
+		in.deadline = r.Now + lat
+		in.Waits = in.Waits[:0]
+		in.parkAt(ctx, op, false)
+		in.deadline = maxTime
+	}
 }
 
 // BeforeRead numbers a file read and decides whether it fails (read_eio).

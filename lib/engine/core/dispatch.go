@@ -51,6 +51,7 @@ type HostFunc struct {
 	Run  func(c *Call)
 
 	display string // how a recorded call names it: module.name, or the bare WASI name
+	module  string // the host module it belongs to
 }
 
 // Event is an entry of the determinism hash that is not a guest's call of an
@@ -71,6 +72,7 @@ type Call struct {
 
 	fn    *HostFunc
 	keyed bool
+	carry uint64
 }
 
 // Mem is the guest's linear memory.
@@ -111,6 +113,21 @@ func (c *Call) KeyAs(e Event, a, b uint64) {
 // Unkeyed says that this call, on this path, adds nothing to the hash.
 func (c *Call) Unkeyed() { c.keyed = true }
 
+// Resuming reports whether this call is the one a forked guest was copied
+// in, entered again by the resumed guest, and has not yet reached the point
+// where it parked: everything it did before that point is done, in the
+// state the fork restored, and must not be done again. A host function that
+// may park skips to its park when it is; one that never parks is never
+// entered this way (fork.go).
+func (c *Call) Resuming() bool { return c.In.exec.resuming }
+
+// Carry keeps v, something the call did before it parks, with the park, so
+// that a resumed copy of the guest gets it back from Carried.
+func (c *Call) Carry(v uint64) { c.carry = v }
+
+// Carried is what the call passed to Carry before the park it resumes.
+func (c *Call) Carried() uint64 { return c.carry }
+
 // Event adds event e to the hash, during a call that was keyed already.
 func (c *Call) Event(e Event, a, b uint64) { c.In.account(e.ID, e.Name, false, a, b, "", "") }
 
@@ -135,10 +152,19 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 		}
 		c := &in.exec.call
 		*c = Call{In: in, Ctx: ctx, Mod: m, Stack: s, fn: fn}
-		if fn.Key != nil {
+		if in.exec.resuming {
+			// The resumed guest's first call: the one it was copied in.
+			if fn != in.park.fn {
+				panic(fmt.Sprintf("a resumed guest called %s first, but was copied inside %s", fn.display, in.park.fn.display))
+			}
+			c.keyed, c.carry = in.park.keyed, in.park.carry
+		} else if fn.Key != nil {
 			c.Key(fn.Key(s))
 		}
 		fn.Run(c)
+		if in.exec.resuming {
+			panic(fmt.Sprintf("host function %s, entered again by a resumed guest, did not park again", fn.display))
+		}
 		if !c.keyed {
 			panic(fmt.Sprintf("host function %s returned without adding itself to the determinism hash", fn.Name))
 		}
@@ -172,7 +198,7 @@ func NewHost(adapters ...Adapter) (*Host, error) {
 			case h.Provides(a.Module(), f.Name):
 				return nil, fmt.Errorf("host function %s.%s: declared twice", a.Module(), f.Name)
 			}
-			f.display = f.Name
+			f.display, f.module = f.Name, a.Module()
 			if a.Module() != wasiModule {
 				f.display = a.Module() + "." + f.Name
 			}

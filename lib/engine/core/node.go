@@ -17,7 +17,11 @@ type Node struct {
 	// Cur is the running incarnation, nil while the node is down.
 	Cur *Instance
 
-	compiled  wazero.CompiledModule
+	// compiled is the module the node runs, from the file wasm: Spec.Wasm,
+	// or UpgradeWasm once it upgraded.
+	compiled wazero.CompiledModule
+	wasm     string
+
 	count     int   // incarnations so far
 	restartAt int64 // virtual time of a pending restart, or maxTime
 	done      bool  // exited and will not come back

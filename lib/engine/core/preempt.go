@@ -108,16 +108,25 @@ func dedup(s []int64) []int64 {
 // preemptStart finds the countdown of a freshly instantiated guest and
 // loads it, before _start runs.
 func (in *Instance) preemptStart(mod api.Module) {
+	if in.preemptHandles(mod) {
+		in.preemptReload()
+	}
+}
+
+// preemptHandles finds the countdown and g of a guest that counts calls,
+// and reports whether it does. A resumed guest's countdown is the one its
+// image restored.
+func (in *Instance) preemptHandles(mod api.Module) bool {
 	if in.Node.preempt == nil {
-		return
+		return false
 	}
 	c, _ := mod.ExportedGlobal(wasmrewrite.ExportPreemptCounter).(api.MutableGlobal)
 	g := mod.ExportedGlobal(wasmrewrite.ExportG)
 	if c == nil || g == nil {
-		return // CompileFor refuses such modules; nothing to count with
+		return false // CompileFor refuses such modules; nothing to count with
 	}
 	in.exec.pCounter, in.exec.gReg = c, g
-	in.preemptReload()
+	return true
 }
 
 // preemptSync adds the counted calls the guest ran since the last reload.
@@ -218,7 +227,7 @@ func (in *Instance) PreemptDue(c *Call) {
 		// other nodes run.
 		in.deadline = r.TimerAt(r.Now + PreemptSliceNs)
 		in.Waits = in.Waits[:0]
-		in.Park(ctx) // starts the next slice
+		in.parkAt(ctx, 0, true) // starts the next slice; the instrumentation's call has no resume point
 		in.deadline = maxTime
 		return
 	}

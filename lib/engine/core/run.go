@@ -16,6 +16,7 @@ import (
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/rng"
 	"github.com/sf-dst/sf/lib/simnet"
+	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
 type cmd uint8
@@ -130,6 +131,9 @@ type runExec struct {
 	// done: neither is part of the run's state.
 	snapshot *Snapshot
 	restored bool
+	// lastStep is the step Options.AtStep last saw, once stepSeen.
+	lastStep uint64
+	stepSeen bool
 }
 
 // Modules gives a run its compiled guests and the runtime to instantiate
@@ -139,6 +143,9 @@ type Modules interface {
 	// preemption settings p (nil for none).
 	CompileFor(path string, p *Preempt) (wazero.CompiledModule, error)
 	Runtime() wazero.Runtime
+	// ForkInfo says how to copy and resume a guest of the module at path,
+	// compiled before, or why it cannot fork.
+	ForkInfo(path string) (*wasmrewrite.ForkInfo, error)
 }
 
 const wallEpochNs = 1_700_000_000 * int64(time.Second)
@@ -184,7 +191,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 		if err != nil {
 			return nil, fmt.Errorf("node %s: %w", ns.Name, err)
 		}
-		n := &Node{Idx: i, Spec: ns, compiled: m, restartAt: math.MaxInt64, Slow: 1}
+		n := &Node{Idx: i, Spec: ns, compiled: m, wasm: ns.Wasm, restartAt: math.MaxInt64, Slow: 1}
 		n.FS = disk.New(func() int64 { return r.Wall(n) })
 		n.FS.StrictDirs = spec.Disk.StrictDirs
 		if spec.Disk.CapacityBytes > 0 {
@@ -258,6 +265,12 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 		}
 	}
 	r.guardedLoop()
+	return r.finish(start, opts.Inspect), nil
+}
+
+// finish stops what still runs and returns the run's result, with each
+// node's disk listing if inspect.
+func (r *Run) finish(start time.Time, inspect bool) *Result {
 	r.shutdown()
 	r.preemptTrace()
 	if r.res.Status == StatusPass || r.res.Status == StatusHorizon {
@@ -271,7 +284,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	res.Trace = r.traceLines
 	res.MutantHits = r.mutantHits()
 	res.Snapshot = r.exec.snapshot
-	if opts.Inspect {
+	if inspect {
 		for _, n := range r.Nodes {
 			res.Disks = append(res.Disks, NodeDisk{Node: n.Spec.Name, UsageBytes: n.FS.Usage(), CapacityBytes: n.FS.Capacity(), Files: n.FS.Files()})
 		}
@@ -301,7 +314,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 		st := r.sites[s]
 		res.Buggify = append(res.Buggify, SiteResult{Site: s, Reached: true, Enabled: st.enabled, Fired: st.fired})
 	}
-	return res, nil
+	return res
 }
 
 // WallNow is the wall clock of a node without skew or jumps.
@@ -352,7 +365,7 @@ func (r *Run) start(n *Node) {
 		if n.Spec.UpgradeWasm != "" && n.count == 2 {
 			m, err := r.exec.mods.CompileFor(n.Spec.UpgradeWasm, r.Spec.Preempt)
 			if err == nil {
-				n.compiled = m
+				n.compiled, n.wasm = m, n.Spec.UpgradeWasm
 				r.Tracef("restart %s, upgraded", in.Name)
 			}
 		} else {
@@ -372,6 +385,7 @@ func (r *Run) loop() {
 		if !r.atSnapshotPoint() {
 			return
 		}
+		r.atStep()
 		if r.Opts.Interrupt != nil && r.Opts.Interrupt.Load() {
 			r.res.Status = StatusInterrupted
 			r.Tracef("interrupted")
@@ -698,6 +712,8 @@ func (r *Run) exited(in *Instance) {
 	}
 	code := in.ExitCode
 	switch {
+	case in.resumeFailed != "":
+		r.internal(in, fmt.Sprintf("%s %s", in.Name, in.resumeFailed))
 	case in.hostPanic != "":
 		r.internal(in, fmt.Sprintf("a host call of %s panicked: %s", in.Name, in.hostPanic))
 	case in.trap != "":
@@ -819,24 +835,4 @@ func (r *Run) Tracef(format string, args ...any) {
 // shows it.
 func fmtTime(ns int64) string {
 	return fmt.Sprintf("%d.%03ds", ns/1e9, (ns%1e9)/1e6)
-}
-
-// atSnapshotPoint takes the snapshot and makes the restore that the options
-// ask for, at the top of the scheduler's loop, where every instance is
-// parked. It reports whether the run goes on.
-func (r *Run) atSnapshotPoint() bool {
-	if at := r.Opts.SnapshotAt; at > 0 && r.exec.snapshot == nil && r.res.Steps == at {
-		r.exec.snapshot = r.Snapshot()
-		if afterSnapshot != nil {
-			afterSnapshot(r, r.exec.snapshot)
-		}
-	}
-	if s := r.Opts.Restore; s != nil && !r.exec.restored && r.res.Steps == s.Step {
-		r.exec.restored = true
-		if err := r.Restore(s); err != nil {
-			r.internal(nil, err.Error())
-			return false
-		}
-	}
-	return true
 }

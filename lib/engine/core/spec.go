@@ -179,6 +179,12 @@ type Options struct {
 	// seed, with options that do not change the run before that step.
 	// Defaults to nil.
 	Restore *Snapshot
+	// AtStep, when set, is called at the top of the scheduler's loop once
+	// before the first step and once after every step, where every node is
+	// parked, with the point's step, virtual time and the means to fork the
+	// world there (StepPoint.Fork). The run waits while it runs. Defaults
+	// to nil.
+	AtStep func(StepPoint)
 }
 
 // Property is what one run saw of one property.

@@ -148,18 +148,48 @@ func writev(c *core.Call, fd int32, iovs, iovsLen uint32, off int64) (uint32, ui
 	if e == nil {
 		return 0, core.EBadf
 	}
-	limit, shortOp := short(c, e, faults.KindShortWrite, faults.WriteCall, iovs, iovsLen)
-	total, errno := writeIovecs(c, e, iovs, iovsLen, off, limit)
-	if limit > 0 && total == limit && errno == core.ESuccess {
-		in.RecordFault(faults.Fault{Kind: faults.KindShortWrite, Op: shortOp, Bytes: int64(total), Path: e.Path})
+	if c.Resuming() {
+		// A fork copied the node inside the sync of a write with O_SYNC
+		// or O_DSYNC: the data is written (a short write recorded), the
+		// sync goes on.
+		if errno := in.Fsync(c.Ctx, e); errno != core.ESuccess {
+			return 0, errno
+		}
+		return uint32(c.Carried()), core.ESuccess
+	}
+	sc := shortCut{kind: faults.KindShortWrite}
+	sc.limit, sc.op = short(c, e, faults.KindShortWrite, faults.WriteCall, iovs, iovsLen)
+	total, errno := writeIovecs(c, e, iovs, iovsLen, off, &sc)
+	if errno == core.ESuccess {
+		sc.record(in, e, total)
 	}
 	return total, errno
 }
 
-// writeIovecs writes the iovecs at iovs, at most limit bytes in all when
-// limit is above 0.
-func writeIovecs(c *core.Call, e *core.Desc, iovs, iovsLen uint32, off int64, limit uint32) (uint32, uint64) {
+// shortCut is a short read or write that a call's faults asked for: at
+// most limit bytes, when limit is above 0, at op of the kind's counter.
+type shortCut struct {
+	kind     string
+	limit    uint32
+	op       int64
+	recorded bool
+}
+
+// record records the fault once the call has moved total bytes, if it cut
+// the call short: once, so that a write with O_SYNC can record it before
+// its sync, where a fork may copy the node.
+func (sc *shortCut) record(in *core.Instance, e *core.Desc, total uint32) {
+	if sc.limit > 0 && total == sc.limit && !sc.recorded {
+		sc.recorded = true
+		in.RecordFault(faults.Fault{Kind: sc.kind, Op: sc.op, Bytes: int64(total), Path: e.Path})
+	}
+}
+
+// writeIovecs writes the iovecs at iovs, at most sc.limit bytes in all when
+// that is above 0.
+func writeIovecs(c *core.Call, e *core.Desc, iovs, iovsLen uint32, off int64, sc *shortCut) (uint32, uint64) {
 	in, ctx, m := c.In, c.Ctx, c.Mod
+	limit := sc.limit
 	crashing := false // crash_on_io hit this write: no sync follows it
 	if e.Kind == core.DescFile && e.Write && !e.Antithesis {
 		op, errno, crash := in.BeforeWrite(e, true)
@@ -251,6 +281,8 @@ func writeIovecs(c *core.Call, e *core.Desc, iovs, iovsLen uint32, off int64, li
 		// O_SYNC and O_DSYNC: the write is an fsync too, a disk operation of
 		// its own with every fsync fault (latency, crash_on_io, fsync_eio,
 		// lost_write, misdirected_write). A failed sync fails the write.
+		sc.record(in, e, total)
+		c.Carry(uint64(total))
 		if errno := in.Fsync(ctx, e); errno != core.ESuccess {
 			return 0, errno
 		}
@@ -261,7 +293,9 @@ func writeIovecs(c *core.Call, e *core.Desc, iovs, iovsLen uint32, off int64, li
 // syncFD is fsync and fdatasync, which the disk does not tell apart.
 func syncFD(c *core.Call, fd int32) uint64 {
 	in, ctx := c.In, c.Ctx
-	c.Key(uint64(fd), 0)
+	if !c.Resuming() {
+		c.Key(uint64(fd), 0)
+	}
 	e := in.FD(fd)
 	switch {
 	case e == nil:
