@@ -44,3 +44,41 @@ func TestWorldBench(t *testing.T) {
 		}
 	}
 }
+
+// TestSFShare: tools/sf-share.sh prints, from perf's call graphs of a
+// sweep, a line with the number of samples and one line per part of the
+// CPU (the guests' wasm, the kernel, the parts of sf's own code), whose
+// shares add up to the whole; without a working perf it says it skipped.
+func TestSFShare(t *testing.T) {
+	tools.Need(t)
+	if testing.Short() {
+		t.Skip("runs a world's sweep under perf; runs without -short")
+	}
+	r := clitest.Exec(t, clitest.Cmd{Dir: tools.Root, Timeout: 10 * time.Minute},
+		"bash", filepath.Join("tools", "sf-share.sh"), tools.Path("sf-run"), "examples/kvlog/seedfall.fixed.json", "1-4")
+	r.WantExit(t, 0)
+	lines := strings.Split(strings.TrimSpace(r.Stdout), "\n")
+	if len(lines) == 1 && strings.Contains(lines[0], "perf record does not work here; skipped") {
+		t.Skip("no working perf on this machine")
+	}
+	if !strings.HasPrefix(lines[0], "sf-share examples/kvlog/seedfall.fixed.json seeds 1-4: ") || !strings.HasSuffix(lines[0], " samples") {
+		t.Fatalf("first line %q, want the world, the seeds and the samples\n%s", lines[0], r)
+	}
+	var sum float64
+	parts := map[string]bool{}
+	for _, l := range lines[1:] {
+		share, part, ok := strings.Cut(strings.TrimSpace(l), "%  ")
+		f, err := strconv.ParseFloat(share, 64)
+		if !ok || err != nil || f <= 0 || part == "" {
+			t.Fatalf("line %q is not a share and a part\n%s", l, r)
+		}
+		sum += f
+		parts[part] = true
+	}
+	if sum < 99 || sum > 101 {
+		t.Errorf("the shares add up to %.1f%%, want 100%%\n%s", sum, r)
+	}
+	if !parts["guest wasm"] {
+		t.Errorf("no share for the guests' wasm\n%s", r)
+	}
+}
