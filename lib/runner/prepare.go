@@ -32,8 +32,9 @@ type Prepared struct {
 
 	// setups are the runs of the world's setup that its seeds share, with
 	// "fork": "setup" (setup.go).
-	setupMu sync.Mutex
-	setups  map[setupKey]*setupFork
+	setupMu    sync.Mutex
+	setups     map[setupKey]*setupFork
+	setupOrder []setupKey // oldest first, at most SetupsHeld
 }
 
 // Prepare loads, builds and compiles the world at path. Build progress goes

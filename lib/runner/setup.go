@@ -31,6 +31,12 @@ type setupFork struct {
 	err  error
 }
 
+// SetupsHeld is how many setups' forks a Prepared holds at most: one per
+// world and runtime mutant (sf-mutate runs a world under many), each a copy
+// of every guest's memory (4 to 10 MiB a guest for the examples). The
+// oldest is let go past it, and run again if it is asked for again.
+const SetupsHeld = 4
+
 // setupKey names a setup: a world (sf-mutate -app runs rebuilt ones) and a
 // runtime mutant, which weakens the setup's run too.
 type setupKey struct {
@@ -53,6 +59,13 @@ func (p *Prepared) setup(spec *engine.Spec, mutant string) (*engine.Fork, error)
 	if s == nil {
 		s = &setupFork{}
 		p.setups[k] = s
+		p.setupOrder = append(p.setupOrder, k)
+		if len(p.setupOrder) > SetupsHeld {
+			// Not released: a run may be resuming it; the collector takes
+			// it once none is.
+			delete(p.setups, p.setupOrder[0])
+			p.setupOrder = p.setupOrder[1:]
+		}
 	}
 	p.setupMu.Unlock()
 	s.once.Do(func() { s.fork, s.err = p.runSetup(spec, mutant) })

@@ -74,25 +74,26 @@ type CauseOutcome struct {
 }
 
 // CauseMoments are the moments the curve is measured at, sorted and each
-// once: K spread evenly over [0, failAt), and for each of the last K fault
-// times before failAt, that time (a branch there re-randomizes the fault)
-// and 1ns later (a branch there keeps it).
-func CauseMoments(k int, failAt int64, faults []engine.Fault) []int64 {
+// once: K spread evenly over [from, failAt), and for each of the last K
+// fault times in it, that time (a branch there re-randomizes the fault) and
+// 1ns later (a branch there keeps it). from is 0 but in a world forked at
+// its setup, whose seeds share the run up to it.
+func CauseMoments(k int, from, failAt int64, faults []engine.Fault) []int64 {
 	seen := map[int64]bool{}
 	var out []int64
 	add := func(t int64) {
-		if t >= 0 && t < failAt && !seen[t] {
+		if t >= from && t < failAt && !seen[t] {
 			seen[t] = true
 			out = append(out, t)
 		}
 	}
 	for i := range k {
-		add(int64(float64(failAt) * float64(i) / float64(k)))
+		add(from + int64(float64(failAt-from)*float64(i)/float64(k)))
 	}
 	var times []int64
 	tseen := map[int64]bool{}
 	for _, f := range faults {
-		if t := int64(f.At); t < failAt && !tseen[t] {
+		if t := int64(f.At); t >= from && t < failAt && !tseen[t] {
 			tseen[t] = true
 			times = append(times, t)
 		}
@@ -167,7 +168,11 @@ func Cause(p *runner.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, erro
 		return nil, fmt.Errorf("%w (%s)", ErrPasses, first.Status)
 	}
 	out := &CauseOutcome{Seed: seed, Failure: FailureOf(first), FailAtNs: first.AtNs, Faults: first.Faults, Inevitable: -1, Runs: 1}
-	moments := CauseMoments(o.Moments, first.AtNs, first.Faults)
+	from, err := p.SetupAtNs()
+	if err != nil {
+		return nil, err
+	}
+	moments := CauseMoments(o.Moments, from, first.AtNs, first.Faults)
 	if len(moments)*o.Branches > MaxCauseRuns {
 		return nil, fmt.Errorf("%d moments × %d branches is over the limit of %d runs", len(moments), o.Branches, MaxCauseRuns)
 	}
@@ -179,7 +184,7 @@ func Cause(p *runner.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, erro
 		}
 	}
 	same := make([]int, len(moments))
-	err := p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(r runner.Outcome) error {
+	err = p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(r runner.Outcome) error {
 		m, i := r.Index/o.Branches, r.Index%o.Branches
 		switch {
 		case r.Err != nil:
