@@ -112,3 +112,29 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkCauseForks draws the cause curve of kvlog's seed 1 (10 moments,
+// 10 branches each, -j 1) with the branches started from forks of the
+// seed's run and from the start, and reports real and CPU seconds of each.
+func BenchmarkCauseForks(b *testing.B) {
+	p, err := runner.Prepare("../../examples/kvlog/seedfall.json", config.LoadOptions{}, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Engine.Close()
+	for _, mode := range []string{"forks", "noforks"} {
+		b.Run(mode, func(b *testing.B) {
+			for range max(b.N, 1) {
+				start, cpu := time.Now(), cpuTime()
+				out, err := Cause(p, 1, CauseOptions{Moments: DefaultCauseMoments, Branches: DefaultCauseBranches, Jobs: 1, NoForks: mode == "noforks"})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(time.Since(start).Seconds(), "s/curve")
+				b.ReportMetric((cpuTime() - cpu).Seconds(), "cpu-s/curve")
+				b.ReportMetric(float64(out.Forked), "forked")
+				b.ReportMetric(float64(out.Runs), "runs")
+			}
+		})
+	}
+}

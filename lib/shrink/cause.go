@@ -21,7 +21,8 @@ const (
 
 // CauseOptions tune one cause analysis.
 type CauseOptions struct {
-	// Moments is K: the moments spread evenly over [0, failure time), and
+	// Moments is K: the moments spread evenly over [0, failure time) (from
+	// the end of the setup in a world forked there), and
 	// the number of the latest faults before the failure that get a moment
 	// just before and just after them.
 	Moments int
@@ -37,6 +38,11 @@ type CauseOptions struct {
 	// moment keeps those before the moment and drops the rest, which the
 	// moment's redraw replaces. Defaults to none, the seed's own run.
 	Base []schedule.Branch
+	// NoForks runs every branch from the start. By default one more run of
+	// the seed, not counted, leaves forks of itself, and a branch starts
+	// from the latest before its moment, which ends the same and takes
+	// less time. Tests compare the two.
+	NoForks bool
 }
 
 // CausePoint is the curve at one moment.
@@ -71,6 +77,9 @@ type CauseOutcome struct {
 	Inevitable int
 	// Runs counts every run: the seed's own and the branches.
 	Runs int
+	// Forked counts the branches that started from a fork of the seed's
+	// run (CauseOptions.NoForks).
+	Forked int
 }
 
 // CauseMoments are the moments the curve is measured at, sorted and each
@@ -176,11 +185,26 @@ func Cause(p *runner.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, erro
 	if len(moments)*o.Branches > MaxCauseRuns {
 		return nil, fmt.Errorf("%d moments × %d branches is over the limit of %d runs", len(moments), o.Branches, MaxCauseRuns)
 	}
+	var fs *runner.Forks
+	if !o.NoForks {
+		// The grid of steps comes from the seed's run, so the forks come
+		// from one more.
+		fs = runner.NewForks(0, max(1, first.Steps/ForkGrid))
+		defer fs.Release()
+		base := p.One(runner.Job{Seed: seed, Options: engine.Options{Branches: o.Base, RedrawAfterBranch: true},
+			Forks: fs, ForksBeforeNs: first.AtNs}, o.Interrupt)
+		if base.Err != nil {
+			return nil, base.Err
+		}
+		if interrupted() {
+			return nil, ErrInterrupted
+		}
+	}
 	var jobs []runner.Job
 	for _, at := range moments {
 		for i := range o.Branches {
 			jobs = append(jobs, runner.Job{Seed: seed, Options: engine.Options{RedrawAfterBranch: true,
-				Branches: branchAt(o.Base, at, CauseKey(seed, at, i))}})
+				Branches: branchAt(o.Base, at, CauseKey(seed, at, i))}, Forks: fs})
 		}
 	}
 	same := make([]int, len(moments))
@@ -214,6 +238,9 @@ func Cause(p *runner.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, erro
 	}
 	for i := len(out.Points) - 1; i >= 0 && out.Points[i].Same == out.Points[i].Runs && out.Points[i].Runs > 0; i-- {
 		out.Inevitable = i
+	}
+	if fs != nil {
+		out.Forked = fs.Started()
 	}
 	return out, nil
 }
