@@ -5,10 +5,12 @@ package main
 // sim.SetupComplete, run once, every seed going on from a fork of it.
 
 import (
+	"encoding/json"
 	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sf-dst/sf/lib/clitest"
 )
@@ -108,5 +110,43 @@ func TestForkSetupRefused(t *testing.T) {
 		if !strings.Contains(r.Stderr, c.want) {
 			t.Errorf("-set %s: stderr\n%s\nwant %q", c.set, r.Stderr, c.want)
 		}
+	}
+}
+
+// TestForkSetupExplore: -explore on a world forked at its setup branches
+// after the setup (bugsites -setup calls sim.SetupComplete at 100ms), finds
+// branched failures, and each one's schedule replays to the same end.
+func TestForkSetupExplore(t *testing.T) {
+	dir := t.TempDir()
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "lib", "runner", "testdata", "setupfork", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
+	r := sfRun(t, dir, "-explore", "-explore-runs", "16", "-seeds", "1-4", "-json")
+	r.WantExitClean(t, 1)
+	branched := 0
+	for _, rec := range clitest.Records(t, r) {
+		file, ok := rec["faults_file"].(string)
+		if rec["kind"] != "seed" || rec["branches"] == nil || !ok {
+			continue
+		}
+		branched++
+		var sched struct {
+			Branches []struct{ At string } `json:"branches"`
+		}
+		if err := json.Unmarshal([]byte(clitest.ReadFile(t, filepath.Join(dir, file))), &sched); err != nil {
+			t.Fatal(err)
+		}
+		for _, b := range sched.Branches {
+			if at, err := time.ParseDuration(b.At); err != nil || at <= 100*time.Millisecond {
+				t.Errorf("%s: a branch at %s, not after the setup (%v)", file, b.At, err)
+			}
+		}
+		seed := fmt.Sprint(rec["seed"])
+		again := sfRun(t, dir, "-seed", seed, "-faults", file, "-json")
+		again.WantExitClean(t, 1)
+		if l := seedLines(t, again); !strings.Contains(l[rec["seed"].(float64)], "fail") {
+			t.Errorf("seed %s with %s: %v, explore's run failed", seed, file, l)
+		}
+	}
+	if branched == 0 {
+		t.Fatalf("explore found no branched failure\n%s", r)
 	}
 }
