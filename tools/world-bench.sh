@@ -15,9 +15,11 @@
 # difference between the sweep and a sweep of seed 1 alone, so the start
 # (loading the modules, the pinned regressions) is left out of them. Seed 1
 # runs once beforehand to build and compile outside the measure. The shares
-# need perf (perf record -e cpu-clock); without it they print as "-". Each
-# sf-run gets at most SF_BENCH_TIMEOUT seconds (default 300); docs/perf.md
-# has the method and the figures.
+# need perf (perf record -e cpu-clock); without it they print as "-", and so
+# does a CPU figure that came out not positive (with few seeds, the noise of
+# the start can exceed what the seeds cost). Each sf-run gets at most
+# SF_BENCH_TIMEOUT seconds (default 300); docs/perf.md has the method and
+# the figures.
 set -uo pipefail
 sfrun=${1:?usage: world-bench.sh SF_RUN [SEEDS] [WORLD...]}
 seeds=${2:-20}
@@ -114,6 +116,9 @@ for w in "${worlds[@]}"; do
         # nothing about the shares.
         if (t >= 300) { gs = sprintf("%.0f%%", 100*g/t); ss = sprintf("%.0f%%", 100*s/t); ks = sprintf("%.0f%%", 100*k/t) } else { gs = ss = ks = "-" }
       }
-      printf "%-42s %9.2f %9.2f %9s %9.0f %9.3f %9s %7s %7s %7s %9.1f\n", w, n/wall1, n/wall2, (at > 0 ? sprintf("%.1f", at/real) : "-"), real/1e3/steps, cpu, vc, gs, ss, ks, 1000*(scn-sc1)/(n-1)
+      # Both CPU figures are differences of two sweeps; one that is not
+      # positive was lost in the noise of the start of the sweeps.
+      st = 1000 * (scn - sc1) / (n - 1)
+      printf "%-42s %9.2f %9.2f %9s %9.0f %9s %9s %7s %7s %7s %9s\n", w, n/wall1, n/wall2, (at > 0 ? sprintf("%.1f", at/real) : "-"), real/1e3/steps, (cpu > 0 ? sprintf("%.3f", cpu) : "-"), vc, gs, ss, ks, (st > 0 ? sprintf("%.1f", st) : "-")
     }' "$tmp/j1.jsonl"
 done

@@ -11,8 +11,9 @@ import (
 )
 
 // TestWorldBench: tools/world-bench.sh, which make bench runs, prints a
-// header and one line per world with its figures, each a number (or "-"
-// where the sweep gave too few samples to split), from the built sf-run.
+// header and one line per world with its figures, each a positive number
+// (or "-" where the sweeps gave too few samples to split or a CPU
+// difference lost in the noise), from the built sf-run.
 func TestWorldBench(t *testing.T) {
 	tools.Need(t)
 	if testing.Short() {
@@ -35,7 +36,9 @@ func TestWorldBench(t *testing.T) {
 	}
 	for i, v := range row[1:] {
 		col := want[i+1]
-		if v == "-" && (col == "guest" || col == "sf" || col == "kernel") {
+		// The shares need perf and enough samples, and the CPU figures,
+		// differences of two sweeps, may be lost in the noise of three seeds.
+		if v == "-" && (col == "guest" || col == "sf" || col == "kernel" || col == "cpu/seed" || col == "virt/cpu" || col == "start/ms") {
 			continue
 		}
 		f, err := strconv.ParseFloat(strings.TrimSuffix(v, "%"), 64)
