@@ -294,4 +294,7 @@ const (
 	// ListMax bounds the elements of a list (sockets, events, faults,
 	// inodes, trace lines).
 	ListMax = 1 << 26
+	// BytesMax bounds a byte string with no bound of its own (a socket's
+	// buffer, a pending write): the input's own length bounds it first.
+	BytesMax = 1 << 40
 )
