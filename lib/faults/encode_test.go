@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/wire"
@@ -110,4 +111,24 @@ func FuzzDecodePlanner(f *testing.F) {
 		DecodePlanner(r)
 		_ = r.Done()
 	})
+}
+
+// TestPlannerEncodeCoversEveryField pins the fields Encode writes: a field
+// added to one of these types fails here until Encode and DecodePlanner
+// write it.
+func TestPlannerEncodeCoversEveryField(t *testing.T) {
+	pinned := map[reflect.Type]string{
+		reflect.TypeFor[Planner](): "Gens heads list next",
+		reflect.TypeFor[Gen]():     "Kind Node S T Ahead Done",
+		reflect.TypeFor[head]():    "f ok",
+	}
+	for typ, want := range pinned {
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("%s's fields are now\n\t%s\nEncode knows\n\t%s", typ, g, want)
+		}
+	}
 }

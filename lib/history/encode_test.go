@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/wire"
@@ -64,4 +66,23 @@ func FuzzDecodeRecorder(f *testing.F) {
 		DecodeRecorder(rd)
 		_ = rd.Done()
 	})
+}
+
+// TestRecorderEncodeCoversEveryField pins the fields Encode writes: a field
+// added to one of these types fails here until Encode and DecodeRecorder
+// write it.
+func TestRecorderEncodeCoversEveryField(t *testing.T) {
+	pinned := map[reflect.Type]string{
+		reflect.TypeFor[Recorder](): "events open nextID ops",
+		reflect.TypeFor[Event]():    "Index Type Process F Key Value Time ID Line",
+	}
+	for typ, want := range pinned {
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("%s's fields are now\n\t%s\nEncode knows\n\t%s", typ, g, want)
+		}
+	}
 }

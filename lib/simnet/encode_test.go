@@ -3,6 +3,8 @@ package simnet
 import (
 	"bytes"
 	"fmt"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/wire"
@@ -97,4 +99,32 @@ func FuzzDecode(f *testing.F) {
 		Decode(r)
 		_ = r.Done()
 	})
+}
+
+// TestEncodeCoversEveryField pins the fields Encode writes: a field added
+// to one of these types fails here until Encode and Decode write it.
+func TestEncodeCoversEveryField(t *testing.T) {
+	pinned := map[reflect.Type]string{
+		reflect.TypeFor[Net](): "seed latencyNs nodes listeners queue seq nextID now conns connsLive faults udp mutantState",
+		reflect.TypeFor[Socket](): "ID Node Instance Listener Datagram Port Peer State backlog rbuf rdEOF wrClosed closed lastAt stream " +
+			"accepted connectTo connectNode lastData rbufLast rbufFrom inbox inboxBytes dupStream",
+		reflect.TypeFor[event]():       "at seq kind target from data src dst port delivered dropped",
+		reflect.TypeFor[faults]():      "links groupsOf clogs nextClog slow held",
+		reflect.TypeFor[udp]():         "bound nextPort drops",
+		reflect.TypeFor[mutantState](): "mutant mutantNodes mutantHits chunks",
+		reflect.TypeFor[clogEntry]():   "id Clog",
+		reflect.TypeFor[Clog]():        "From To Node Dir Mode DelayNs",
+		reflect.TypeFor[datagram]():    "from port data",
+		reflect.TypeFor[Drops]():       "Loss Cut NoSocket Full",
+		reflect.TypeFor[Link]():        "From To LatencyNs",
+	}
+	for typ, want := range pinned {
+		var got []string
+		for i := range typ.NumField() {
+			got = append(got, typ.Field(i).Name)
+		}
+		if g := strings.Join(got, " "); g != want {
+			t.Errorf("%s's fields are now\n\t%s\nEncode knows\n\t%s", typ, g, want)
+		}
+	}
 }
