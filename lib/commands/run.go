@@ -56,6 +56,8 @@ type Run struct {
 
 const historyTimeoutDefault = 30 * time.Second
 
+const snapshotsCLIOnly = "no tool takes or continues a snapshot yet"
+
 func runSpec(r *Run) *cmdspec.Command {
 	return &cmdspec.Command{Name: "sf-run", Options: []*cmdspec.Option{
 		worldOption(&r.Config),
@@ -86,6 +88,17 @@ func runSpec(r *Run) *cmdspec.Command {
 			Value: cmdspec.Bool(&r.Pin)},
 		{Flag: "compress", Usage: "write traces and histories as zstd files (seed-N.trace.log.zst)",
 			Doc: "write failing seeds' traces and histories as zstd files (seed-N.trace.log.zst)", Value: cmdspec.Bool(&r.Compress)},
+		{Flag: "stop-at", Usage: "with -seed and -snapshot: stop the run at virtual time `DURATION`, such as 2.5s",
+			CLIOnly: snapshotsCLIOnly, Value: cmdspec.Duration(&r.StopAt, 0, func(d time.Duration) error {
+				if d <= 0 {
+					return cmdspec.Errorf("%v: must be more than 0", d)
+				}
+				return nil
+			})},
+		{Flag: "snapshot", Usage: "with -seed and -stop-at: write the world at that moment to `FILE`",
+			CLIOnly: snapshotsCLIOnly, Path: cmdspec.Output, Value: cmdspec.String(&r.Snapshot, "")},
+		{Flag: "from", Usage: "continue the snapshot in `FILE` as a replay of its seed",
+			CLIOnly: snapshotsCLIOnly, Path: cmdspec.Input, Value: cmdspec.String(&r.From, "")},
 		{Flag: "explore", Usage: "explore by branching from the passing seeds of -seeds (default 1-10)",
 			CLIOnly: "no tool explores yet: an exploration's records go to sf_report", Value: cmdspec.Bool(&r.Explore)},
 		{Flag: "explore-runs", Usage: "with -explore: make `N` runs, the starting seeds included",
@@ -154,6 +167,9 @@ func RunMain(doc string, args []string, s Streams) int {
 		if r.Explore || spec.Given("explore-runs") {
 			return r.exploreMain(spec, c, s)
 		}
+		if err := r.snapshotFlags(spec); err != nil {
+			return err
+		}
 		if err := r.fromCLI(spec, c); err != nil {
 			return err
 		}
@@ -187,6 +203,35 @@ func (r *Run) fromCLI(spec *cmdspec.Command, c *cli.Context) error {
 	}
 	if !r.Replay {
 		r.JSON, r.PipeNote = wantJSON(spec, r.JSON)
+	}
+	return nil
+}
+
+// snapshotFlags checks -stop-at, -snapshot and -from against the other
+// flags; -from makes the run a replay, of the seed the snapshot names.
+func (r *Run) snapshotFlags(spec *cmdspec.Command) error {
+	switch {
+	case r.From != "":
+		for _, f := range []string{"seed", "seeds", "shard", "check", "pin", "faults", "snapshot", "stop-at"} {
+			if spec.Given(f) {
+				return usage("-from does not take -%s: it continues the snapshot's own seed, as it was run", f)
+			}
+		}
+		r.Replay = true
+	case spec.Given("snapshot") != spec.Given("stop-at"):
+		return usage("-snapshot FILE and -stop-at DURATION go together")
+	case r.Snapshot != "":
+		if !spec.Given("seed") {
+			return usage("-snapshot needs -seed N: it snapshots one seed's run")
+		}
+		for _, f := range []string{"check", "pin", "faults", "inspect", "json"} {
+			if spec.Given(f) {
+				return usage("-snapshot does not take -%s", f)
+			}
+		}
+		if r.Snapshot == "-" {
+			return usage("-snapshot writes a file, not stdout")
+		}
 	}
 	return nil
 }

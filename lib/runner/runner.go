@@ -50,6 +50,10 @@ type Job struct {
 	// stalls as on a host that stopped. Tests use it to exercise Recheck;
 	// no flag sets it.
 	StallFirstRun bool
+	// Fork, when set, is continued (engine.Engine.Resume) instead of
+	// running Seed from its start (sf-run -from); Spec, Recheck, Check and
+	// StallFirstRun are then unused. Defaults to nil.
+	Fork *engine.Fork
 }
 
 // Outcome is what one job came to.
@@ -196,6 +200,13 @@ func (p *Prepared) One(j Job, interrupt *atomic.Bool) Outcome {
 	}
 	opts := j.Options
 	opts.Interrupt = interrupt
+	if j.Fork != nil {
+		res, err := p.Engine.Resume(j.Fork, opts)
+		if err != nil {
+			return Outcome{Err: err}
+		}
+		return Outcome{Result: res, Interrupted: res.Status == engine.StatusInterrupted}
+	}
 	first := spec
 	if j.StallFirstRun {
 		s := *spec
