@@ -160,17 +160,20 @@ func Encode(h Header, payload []byte) ([]byte, error) {
 	h.Bytes = uint64(len(payload))
 	hw := wire.NewWriter(256)
 	h.encode(hw)
-	head := hw.Data()
-	out := bytes.NewBufferString(Magic)
-	out.Write(binary.AppendUvarint(nil, uint64(len(head))))
-	out.Write(head)
-	out.Write(binary.LittleEndian.AppendUint32(nil, crc32.ChecksumIEEE(head)))
 	enc, err := zstd.NewWriter(nil, zstd.WithEncoderConcurrency(1), zstd.WithEncoderCRC(true), zstd.WithWindowSize(8<<20))
 	if err != nil {
 		return nil, err
 	}
 	defer enc.Close()
-	return enc.EncodeAll(payload, out.Bytes()), nil
+	return enc.EncodeAll(payload, frameHeader(hw.Data())), nil
+}
+
+// frameHeader is the start of a file whose header's encoding is head: the
+// magic line, head's length, head and its CRC.
+func frameHeader(head []byte) []byte {
+	out := append([]byte(Magic), binary.AppendUvarint(nil, uint64(len(head)))...)
+	out = append(out, head...)
+	return binary.LittleEndian.AppendUint32(out, crc32.ChecksumIEEE(head))
 }
 
 // Write writes a fork's encoding payload under h to path, atomically, and
