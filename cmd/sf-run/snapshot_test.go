@@ -69,6 +69,11 @@ func TestSnapshotKVLog(t *testing.T) {
 	dir := kvlogDir(t)
 	const world = "seedfall.fixed.json"
 	snap := snapshotAndContinue(t, dir, world, "3", "1s")
+	whole, from := sfRun(t, dir, "-c", world, "-seed", "3", "-inspect"), sfRun(t, dir, "-c", world, "-from", snap, "-inspect")
+	from.WantExitClean(t, 0)
+	if a, b := realTime.ReplaceAllString(whole.Stdout, ""), realTime.ReplaceAllString(from.Stdout, ""); a != b || !strings.Contains(b, "disks at the end of the run:") {
+		t.Errorf("-from -inspect printed another trace or disk listing than -seed -inspect:\n%s\n%s", from, whole)
+	}
 	b, err := os.ReadFile(snap)
 	if err != nil {
 		t.Fatal(err)

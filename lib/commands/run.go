@@ -298,7 +298,7 @@ func (r *Run) exploreMain(spec *cmdspec.Command, c *cli.Context, s Streams) erro
 	if !r.Explore {
 		return usage("-explore-runs needs -explore")
 	}
-	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin"} {
+	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin", "stop-at", "snapshot", "from"} {
 		if spec.Given(f) {
 			return usage("-explore does not take -%s", f)
 		}

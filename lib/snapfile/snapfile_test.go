@@ -138,9 +138,13 @@ func TestCheck(t *testing.T) {
 			"it is a snapshot of another world: it was taken of seedfall.json -profile ci -set duration=5s, whose content (key abababababab) differs from that of other.json -profile ci now (key cdcdcdcdcdcd)"},
 		{func(h *Header) { h.Modules = h.Modules[:1] }, "it holds the modules of 2 nodes, the world has 1"},
 		{func(h *Header) { h.Modules = []Module{{Node: "srv"}, h.Modules[1]} }, "its node 1 is server, the world's is srv"},
-		{func(h *Header) { h.Modules = []Module{{Node: "server", SHA256: strings.Repeat("44", 32)}, h.Modules[1]} },
+		{func(h *Header) {
+			h.Modules = []Module{{Node: "server", SHA256: strings.Repeat("44", 32)}, h.Modules[1]}
+		},
 			"node server runs another module build: sha256 111111111111 in the snapshot, 444444444444 now"},
-		{func(h *Header) { h.Modules = []Module{h.Modules[0], {Node: "client", SHA256: strings.Repeat("22", 32)}} },
+		{func(h *Header) {
+			h.Modules = []Module{h.Modules[0], {Node: "client", SHA256: strings.Repeat("22", 32)}}
+		},
 			"node client upgrades to another module build: sha256 333333333333 in the snapshot,  now"},
 	} {
 		snap, cur := testHeader(), testHeader()

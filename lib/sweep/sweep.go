@@ -86,11 +86,11 @@ type Options struct {
 	Snapshot string
 	// From continues the snapshot in that file instead of running seeds:
 	// a replay of the seed it was taken from (snapshot.go).
-	From string
-	Tool string // how the user invoked the tool, for repro lines
-	Stdin            io.Reader
-	Stdout           io.Writer
-	Stderr           io.Writer
+	From   string
+	Tool   string // how the user invoked the tool, for repro lines
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
 
 	// budget and branches are those of the schedule replayed with -faults,
 	// kept in the schedule a failing replay writes.
