@@ -59,8 +59,9 @@ func snapshotAndContinue(t *testing.T, dir, world, seed, stopAt string) string {
 	return snap
 }
 
-// TestSnapshotKVLog: kvlog's two nodes forked at 1s of seed 3, written to a
-// file and continued from it, end as the seed's replay does; a snapshot is
+// TestSnapshotKVLog: kvlog's two nodes forked at 1s of a passing and of a
+// failing seed, written to a file and continued from it, end as the seed's
+// replay does; a snapshot is
 // refused, with exit status 2 and a message naming why, when it is cut
 // short, damaged, of another world, of another module build or of another
 // sf version, and so are flags that do not go with it.
@@ -69,6 +70,9 @@ func TestSnapshotKVLog(t *testing.T) {
 	dir := kvlogDir(t)
 	const world = "seedfall.fixed.json"
 	snap := snapshotAndContinue(t, dir, world, "3", "1s")
+	// A failing seed of the world with the planted bug fails the same way
+	// from its snapshot: same report, artifacts and exit status.
+	snapshotAndContinue(t, dir, "seedfall.json", "2", "1s")
 	whole, from := sfRun(t, dir, "-c", world, "-seed", "3", "-inspect"), sfRun(t, dir, "-c", world, "-from", snap, "-inspect")
 	from.WantExitClean(t, 0)
 	if a, b := realTime.ReplaceAllString(whole.Stdout, ""), realTime.ReplaceAllString(from.Stdout, ""); a != b || !strings.Contains(b, "disks at the end of the run:") {

@@ -33,7 +33,6 @@ func (s *sweeper) snapshot() (int, error) {
 	o := s.o
 	seed := o.Seeds[0]
 	opts := s.p.RunOptions(nil)
-	opts.Interrupt = s.interrupt
 	var (
 		fork    *engine.Fork
 		refused error
@@ -54,10 +53,11 @@ func (s *sweeper) snapshot() (int, error) {
 		fork = f
 		s.interrupt.Store(true) // the rest of the run is the snapshot's to make
 	}
-	res, err := s.p.Engine.Run(s.p.Spec, seed, opts)
-	if err != nil {
-		return 0, err
+	out := s.p.One(runner.Job{Seed: seed, Options: opts}, s.interrupt)
+	if out.Err != nil {
+		return 0, out.Err
 	}
+	res := out.Result
 	if fork == nil {
 		switch {
 		case tried > 0:
