@@ -56,8 +56,6 @@ type Run struct {
 
 const historyTimeoutDefault = 30 * time.Second
 
-const snapshotsCLIOnly = "no tool takes or continues a snapshot yet"
-
 func runSpec(r *Run) *cmdspec.Command {
 	return &cmdspec.Command{Name: "sf-run", Options: []*cmdspec.Option{
 		worldOption(&r.Config),
@@ -89,16 +87,19 @@ func runSpec(r *Run) *cmdspec.Command {
 		{Flag: "compress", Usage: "write traces and histories as zstd files (seed-N.trace.log.zst)",
 			Doc: "write failing seeds' traces and histories as zstd files (seed-N.trace.log.zst)", Value: cmdspec.Bool(&r.Compress)},
 		{Flag: "stop-at", Usage: "with -seed and -snapshot: stop the run at virtual time `DURATION`, such as 2.5s",
-			CLIOnly: snapshotsCLIOnly, Value: cmdspec.Duration(&r.StopAt, 0, func(d time.Duration) error {
+			Doc:      "the virtual time to fork the run at, a Go duration such as 2.5s: the first scheduler step at or after it",
+			Required: "missing: give the virtual time to fork at, such as 2.5s", Value: cmdspec.Duration(&r.StopAt, 0, func(d time.Duration) error {
 				if d <= 0 {
 					return cmdspec.Errorf("%v: must be more than 0", d)
 				}
 				return nil
 			})},
 		{Flag: "snapshot", Usage: "with -seed and -stop-at: write the world at that moment to `FILE`",
-			CLIOnly: snapshotsCLIOnly, Path: cmdspec.Output, Value: cmdspec.String(&r.Snapshot, "")},
+			Doc: "the file to write the snapshot to (sf-run -snapshot)", Required: "missing: name the snapshot file to write",
+			Path: cmdspec.Output, Value: cmdspec.String(&r.Snapshot, "")},
 		{Flag: "from", Usage: "continue the snapshot in `FILE` as a replay of its seed",
-			CLIOnly: snapshotsCLIOnly, Path: cmdspec.Input, Value: cmdspec.String(&r.From, "")},
+			Doc: "the snapshot file to continue, as sf_fork wrote it (sf-run -from)", Required: "missing: name the snapshot file to continue",
+			Path: cmdspec.Input, Value: cmdspec.String(&r.From, "")},
 		{Flag: "explore", Usage: "explore by branching from the passing seeds of -seeds (default 1-10)",
 			CLIOnly: "no tool explores yet: an exploration's records go to sf_report", Value: cmdspec.Bool(&r.Explore)},
 		{Flag: "explore-runs", Usage: "with -explore: make `N` runs, the starting seeds included",
@@ -141,6 +142,15 @@ func runSpec(r *Run) *cmdspec.Command {
 			Fields: []string{"config", "profile", "set", "seed", "pattern", "node", "max_matches", "faults", "replay"},
 			Docs: map[string]string{"seed": "the seed whose trace to search",
 				"faults": "replay with this fault schedule file instead of reading the trace sf-run wrote"}},
+		{Name: "sf_fork", Description: "Run one seed up to a virtual time and write the whole world there to a snapshot file " +
+			"(sf-run -seed N -stop-at D -snapshot FILE): every node's memory, disks, network, timers, faults and trace so far. " +
+			"sf_resume continues it. Returns the step and time it was taken at and the file's size.",
+			Fields: []string{"config", "profile", "set", "seed", "stop_at", "snapshot"},
+			Docs:   map[string]string{"seed": "the seed to run and fork"}},
+		{Name: "sf_resume", Description: "Continue a snapshot sf_fork wrote (sf-run -from FILE), as a replay of its seed: the same " +
+			"record, determinism hash, events and output as sf_replay of that seed. Give the world, profile and set it was " +
+			"taken with; a snapshot of another world, module build or sf version is refused, naming the difference.",
+			Fields: []string{"config", "profile", "set", "from", "max_events", "inspect"}},
 	}}
 }
 

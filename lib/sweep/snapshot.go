@@ -81,6 +81,9 @@ func (s *sweeper) snapshot() (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("-snapshot: %w", err)
 	}
+	if o.OnSnapshot != nil {
+		o.OnSnapshot(SnapshotWritten{Seed: seed, Step: fork.Step, AtNs: fork.AtNs, Bytes: n, StateBytes: w.Len()})
+	}
 	fmt.Fprintf(s.human, "seed %d: snapshot at step %d, t=%s, written to %s (%s, %s of state uncompressed)\n", seed, fork.Step,
 		time.Duration(fork.AtNs), textfmt.Display(o.Snapshot), mib(n), mib(w.Len()))
 	fmt.Fprintf(s.human, "continue it: %s\n", ShellJoin(append(worldArgs(o), "-from", o.Snapshot)))
@@ -89,6 +92,15 @@ func (s *sweeper) snapshot() (int, error) {
 
 // mib writes a size in MiB, to a tenth.
 func mib(n int) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
+
+// SnapshotWritten is what -snapshot wrote: the seed, the step and virtual
+// time it was forked at, and the file's size and the state's uncompressed.
+type SnapshotWritten struct {
+	Seed              uint64
+	Step              uint64
+	AtNs              int64
+	Bytes, StateBytes int
+}
 
 // worldArgs are the tool and the flags that name o's world.
 func worldArgs(o Options) []string {

@@ -86,11 +86,14 @@ type Options struct {
 	Snapshot string
 	// From continues the snapshot in that file instead of running seeds:
 	// a replay of the seed it was taken from (snapshot.go).
-	From   string
-	Tool   string // how the user invoked the tool, for repro lines
-	Stdin  io.Reader
-	Stdout io.Writer
-	Stderr io.Writer
+	From string
+	// OnSnapshot, when set, is called with the snapshot Snapshot wrote:
+	// sf-mcp's sf_fork returns it.
+	OnSnapshot func(SnapshotWritten)
+	Tool       string // how the user invoked the tool, for repro lines
+	Stdin      io.Reader
+	Stdout     io.Writer
+	Stderr     io.Writer
 
 	// budget and branches are those of the schedule replayed with -faults,
 	// kept in the schedule a failing replay writes.
