@@ -87,7 +87,7 @@ demo: build
 
 bench: build
 	@tools/engine-share.sh bin/sf-run
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/engine/core ./lib/history ./lib/check ./lib/shrink ./lib/mutate
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/engine/core ./lib/history ./lib/check ./lib/shrink ./lib/mutate ./lib/wasmrewrite
 
 # The determinism corpus (lib/determinism): every example world's first 20
 # seeds and a few whole traces, as sf-run runs them. make test compares a

@@ -118,10 +118,12 @@
 // SIGINT or SIGTERM stops it as a sweep: the summary says "interrupted".
 //
 // A world with preempt fields preempts goroutines inside each node
-// (docs/preemption.md). With preempt.strategy pct every change point is a
+// (docs/preemption.md), at function entries: its modules are rewritten so
+// that small leaf functions, to which Go gives no stack check, get one.
+// With preempt.strategy pct every change point is a
 // preempt fault in the trace and the schedule ("fault preempt counter#1 at
 // counted call #55889"), and the trace ends with a line that says how many
-// calls each node counted ("pct: counted calls per node: counter=244939
+// calls each node counted ("pct: counted calls per node: counter=244941
 // (steps 250000)"), the number preempt.steps should cover.
 //
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds

@@ -368,12 +368,6 @@ func newStepBudget(nkeys int, max int64) *stepBudget {
 	return &stepBudget{max: max, used: make([]int64, nkeys), out: make([]bool, nkeys)}
 }
 
-// exhausted reports whether any key ran out of steps. A nil budget never
-// does.
-func (b *stepBudget) exhausted() bool {
-	return b != nil && slices.Contains(b.out, true)
-}
-
 // budgetedModel wraps model so that a key past its budget fails every
 // step: Porcupine then backtracks out of its search at once, and the
 // caller, seeing the key out of steps, knows its "illegal" means "gave up".

@@ -37,6 +37,9 @@ type Mode struct {
 	// preempt counts every function entry down on the preemption counter
 	// (preempt.go), and loops counts every loop iteration on it too.
 	Preempt, Loops bool
+	// noLeafChecks leaves out the stack checks preempt adds to frameless
+	// functions (leaf.go), so that a benchmark can measure what they cost.
+	noLeafChecks bool
 }
 
 // Names under which a preempting module exports the preemption countdown
@@ -192,6 +195,13 @@ func Rewrite(bin []byte, mode Mode) ([]byte, error) {
 	check = append(check, 0x1a, 0x0b) // drop, end
 
 	var entry []byte
+	if mode.Preempt && !mode.noLeafChecks {
+		leaf, _, err := addLeafChecks(secs, imp)
+		if err != nil {
+			return nil, err
+		}
+		secs[codeAt].body = leaf
+	}
 	if mode.Preempt {
 		// Count down; at zero call sched_yield with the counter left at 0,
 		// which is how the host tells this call from a loop tick.
