@@ -7,7 +7,7 @@
 //	sf-run [-c FILE] -seed N [-faults FILE] [-pin] [-inspect] [-check]
 //	sf-run [-c FILE] -explore [-explore-runs N] [-seeds RANGE] [-j N] [-json] [-compress]
 //	sf-run [-c FILE] -seed N -stop-at DURATION -snapshot FILE
-//	sf-run [-c FILE] -from FILE [-inspect] [-json]
+//	sf-run [-c FILE] -from FILE [-faults FILE] [-inspect] [-json]
 //
 // Every form also takes -profile NAME and -set PATH=VALUE; a sweep and a
 // replay take -history-timeout DURATION. The seeds are 1-100 unless given
@@ -58,8 +58,13 @@
 // continues it. -from FILE continues the snapshot as a replay of its seed:
 // the same report, trace, artifacts and seed record (determinism_hash
 // included) as -seed N, with -inspect and -json as a replay takes them; it
-// takes no -seed, -seeds, -faults, -check, -pin or -shard. Give it the same
-// world, -profile and -set. The file is zstd-compressed and written whole or
+// takes no -seed, -seeds, -check, -pin or -shard. Give it the same world,
+// -profile and -set. -from FILE -faults SCHEDULE continues it with that
+// schedule for the rest of the run instead of the seed's own faults: its
+// timed faults at or after the snapshot's time and its faults at
+// operations the nodes have not reached fire; the faults before the
+// snapshot stay. That run is no longer the seed's: its replay line
+// continues the snapshot with the schedule. The file is zstd-compressed and written whole or
 // not at all; it records the sf version, the world's content key and every
 // node's module SHA-256, and -from refuses a snapshot of another sf
 // version, another world or another module build, naming the difference

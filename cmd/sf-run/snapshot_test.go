@@ -72,7 +72,8 @@ func TestSnapshotKVLog(t *testing.T) {
 	snap := snapshotAndContinue(t, dir, world, "3", "1s")
 	// A failing seed of the world with the planted bug fails the same way
 	// from its snapshot: same report, artifacts and exit status.
-	snapshotAndContinue(t, dir, "seedfall.json", "2", "1s")
+	failing := snapshotAndContinue(t, dir, "seedfall.json", "2", "1s")
+	snapshotFaults(t, dir, failing)
 	whole, from := sfRun(t, dir, "-c", world, "-seed", "3", "-inspect"), sfRun(t, dir, "-c", world, "-from", snap, "-inspect")
 	from.WantExitClean(t, 0)
 	if a, b := realTime.ReplaceAllString(whole.Stdout, ""), realTime.ReplaceAllString(from.Stdout, ""); a != b || !strings.Contains(b, "disks at the end of the run:") {
@@ -141,7 +142,7 @@ func TestSnapshotKVLog(t *testing.T) {
 		{[]string{"-seeds", "1-3", "-stop-at", "1s", "-snapshot", filepath.Join(tmp, "x.snap")}, "-snapshot needs -seed N"},
 		{[]string{"-seed", "3", "-stop-at", "0s", "-snapshot", filepath.Join(tmp, "x.snap")}, "must be more than 0"},
 		{[]string{"-from", snap, "-seed", "3"}, "-from does not take -seed"},
-		{[]string{"-from", snap, "-faults", snap}, "-from does not take -faults"},
+		{[]string{"-from", snap, "-check"}, "-from does not take -check"},
 	} {
 		r := sfRun(t, dir, append([]string{"-c", world}, c.args...)...)
 		r.WantExitClean(t, 2)
@@ -171,4 +172,36 @@ func TestSnapshotRaftKV(t *testing.T) {
 	dir := t.TempDir()
 	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "raftkv", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
 	snapshotAndContinue(t, dir, "seedfall.json", "2", "2.5s")
+}
+
+// snapshotFaults continues failing, a snapshot of kvlog's seed 2 at 1s
+// (which loses a write when the server crashes), with a schedule for the
+// rest: with no faults it passes, with one crash it fails, and the failure's
+// replay line is the command that continues the snapshot with the schedule.
+func snapshotFaults(t *testing.T, dir, failing string) {
+	t.Helper()
+	tmp := t.TempDir()
+	none, crash := filepath.Join(tmp, "none.json"), filepath.Join(tmp, "crash.json")
+	if err := os.WriteFile(none, []byte(`{"faults": []}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(crash, []byte(`{"faults": [{"at": "2.75s", "kind": "crash", "node": "server", "until": "3.15s"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := sfRun(t, dir, "-c", "seedfall.json", "-from", failing, "-faults", none)
+	r.WantExitClean(t, 0)
+	if !strings.HasPrefix(r.Stdout, "ok  seed 2 passed") || strings.Contains(r.Stdout, "fault crash") {
+		t.Errorf("continued with no faults: want a pass without a crash\n%s", r)
+	}
+	r = sfRun(t, dir, "-c", "seedfall.json", "-from", failing, "-faults", crash, "-json")
+	r.WantExit(t, 1)
+	for _, rec := range clitest.Records(t, r) {
+		if rec["kind"] != "seed" {
+			continue
+		}
+		if want := "sf-run -c seedfall.json -from " + failing + " -faults " + crash; rec["repro"] != want || rec["faults"] != float64(1) ||
+			!strings.Contains(fmt.Sprint(rec["message"]), "acknowledged write lost") {
+			t.Errorf("continued with a crash: record %v, want a lost write, 1 fault and repro %q", rec, want)
+		}
+	}
 }

@@ -63,7 +63,7 @@ func runSpec(r *Run) *cmdspec.Command {
 			"seeds to run: 1-100, 7 or 1-5,9 (default 1-100); at most 10000"),
 		{Flag: "seed", Usage: "replay seed `N` alone and print its whole trace", Doc: "the seed to replay",
 			Required: "missing: name the seed to replay", Value: cmdspec.Seed(&r.seed)},
-		{Flag: "faults", Usage: "with -seed: apply the schedule in `FILE` (- for stdin), drawing no faults",
+		{Flag: "faults", Usage: "with -seed (or -from, for the rest): apply the schedule in `FILE` (- for stdin), drawing no faults",
 			Doc: "a fault schedule file to apply instead of drawing faults (sf-run -faults)", Stdin: true, Path: cmdspec.Input,
 			Value: cmdspec.String(&r.Faults, "")},
 		jobsOption(&r.Jobs, "run `N` seeds at once", "parallel workers (default: the number of CPUs)", 0),
@@ -222,9 +222,9 @@ func (r *Run) fromCLI(spec *cmdspec.Command, c *cli.Context) error {
 func (r *Run) snapshotFlags(spec *cmdspec.Command) error {
 	switch {
 	case r.From != "":
-		for _, f := range []string{"seed", "seeds", "shard", "check", "pin", "faults", "snapshot", "stop-at"} {
+		for _, f := range []string{"seed", "seeds", "shard", "check", "pin", "snapshot", "stop-at"} {
 			if spec.Given(f) {
-				return usage("-from does not take -%s: it continues the snapshot's own seed, as it was run", f)
+				return usage("-from does not take -%s: it continues the snapshot's own seed", f)
 			}
 		}
 		r.Replay = true

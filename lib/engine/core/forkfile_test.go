@@ -116,3 +116,65 @@ func TestForkDecodeCorrupt(t *testing.T) {
 		t.Errorf("decoded for a world of one node: error %v", err)
 	}
 }
+
+// TestResumeWithFaults: a fork resumed with a schedule for the rest of the
+// run. Given the faults the whole run fired, it ends as the whole run does;
+// given none, no fault fires after the fork, those before it stay, and the
+// run ends otherwise than the whole run, which had faults after the fork.
+func TestResumeWithFaults(t *testing.T) {
+	p := prepareWorld(t, "examples/kvlog/seedfall.fixed.json", []string{"faults.preset=everything"})
+	// The first seed of a few with faults both before and after the
+	// fork, taken just after its first fault.
+	var (
+		whole  *engine.Result
+		f      *engine.Fork
+		before int
+	)
+	for seed := uint64(1); seed <= 20 && f == nil; seed++ {
+		w, err := p.Engine.Run(p.Spec, seed, engine.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(w.Faults) < 2 || w.Faults[0].At == w.Faults[len(w.Faults)-1].At {
+			continue
+		}
+		_, err = p.Engine.Run(p.Spec, seed, engine.Options{AtStep: func(s engine.StepPoint) {
+			if f == nil && s.AtNs > int64(w.Faults[0].At) {
+				f, _ = s.Fork()
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		whole = w
+	}
+	if f == nil {
+		t.Fatal("no seed of 1-20 fired faults at two moments and forked after the first")
+	}
+	defer f.Release()
+	for _, fl := range whole.Faults {
+		if int64(fl.At) < f.AtNs {
+			before++
+		}
+	}
+	if before == len(whole.Faults) {
+		t.Fatalf("seed %d: all %d faults fired before the fork at t=%dns", whole.Seed, before, f.AtNs)
+	}
+	step := f.Step
+	res, err := p.Engine.Resume(f, engine.Options{Faults: whole.Faults})
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, fmt.Sprintf("resumed at step %d with the whole run's faults", step), res, whole)
+
+	res, err = p.Engine.Resume(f, engine.Options{Faults: []engine.Fault{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Faults) != before || fmt.Sprint(res.Faults) != fmt.Sprint(whole.Faults[:before]) {
+		t.Errorf("resumed with no faults: %d faults %v, want the %d before the fork", len(res.Faults), res.Faults, before)
+	}
+	if res.Hash == whole.Hash {
+		t.Errorf("resumed with no faults, it ended with the whole run's hash %x", res.Hash)
+	}
+}

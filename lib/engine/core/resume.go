@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
@@ -17,9 +18,14 @@ import (
 // step where it was taken, and returns the whole run's result: its trace,
 // hash, faults and verdict are those the run would have had if it had
 // never been forked. The seed, the world and the options that shaped the
-// run from its start (Faults, Mutant, Budget) are the fork's. Of opts,
-// Branches are added after those of the fork's run that were still to
-// come, and StopAtNs and RedrawAfterBranch replace the fork's when set;
+// run from its start (Mutant, Budget) are the fork's. Of opts, Faults,
+// when not nil, is a schedule for the rest of the run: it replaces the
+// faults the fork's run would have drawn or replayed from the fork on (its
+// timed faults at or after the fork's time fire, and its positional ones
+// at the operations the nodes have not reached yet), and the faults fired
+// before stay in the result; Branches are added after those of the fork's
+// run that were still to come, and StopAtNs and RedrawAfterBranch replace
+// the fork's when set;
 // RecordCalls, Inspect, Interrupt, AtStep, SnapshotAt, DivergeAtCall,
 // PanicAtCall and PanicAtStep apply to the run from the fork on. Each
 // node must run the module it ran when the fork was taken (the same path,
@@ -49,6 +55,9 @@ func Resume(mods Modules, f *Fork, opts Options) (*Result, error) {
 	})
 	r.Opts = resumedOptions(src.Opts, src.Opts.Branches[src.nextBranch:], opts)
 	r.nextBranch = 0
+	if opts.Faults != nil {
+		r.replaceSchedule(opts.Faults)
+	}
 	for i, n := range r.Nodes {
 		m, err := mods.CompileFor(n.wasm, r.Spec.Preempt)
 		if err != nil {
@@ -62,6 +71,19 @@ func Resume(mods Modules, f *Fork, opts Options) (*Result, error) {
 	r.resumeGuests(f)
 	r.guardedLoop()
 	return r.finish(start, opts.Inspect), nil
+}
+
+// replaceSchedule makes list the faults of the rest of the run: its timed
+// faults from now on, and its positional ones, in place of the planner's.
+func (r *Run) replaceSchedule(list []Fault) {
+	r.Opts.Faults = list
+	var rest []Fault
+	for _, f := range r.indexSchedule(list) {
+		if int64(f.At) >= r.Now {
+			rest = append(rest, f)
+		}
+	}
+	r.planner = faults.ListPlanner(rest)
 }
 
 // resumedOptions are the options of a resumed run: the fork's, with what
