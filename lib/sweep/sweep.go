@@ -323,7 +323,7 @@ func (s *sweeper) job(seed uint64, sched *schedule.Schedule) runner.Job {
 	opts := s.p.RunOptions(sched)
 	opts.Inspect = s.o.Inspect
 	if s.fork != nil {
-		return runner.Job{Seed: seed, Options: opts, Fork: s.fork}
+		return runner.Job{Seed: seed, Options: opts, Continue: s.fork}
 	}
 	return runner.Job{Seed: seed, Options: opts, Recheck: true, Check: s.o.Check,
 		DivergeAtCall: s.o.DivergeSecondRunAtCall, StallFirstRun: s.o.stallFirstRun}

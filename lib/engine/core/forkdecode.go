@@ -169,7 +169,7 @@ func decodeRun(rd *wire.Reader, spec *Spec, host *Host) *Run {
 	}
 	r.plan = r.newPlan()
 	if r.Opts.Faults != nil {
-		r.indexSchedule(r.Opts.Faults)
+		r.scheduledHits, r.scheduledOps, _ = r.scheduleOf(r.Opts.Faults)
 	}
 	return r
 }

@@ -161,13 +161,13 @@ func TestResumeWithFaults(t *testing.T) {
 		t.Fatalf("seed %d: all %d faults fired before the fork at t=%dns", whole.Seed, before, f.AtNs)
 	}
 	step := f.Step
-	res, err := p.Engine.Resume(f, engine.Options{Faults: whole.Faults})
+	res, err := p.Engine.ResumeRest(f, engine.Options{Faults: whole.Faults})
 	if err != nil {
 		t.Fatal(err)
 	}
 	same(t, fmt.Sprintf("resumed at step %d with the whole run's faults", step), res, whole)
 
-	res, err = p.Engine.Resume(f, engine.Options{Faults: []engine.Fault{}})
+	res, err = p.Engine.ResumeRest(f, engine.Options{Faults: []engine.Fault{}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -224,7 +224,9 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	}
 	r.plan = r.newPlan()
 	if opts.Faults != nil {
-		r.planner = faults.ListPlanner(r.indexSchedule(opts.Faults))
+		var timed []Fault
+		r.scheduledHits, r.scheduledOps, timed = r.scheduleOf(opts.Faults)
+		r.planner = faults.ListPlanner(timed)
 	} else {
 		r.planner = faults.NewPlanner(r.plan, seed, 0)
 	}
@@ -238,24 +240,23 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	return r.finish(start, opts.Inspect), nil
 }
 
-// indexSchedule indexes the positional faults of a schedule being replayed
-// by the event they fire at, and returns its timed faults, a partition's
-// side made its groups.
-func (r *Run) indexSchedule(list []Fault) (timed []Fault) {
-	r.scheduledHits = map[siteKey]bool{}
-	r.scheduledOps = map[opKey]Fault{}
+// scheduleOf is a replayed schedule as a run fires it: the buggify hits and
+// the faults at numbered events it lists, and its timed faults, a
+// partition's side turned into its groups.
+func (r *Run) scheduleOf(list []Fault) (hits map[siteKey]bool, ops map[opKey]Fault, timed []Fault) {
+	hits, ops = map[siteKey]bool{}, map[opKey]Fault{}
 	for _, f := range list {
 		n := r.NodeByName(f.Node)
 		switch {
 		case n == nil:
 		case f.Kind == faults.KindBuggify:
-			r.scheduledHits[siteKey{n.Idx, f.Site, f.Op}] = true
+			hits[siteKey{n.Idx, f.Site, f.Op}] = true
 		case faults.Positional(f.Kind):
-			r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = f
+			ops[opKey{f.Kind, n.Idx, f.Op}] = f
 		}
 	}
-	// A side is cut from the other programs that network faults reach; one
-	// with "faults": false stays out of every group and talks to all.
+	// A side is cut from the other programs that network faults reach;
+	// one with "faults": false stays out of every group and talks to all.
 	var netNames []string
 	for _, ns := range r.Spec.Nodes {
 		if ns.NetFaults {
@@ -270,7 +271,7 @@ func (r *Run) indexSchedule(list []Fault) (timed []Fault) {
 			timed = append(timed, f)
 		}
 	}
-	return timed
+	return hits, ops, timed
 }
 
 // finish stops what still runs and returns the run's result, with each
