@@ -217,6 +217,9 @@ func (p *Prepared) One(j Job, interrupt *atomic.Bool) Outcome {
 		if err != nil {
 			return Outcome{Err: err}
 		}
+		// In a world forked at its setup, the fork's run is the setup
+		// seed's with the job's branch; the result is the job's seed's.
+		res.Seed = j.Seed
 		return Outcome{Result: res, Interrupted: res.Status == engine.StatusInterrupted}
 	}
 	first := spec
