@@ -150,3 +150,21 @@ func TestForkSetupExplore(t *testing.T) {
 		t.Fatalf("explore found no branched failure\n%s", r)
 	}
 }
+
+// TestForkSetupSnapshot: a snapshot of a seed of a world forked at its
+// setup continues as that seed (the fork's run is the setup seed's with
+// the seed's branch): the same seed number, hash and status as the
+// uninterrupted run.
+func TestForkSetupSnapshot(t *testing.T) {
+	dir := setupLoadDir(t)
+	whole := sfRun(t, dir, "-c", "seedfall.json", "-seed", "3", "-json")
+	whole.WantExitClean(t, 0)
+	snap := filepath.Join(t.TempDir(), "s.snap")
+	sfRun(t, dir, "-c", "seedfall.json", "-seed", "3", "-stop-at", "6s", "-snapshot", snap).WantExitClean(t, 0)
+	from := sfRun(t, dir, "-c", "seedfall.json", "-from", snap, "-json")
+	from.WantExitClean(t, 0)
+	want, got := seedLines(t, whole), seedLines(t, from)
+	if len(want) != 1 || want[3] == "" || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("continued from the snapshot:\n got %v\nwant %v", got, want)
+	}
+}

@@ -50,6 +50,10 @@ type Job struct {
 	// stalls as on a host that stopped. Tests use it to exercise Recheck;
 	// no flag sets it, and a world forked at its setup keeps its own.
 	StallFirstRun bool
+	// Continue, when set, is continued (engine.Engine.ResumeRest) instead
+	// of running Seed from its start (sf-run -from); Spec, Recheck, Check,
+	// StallFirstRun, From and Forks are then unused. Defaults to nil.
+	Continue *engine.Fork
 	// From, when set, is a fork of an earlier run of the world that this
 	// run may start from: when the run agrees with the fork's up to the
 	// fork (engine.Fork.Admits) it starts there, and ends exactly as it
@@ -208,6 +212,16 @@ func (p *Prepared) One(j Job, interrupt *atomic.Bool) Outcome {
 	}
 	opts := j.Options
 	opts.Interrupt = interrupt
+	if j.Continue != nil {
+		res, err := p.Engine.ResumeRest(j.Continue, opts)
+		if err != nil {
+			return Outcome{Err: err}
+		}
+		// In a world forked at its setup, the fork's run is the setup
+		// seed's with the job's branch; the result is the job's seed's.
+		res.Seed = j.Seed
+		return Outcome{Result: res, Interrupted: res.Status == engine.StatusInterrupted}
+	}
 	first := spec
 	if j.StallFirstRun && !p.forksAtSetup() {
 		s := *spec

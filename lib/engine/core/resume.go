@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
@@ -90,6 +91,40 @@ func resume(mods Modules, f *Fork, set func(r, src *Run) error) (*Result, error)
 	r.resumeGuests(f)
 	r.guardedLoop()
 	return r.finish(start, r.Opts.Inspect), nil
+}
+
+// ResumeRest continues f as Resume does, but Faults, when not nil, are a
+// schedule for the rest of the run only (sf-run -from -faults): they replace
+// the fork's from the fork on whatever fired before, which stays in the
+// result, and need not agree with the fork's run up to it. Its timed faults
+// at or after the fork's time fire, and its positional ones at the
+// operations the nodes have not reached yet. The run is then no longer one
+// that Execute could give from the start with that schedule.
+func ResumeRest(mods Modules, f *Fork, opts Options) (*Result, error) {
+	return resume(mods, f, func(r, src *Run) error {
+		applied := src.Opts.Branches[:src.nextBranch]
+		r.Opts = resumedOptions(src.Opts, src.Opts.Branches[src.nextBranch:], opts)
+		r.Opts.Branches = append(slices.Clone(applied), r.Opts.Branches...)
+		r.nextBranch = len(applied)
+		if opts.Faults != nil {
+			r.replaceSchedule(opts.Faults)
+		}
+		return nil
+	})
+}
+
+// replaceSchedule makes list the faults of the rest of the run: its timed
+// faults from now on, and its positional ones, in place of the planner's.
+func (r *Run) replaceSchedule(list []Fault) {
+	hits, ops, timed := r.scheduleOf(list)
+	var rest []Fault
+	for _, f := range timed {
+		if int64(f.At) >= r.Now {
+			rest = append(rest, f)
+		}
+	}
+	r.Opts.Faults = list
+	r.scheduledHits, r.scheduledOps, r.planner = hits, ops, faults.ListPlanner(rest)
 }
 
 // resumedOptions are the options of a resumed run: the fork's, with what
