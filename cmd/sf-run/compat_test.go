@@ -388,3 +388,13 @@ func TestMmapEarlyWriteback(t *testing.T) {
 	r = sfRun(t, dir, "-c", "early.json", "-seed", "1", "-faults", without)
 	r.WantExit(t, 0)
 }
+
+// TestMmapSnapshot: a snapshot holds the host's shadow of every shared
+// writable mapping, so a run continued from it writes back the same dirty
+// pages, and ends with the same trace and determinism hash, as the run
+// never stopped.
+func TestMmapSnapshot(t *testing.T) {
+	tools.Need(t)
+	dir := compatModule(t)
+	snapshotAndContinue(t, dir, "stress.json", "1", "1500ms")
+}

@@ -33,8 +33,9 @@ import (
 const Magic = "sf-snapshot\n"
 
 // Format is the version of the encoding. A file of another format is
-// refused as written by another sf.
-const Format = 1
+// refused as written by another sf. Format 2: a mapping holds its shadow's
+// bytes, kept by the host, instead of the guest address of a copy.
+const Format = 2
 
 const (
 	// HeaderBytesMax bounds the header.

@@ -215,7 +215,8 @@ func (in *Instance) decode(rd *wire.Reader, sock func(uint64) *simnet.Socket, ho
 		in.Maps = make([]Mapping, k)
 		for i := range in.Maps {
 			m := Mapping{Ino: disk.Ino(rd.Uint()), Path: rd.String(disk.PathBytesMax), Off: rd.Int()}
-			m.Data, m.Clean, m.N = uint32(rd.UintIn(1<<32-1)), uint32(rd.UintIn(1<<32-1)), uint32(rd.UintIn(1<<32-1))
+			m.Data, m.N = uint32(rd.UintIn(1<<32-1)), uint32(rd.UintIn(1<<32-1))
+			m.Shadow = rd.Bytes(int(m.N)) // a shared writable mapping's, N bytes; none for the others
 			in.Maps[i] = m
 		}
 	}

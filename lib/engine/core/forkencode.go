@@ -208,8 +208,8 @@ func (in *Instance) encode(w *wire.Writer, sock func(*simnet.Socket) uint64) {
 		w.String(m.Path)
 		w.Int(m.Off)
 		w.Uint(uint64(m.Data))
-		w.Uint(uint64(m.Clean))
 		w.Uint(uint64(m.N))
+		w.Bytes(m.Shadow)
 	}
 	w.Uint(uint64(in.ExitCode))
 	w.Uint(uint64(len(in.Waits)))

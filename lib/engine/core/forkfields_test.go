@@ -27,7 +27,7 @@ func TestForkEncodingCoversEveryField(t *testing.T) {
 			"pLoaded park exited failed oom crashed trap hostPanic resumeFailed lineBuf sdkBuf stderrTail crashLine pendingCrash " +
 			"pendingAge crashTail",
 		reflect.TypeFor[Desc]():         "Kind Ino Path Pos Flags Read Write Preopen Sock Antithesis",
-		reflect.TypeFor[Mapping]():      "Ino Path Off Data Clean N",
+		reflect.TypeFor[Mapping]():      "Ino Path Off Data N Shadow",
 		reflect.TypeFor[Wait]():         "FD Write",
 		reflect.TypeFor[parkPoint]():    "fn keyed noResume op carry",
 		reflect.TypeFor[preemptState](): "total sliceUsed left random points",
