@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -151,6 +152,10 @@ func TestCompatOverlay(t *testing.T) {
 	r.WantExit(t, 2)
 	if !strings.Contains(r.Stderr, "undefined: syscall.Mmap") && !strings.Contains(r.Stderr, "undefined: unix.Mmap") {
 		t.Errorf("without compat_overlay the build should fail on Mmap\n%s", r)
+	}
+	// ... and say what builds it (issue 29).
+	if hint := regexp.MustCompile(`\nwasip1 has no mmap or flock, and compat_overlay shims what this build lacks \(((syscall|unix)\.\w+, ){0,2}(syscall|unix)\.\w+(, \.\.\.)?\): set "compat_overlay": true in the world file \(docs/compat.md\)\n$`); !hint.MatchString(r.Stderr) {
+		t.Errorf("the build error does not end suggesting compat_overlay\n%s", r)
 	}
 
 	r = runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "seedfall.json")

@@ -248,7 +248,7 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		}
 		if !hit {
 			var err error
-			if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay); err != nil {
+			if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay, opts.CompatOverlay); err != nil {
 				return nil, fmt.Errorf("%s: %w", j.where, err)
 			}
 			if pb.keyErr == nil {
@@ -341,9 +341,10 @@ func buildFlags(overlay string) []string {
 	return flags
 }
 
-// compile builds one package with the given flags. netOverlay says whether
-// they hold the net_overlay, whose own file a build error may name.
-func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Module, error) {
+// compile builds one package with the given flags. netOverlay and
+// compatOverlay say whether they hold the overlays, which a build error's
+// hint takes into account.
+func compile(goCmd, store, pkg string, flags, env []string, netOverlay, compatOverlay bool) (Module, error) {
 	tmp, err := os.CreateTemp(store, "build-*.wasm")
 	if err != nil {
 		return Module{}, err
@@ -364,6 +365,10 @@ func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Mo
 		}
 		if netOverlay && strings.Contains(text, NetOverlayFile) {
 			text += "\n" + overlayBuildHint
+		}
+		text, hint := buildHint(text, pkg, compatOverlay)
+		if hint != "" {
+			return Module{}, fmt.Errorf("go build of %s failed:\n%s\n%s", pkg, indent(text), hint)
 		}
 		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))
 	}
