@@ -430,8 +430,8 @@ func TestPropertyForms(t *testing.T) {
 			if tc.verdict.verdict == "never true" && (row.SeedsReached != 4 || row.SeedsTrue != 0) {
 				t.Errorf("never-true row %+v: want 4 seeds reached, 0 true", row)
 			}
-			if !strings.Contains(p.report, "\nFAIL 1 properties were never reached or never true in 4 seeds\n") {
-				t.Errorf("no line `FAIL 1 properties were never reached or never true in 4 seeds`\n%s", p.result)
+			if !strings.Contains(p.report, "\nFAIL 1 property was never reached or never true in 4 seeds\n") {
+				t.Errorf("no line `FAIL 1 property was never reached or never true in 4 seeds`\n%s", p.result)
 			}
 		})
 	}
