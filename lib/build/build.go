@@ -105,6 +105,22 @@ var ErrNoToolchain = errors.New("no Go toolchain found: install Go 1.26 or later
 // Dir returns the state folder of a world.
 func Dir(w *config.World) string { return filepath.Join(w.Dir, StateDir) }
 
+// CacheDirEnv names the environment variable that moves the compiled
+// modules of every world into one folder, instead of each world's
+// .seedfall/cache: worlds and checkouts that run the same modules then
+// compile each once.
+const CacheDirEnv = "SF_CACHE_DIR"
+
+// CacheDir returns the folder where the engine keeps a world's compiled
+// modules: $SF_CACHE_DIR when it is set, and .seedfall/cache next to the
+// world file otherwise.
+func CacheDir(w *config.World) string {
+	if d := os.Getenv(CacheDirEnv); d != "" {
+		return d
+	}
+	return filepath.Join(Dir(w), "cache")
+}
+
 // Build compiles every package of w that is not already prebuilt, and writes
 // the manifest to .seedfall/build/manifest.json next to the world file.
 func Build(w *config.World, opts Options) (*Manifest, error) {
