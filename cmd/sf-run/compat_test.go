@@ -147,6 +147,7 @@ func compatModule(t *testing.T) string {
 // not written.
 func TestCompatOverlay(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := compatModule(t)
 	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "nocompat.json", "-q")
 	r.WantExit(t, 2)
@@ -204,6 +205,7 @@ func TestCompatOverlay(t *testing.T) {
 // and without it the same schedule passes.
 func TestMmapEarlyWriteback(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := compatModule(t)
 	r := sfRun(t, dir, "-c", "noearly.json", "-seed", "1")
 	r.WantExit(t, 0)

@@ -27,6 +27,7 @@ var offline = []string{"GOWORK=off", "GOPROXY=off"}
 // passes and fails likewise, and go mod tidy keeps the require lines.
 func TestOwnRepository(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := ownModuleFiles(t, "module example.com/yourservice\n\ngo 1.26.0\n")
 	env := clitest.Cmd{Dir: dir, Env: offline}
 	r := runBin(t, env, tools.Path("sf-run"), "-c", "sim/seedfall.json", "-seeds", "1-2")
@@ -80,6 +81,7 @@ func TestOwnRepository(t *testing.T) {
 		"--- FAIL: TestWrong/seed-1 ",
 		`server answered "HELLO\n", want "GOODBYE"`,
 		"replay: sf-run -c wrong.json -seed 1",
+		"go test -run '^TestWrong$/^seed-1$'",
 	} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("go test of the module lacks %q\n%s", want, r)
