@@ -125,6 +125,12 @@ type line struct {
 // guests once; the examples run side by side.
 func TestCorpus(t *testing.T) {
 	tools.Need(t)
+	if raceDetector {
+		// The race detector would watch only this harness: the runs are
+		// those of the sf-run binary, built without it, and make test's
+		// run without -race compares them already.
+		t.Skip("the corpus runs the sf-run binary, which -race does not instrument; the run without -race compares it")
+	}
 	all := *full || *update
 	byExample := map[string][]world{}
 	var examples []string
