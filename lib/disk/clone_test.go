@@ -17,6 +17,7 @@ func TestCloneGoesOnApart(t *testing.T) {
 		want, wantReps := faultRun(t, seed, r)
 		for _, at := range []int{0, 1, 57, 200, 399} {
 			t.Run(fmt.Sprintf("seed %d step %d", seed, at), func(t *testing.T) {
+				t.Parallel()
 				var before string
 				got, gotReps := faultRunWith(t, seed, r, func(step int, fs *FS) *FS {
 					if step != at {

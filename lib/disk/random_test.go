@@ -202,6 +202,7 @@ func TestRandomOperations(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		for seed := uint64(1); seed <= 20; seed++ {
 			t.Run(fmt.Sprintf("strict=%v/seed=%d", strict, seed), func(t *testing.T) {
+				t.Parallel()
 				randomRun(t, seed*0x9e3779b97f4a7c15, strict, steps)
 			})
 		}
