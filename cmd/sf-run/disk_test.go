@@ -84,6 +84,8 @@ func wantPass(t *testing.T, dir, world string) {
 // directory leaves current pointing at nothing under dir_reorder, keeps it
 // whole under ext4_ordered, and the directory fsync fixes it.
 func TestSymswap(t *testing.T) {
+	// Parallel: no other parallel test uses the symswap folder.
+	t.Parallel()
 	dir := symswapDir(t)
 	t.Run("dir_reorder fails", func(t *testing.T) {
 		seed, r := firstFailure(t, dir, "seedfall.json")
@@ -107,6 +109,10 @@ func TestSymswap(t *testing.T) {
 // must say what the README says the fault does (want), and every failure
 // it lists must be one the fault can cause (allowed).
 func TestKvlogDiskWorlds(t *testing.T) {
+	// Parallel: it overlaps only with other parallel tests, none of which
+	// runs these worlds or the kvlog folder (the tests that share it with
+	// seedfall.json run one after the other, before any parallel test).
+	t.Parallel()
 	lost := "acknowledged write lost"
 	changed := "acknowledged value changed"
 	checksum := "fails its checksum"
