@@ -11,6 +11,7 @@ import (
 // random writes, syncs, faults and crashes ends exactly as the run without
 // the clone does, however the original is used after the clone.
 func TestCloneGoesOnApart(t *testing.T) {
+	skipUnderRace(t)
 	rules := []CrashRules{{}, {Torn: true}, {Torn: true, Reorder: true, Model: ModelPageIndependent, CorruptOnCrash: true}}
 	for seed := uint64(1); seed <= 12; seed++ {
 		r := rules[seed%uint64(len(rules))]

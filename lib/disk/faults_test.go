@@ -645,6 +645,7 @@ func keys(m map[string]bool) []string {
 // twice under each rule set, checking the invariants throughout, and
 // compares the results.
 func TestCrashWithIsAFunctionOfTheStream(t *testing.T) {
+	skipUnderRace(t)
 	for _, rules := range crashConfigs() {
 		rules.CorruptOnCrash = true
 		// Each rule set's runs are its own; they run side by side.

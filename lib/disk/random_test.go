@@ -195,6 +195,7 @@ func checkDurableTree(t *testing.T, fs *FS) {
 }
 
 func TestRandomOperations(t *testing.T) {
+	skipUnderRace(t)
 	steps := 3000
 	if testing.Short() {
 		steps = 500
@@ -210,6 +211,7 @@ func TestRandomOperations(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	skipUnderRace(t)
 	for _, strict := range []bool{false, true} {
 		a := randomRun(t, 42, strict, 2000)
 		b := randomRun(t, 42, strict, 2000)
