@@ -10,12 +10,15 @@ SHELL := /bin/bash
 #                (tools/engine-share.sh, with perf), speed figures for the
 #                engine, as ratios and rates, the
 #                disk's host memory per byte it holds (BenchmarkDiskMemory),
-#                and Go as wasm against native (BenchmarkGuestSpeed)
+#                Go as wasm against native (BenchmarkGuestSpeed), and how
+#                long forking and resuming a world takes (BenchmarkFork)
+#   make fork-check  fork the example worlds of TestForkResume at every
+#                scheduler step and resume each fork (tens of minutes)
 GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
 
-.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update
+.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update fork-check
 
 all: build
 
@@ -99,7 +102,7 @@ demo: build
 
 bench: build
 	@tools/engine-share.sh bin/sf-run
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/history ./lib/check ./lib/shrink ./lib/mutate
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/engine/core ./lib/history ./lib/check ./lib/shrink ./lib/mutate ./lib/wasmrewrite
 
 # The determinism corpus (lib/determinism): every example world's first 20
 # seeds and a few whole traces, as sf-run runs them. make test compares a
@@ -110,6 +113,11 @@ corpus:
 
 corpus-update:
 	$(GO) test -count=1 -timeout 60m -run '^TestCorpus$$' ./lib/determinism -update
+
+# fork-check forks every step of TestForkResume's seeds, where make test forks
+# a spread of them.
+fork-check:
+	$(GO) test -count=1 -timeout 180m -run '^TestForkResume$$' ./lib/engine/core -fork-all
 
 # clean keeps .seedfall/pinned/: pinned regressions are committed with the code.
 clean:

@@ -19,6 +19,12 @@ func sfProperty(kind uint32, cond uint32, msg unsafe.Pointer, msgLen uint32, det
 //go:wasmimport seedfall property_margin
 func sfPropertyMargin(kind uint32, cond uint32, msg unsafe.Pointer, msgLen uint32, details unsafe.Pointer, detailsLen uint32, margin float64)
 
+// sfPropertyMarginInt is property_margin for a comparison of integers: the
+// margin is -mag when neg is 1, else mag, exact where a float64 is not.
+//
+//go:wasmimport seedfall property_margin_int
+func sfPropertyMarginInt(kind uint32, cond uint32, msg unsafe.Pointer, msgLen uint32, details unsafe.Pointer, detailsLen uint32, neg uint32, mag uint64)
+
 //go:wasmimport seedfall buggify
 func sfBuggify(site unsafe.Pointer, siteLen uint32, p float64) uint32
 
@@ -112,6 +118,12 @@ func hostPropertyMargin(kind uint32, cond bool, msg string, details []byte, marg
 	p, n := strPtr(msg)
 	dp, dn := bytesPtr(details)
 	sfPropertyMargin(kind, b2u(cond), p, n, dp, dn, margin)
+}
+
+func hostPropertyMarginInt(kind uint32, cond bool, msg string, details []byte, neg bool, mag uint64) {
+	p, n := strPtr(msg)
+	dp, dn := bytesPtr(details)
+	sfPropertyMarginInt(kind, b2u(cond), p, n, dp, dn, b2u(neg), mag)
 }
 
 func hostBuggify(site string, prob float64) bool {

@@ -3,6 +3,7 @@ package sim
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"time"
 )
 
@@ -15,26 +16,72 @@ type Number interface {
 // "greater" forms and right-left for "less" forms, so a positive margin is on
 // the true side.
 func compare[T Number](kind uint32, op string, left, right T, msg string, details []any) {
-	l, r := float64(left), float64(right)
-	var cond bool
-	var margin float64
-	switch op {
-	case "gt":
-		cond, margin = l > r, l-r
-	case "ge":
-		cond, margin = l >= r, l-r
-	case "lt":
-		cond, margin = l < r, r-l
-	case "le":
-		cond, margin = l <= r, r-l
-	}
+	cond, m := compareValues(op, left, right)
 	if !hosted() {
 		if kind == kindAlways && !cond {
 			panic(fmt.Sprintf("sim.Always%s: %s %s", opName(op), msg, comparisonDetails(left, right, details)))
 		}
 		return
 	}
-	hostPropertyMargin(kind, cond, msg, []byte(comparisonDetails(left, right, details)), margin)
+	d := []byte(comparisonDetails(left, right, details))
+	if m.float {
+		hostPropertyMargin(kind, cond, msg, d, m.f)
+	} else {
+		hostPropertyMarginInt(kind, cond, msg, d, m.neg, m.mag)
+	}
+}
+
+// margin is a comparison's margin: a float64 for floats, and for integers
+// the exact difference, -mag when neg, which may not fit an int64 (the
+// widest is 2^64-1).
+type margin struct {
+	float bool
+	f     float64
+	neg   bool
+	mag   uint64
+}
+
+// numberKind says what T is: a float, a signed or an unsigned integer.
+// Only arithmetic tells them apart without reflection: 1/2 is 0 in integer
+// division, and 0-1 is below 0 only when signed.
+func numberKind[T Number]() (float, signed bool) {
+	one, two := T(1), T(2)
+	if one/two != 0 {
+		return true, true
+	}
+	var z T
+	z--
+	return false, z < 0
+}
+
+// compareValues compares left and right as T's kind of number: floats as
+// float64, signed integers as int64, unsigned ones as uint64, never an
+// integer as a float64 (which cannot tell 1.7e18 from 1.7e18+1).
+func compareValues[T Number](op string, left, right T) (bool, margin) {
+	float, signed := numberKind[T]()
+	// a and b are the margin's two sides: a-b is positive when true.
+	greater := op == "gt" || op == "ge"
+	a, b := left, right
+	if !greater {
+		a, b = right, left
+	}
+	strict := op == "gt" || op == "lt"
+	switch {
+	case float:
+		x, y := float64(a), float64(b)
+		return x > y || (!strict && x == y), margin{float: true, f: x - y}
+	case signed:
+		x, y := int64(a), int64(b)
+		if x >= y {
+			return x > y || !strict, margin{mag: uint64(x) - uint64(y)}
+		}
+		return false, margin{neg: true, mag: uint64(y) - uint64(x)}
+	}
+	x, y := uint64(a), uint64(b)
+	if x >= y {
+		return x > y || !strict, margin{mag: x - y}
+	}
+	return false, margin{neg: true, mag: y - x}
 }
 
 func opName(op string) string {
@@ -42,12 +89,28 @@ func opName(op string) string {
 }
 
 func comparisonDetails[T Number](left, right T, details []any) string {
-	m := map[string]any{"left": left, "right": right}
+	m := map[string]any{"left": jsonNumber(left), "right": jsonNumber(right)}
 	if d := detailsJSON(details); d != nil {
 		m["details"] = json.RawMessage(d)
 	}
 	b, _ := json.Marshal(m)
 	return string(b)
+}
+
+// jsonNumber is v for encoding/json, which has no number for an infinity or
+// a NaN: those become the strings "+Inf", "-Inf" and "NaN", so that the
+// details of a comparison that involves one are still written.
+func jsonNumber[T Number](v T) any {
+	f := float64(v)
+	switch {
+	case math.IsNaN(f):
+		return "NaN"
+	case math.IsInf(f, 1):
+		return "+Inf"
+	case math.IsInf(f, -1):
+		return "-Inf"
+	}
+	return v
 }
 
 // AlwaysGreaterThan is Always(left > right, ...), and also keeps the smallest

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"io"
+	"math"
 	"net"
 	"strings"
 	"syscall"
@@ -108,4 +109,57 @@ func TestConnErrorsNameNodes(t *testing.T) {
 	if withOpAddrs(nil, local, remote) != nil {
 		t.Error("nil became an error")
 	}
+}
+
+// TestComparisonsOfIntegersAreExact is issue 27's: integers compare as
+// integers, signed and unsigned, not as float64s that cannot tell 1.7e18
+// from 1.7e18+1.
+func TestComparisonsOfIntegersAreExact(t *testing.T) {
+	t.Setenv("SEEDFALL", "")
+	a := int64(1_700_000_000_000_000_000)
+	AlwaysLessThan(a, a+1, "a timestamp before the next")
+	AlwaysGreaterThan(a+1, a, "the next after a timestamp")
+	AlwaysGreaterThan(uint64(1<<63)+5, uint64(1<<63), "above 2^63")
+	AlwaysLessThanOrEqualTo(uint64(1<<64-2), uint64(1<<64-1), "near the top")
+	AlwaysGreaterThan(int64(math.MaxInt64), int64(math.MinInt64), "the widest gap")
+	mustPanic(t, `{"left":1700000000000000001,"right":1700000000000000001}`, func() { AlwaysLessThan(a+1, a+1, "equal is not less") })
+	mustPanic(t, `{"left":9223372036854775813,"right":9223372036854775813}`, func() {
+		AlwaysGreaterThan(uint64(1<<63)+5, uint64(1<<63)+5, "equal is not greater")
+	})
+	type nanos int64 // a named type compares the same way
+	AlwaysLessThan(nanos(a), nanos(a+1), "named")
+	for _, tc := range []struct {
+		op          string
+		left, right int64
+		neg         bool
+		mag         uint64
+		cond        bool
+	}{
+		{"lt", a, a + 1, false, 1, true},
+		{"gt", math.MaxInt64, math.MinInt64, false, math.MaxUint64, true},
+		{"lt", math.MaxInt64, math.MinInt64, true, math.MaxUint64, false},
+		{"ge", -3, -3, false, 0, true},
+	} {
+		cond, m := compareValues(tc.op, tc.left, tc.right)
+		if cond != tc.cond || m.float || m.neg != tc.neg || m.mag != tc.mag {
+			t.Errorf("%d %s %d: %v %+v, want %v, neg %v mag %d", tc.left, tc.op, tc.right, cond, m, tc.cond, tc.neg, tc.mag)
+		}
+	}
+	if _, m := compareValues("gt", uint64(1<<63)+5, uint64(1<<63)); m.float || m.neg || m.mag != 5 {
+		t.Errorf("uint64 margin %+v, want 5", m)
+	}
+	if _, m := compareValues("lt", 0.5, 2.0); !m.float || m.f != 1.5 {
+		t.Errorf("float margin %+v, want 1.5", m)
+	}
+}
+
+// TestNonFiniteComparisons is issue 27's: an infinity is a margin like any
+// other, and a NaN, which never compares, keeps its left and right in the
+// details, written as strings since JSON has no number for them.
+func TestNonFiniteComparisons(t *testing.T) {
+	t.Setenv("SEEDFALL", "")
+	AlwaysLessThan(0, math.Inf(1), "below infinity")
+	mustPanic(t, `sim.AlwaysLessThan: never a NaN {"left":0,"right":"NaN"}`, func() { AlwaysLessThan(0, math.NaN(), "never a NaN") })
+	mustPanic(t, `{"left":"-Inf","right":"+Inf"}`, func() { AlwaysGreaterThan(math.Inf(-1), math.Inf(1), "backwards") })
+	mustPanic(t, `{"details":3,"left":"NaN","right":1}`, func() { AlwaysGreaterThan(float32(math.NaN()), 1, "f32", 3) })
 }

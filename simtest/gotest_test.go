@@ -39,6 +39,7 @@ func TestBuggyToo(t *testing.T)    { simtest.Run(t, "seedfall.json", simtest.See
 func TestPinned(t *testing.T)      { simtest.Pinned(t, "seedfall.json") }
 func TestFixedPinned(t *testing.T) { simtest.Pinned(t, "seedfall.fixed.json") }
 func TestMissing(t *testing.T)     { simtest.Run(t, "missing.json", simtest.Seeds("1")) }
+func TestGaveUp(t *testing.T)      { simtest.Run(t, "gaveup.json", simtest.Seeds("1")) }
 
 func TestProfile(t *testing.T) {
 	simtest.Run(t, "seedfall.json", simtest.Profile("good"), simtest.Seeds("3-5"), simtest.Jobs(1))
@@ -87,6 +88,9 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 	for _, w := range []string{"seedfall.json", "seedfall.fixed.json"} {
 		write(w, kvlogWorld(t, filepath.Join(root, "examples", "kvlog", w), w == "seedfall.json"))
 	}
+	// A history check with one step per key gives up (issue 27).
+	write("gaveup.json", fmt.Sprintf(`{"workload": {"name": "client", "pkg": %q}, "checker": {"model": "kv"}, "limits": {"check_steps": 1}}`,
+		filepath.Join(root, "lib", "sweep", "testdata", "guests", "register")))
 
 	// Pin seed 3 of the buggy world as sf-run -pin -seed 3 does, and keep
 	// the line sf-run prints for that seed to compare with go test's.
@@ -207,6 +211,9 @@ func TestGoTestOfAPackageUsingSimtest(t *testing.T) {
 		"replay: sf-run -c seedfall.json -seed 3 -faults "+seed3.Pinned)
 	wantAction(r, "TestFixedPinned/seed-3", "pass")
 	wantAction(r, "TestFixedPinned", "pass")
+	wantAction(r, "TestGaveUp/seed-1", "fail")
+	wantOutput(r, "TestGaveUp/seed-1", "GAVE UP seed 1 at t=", "its history check gave up, so the seed neither passed nor failed")
+	wantOutput(r, "TestGaveUp", "GAVE UP 1 of 1 seeds gave up checking their history (0 passed, 0 hit the time horizon)")
 	wantAction(r, "TestMissing", "fail")
 	wantOutput(r, "TestMissing", "simtest: missing.json", "no such file")
 	// Profile and Jobs reach the sweep: the good profile passes, over the

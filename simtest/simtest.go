@@ -30,6 +30,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
@@ -109,7 +110,7 @@ func Run(t *testing.T, world string, opts ...Option) {
 	}
 	shown := text
 	if !whole {
-		shown = seedList(chosen)
+		shown = config.FormatSeeds(chosen)
 	}
 	args := []string{"sf-run", "-c", world, "-seeds", shown}
 	if o.profile != "" {
@@ -126,14 +127,26 @@ func Run(t *testing.T, world string, opts ...Option) {
 	t.Log("sf-run report:\n" + report)
 	for _, a := range recs {
 		s := a.Seed
-		if s == nil || (s.Status != string(engine.StatusFail) && s.Status != string(engine.StatusNondeterministic)) {
+		if s == nil {
+			continue
+		}
+		failed := s.Status == string(engine.StatusFail) || s.Status == string(engine.StatusNondeterministic)
+		// A seed whose history check gave up neither passed nor failed:
+		// sf-run exits 1 for it, and so does its subtest.
+		gaveUp := !failed && s.HistoryCheck == "unknown"
+		if !failed && !gaveUp {
 			continue
 		}
 		name := "seed-" + strconv.FormatUint(s.Seed, 10)
 		t.Run(name, func(t *testing.T) {
 			t.Helper()
 			var b strings.Builder
-			b.WriteString(sweep.FailLine(s.Seed, s.AtNs, s.Message))
+			if gaveUp {
+				fmt.Fprintf(&b, "GAVE UP seed %d at t=%s: its history check gave up, so the seed neither passed nor failed (see -history-timeout and limits.check_steps)",
+					s.Seed, time.Duration(s.AtNs))
+			} else {
+				b.WriteString(sweep.FailLine(s.Seed, s.AtNs, s.Message))
+			}
 			b.WriteByte('\n')
 			writeArtifacts(&b, s.Artifacts)
 			fmt.Fprintf(&b, "  replay: %s\n", s.Repro)
@@ -343,13 +356,4 @@ func RunPattern(name string) string {
 		levels[i] = "^" + regexp.QuoteMeta(l) + "$"
 	}
 	return strings.Join(levels, "/")
-}
-
-// seedList writes seeds as sf-run -seeds reads them, one by one.
-func seedList(seeds []uint64) string {
-	parts := make([]string, len(seeds))
-	for i, s := range seeds {
-		parts[i] = strconv.FormatUint(s, 10)
-	}
-	return strings.Join(parts, ",")
 }

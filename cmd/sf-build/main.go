@@ -10,6 +10,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/sf-dst/sf/lib/build"
+	"github.com/sf-dst/sf/lib/commands"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/manual"
@@ -32,7 +33,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		Usage: "build a world's Go packages for wasip1 and print the manifest",
 		Doc:   docSource,
 		Flags: []cli.Flag{
-			manual.WorldFlag(),
+			commands.WorldFlag(),
 			&cli.BoolFlag{Name: "q", Usage: "quiet: no progress lines on stderr"},
 		},
 		Action: func(c *cli.Context) error {

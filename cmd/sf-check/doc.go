@@ -67,6 +67,11 @@
 // at a time, so the verdict does not depend on how fast or loaded the host
 // is; -timeout still bounds the whole check.
 //
+// A counter key whose adds all add the same amount, a set key, and an append
+// key whose values are all different need no search: they are decided in
+// time about proportional to their operations, however many ended unknown,
+// and never give up. Other counter and append keys are searched.
+//
 // -json prints one JSON record on standard output instead of text: tool,
 // schema, history, format, model, verdict (ok, illegal or unknown), passed,
 // class, operations, checked, summary, anomalies (kind, count, example, ops),

@@ -43,6 +43,17 @@ func TestBadInput(t *testing.T) {
 			`the edited schedule: faults[1]: the same fault as faults[0]`},
 		{"a long -add cut short", fault(crash), []string{"-add", `{"at":"1s","kind":"` + strings.Repeat("k", 100000) + `","node":"server"}`},
 			`-add {"at":"1s","kind":"` + strings.Repeat("k", 101) + `... (100037 bytes): kind: "` + strings.Repeat("k", 120) + `"... (100000 bytes) is not a fault kind (bitrot, `},
+		// Issue 27: a node with "faults": false takes no fault, so a schedule
+		// that gives it one is refused with the fault's path.
+		{"crash of a node without faults", fault(crash), []string{"-set", "nodes[0].faults=false"},
+			`bad.json: faults[0].node: "server" takes no faults ("faults": false in the world)`},
+		{"added pause of a node without faults", fault(`{"at": "1s", "kind": "pause", "node": "client", "until": "1.2s"}`),
+			[]string{"-set", "nodes[0].faults=false", "-add", `{"at":"1.1s","kind":"pause","node":"server","until":"1.3s"}`},
+			`the edited schedule: faults[1].node: "server" takes no faults ("faults": false in the world)`},
+		{"clock jump without delta", fault(`{"at": "1s", "kind": "clock_jump", "node": "server", "until": "1s"}`), nil,
+			`bad.json: faults[0].delta: missing: a clock_jump moves the node's wall clock by delta, so without one it does nothing`},
+		{"slow clog without delay", fault(`{"at": "1s", "kind": "clog", "node": "server", "dir": "in", "mode": "slow", "until": "1.2s"}`), nil,
+			`bad.json: faults[0].delay: missing: a slow clog adds delay to every message, so without one it does nothing`},
 		{"bad branch key", `{"seed": 10, "branches": [{"at": "1s", "key": -1}], "faults": []}`, nil,
 			`-faults: bad.json: branches[0].key: expected uint64, got number -1`},
 	} {

@@ -12,7 +12,10 @@
 // there is one, else seed-N.faults.json, which sf-run writes for a failing
 // seed (when both exist, a note on stderr says which it took). When neither
 // exists, sf-faults runs the seed once and takes the faults it draws on its
-// own, and the time it failed at, if it failed, as the duration.
+// own, and the time it failed at, if it failed, as the duration. An
+// artifact whose recorded world (config, profile, set) is not the one given
+// is refused, since its faults and duration are that world's; a -faults
+// FILE of another world is used with a note.
 //
 // Edits name faults by their position in the list sf-faults prints,
 // counting from 1, and every position means the schedule as it was before
@@ -23,12 +26,11 @@
 //	-shift N=AMOUNT  moves fault N. A fault planned in time moves by a signed
 //	                 duration (2=-50ms), and its until moves with it. A
 //	                 fault that fires at a numbered event of its node (a disk
-//	                 op, a disk read, a buggify hit, a counted call or a
-//	                 datagram: crash_io, fsync_eio, write_eio, write_enospc,
-//	                 read_eio, read_corrupt, lost_write, misdirected_write,
-//	                 buggify, preempt, udp_drop, udp_dup) moves by a signed
-//	                 count of those events (1=+2); its at only records when
-//	                 the event happened and stays as it is.
+//	                 op, a disk read, a buggify hit, a datagram, a counted
+//	                 call, a read or write call; docs/schedules.md lists the
+//	                 event of each kind) moves by a signed count of those
+//	                 events (1=+2); its at only records when the event
+//	                 happened and stays as it is.
 //	-add JSON        adds one fault written as in a schedule file, such as
 //	                 {"at":"1s","kind":"pause","node":"server","until":"1.5s"}.
 //	                 Unknown fields are errors.
@@ -40,7 +42,9 @@
 // known kinds, nodes that exist, at neither negative nor past the end of
 // the run (for faults in time), until not before at, a partition's side or
 // groups but not both, a clog's mode and dir, a slowdown's factor of at
-// least 1, op from 1, and a buggify fault's site. An error names the edit
+// least 1, op from 1, a buggify fault's site, and a short read's or
+// write's bytes not negative: each kind's own checks, from sf's registry
+// of fault kinds. An error names the edit
 // (-shift 4=+1ms: there is no fault 4 (the schedule has 3)) or the entry
 // of the sorted result, counting from 0 as JSON paths do
 // (faults[2].node: "sever" is not a node of this world (server, client)).

@@ -8,14 +8,14 @@
 // An MCP client starts sf-mcp and talks to it over its stdin and stdout,
 // one JSON-RPC message per line; nothing else is written to stdout. Its
 // tools match the command line: sf_run (a sweep: failures, property
-// margins, buggify sites), sf_replay (one seed: its record and its trace as
-// a list of events), sf_trace_search (a regular expression over one seed's
-// trace, by node), sf_shrink, sf_faults_edit, sf_check, sf_mutate and
-// sf_report. Each has a JSON schema for its input and its output, runs the
-// same code as its command and gives the same results; an input the command
-// would refuse with exit status 2 is a tool error that carries the
-// command's message. docs/agents.md shows how to register sf-mcp with a
-// client and what each tool takes and returns.
+// margins, buggify sites), sf_replay (one seed: its record, its events with
+// details as JSON, and its programs' output apart), sf_trace_search (a
+// regular expression over one seed's trace, by node), sf_shrink,
+// sf_faults_edit, sf_check, sf_mutate and sf_report. Each has a JSON schema
+// for its input and its output, runs the same code as its command and gives
+// the same results; an input the command would refuse with exit status 2 is
+// a tool error that carries the command's message. docs/agents.md shows how
+// to register sf-mcp with a client and what each tool takes and returns.
 //
 // Paths given to the tools (world files, schedules, records, histories)
 // are relative to the working directory, which -dir sets; artifacts go

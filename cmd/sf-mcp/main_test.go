@@ -175,7 +175,7 @@ func TestListTools(t *testing.T) {
 	}
 	for tool, want := range map[string][2][]string{
 		"sf_run":          {{"config", "seeds", "profile", "set", "max_failures"}, {"failures", "margins", "buggify_sites", "exit_status"}},
-		"sf_replay":       {{"config", "seed", "faults", "max_events"}, {"result", "events", "events_omitted"}},
+		"sf_replay":       {{"config", "seed", "faults", "max_events"}, {"result", "events", "events_omitted", "output", "lines"}},
 		"sf_trace_search": {{"config", "seed", "pattern", "node", "max_matches"}, {"source", "matches", "matches_omitted"}},
 		"sf_shrink":       {{"config", "seed", "records", "max"}, {"shrinks", "summary"}},
 		"sf_faults_edit":  {{"config", "seed", "remove", "shift", "add", "out"}, {"faults", "replay", "schedule"}},
@@ -249,17 +249,33 @@ func TestKvlog(t *testing.T) {
 	if rep.ExitStatus != 1 || rep.Result.Status != "fail" || rep.Result.DeterminismHash != first.DeterminismHash {
 		t.Fatalf("sf_replay of seed 1: %+v; the sweep's hash was %s", rep.Result, first.DeterminismHash)
 	}
-	if rep.EventsTotal < 5 || len(rep.Events) != rep.EventsTotal || rep.EventsOmitted != 0 {
-		t.Fatalf("sf_replay: %d events of %d, %d omitted", len(rep.Events), rep.EventsTotal, rep.EventsOmitted)
+	if rep.EventsTotal < 5 || len(rep.Events) != rep.EventsTotal || rep.EventsOmitted != 0 || rep.OutputTotal < 2 ||
+		len(rep.Output) != rep.OutputTotal || rep.EventsTotal+rep.OutputTotal != rep.Lines {
+		t.Fatalf("sf_replay: %d events of %d, %d omitted; %d lines of output of %d; %d trace lines",
+			len(rep.Events), rep.EventsTotal, rep.EventsOmitted, len(rep.Output), rep.OutputTotal, rep.Lines)
 	}
 	last := rep.Events[len(rep.Events)-1]
-	if !strings.HasPrefix(last.Text, "FAIL  client#1: acknowledged write lost") || last.Node != "client#1" || last.At != "3.677s" || last.Index != rep.EventsTotal {
+	if !strings.HasPrefix(last.Text, "FAIL  client#1: acknowledged write lost") || last.Name != "fail" || last.Node != "client#1" ||
+		last.At != "3.677s" || last.Index != rep.Lines {
 		t.Errorf("sf_replay's last event: %+v", last)
 	}
 	if !slices.ContainsFunc(rep.Events, func(e mcpserver.Event) bool {
-		return e.Node == "server#1" && strings.HasPrefix(e.Text, "fault crash server#1")
+		return e.Name == "fault" && e.Node == "server#1" && strings.HasPrefix(e.Text, "fault crash server#1") &&
+			strings.Contains(string(e.Details), `"kind":"crash"`)
 	}) {
 		t.Errorf("sf_replay: no crash of server#1 in %+v", rep.Events)
+	}
+	// The server's sim.Event, with its details as JSON.
+	if !slices.ContainsFunc(rep.Events, func(e mcpserver.Event) bool {
+		return e.Name == "recovered" && e.Node == "server#1" && string(e.Details) == `{"dropped_bytes":0,"keys":0}`
+	}) {
+		t.Errorf("sf_replay: no recovered event of server#1 in %+v", rep.Events)
+	}
+	// The programs' output is apart, a line each.
+	if !slices.ContainsFunc(rep.Output, func(l mcpserver.Line) bool {
+		return l.Node == "server#1" && l.Text == "server: recovered 0 keys from data/kv.log"
+	}) || slices.ContainsFunc(rep.Events, func(e mcpserver.Event) bool { return strings.HasPrefix(e.Text, "server#1: server:") }) {
+		t.Errorf("sf_replay: the server's output is not apart:\nevents %+v\noutput %+v", rep.Events, rep.Output)
 	}
 	if rep.Disks != nil {
 		t.Errorf("sf_replay without inspect: disks %+v", rep.Disks)
@@ -270,13 +286,13 @@ func TestKvlog(t *testing.T) {
 		t.Errorf("sf_replay inspect: %+v", d)
 	}
 	short := call[mcpserver.ReplayOut](t, cs, "sf_replay", map[string]any{"config": "seedfall.json", "seed": 1, "max_events": 2})
-	if len(short.Events) != 2 || short.EventsOmitted != rep.EventsTotal-2 || short.Events[1] != rep.Events[1] {
+	if len(short.Events) != 2 || short.EventsOmitted != rep.EventsTotal-2 || short.Events[1].Text != rep.Events[1].Text {
 		t.Errorf("sf_replay with max_events 2: %d events, %d omitted", len(short.Events), short.EventsOmitted)
 	}
 
 	search := map[string]any{"config": "seedfall.json", "seed": 1, "pattern": `recovered \d+ keys`, "node": "server"}
 	found := call[mcpserver.TraceSearchOut](t, cs, "sf_trace_search", search)
-	if found.Source != filepath.Join(".seedfall", "seedfall", "seed-1.trace.log") || found.Lines != rep.EventsTotal ||
+	if found.Source != filepath.Join(".seedfall", "seedfall", "seed-1.trace.log") || found.Lines != rep.Lines ||
 		found.MatchesTotal != 2 || len(found.Matches) != 2 || found.Matches[0].Node != "server#1" || found.Matches[1].Node != "server#2" {
 		t.Fatalf("sf_trace_search: %+v", found)
 	}
@@ -476,9 +492,17 @@ func TestErrors(t *testing.T) {
 		{"sf_run", map[string]any{"config": "w.json", "seeds": "x"}, "sf_run: seeds: "},
 		{"sf_replay", map[string]any{"config": "w.json", "seed": 1, "max_events": 20000}, "sf_replay: max_events: 20000: at most 10000"},
 		{"sf_trace_search", map[string]any{"config": "w.json", "seed": 1, "pattern": "("}, "sf_trace_search: pattern: error parsing regexp"},
-		{"sf_mutate", map[string]any{"config": "w.json", "only": []string{"nope"}}, `sf_mutate: -only: "nope" is not a runtime mutant`},
+		{"sf_mutate", map[string]any{"config": "w.json", "only": []string{"nope"}}, `sf_mutate: only: "nope" is not a runtime mutant`},
 		{"sf_run", map[string]any{"config": " "}, "sf_run: config: missing"},
 		{"sf_mutate", map[string]any{"config": "w.json", "mutants": 3}, "sf_mutate: mutants: needs app"},
+		// A bad value gets the words the command line gives it (lib/cmdspec):
+		// sf-check -timeout soon, sf-run -j -1, sf-shrink -max 0.
+		{"sf_check", map[string]any{"history": "h.jsonl", "timeout": "soon"}, `sf_check: timeout: invalid duration "soon"`},
+		{"sf_run", map[string]any{"config": "w.json", "jobs": -1}, "sf_run: jobs: must be at least 1"},
+		{"sf_shrink", map[string]any{"records": []string{"r.jsonl"}, "max": -2}, "sf_shrink: max: must be at least 1"},
+		{"sf_shrink", map[string]any{"records": []string{"r.jsonl"}, "max": 101}, "sf_shrink: max: 101: at most 100"},
+		{"sf_shrink", map[string]any{"records": []string{"r.jsonl"}, "profile": "p"}, "sf_shrink: profile: needs seed; reading records, the world comes from them"},
+		{"sf_report", map[string]any{"records": []string{"-"}}, `sf_report: records: "-" reads standard input, which is the protocol's here: name a file`},
 		{"sf_run", map[string]any{}, `validating "arguments": validating root: required: missing properties: ["config"]`},
 	} {
 		got := callError(t, cs, c.tool, c.args)
@@ -539,7 +563,7 @@ func TestMarginsAndBuggify(t *testing.T) {
 	}
 	var margins []string
 	for _, m := range ledger.Margins {
-		margins = append(margins, fmt.Sprintf("%s %q %g", m.Kind, m.Message, m.Margin))
+		margins = append(margins, fmt.Sprintf("%s %q %s", m.Kind, m.Message, m.Margin))
 	}
 	want := []string{`always "ledger total covers every acknowledged deposit" 0`, `always "ledger total holds no deposit that was never sent" 0`}
 	if !slices.Equal(margins, want) {

@@ -16,9 +16,8 @@ import (
 
 // TestBadInput: a record stream whose seeds or counts are not whole numbers
 // from 0 is refused with exit 2 and the line, not read as seed 0 (issue 30,
-// item 7).
+// item 7). It runs sf-report in-process on the stdin it is given.
 func TestBadInput(t *testing.T) {
-	tools.Need(t)
 	const start = `{"kind":"start","tool":"sf-run","schema":1,"config":"w.json","seeds":"1"}`
 	for _, tc := range []struct {
 		name  string
@@ -45,7 +44,7 @@ func TestBadInput(t *testing.T) {
 			`sf-report: <stdin>:2: seed: "` + strings.Repeat("x", 119) + `... (1048578 bytes) is not a seed (a whole number from 0)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := clitest.Exec(t, clitest.Cmd{Stdin: tc.input + "\n"}, tools.Path("sf-report"))
+			r := clitest.Run(t, run, tc.input+"\n", "sf-report")
 			r.WantExitClean(t, 2)
 			if strings.TrimRight(r.Stderr, "\n") != tc.want {
 				t.Errorf("stderr\n  %q\nwant\n  %q", r.Stderr, tc.want)
@@ -57,13 +56,13 @@ func TestBadInput(t *testing.T) {
 // TestOutputIsAFolder: an output flag that names a folder is refused before
 // anything is read, exit 2 (issue 30, item 9).
 func TestOutputIsAFolder(t *testing.T) {
-	tools.Need(t)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
 	}
+	t.Chdir(dir)
 	for _, flag := range []string{"md", "html", "findings"} {
-		r := clitest.Exec(t, clitest.Cmd{Dir: dir, Stdin: "\n"}, tools.Path("sf-report"), "-"+flag, "out")
+		r := clitest.Run(t, run, "\n", "sf-report", "-"+flag, "out")
 		r.WantExitClean(t, 2)
 		if want := "sf-report: -" + flag + " out: is a directory: name a file to write (see sf-report -h)\n"; r.Stderr != want {
 			t.Errorf("stderr\n  %q\nwant\n  %q", r.Stderr, want)
@@ -97,5 +96,21 @@ func TestIssue30TermWhileReading(t *testing.T) {
 		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
 			t.Errorf("%v: %v, want exit status 130\n%s", sig, err, stderr.String())
 		}
+	}
+}
+
+// TestRunInProcess: sf-report reads the records on the stdin it is given
+// and writes its report to the stdout it is given, as every command's run
+// does (issue 24); clitest.Run fails on anything written to the process's
+// own streams.
+func TestRunInProcess(t *testing.T) {
+	records, err := os.ReadFile(filepath.Join(tools.Root, "lib", "report", "testdata", "pins.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := clitest.Run(t, run, string(records), "sf-report", "-findings", "")
+	r.WantExitClean(t, 1)
+	if !strings.HasPrefix(r.Stdout, "sweep kvlog.json, seeds 1-3\n") || r.Stderr != "" {
+		t.Errorf("want the text report on stdout\n%s", r)
 	}
 }

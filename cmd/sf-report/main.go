@@ -2,12 +2,10 @@ package main
 
 import (
 	_ "embed"
+	"io"
 	"os"
 
-	"github.com/urfave/cli/v2"
-
-	"github.com/sf-dst/sf/lib/manual"
-	"github.com/sf-dst/sf/lib/report"
+	"github.com/sf-dst/sf/lib/commands"
 	"github.com/sf-dst/sf/lib/stopsignal"
 )
 
@@ -16,28 +14,11 @@ var docSource string
 
 func main() {
 	stopsignal.Install(stopsignal.ExitAtOnce)
-	os.Exit(manual.Main(manual.Command{
-		Name:  "sf-report",
-		Usage: "report what sweeps found, as text, Markdown or one HTML page",
-		Doc:   docSource,
-		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "md", Usage: "also write the report as Markdown to `FILE` (- for stdout, instead of the text)"},
-			&cli.StringFlag{Name: "html", Usage: "also write the report as one HTML page to `FILE` (- for stdout, instead of the text)"},
-			&cli.StringFlag{Name: "findings", DefaultText: "each world's .seedfall/findings.json",
-				Usage: "keep findings across runs in `FILE`; \"\" keeps none"},
-		},
-		Action: func(c *cli.Context) error {
-			o := report.Options{Inputs: c.Args().Slice(), Markdown: c.String("md"), HTML: c.String("html"),
-				Findings: c.String("findings"), FindingsByWorld: !c.IsSet("findings"), Now: report.Now(os.Getenv("SOURCE_DATE_EPOCH"))}
-			if o.Markdown == "-" && o.HTML == "-" {
-				return manual.Usage("sf-report", "-md - and -html - cannot both write stdout")
-			}
-			for _, f := range []string{"md", "html", "findings"} {
-				if err := manual.OutputFile("sf-report", f, c.String(f)); err != nil {
-					return err
-				}
-			}
-			return manual.Status(report.Main(o))
-		},
-	}, os.Args, os.Stdin, os.Stdout, os.Stderr))
+	os.Exit(run(os.Args, os.Stdin, os.Stdout, os.Stderr))
+}
+
+// run is sf-report on the given arguments (args[0] is its name) and
+// streams; it returns the exit status. Tests call it in-process.
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return commands.ReportMain(docSource, args, commands.Streams{Stdin: stdin, Stdout: stdout, Stderr: stderr})
 }

@@ -207,13 +207,13 @@ func TestBadInput(t *testing.T) {
 			want: []string{"faults.json: faults: expected a list of faults\n"},
 		},
 		{
-			name: "partition with a node in two groups",
+			name: "partition with a node twice in a group",
 			files: map[string]string{
 				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
-				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "partition", "groups": [["server"], ["server", "client"]], "until": "2s"}]}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "partition", "groups": [["server"], ["client", "client"]], "until": "2s"}]}`,
 			},
 			args: []string{"-seed", "1", "-faults", "faults.json"},
-			want: []string{"faults.json: faults[0].groups[1]: \"server\" is also in groups[0]: a node is on one side of a partition\n"},
+			want: []string{"faults.json: faults[0].groups[1]: \"client\" is named twice\n"},
 		},
 		{
 			name: "partition with a node twice in a side",
@@ -223,6 +223,53 @@ func TestBadInput(t *testing.T) {
 			},
 			args: []string{"-seed", "1", "-faults", "faults.json"},
 			want: []string{"faults.json: faults[0].side: \"server\" is named twice\n"},
+		},
+		{
+			// Issue 27: a node with "faults": false never takes a fault, and
+			// a schedule that gives it one is refused with the fault's path.
+			name: "crash of a node without faults",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `", "faults": false}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "faults": [{"at": "1s", "kind": "crash", "node": "server", "until": "2s"}]}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"sf-run: -faults: faults.json: faults[0].node: \"server\" takes no faults (\"faults\": false in the world)\n"},
+		},
+		{
+			name: "partition of a node without faults",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `", "faults": false}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `[{"at": "1s", "kind": "partition", "groups": [["client"], ["server"]], "until": "2s"}]`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].groups[1]: \"server\" takes no faults (\"faults\": false in the world)\n"},
+		},
+		{
+			name: "clock jump without delta",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `[{"at": "1s", "kind": "clock_jump", "node": "server", "until": "1s"}]`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].delta: missing: a clock_jump moves the node's wall clock by delta, so without one it does nothing\n"},
+		},
+		{
+			name: "slow clog without delay",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `[{"at": "1s", "kind": "clog", "from": "client", "to": "server", "mode": "slow", "until": "2s"}]`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: faults[0].delay: missing: a slow clog adds delay to every message, so without one it does nothing\n"},
+		},
+		{
+			name: "ops and budget that differ",
+			files: map[string]string{
+				"world.json":  `{"nodes": [{"name": "server", "pkg": "` + guest("sleeper") + `"}], "workload": {"name": "client", "pkg": "` + guest("sleeper") + `"}}`,
+				"faults.json": `{"seed": 1, "ops": 5, "budget": 6, "faults": []}`,
+			},
+			args: []string{"-seed", "1", "-faults", "faults.json"},
+			want: []string{"faults.json: ops: 5, but budget says 6: they are the same cap, give one\n"},
 		},
 		{
 			name: "crash of a node already down",

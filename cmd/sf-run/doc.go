@@ -101,10 +101,12 @@
 // SIGINT or SIGTERM stops it as a sweep: the summary says "interrupted".
 //
 // A world with preempt fields preempts goroutines inside each node
-// (docs/preemption.md). With preempt.strategy pct every change point is a
+// (docs/preemption.md), at function entries: its modules are rewritten so
+// that small leaf functions, to which Go gives no stack check, get one.
+// With preempt.strategy pct every change point is a
 // preempt fault in the trace and the schedule ("fault preempt counter#1 at
 // counted call #55889"), and the trace ends with a line that says how many
-// calls each node counted ("pct: counted calls per node: counter=244939
+// calls each node counted ("pct: counted calls per node: counter=244941
 // (steps 250000)"), the number preempt.steps should cover.
 //
 // SIGINT or SIGTERM stops a sweep: no seed starts after it, running seeds
@@ -150,12 +152,14 @@
 // done. The world's limits.check_steps bounds that check's work (a budget
 // of model steps per key, the same on every host); -history-timeout, more
 // than 0, is the outer bound in real time. A seed whose check gives up
-// neither passes nor fails on it, and the summary counts it. -inspect, with
+// neither passes nor fails on it: the summary counts it apart from the
+// passes ("GAVE UP 2 of 10 seeds gave up checking their history"), and
+// sf-run exits 1 for it, as sf-check does. -inspect, with
 // -seed, lists each node's disk after the run: every file with its size, the
 // bytes that would survive a crash and those still pending, the ranges a
 // fault corrupted, and how full the disk is.
 //
-// Exit status: 0 every seed passed, 1 a seed failed or a property was never
-// true, 2 bad usage or input (a broken world file, a failed build), 130 the
-// sweep was interrupted.
+// Exit status: 0 every seed passed, 1 a seed failed, its history check gave
+// up, or a property was never true, 2 bad usage or input (a broken world
+// file, a failed build), 130 the sweep was interrupted.
 package main

@@ -28,7 +28,10 @@
 // numbered with a line that replays it with sf-run. No run of sf-run
 // writes that name (a failing seed's own schedule is seed-N.faults.json),
 // so a later sweep never replaces the shrunk schedule and the printed
-// replay line keeps replaying it. A replay of that schedule that passes
+// replay line keeps replaying it. When the world records a history, the
+// shrunk run's history goes beside it as seed-N.shrunk.history.jsonl, and
+// on a linearizability failure its timeline as seed-N.shrunk.history.html.
+// A replay of that schedule that passes
 // within its duration means a fault it needs was removed, not that the bug
 // is fixed; sf-run says so.
 //

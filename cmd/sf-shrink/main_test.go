@@ -21,7 +21,7 @@ import (
 // tools are sf-shrink, sf-run and sf-faults, built once per test process.
 var tools = clitest.Tools{NeedBash: true}
 
-func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-shrink", "sf-run", "sf-faults")) }
+func TestMain(m *testing.M) { os.Exit(tools.Main(m, "sf-shrink", "sf-run", "sf-faults", "sf-check")) }
 
 type result = clitest.Result
 

@@ -89,18 +89,21 @@ func TestIssue16Race(t *testing.T) {
 	}
 
 	// sf-faults adds a preempt fault to an empty schedule, and the replay
-	// applies it at that counted call, in the middle of the deposits.
+	// applies it at that counted call, in the middle of the deposits. A
+	// deposit is six counted calls (deposit, read, credit, fee, plus,
+	// write); a switch at the last four, the frameless ones included,
+	// splits its read-modify-write, and call 100,002 is one of them.
 	clitest.WriteFile(t, filepath.Join(dir, "empty.faults.json"), `{"seed": `+seed+`, "faults": []}`)
 	r = runBin(t, dir, "", tools.Path("sf-faults"), "-c", "seedfall.pct.json", "-seed", seed,
-		"-faults", "empty.faults.json", "-add", `{"at":"0s","kind":"preempt","node":"counter","op":100000,"until":"0s"}`,
+		"-faults", "empty.faults.json", "-add", `{"at":"0s","kind":"preempt","node":"counter","op":100002,"until":"0s"}`,
 		"-out", "added.faults.json")
 	r.WantExitClean(t, 0)
-	if !strings.Contains(r.Stdout+r.Stderr, "preempt counter at counted call #100000") {
+	if !strings.Contains(r.Stdout+r.Stderr, "preempt counter at counted call #100002") {
 		t.Errorf("sf-faults does not list the added fault\n%s", r)
 	}
 	r = sfRun(t, dir, "-c", "seedfall.pct.json", "-seed", seed, "-faults", "added.faults.json")
 	r.WantExitClean(t, 1)
-	if !strings.Contains(r.Stdout+r.Stderr, "fault preempt counter#1 at counted call #100000") {
+	if !strings.Contains(r.Stdout+r.Stderr, "fault preempt counter#1 at counted call #100002") {
 		t.Errorf("the replay did not apply the added preempt fault\n%s", r)
 	}
 

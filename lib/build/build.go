@@ -24,6 +24,7 @@ import (
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/readfile"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // StateDir is the folder, next to the world file, where sf keeps its builds
@@ -134,12 +135,61 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 	}
 	man := &Manifest{Config: w.File}
 	built := map[string]Module{} // by package dir, so a package shared by nodes builds once
-	var goCmd string
-	type job struct {
-		where, node, pkg, wasm string
-		upgrade                bool
+	jobs := buildJobs(w)
+	byPkg, goCmd := preparePackages(jobs, store, opts)
+	for _, j := range jobs {
+		if j.wasm != "" {
+			mod, err := storePrebuilt(store, j.wasm)
+			if err != nil {
+				return nil, fmt.Errorf("%s: wasm: %w", j.where, err)
+			}
+			mod.Node, mod.Upgrade = j.node, j.upgrade
+			man.Modules = append(man.Modules, mod)
+			continue
+		}
+		if m, ok := built[j.pkg]; ok {
+			m.Node, m.Upgrade = j.node, j.upgrade
+			man.Modules = append(man.Modules, m)
+			continue
+		}
+		pb := byPkg[j.pkg]
+		start := time.Now()
+		mod, err := buildPackage(pb, man, store, goCmd, opts)
+		if err != nil {
+			return nil, err
+		}
+		built[j.pkg] = mod
+		man.Modules = append(man.Modules, mod)
+		if mod.Cached && !opts.LogCached {
+			continue
+		}
+		for _, c := range mod.Compat {
+			fmt.Fprintf(logw, "compat  %s: %s\n", textfmt.RelPath(w.Dir, j.pkg), c)
+		}
+		state := "built"
+		if mod.Cached {
+			state = "cached"
+		}
+		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, textfmt.RelPath(w.Dir, j.pkg), textfmt.RelPath(w.Dir, mod.Wasm), sizeString(mod.Size), (pb.took + time.Since(start)).Round(time.Millisecond))
 	}
-	var jobs []job
+	data, _ := json.MarshalIndent(man, "", "  ")
+	if err := atomicfile.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
+		return nil, fmt.Errorf("write manifest: %w", err)
+	}
+	return man, nil
+}
+
+// buildJob is one module a world needs: a node's package (or its
+// upgrade_to package), or a prebuilt wasm file.
+type buildJob struct {
+	where, node, pkg, wasm string
+	upgrade                bool
+}
+
+// buildJobs are the modules of the world's nodes, in its order, each
+// named as the world file places it (nodes[1] (server)).
+func buildJobs(w *config.World) []buildJob {
+	var jobs []buildJob
 	for i, n := range w.AllNodes() {
 		where := fmt.Sprintf("nodes[%d] (%s)", i, n.Name)
 		switch {
@@ -150,28 +200,35 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 		case i >= len(w.Nodes):
 			where = fmt.Sprintf("workloads[%d] (%s)", i-len(w.Nodes)-btoi(w.Workload != nil), n.Name)
 		}
-		jobs = append(jobs, job{where, n.Name, n.Pkg, n.Wasm, false})
+		jobs = append(jobs, buildJob{where, n.Name, n.Pkg, n.Wasm, false})
 		if n.UpgradeTo != "" {
-			jobs = append(jobs, job{where + " upgrade_to", n.Name, n.UpgradeTo, "", true})
+			jobs = append(jobs, buildJob{where + " upgrade_to", n.Name, n.UpgradeTo, "", true})
 		}
 	}
-	// A package is set up (overlays) in order, then the content keys of
-	// all packages are computed at once, since each is a `go list` of its
-	// own, and then each package is looked up or compiled in order, so
-	// that the first failing node in the world's order is the one
-	// reported.
-	type pkgBuild struct {
-		j        job
-		goErr    error // no toolchain, reported as it is
-		setupErr error
-		flags    []string
-		env      []string
-		overlay  string
-		compat   *compatSetup
-		key      keyed
-		keyErr   error
-		took     time.Duration // setting up and computing the key, for the log
-	}
+	return jobs
+}
+
+// pkgBuild is a package to build, set up and keyed.
+type pkgBuild struct {
+	j        buildJob
+	goErr    error // no toolchain, reported as it is
+	setupErr error
+	flags    []string
+	env      []string
+	overlay  string
+	compat   *compatSetup
+	key      keyed
+	keyErr   error
+	took     time.Duration // setting up and computing the key, for the log
+}
+
+// preparePackages sets up each package of jobs (its overlays) in order,
+// then computes the content keys of all of them at once, since each is a
+// `go list` of its own; Build then looks up or compiles each in order, so
+// that the first failing node in the world's order is the one reported.
+// It returns the packages by directory and the go command.
+func preparePackages(jobs []buildJob, store string, opts Options) (map[string]*pkgBuild, string) {
+	var goCmd string
 	var pkgs []*pkgBuild
 	seen := map[string]bool{}
 	for _, j := range jobs {
@@ -219,83 +276,55 @@ func Build(w *config.World, opts Options) (*Manifest, error) {
 	for _, pb := range pkgs {
 		byPkg[pb.j.pkg] = pb
 	}
+	return byPkg, goCmd
+}
 
-	for _, j := range jobs {
-		if j.wasm != "" {
-			mod, err := storePrebuilt(store, j.wasm)
-			if err != nil {
-				return nil, fmt.Errorf("%s: wasm: %w", j.where, err)
-			}
-			mod.Node, mod.Upgrade = j.node, j.upgrade
-			man.Modules = append(man.Modules, mod)
-			continue
-		}
-		if m, ok := built[j.pkg]; ok {
-			m.Node, m.Upgrade = j.node, j.upgrade
-			man.Modules = append(man.Modules, m)
-			continue
-		}
-		pb := byPkg[j.pkg]
-		if pb.goErr != nil {
-			return nil, pb.goErr
-		}
-		if pb.setupErr != nil {
-			return nil, fmt.Errorf("%s: %w", j.where, pb.setupErr)
-		}
-		if man.GoVersion == "" {
-			if pb.keyErr == nil {
-				man.GoVersion = pb.key.goVersion
-			} else {
-				man.GoVersion = goVersion(goCmd)
-			}
-		}
-		start := time.Now()
-		mod, hit := Module{}, false
+// buildPackage looks up the package pb in the store by its key, or
+// compiles it and stores it, noting the toolchain's version and the
+// package's listing in man.
+func buildPackage(pb *pkgBuild, man *Manifest, store, goCmd string, opts Options) (Module, error) {
+	j := pb.j
+	if pb.goErr != nil {
+		return Module{}, pb.goErr
+	}
+	if pb.setupErr != nil {
+		return Module{}, fmt.Errorf("%s: %w", j.where, pb.setupErr)
+	}
+	if man.GoVersion == "" {
 		if pb.keyErr == nil {
-			mod, hit = lookupKey(store, pb.key.key)
-			if pb.overlay == "" && len(pb.env) == 0 {
-				if abs, err := filepath.Abs(j.pkg); err == nil {
-					if man.Listed == nil {
-						man.Listed = map[string][]byte{}
-					}
-					man.Listed[abs] = pb.key.list
-				}
-			}
+			man.GoVersion = pb.key.goVersion
+		} else {
+			man.GoVersion = goVersion(goCmd)
 		}
-		if !hit {
-			var err error
-			if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay, opts.CompatOverlay); err != nil {
-				return nil, fmt.Errorf("%s: %w", j.where, err)
-			}
-			if pb.keyErr == nil {
-				if err := recordKey(store, pb.key.key, mod); err != nil {
-					return nil, fmt.Errorf("build store: %w", err)
-				}
-			}
-		}
-		mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, opts.NetOverlay
-		if pb.compat != nil {
-			mod.Compat = pb.compat.chosen
-		}
-		built[j.pkg] = mod
-		man.Modules = append(man.Modules, mod)
-		if mod.Cached && !opts.LogCached {
-			continue
-		}
-		for _, c := range mod.Compat {
-			fmt.Fprintf(logw, "compat  %s: %s\n", rel(w.Dir, j.pkg), c)
-		}
-		state := "built"
-		if mod.Cached {
-			state = "cached"
-		}
-		fmt.Fprintf(logw, "%-7s %s -> %s (%s, %s)\n", state, rel(w.Dir, j.pkg), rel(w.Dir, mod.Wasm), sizeString(mod.Size), (pb.took + time.Since(start)).Round(time.Millisecond))
 	}
-	data, _ := json.MarshalIndent(man, "", "  ")
-	if err := atomicfile.WriteFile(filepath.Join(store, "manifest.json"), append(data, '\n'), 0o644); err != nil {
-		return nil, fmt.Errorf("write manifest: %w", err)
+	mod, hit := Module{}, false
+	if pb.keyErr == nil {
+		mod, hit = lookupKey(store, pb.key.key)
+		if pb.overlay == "" && len(pb.env) == 0 {
+			if abs, err := filepath.Abs(j.pkg); err == nil {
+				if man.Listed == nil {
+					man.Listed = map[string][]byte{}
+				}
+				man.Listed[abs] = pb.key.list
+			}
+		}
 	}
-	return man, nil
+	if !hit {
+		var err error
+		if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay, opts.CompatOverlay); err != nil {
+			return Module{}, fmt.Errorf("%s: %w", j.where, err)
+		}
+		if pb.keyErr == nil {
+			if err := recordKey(store, pb.key.key, mod); err != nil {
+				return Module{}, fmt.Errorf("build store: %w", err)
+			}
+		}
+	}
+	mod.Node, mod.Pkg, mod.Upgrade, mod.NetOverlay = j.node, j.pkg, j.upgrade, opts.NetOverlay
+	if pb.compat != nil {
+		mod.Compat = pb.compat.chosen
+	}
+	return mod, nil
 }
 
 // keyParallel is how many content keys Build computes at once.
@@ -483,12 +512,5 @@ func btoi(b bool) int {
 }
 
 func indent(s string) string { return "    " + strings.ReplaceAll(s, "\n", "\n    ") }
-
-func rel(base, p string) string {
-	if r, err := filepath.Rel(base, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
-}
 
 func sizeString(n int64) string { return fmt.Sprintf("%.1f MB", float64(n)/1e6) }

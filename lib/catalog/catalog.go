@@ -215,7 +215,7 @@ func scanListed(pkgDirs []string, base string, listed map[string][]byte) (*Catal
 				if base != "" {
 					root = base
 				}
-				file := relPath(root, f.file)
+				file := locationPath(root, f.file)
 				switch {
 				case !f.constant:
 					uncat[Location{File: file, Line: f.line, Function: f.function}] = true
@@ -272,9 +272,13 @@ func distinctDirs(pkgDirs []string) ([]string, error) {
 	return dirs, nil
 }
 
-// relPath returns file relative to root with forward slashes, or file itself
-// when it has no relative form.
-func relPath(root, file string) string {
+// locationPath is how a property's location names file: relative to root
+// with forward slashes, also when it lies outside root
+// ("../kvlog/client/main.go" for a world that runs another example's
+// client), or file itself when it has no relative form. It is a key that
+// reports and pins compare, so unlike textfmt.RelPath, which shows a path
+// for people, it keeps the same form for every file.
+func locationPath(root, file string) string {
 	if r, err := filepath.Rel(root, file); err == nil {
 		return filepath.ToSlash(r)
 	}

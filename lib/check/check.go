@@ -1,7 +1,9 @@
 // Package check checks recorded histories: linearizability with Porcupine for
 // the models kv, cas, append, queue, set and counter, each key on its own, and
 // serializability with Elle-style anomaly detection for list-append
-// transactions.
+// transactions. A counter key whose adds all add one amount, a set key, and
+// an append key whose values are all different are decided in polynomial
+// time without Porcupine's search (see quick.go).
 //
 // The engine calls Check at the end of a run with the operations its
 // history.Recorder collected; sf-check calls it on a history file. Both get a
@@ -69,7 +71,9 @@ type Options struct {
 	MaxSteps int64
 	// NoTimeline skips the second, verbose Porcupine run after a
 	// linearizability violation, which finds the keys that fail (Report.Keys
-	// and the example) and draws the timeline. Defaults to false.
+	// and the example) and draws the timeline. Keys that the quick checks of
+	// counter, set and append proved to fail are named all the same.
+	// Defaults to false.
 	NoTimeline bool
 	// Interrupt, when not nil, stops the check once it becomes true: Check
 	// then returns ErrInterrupted and no report. Both checkers look at it
@@ -251,11 +255,4 @@ func Check(ops []history.HistoryOp, opts Options) (*Report, error) {
 		r.Elapsed = time.Since(start)
 	}
 	return r, err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

@@ -103,30 +103,9 @@ func TimelinePath(historyPath string) string {
 // Command runs sf-check and returns its exit status. It never panics: an
 // internal error is reported as such, with exit status 2.
 func Command(o CommandOptions) (code int) {
-	if o.Stdin == nil {
-		o.Stdin = os.Stdin
-	}
-	if o.Stdout == nil {
-		o.Stdout = os.Stdout
-	}
-	if o.Stderr == nil {
-		o.Stderr = os.Stderr
-	}
-	if o.Model == "" {
-		o.Model = ModelDefault
-	}
-	if o.Timeout == 0 {
-		o.Timeout = TimeoutDefault
-	}
+	o.defaults()
 	rec := Record{Tool: "sf-check", Schema: JSONSchema, History: o.History, Model: o.Model, TimeoutMs: o.Timeout.Milliseconds()}
-	fail := func(err error) int {
-		fmt.Fprintln(o.Stderr, "sf-check:", err)
-		if o.JSON {
-			rec.Error, rec.ExitStatus = err.Error(), exitcode.Usage
-			writeRecord(o.Stdout, &rec)
-		}
-		return exitcode.Usage
-	}
+	fail := func(err error) int { return o.fail(&rec, err, exitcode.Usage) }
 	var data []byte
 	defer func() {
 		if p := recover(); p != nil {
@@ -143,17 +122,6 @@ func Command(o CommandOptions) (code int) {
 		defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	}
 
-	interrupt := o.Interrupt
-	stopped := func() int {
-		err := ErrInterrupted
-		fmt.Fprintln(o.Stderr, "sf-check:", err)
-		if o.JSON {
-			rec.Error, rec.ExitStatus = err.Error(), exitcode.Interrupted
-			writeRecord(o.Stdout, &rec)
-		}
-		return exitcode.Interrupted
-	}
-
 	format, err := history.ParseFormat(o.Format)
 	if err != nil {
 		return fail(err)
@@ -165,59 +133,23 @@ func Command(o CommandOptions) (code int) {
 	if o.History == "-" || o.History == "" {
 		name = "<stdin>"
 	}
-	read := history.ReadOptions{File: name, InputBytesMax: o.MaxBytes}
-	if name == "<stdin>" {
-		data, err = history.ReadAll(o.Stdin, read)
-	} else if o.MapInput {
-		data, err = history.MapFileBytes(o.History, read)
-	} else {
-		data, err = history.ReadFileBytes(o.History, read)
-	}
-	var he *history.Error
-	switch {
-	case errors.Is(err, history.ErrTooLarge):
-		return fail(fmt.Errorf("%w (raise it with -max-bytes)", err))
-	case errors.As(err, &he):
+	if data, err = o.read(name); err != nil {
 		return fail(err)
-	case err != nil:
-		return fail(fmt.Errorf("reading history: %w", err))
 	}
 	// From here SIGINT or SIGTERM stops the check at its next poll (see
 	// Options.Interrupt), and sf-check exits with exitcode.Interrupted.
 	// Not before: the flag cannot stop a read of standard input that
 	// blocks, which the signal's default action ends.
+	interrupt := o.Interrupt
 	if interrupt == nil {
 		interrupt = new(atomic.Bool)
 		defer stopsignal.Watch(interrupt)()
 	}
-	if format == history.FormatAuto {
-		format = history.DetectFormat(data)
-	}
-	rec.Format = string(format)
-	parse := history.ReadOptions{File: name, Format: format, Interrupt: interrupt}
-	checkOpts := Options{Model: o.Model, Timeout: o.Timeout, MaxSteps: o.MaxSteps, Interrupt: interrupt}
-	var r *Report
-	if format == history.FormatEDN && o.Model != ListAppend {
-		// Jepsen's independent [key value] tuples are unpacked between
-		// reading and checking.
-		var ops []history.HistoryOp
-		if ops, err = history.Parse(data, parse); err == nil {
-			ops, rec.Independent = unpackIndependent(ops, o.Model)
-			r, err = Check(ops, checkOpts)
-		}
-	} else {
-		r, err = ParseAndCheck(data, parse, checkOpts)
-	}
-	// A give-up before the time limit came from the step limit.
-	byStepsLimit := o.MaxSteps > 0 && r != nil && r.Elapsed < o.Timeout
+	r, err := o.check(data, name, format, interrupt, &rec)
 	if errors.Is(err, history.ErrInterrupted) || errors.Is(err, ErrInterrupted) {
-		return stopped()
+		return o.fail(&rec, ErrInterrupted, exitcode.Interrupted)
 	}
 	if err != nil {
-		var ie *InputError
-		if errors.As(err, &ie) && ie.Line > 0 {
-			err = fmt.Errorf("%s:%d: %w", name, ie.Line, err)
-		}
 		return fail(err)
 	}
 
@@ -229,37 +161,130 @@ func Command(o CommandOptions) (code int) {
 	rec.Operations, rec.Checked, rec.Summary = r.Operations, r.Checked, r.Summary
 	rec.Anomalies, rec.Keys, rec.ElapsedMs = r.Anomalies, r.Keys, r.Elapsed.Milliseconds()
 	rec.ExitStatus = code
-
-	var timelineNote string
-	if r.HasTimeline() {
-		path := o.Timeline
-		if path == "" {
-			path = TimelinePath(o.History)
-		}
-		switch {
-		case path == "":
-			timelineNote = "no timeline written: the history came from standard input; give -timeline FILE"
-		default:
-			if err := writeTimeline(r, path); err != nil {
-				// The verdict stands, but what was asked for is missing:
-				// that is sf-check failing its job, status 2.
-				fmt.Fprintln(o.Stderr, "sf-check: writing the timeline:", err)
-				code = exitcode.Usage
-				rec.ExitStatus = code
-			} else {
-				rec.Timeline = path
-				timelineNote = "timeline: " + path
-			}
-		}
-	}
+	timelineNote := o.timeline(r, &rec)
 
 	if o.JSON {
 		writeRecord(o.Stdout, &rec)
 		if timelineNote != "" && rec.Timeline == "" {
 			fmt.Fprintln(o.Stderr, "sf-check:", timelineNote)
 		}
-		return code
+		return rec.ExitStatus
 	}
+	o.printVerdict(r, &rec, timelineNote)
+	return rec.ExitStatus
+}
+
+// defaults fills in what o leaves unset.
+func (o *CommandOptions) defaults() {
+	if o.Stdin == nil {
+		o.Stdin = os.Stdin
+	}
+	if o.Stdout == nil {
+		o.Stdout = os.Stdout
+	}
+	if o.Stderr == nil {
+		o.Stderr = os.Stderr
+	}
+	if o.Model == "" {
+		o.Model = ModelDefault
+	}
+	if o.Timeout == 0 {
+		o.Timeout = TimeoutDefault
+	}
+}
+
+// fail reports err, the end of the command with status code: on stderr,
+// and in the record with -json.
+func (o *CommandOptions) fail(rec *Record, err error, code int) int {
+	fmt.Fprintln(o.Stderr, "sf-check:", err)
+	if o.JSON {
+		rec.Error, rec.ExitStatus = err.Error(), code
+		writeRecord(o.Stdout, rec)
+	}
+	return code
+}
+
+// read reads the history, named name in messages, within -max-bytes.
+func (o *CommandOptions) read(name string) ([]byte, error) {
+	read := history.ReadOptions{File: name, InputBytesMax: o.MaxBytes}
+	var data []byte
+	var err error
+	switch {
+	case name == "<stdin>":
+		data, err = history.ReadAll(o.Stdin, read)
+	case o.MapInput:
+		data, err = history.MapFileBytes(o.History, read)
+	default:
+		data, err = history.ReadFileBytes(o.History, read)
+	}
+	var he *history.Error
+	switch {
+	case errors.Is(err, history.ErrTooLarge):
+		return nil, fmt.Errorf("%w (raise it with -max-bytes)", err)
+	case errors.As(err, &he):
+		return nil, err
+	case err != nil:
+		return nil, fmt.Errorf("reading history: %w", err)
+	}
+	return data, nil
+}
+
+// check parses the history in data and checks it against the model,
+// noting in rec the format read and whether its keys were unpacked.
+func (o *CommandOptions) check(data []byte, name string, format history.Format, interrupt *atomic.Bool, rec *Record) (*Report, error) {
+	if format == history.FormatAuto {
+		format = history.DetectFormat(data)
+	}
+	rec.Format = string(format)
+	parse := history.ReadOptions{File: name, Format: format, Interrupt: interrupt}
+	checkOpts := Options{Model: o.Model, Timeout: o.Timeout, MaxSteps: o.MaxSteps, Interrupt: interrupt}
+	var r *Report
+	var err error
+	if format == history.FormatEDN && o.Model != ListAppend {
+		// Jepsen's independent [key value] tuples are unpacked between
+		// reading and checking.
+		var ops []history.HistoryOp
+		if ops, err = history.Parse(data, parse); err == nil {
+			ops, rec.Independent = unpackIndependent(ops, o.Model)
+			r, err = Check(ops, checkOpts)
+		}
+	} else {
+		r, err = ParseAndCheck(data, parse, checkOpts)
+	}
+	var ie *InputError
+	if err != nil && errors.As(err, &ie) && ie.Line > 0 {
+		err = fmt.Errorf("%s:%d: %w", name, ie.Line, err)
+	}
+	return r, err
+}
+
+// timeline writes a violation's timeline, where -timeline says or next to
+// the history, noting it in rec, and returns the line that says where it
+// went or why there is none. Failing to write it makes the exit status 2:
+// the verdict stands, but what was asked for is missing.
+func (o *CommandOptions) timeline(r *Report, rec *Record) string {
+	if !r.HasTimeline() {
+		return ""
+	}
+	path := o.Timeline
+	if path == "" {
+		path = TimelinePath(o.History)
+	}
+	if path == "" {
+		return "no timeline written: the history came from standard input; give -timeline FILE"
+	}
+	if err := writeTimeline(r, path); err != nil {
+		fmt.Fprintln(o.Stderr, "sf-check: writing the timeline:", err)
+		rec.ExitStatus = exitcode.Usage
+		return ""
+	}
+	rec.Timeline = path
+	return "timeline: " + path
+}
+
+// printVerdict writes the verdict for people: the anomalies, where the
+// timeline is, and the verdict's line.
+func (o *CommandOptions) printVerdict(r *Report, rec *Record, timelineNote string) {
 	w := o.Stdout
 	for _, a := range r.Anomalies {
 		fmt.Fprintln(w, a.String())
@@ -279,13 +304,13 @@ func Command(o CommandOptions) (code int) {
 	case Illegal:
 		fmt.Fprintf(w, "FAIL  %s\n", r.Summary)
 	default:
+		// A give-up before the time limit came from the step limit.
 		limit := fmt.Sprintf("after %v", o.Timeout)
-		if byStepsLimit {
+		if o.MaxSteps > 0 && r.Elapsed < o.Timeout {
 			limit = fmt.Sprintf("at %d steps per key", o.MaxSteps)
 		}
 		fmt.Fprintf(w, "GAVE UP  %s %s: the history neither passed nor failed (raise -timeout or -max-steps, or check fewer operations)\n", r.Summary, limit)
 	}
-	return code
 }
 
 func writeTimeline(r *Report, path string) error {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // build decodes the history into Porcupine operations, dropping failed
@@ -201,11 +202,17 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	if limit < 0 {
 		limit = 0 // Porcupine's "no limit"
 	}
-	var res porcupine.CheckResult
-	if opts.MaxSteps > 0 {
-		res = d.searchByKey(pops, len(keys), opts.MaxSteps, limit, start)
-	} else {
-		res = porcupine.CheckOperationsTimeout(model, pops, limit)
+	q := d.quickCheck(pops, len(keys))
+	res := porcupine.Ok
+	switch {
+	case interrupted(d.interrupt):
+	case len(q.illegal) > 0:
+		res = porcupine.Illegal // no need to search the other keys
+	case len(q.search) == 0:
+	case opts.MaxSteps > 0:
+		res = d.searchByKey(q.search, len(keys), opts.MaxSteps, limit, start)
+	default:
+		res = porcupine.CheckOperationsTimeout(model, q.search, limit)
 	}
 	if interrupted(d.interrupt) {
 		return nil, ErrInterrupted
@@ -213,7 +220,7 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	switch res {
 	case porcupine.Ok:
 		r.Verdict = Ok
-		r.Summary = fmt.Sprintf("history of %s is linearizable (model %s)", plural(len(pops), "operation", "operations"), m.name)
+		r.Summary = fmt.Sprintf("history of %s is linearizable (model %s)", textfmt.Plural(len(pops), "operation"), m.name)
 		return r, nil
 	case porcupine.Unknown:
 		r.Verdict = Unknown
@@ -221,28 +228,54 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 		return r, nil
 	}
 	r.Verdict = Illegal
-	r.Summary = fmt.Sprintf("history of %s is not linearizable (model %s)", plural(len(pops), "operation", "operations"), m.name)
-	if opts.NoTimeline {
-		return r, nil
+	r.Summary = fmt.Sprintf("history of %s is not linearizable (model %s)", textfmt.Plural(len(pops), "operation"), m.name)
+	var failing []failingKey
+	if !opts.NoTimeline {
+		failing, err = d.rerun(r, model, q, pops, len(keys), opts, limit, start)
+		if err != nil {
+			return nil, err
+		}
 	}
+	d.nameFailing(r, q, failing, keys)
+	return r, nil
+}
 
-	// Run again, verbosely, to learn which keys fail and to draw the
-	// timeline, within what is left of the time limit.
+// failingKey is a key that a verbose search found no linearization for:
+// its operations and the longest partial linearizations it found.
+type failingKey struct {
+	key      int32
+	group    []porcupine.Operation
+	partials [][]int
+}
+
+// rerun searches again, verbosely, to learn which keys fail and to draw
+// the timeline, within what is left of the time limit. It leaves out the
+// keys the quick check proved linearizable, whose search may never end. The
+// keys it proved illegal stay in, for the timeline, with a budget of steps
+// so that drawing it does not take as long as the search it spared.
+func (d *decoder) rerun(r *Report, model porcupine.Model, q *quickOutcome, pops []porcupine.Operation, nkeys int, opts Options, limit time.Duration, start time.Time) ([]failingKey, error) {
 	var remaining time.Duration
 	if limit > 0 {
 		remaining = limit - time.Since(start)
 		if remaining <= 0 {
-			return r, nil
+			return nil, nil
 		}
 	}
-	verbose := slices.Clone(pops)
+	verbose := q.unproven(pops)
 	for i := range verbose {
 		verbose[i].Metadata = verbose[i].Input.(*linInput).op
 	}
 	var budget *stepBudget
 	search := model
-	if opts.MaxSteps > 0 {
-		budget = newStepBudget(len(keys), opts.MaxSteps)
+	steps := opts.MaxSteps
+	if steps <= 0 && len(q.illegal) > 0 {
+		steps = quickTimelineSteps
+	}
+	if len(q.illegal) > 0 && (remaining <= 0 || remaining > quickTimelineTime) {
+		remaining = quickTimelineTime
+	}
+	if steps > 0 {
+		budget = newStepBudget(nkeys, steps)
 		search = d.budgetedModel(model, budget)
 	}
 	rerunStart := time.Now()
@@ -250,36 +283,56 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	if interrupted(d.interrupt) {
 		return nil, ErrInterrupted
 	}
-	timedOut := limit > 0 && time.Since(rerunStart) >= remaining || budget.exhausted()
+	timedOut := limit > 0 && time.Since(rerunStart) >= remaining
 	if res == porcupine.Ok {
 		// Cannot happen for a deterministic model; say so rather than guess.
 		r.Summary += "; a verbose rerun found it linearizable, so the model is not deterministic"
-		return r, nil
+		return nil, nil
 	}
 	r.timeline = func(w io.Writer) error { return porcupine.Visualize(model, info, w) }
 	if res != porcupine.Illegal || timedOut {
-		return r, nil
+		return nil, nil
 	}
-	groups := partition(verbose, len(keys))
+	groups := partition(verbose, nkeys)
 	partials := info.PartialLinearizations()
-	var failing []int
+	var failing []failingKey
 	for p, g := range groups {
+		k := g[0].Input.(*linInput).key
+		if budget != nil && budget.out[k] {
+			continue // its search stopped short: it proves nothing
+		}
 		longest := 0
 		for _, l := range partials[p] {
 			longest = max(longest, len(l))
 		}
 		if longest < len(g) {
-			failing = append(failing, p)
+			failing = append(failing, failingKey{key: k, group: g, partials: partials[p]})
 		}
 	}
-	if len(failing) == 0 {
-		return r, nil
+	return failing, nil
+}
+
+// nameFailing names, in the report's summary, keys and example, the keys
+// that the quick check proved illegal and those that the verbose search
+// failed.
+func (d *decoder) nameFailing(r *Report, q *quickOutcome, failing []failingKey, keys []string) {
+	var ranks []int32
+	for _, f := range q.illegal {
+		ranks = append(ranks, f.key)
 	}
-	quoted := make([]string, len(failing))
-	for i, p := range failing {
-		key := groups[p][0].Input.(*linInput).op.Key
-		r.Keys = append(r.Keys, key)
-		quoted[i] = strconv.Quote(key)
+	for _, f := range failing {
+		if !q.isIllegal(f.key) {
+			ranks = append(ranks, f.key)
+		}
+	}
+	if len(ranks) == 0 {
+		return
+	}
+	slices.Sort(ranks)
+	quoted := make([]string, len(ranks))
+	for i, k := range ranks {
+		r.Keys = append(r.Keys, keys[k])
+		quoted[i] = strconv.Quote(keys[k])
 	}
 	switch {
 	case len(keys) == 1 && keys[0] == "":
@@ -289,9 +342,18 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 	default:
 		r.Summary += ": keys " + strings.Join(quoted, ", ")
 	}
-	p := failing[0]
-	r.Anomalies = []Anomaly{d.explain(groups[p], partials[p], len(failing))}
-	return r, nil
+	for _, f := range q.illegal {
+		if f.key == ranks[0] {
+			r.Anomalies = []Anomaly{explainQuick(f, len(ranks))}
+			return
+		}
+	}
+	for _, f := range failing {
+		if f.key == ranks[0] {
+			r.Anomalies = []Anomaly{d.explain(f.group, f.partials, len(ranks))}
+			return
+		}
+	}
 }
 
 // stepBudget counts the model steps the search takes on each key. Each
@@ -304,12 +366,6 @@ type stepBudget struct {
 
 func newStepBudget(nkeys int, max int64) *stepBudget {
 	return &stepBudget{max: max, used: make([]int64, nkeys), out: make([]bool, nkeys)}
-}
-
-// exhausted reports whether any key ran out of steps. A nil budget never
-// does.
-func (b *stepBudget) exhausted() bool {
-	return b != nil && slices.Contains(b.out, true)
 }
 
 // budgetedModel wraps model so that a key past its budget fails every

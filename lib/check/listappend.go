@@ -8,6 +8,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/history/jsontext"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Checking list-append transactions for serializability, the way Elle does:
@@ -233,7 +234,7 @@ func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, 
 		}
 		r.Anomalies = append(r.Anomalies, Anomaly{Kind: anomalyKinds[k], Count: a.count, Example: a.render(), Ops: ids})
 	}
-	txns := plural(len(ops), "transaction", "transactions")
+	txns := textfmt.Plural(len(ops), "transaction")
 	if len(kinds) == 0 {
 		r.Summary = "history of " + txns + " is serializable"
 	} else {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/history/jsontext"
 )
@@ -63,6 +64,9 @@ type linModel struct {
 	hash  func(s any) uint64
 	// describeState formats a state for the timeline.
 	describeState func(d *decoder, s any) string
+	// quick, when set, decides a key's operations without the search when
+	// it can (see quick.go).
+	quick func(d *decoder, g []porcupine.Operation) quickResult
 }
 
 func (m *linModel) opNames() string {
@@ -478,9 +482,10 @@ func (l *listNode) slice() []int32 {
 
 func appendModel() *linModel {
 	return &linModel{
-		name: "append",
-		fs:   map[string]opKind{"append": opAppend, "read": opRead},
-		init: func(*decoder) any { return (*listNode)(nil) },
+		name:  "append",
+		fs:    map[string]opKind{"append": opAppend, "read": opRead},
+		quick: quickAppend,
+		init:  func(*decoder) any { return (*listNode)(nil) },
 		step: func(d *decoder, state any, in *linInput, out *linOutput) (bool, any) {
 			l := state.(*listNode)
 			switch in.kind {
@@ -565,9 +570,10 @@ func queueModel() *linModel {
 
 func setModel() *linModel {
 	return &linModel{
-		name: "set",
-		fs:   map[string]opKind{"add": opAdd, "read": opRead},
-		init: func(*decoder) any { return emptySeq },
+		name:  "set",
+		fs:    map[string]opKind{"add": opAdd, "read": opRead},
+		quick: quickSet,
+		init:  func(*decoder) any { return emptySeq },
 		step: func(d *decoder, state any, in *linInput, out *linOutput) (bool, any) {
 			s := state.(*seqState)
 			switch in.kind {
@@ -602,9 +608,10 @@ func setModel() *linModel {
 
 func counterModel() *linModel {
 	return &linModel{
-		name: "counter",
-		fs:   map[string]opKind{"add": opAdd, "read": opRead},
-		init: func(*decoder) any { return int64(0) },
+		name:  "counter",
+		fs:    map[string]opKind{"add": opAdd, "read": opRead},
+		quick: quickCounter,
+		init:  func(*decoder) any { return int64(0) },
 		step: func(d *decoder, state any, in *linInput, out *linOutput) (bool, any) {
 			n := state.(int64)
 			switch in.kind {

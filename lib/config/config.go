@@ -19,6 +19,7 @@ import (
 	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/readfile"
 )
 
@@ -53,17 +54,14 @@ const (
 
 // Defaults for the fields of a world file.
 const (
-	defaultDuration      = Duration(30e9)
-	defaultWatchdog      = Duration(30e9)
-	defaultClockJumpMax  = Duration(10e9)
-	defaultSlowFactor    = 10
-	defaultPreemptDepth  = 3
-	defaultPreemptSteps  = 1 << 20
-	defaultPreemptCalls  = 4096
-	defaultFSModel       = "ext4_ordered"
-	defaultCheckerModel  = "kv"
-	defaultPreemptStrat  = "none"
-	defaultPartitionTopo = "half"
+	defaultDuration     = Duration(30e9)
+	defaultWatchdog     = Duration(30e9)
+	defaultPreemptDepth = 3
+	defaultPreemptSteps = 1 << 20
+	defaultPreemptCalls = 4096
+	defaultFSModel      = "ext4_ordered"
+	defaultCheckerModel = "kv"
+	defaultPreemptStrat = "none"
 	// The limits of a run, as lib/engine's Default*Max constants; RATIONALE.md says why each.
 	defaultLimitSteps      = 10_000_000
 	defaultLimitTraceBytes = 64 << 20
@@ -71,30 +69,16 @@ const (
 	defaultLimitCheckSteps = 2_000_000
 )
 
-var (
-	defaultLatency      = Range{Duration(1e6), Duration(10e6)}
-	defaultRestartAfter = Range{Duration(10e6), Duration(1e9)}
-	defaultPartitionFor = Range{Duration(50e6), Duration(2e9)}
-	defaultClogFor      = Range{Duration(100e6), Duration(2e9)}
-	defaultClogDelay    = Range{Duration(10e6), Duration(200e6)}
-	defaultSlowFor      = Range{Duration(500e6), Duration(5e9)}
-	defaultPauseFor     = Range{Duration(100e6), Duration(3e9)}
-)
+var defaultLatency = Range{Duration(1e6), Duration(10e6)}
 
-// The closed vocabularies of a world file, in the order messages list them.
+// The closed vocabularies of a world file, in the order messages list them. The fault kinds' own (the
+// partition topologies, the clog modes) are lib/faults'.
 var (
-	// Topologies are the shapes a network partition can take.
-	Topologies = []string{"half", "one", "majority", "majorities_ring", "random_groups"}
-	// ClogModes are the modes a clog can take.
-	ClogModes = []string{"stop", "slow", "jam"}
 	// FSModels are the file system models that reorder_writes can follow.
 	FSModels = []string{"ext4_ordered", "page_independent", "dir_reorder"}
 	// Strategies are the preemption strategies.
 	Strategies = []string{"none", "random", "pct", "calls"}
 )
-
-// topologyMinNodes is the fewest nodes, workloads included, that a partition topology needs.
-var topologyMinNodes = map[string]int{"majority": 3, "majorities_ring": 4}
 
 // Node is one program of the world: a crashable node, a workload that drives and checks the nodes, or
 // the finally check.
@@ -193,49 +177,14 @@ type Limits struct {
 	CheckSteps int64 `json:"check_steps"`
 }
 
-// Faults configures the faults injected into a run. A field tagged check:"rate" is a rate per second of
-// virtual time and must not be negative; one tagged check:"prob" is a probability from 0 to 1.
+// Faults configures the faults injected into a run: the fields of the fault kinds, which lib/faults
+// declares with their types and defaults, and the settings that belong to no kind (what a crash does to
+// a disk, clock skew, which nodes take faults, swarm testing).
 type Faults struct {
 	// Preset is the fault level the other fields start from: one of none, durability, resilient,
 	// high_availability and everything, each adding to the one before. Fields set next to it override
 	// it. Defaults to none.
 	Preset string `json:"preset,omitempty"`
-	// CrashPerSec is the rate of crashes per node, at random points in time. Defaults to 0.
-	CrashPerSec float64 `json:"crash_per_sec" check:"rate"`
-	// RestartAfter is the downtime after a crash, and the delay before a supervised restart. Defaults to
-	// ["10ms", "1s"].
-	RestartAfter Range `json:"restart_after"`
-	// PartitionPerSec is the rate of network partitions. Defaults to 0.
-	PartitionPerSec float64 `json:"partition_per_sec" check:"rate"`
-	// PartitionFor is how long a partition lasts. Defaults to ["50ms", "2s"].
-	PartitionFor Range `json:"partition_for"`
-	// PartitionTopologies are the shapes a partition may take, each one of [Topologies], without
-	// repeats. majority needs at least 3 nodes and majorities_ring at least 4, workloads included.
-	// Defaults to ["half"].
-	PartitionTopologies []string `json:"partition_topologies"`
-	// ClogPerSec is the rate of clogs. Defaults to 0.
-	ClogPerSec float64 `json:"clog_per_sec" check:"rate"`
-	// ClogFor is how long a clog, or one step of a swizzle, lasts. Defaults to ["100ms", "2s"].
-	ClogFor Range `json:"clog_for"`
-	// ClogModes are the modes a clog may take, each one of [ClogModes], without repeats. Defaults to
-	// ["stop", "slow", "jam"].
-	ClogModes []string `json:"clog_modes"`
-	// ClogDelay is the range of the extra latency of a slow clog. Defaults to ["10ms", "200ms"].
-	ClogDelay Range `json:"clog_delay"`
-	// SwizzlePerSec is the rate of swizzles. Defaults to 0.
-	SwizzlePerSec float64 `json:"swizzle_per_sec" check:"rate"`
-	// ResetPerSec is the rate of connection resets per node. Defaults to 0.
-	ResetPerSec float64 `json:"reset_per_sec" check:"rate"`
-	// UDPLoss is the probability that a datagram is dropped. Defaults to 0.
-	UDPLoss float64 `json:"udp_loss" check:"prob"`
-	// UDPDup is the probability that a datagram is delivered twice. Defaults to 0.
-	UDPDup float64 `json:"udp_dup" check:"prob"`
-	// SlowPerSec is the rate of slowdowns per node. Defaults to 0.
-	SlowPerSec float64 `json:"slow_per_sec" check:"rate"`
-	// SlowFor is how long a slowdown lasts. Defaults to ["500ms", "5s"].
-	SlowFor Range `json:"slow_for"`
-	// SlowFactor is the largest slowdown factor. At least 1. Defaults to 10.
-	SlowFactor float64 `json:"slow_factor"`
 	// TornWrites makes a crash keep an in-order prefix of the unsynced writes. Defaults to false.
 	TornWrites bool `json:"torn_writes"`
 	// ReorderWrites makes a crash write dirty pages back out of order, within FSModel. Defaults to false.
@@ -244,53 +193,26 @@ type Faults struct {
 	// without ReorderWrites is an error, and dir_reorder needs StrictDirs. Defaults to ext4_ordered when
 	// ReorderWrites is on, and to "" otherwise.
 	FSModel string `json:"fs_model,omitempty"`
-	// CrashOnIO is the probability that a node crashes during each disk operation. Defaults to 0.
-	CrashOnIO float64 `json:"crash_on_io" check:"prob"`
-	// FsyncEIO is the probability that a file fsync fails with EIO. Defaults to 0.
-	FsyncEIO float64 `json:"fsync_eio" check:"prob"`
 	// DiskBytes is the size of each node's disk in bytes; 0 means unlimited. At least 0. Defaults to 0.
 	DiskBytes int64 `json:"disk_bytes"`
-	// WriteEIO is the probability that a file write fails with EIO. Defaults to 0.
-	WriteEIO float64 `json:"write_eio" check:"prob"`
-	// WriteENOSPC is the probability that a file write fails with ENOSPC. Defaults to 0.
-	WriteENOSPC float64 `json:"write_enospc" check:"prob"`
-	// ReadEIO is the probability that a file read fails with EIO. Defaults to 0.
-	ReadEIO float64 `json:"read_eio" check:"prob"`
-	// ReadCorrupt is the probability that a file read returns one flipped bit. Defaults to 0.
-	ReadCorrupt float64 `json:"read_corrupt" check:"prob"`
-	// LostWrite is the probability that an fsync leaves one page's old content on disk. Defaults to 0.
-	LostWrite float64 `json:"lost_write" check:"prob"`
-	// MisdirectedWrite is the probability that an fsync writes one page at another offset. Defaults to 0.
-	MisdirectedWrite float64 `json:"misdirected_write" check:"prob"`
 	// CorruptOnCrash flips a bit in the bytes each crash left half written. Defaults to false.
 	CorruptOnCrash bool `json:"corrupt_on_crash"`
-	// BitrotPerSec is the rate of bit flips in durable data, per node. Defaults to 0.
-	BitrotPerSec float64 `json:"bitrot_per_sec" check:"rate"`
 	// DiskLatency is the extra time each fsync takes. Defaults to ["0s", "0s"].
 	DiskLatency Range `json:"disk_latency"`
-	// MmapEarlyWriteback is the probability that a dirty page of a shared mapping is already written
-	// back when a node crashes. More than 0 needs CompatOverlay. Defaults to 0.
-	MmapEarlyWriteback float64 `json:"mmap_early_writeback" check:"prob"`
 	// StrictDirs keeps directory entries across a crash only once their directory is fsynced. Defaults
 	// to false.
 	StrictDirs bool `json:"strict_dirs"`
 	// ClockSkew is the largest offset of a node's wall clock, in either direction. At least 0. Defaults
 	// to 0.
 	ClockSkew Duration `json:"clock_skew"`
-	// PausePerSec is the rate of process pauses per node. Defaults to 0.
-	PausePerSec float64 `json:"pause_per_sec" check:"rate"`
-	// PauseFor is how long a pause lasts. Defaults to ["100ms", "3s"].
-	PauseFor Range `json:"pause_for"`
-	// ClockJumpPerSec is the rate of wall-clock jumps per node. Defaults to 0.
-	ClockJumpPerSec float64 `json:"clock_jump_per_sec" check:"rate"`
-	// ClockJumpMax is the largest clock jump in either direction. At least 0. Defaults to 10s.
-	ClockJumpMax Duration `json:"clock_jump_max"`
-	// Buggify lets sim.Buggify sites fire. Defaults to false.
-	Buggify bool `json:"buggify"`
 	// IncludeWorkload gives the workloads the per-node faults too. Defaults to false.
 	IncludeWorkload bool `json:"include_workload"`
 	// Swarm turns each fault type on or off per seed and rescales its rate. Defaults to false.
 	Swarm bool `json:"swarm"`
+	// Kinds holds the field of every fault kind (crash_per_sec, restart_after, udp_loss...), each at
+	// its default unless a layer of the world sets it. The world file writes them in the faults object
+	// next to the fields above; faults.Fields lists them with their types, checks and defaults.
+	Kinds faults.Values `json:"-"`
 }
 
 // World is a loaded and validated world file: the programs to simulate and the conditions they run in.
@@ -310,10 +232,8 @@ type World struct {
 	Overrides []string `json:"-"`
 	// Set lists the fields that the file, the files it extends, the profile or -set overrides set, as
 	// JSON paths without indices (faults.partition_per_sec, nodes[].disk), in the order of the file,
-	// each once. A preset counts as setting the fields it sets. See [World.Unimplemented].
+	// each once. A preset counts as setting the fields it sets.
 	Set []string `json:"-"`
-	// setAt holds, for each entry of Set, the place to name in a message about it.
-	setAt []setPlace
 
 	// Nodes are the crashable nodes, in the order of the file. Defaults to none.
 	Nodes []Node `json:"nodes,omitempty"`
@@ -338,7 +258,7 @@ type World struct {
 	// Watchdog is the real time one node may run without yielding before the run fails. It is greater
 	// than 0. Defaults to 30s.
 	Watchdog Duration `json:"watchdog"`
-	// Supervise restarts a node that exits with an error after Faults.RestartAfter. Defaults to false.
+	// Supervise restarts a node that exits with an error after faults.restart_after. Defaults to false.
 	Supervise bool `json:"supervise"`
 	// Liveness configures liveness mode. Defaults to off.
 	Liveness Liveness `json:"liveness"`
@@ -378,18 +298,7 @@ func defaultWorld() *World {
 			FDs:        defaultLimitFDs,
 			CheckSteps: defaultLimitCheckSteps,
 		},
-		Faults: Faults{
-			RestartAfter:        defaultRestartAfter,
-			PartitionFor:        defaultPartitionFor,
-			PartitionTopologies: []string{defaultPartitionTopo},
-			ClogFor:             defaultClogFor,
-			ClogModes:           slices.Clone(ClogModes),
-			ClogDelay:           defaultClogDelay,
-			SlowFor:             defaultSlowFor,
-			SlowFactor:          defaultSlowFactor,
-			PauseFor:            defaultPauseFor,
-			ClockJumpMax:        defaultClockJumpMax,
-		},
+		Faults: Faults{Kinds: faults.Defaults()},
 	}
 }
 
@@ -517,33 +426,7 @@ func (w *World) validate(d *decoder, p string) error {
 			}
 		}
 	}
-	if err := w.checkTopologies(d, joinPath(p, "faults")); err != nil {
-		return err
-	}
-	if w.Faults.MmapEarlyWriteback > 0 && !w.CompatOverlay {
-		return d.errorf(joinPath(joinPath(p, "faults"), "mmap_early_writeback"),
-			"needs compat_overlay: only a shared mapping made through its shims can be written back early")
-	}
-	return nil
-}
-
-// checkTopologies checks that the world has the nodes each partition topology needs. Topologies that a
-// preset chose are cut to those that fit instead, so that a preset works on any world.
-func (w *World) checkTopologies(d *decoder, fp string) error {
-	tp := joinPath(fp, "partition_topologies")
-	count := len(w.Nodes) + len(w.Workloads())
-	if d.sourceOf(tp).preset != "" {
-		w.Faults.PartitionTopologies = slices.DeleteFunc(w.Faults.PartitionTopologies, func(t string) bool {
-			return count < topologyMinNodes[t]
-		})
-		return nil
-	}
-	for i, t := range w.Faults.PartitionTopologies {
-		if need := topologyMinNodes[t]; count < need {
-			return d.errorf(fmt.Sprintf("%s[%d]", tp, i), "topology %s needs at least %d nodes, the world has %d (workloads included)", t, need, count)
-		}
-	}
-	return nil
+	return w.checkKindsInWorld(d, joinPath(p, "faults"))
 }
 
 // nameList lists the names of nodes for messages.
@@ -734,26 +617,14 @@ func (l *Limits) validate(d *decoder, p string) error {
 }
 
 func (f *Faults) validate(d *decoder, p string) error {
-	if err := checkRates(d, p, f); err != nil {
+	if err := checkKinds(d, p, f.Kinds); err != nil {
 		return err
-	}
-	if f.SlowFactor < 1 {
-		return d.errorf(joinPath(p, "slow_factor"), "must be at least 1, got %v", f.SlowFactor)
 	}
 	if f.DiskBytes < 0 {
 		return d.errorf(joinPath(p, "disk_bytes"), "must not be negative, got %d", f.DiskBytes)
 	}
 	if f.ClockSkew < 0 {
 		return d.errorf(joinPath(p, "clock_skew"), "must not be negative, got %s", f.ClockSkew)
-	}
-	if f.ClockJumpMax < 0 {
-		return d.errorf(joinPath(p, "clock_jump_max"), "must not be negative, got %s", f.ClockJumpMax)
-	}
-	if err := checkChoices(d, joinPath(p, "partition_topologies"), f.PartitionTopologies, Topologies, "topology"); err != nil {
-		return err
-	}
-	if err := checkChoices(d, joinPath(p, "clog_modes"), f.ClogModes, ClogModes, "clog mode"); err != nil {
-		return err
 	}
 	mp := joinPath(p, "fs_model")
 	switch {

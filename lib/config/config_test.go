@@ -10,6 +10,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // workload is a valid workload, for tests that are about something else. Parse runs with the file name
@@ -17,7 +19,7 @@ import (
 const workload = `"workload": {"name": "client", "pkg": "./testdata/client"}`
 
 // all loads a world whatever the engine implements, for tests of decoding and validation.
-var all = LoadOptions{Implemented: func(string) bool { return true }}
+var all = LoadOptions{}
 
 // parse parses a world as seedfall.json in this package's directory, whatever the engine implements.
 func parse(data string) (*World, error) {
@@ -213,18 +215,7 @@ func TestParseDefaults(t *testing.T) {
 		Preempt:  Preempt{Strategy: "none", Depth: 3, Steps: 1048576, Calls: 4096},
 		Checker:  Checker{Model: "kv"},
 		Limits:   Limits{Steps: 10_000_000, TraceBytes: 64 << 20, FDs: 1024, CheckSteps: 2_000_000},
-		Faults: Faults{
-			RestartAfter:        Range{Duration(10e6), Duration(1e9)},
-			PartitionFor:        Range{Duration(50e6), Duration(2e9)},
-			PartitionTopologies: []string{"half"},
-			ClogFor:             Range{Duration(100e6), Duration(2e9)},
-			ClogModes:           []string{"stop", "slow", "jam"},
-			ClogDelay:           Range{Duration(10e6), Duration(200e6)},
-			SlowFor:             Range{Duration(500e6), Duration(5e9)},
-			SlowFactor:          10,
-			PauseFor:            Range{Duration(100e6), Duration(3e9)},
-			ClockJumpMax:        Duration(10e9),
-		},
+		Faults:   Faults{Kinds: faults.Defaults()},
 	}
 	if got := strings.Join(w.Set, " "); got != "workload workload.name workload.pkg" {
 		t.Errorf("Set = %s", got)
@@ -248,7 +239,7 @@ func TestParseDefaults(t *testing.T) {
 // withoutSet returns w without the record of the fields it set, for comparing worlds.
 func withoutSet(w *World) *World {
 	c := *w
-	c.Set, c.setAt = nil, nil
+	c.Set = nil
 	return &c
 }
 
@@ -299,15 +290,14 @@ const goodCanonical = `{"nodes":[` +
 	`"liveness":{"within":"0s"},"faults_after_setup":false,"net_overlay":false,"compat_overlay":false,` +
 	`"preempt":{"strategy":"none","interleave":false,"depth":3,"steps":1048576,"calls":4096,"loops":false},` +
 	`"checker":{"model":"kv"},"limits":{"steps":10000000,"trace_bytes":67108864,"fds":1024,"check_steps":2000000},` +
-	`"faults":{"crash_per_sec":0.5,"restart_after":["10ms","1s"],` +
-	`"partition_per_sec":0,"partition_for":["50ms","2s"],"partition_topologies":["half"],` +
+	`"faults":{"torn_writes":false,"reorder_writes":false,"disk_bytes":0,"corrupt_on_crash":false,"disk_latency":["0s","0s"],` +
+	`"strict_dirs":false,"clock_skew":"0s","include_workload":false,"swarm":false,` +
+	`"crash_per_sec":0.5,"restart_after":["10ms","1s"],"clock_jump_per_sec":0,"clock_jump_max":"10s","buggify":false,` +
+	`"crash_on_io":0,"fsync_eio":0,"write_eio":0,"write_enospc":0,"read_eio":0,"read_corrupt":0,"lost_write":0,` +
+	`"misdirected_write":0,"bitrot_per_sec":0,"partition_per_sec":0,"partition_for":["50ms","2s"],"partition_topologies":["half"],` +
 	`"clog_per_sec":0,"clog_for":["100ms","2s"],"clog_modes":["stop","slow","jam"],"clog_delay":["10ms","200ms"],` +
-	`"swizzle_per_sec":0,"reset_per_sec":0,"udp_loss":0,"udp_dup":0,` +
-	`"slow_per_sec":0,"slow_for":["500ms","5s"],"slow_factor":10,"torn_writes":false,"reorder_writes":false,` +
-	`"crash_on_io":0,"fsync_eio":0,"disk_bytes":0,"write_eio":0,"write_enospc":0,"read_eio":0,"read_corrupt":0,` +
-	`"lost_write":0,"misdirected_write":0,"corrupt_on_crash":false,"bitrot_per_sec":0,"disk_latency":["0s","0s"],` +
-	`"mmap_early_writeback":0,"strict_dirs":false,"clock_skew":"0s","pause_per_sec":0,"pause_for":["100ms","3s"],` +
-	`"clock_jump_per_sec":0,"clock_jump_max":"10s","buggify":false,"include_workload":false,"swarm":false}}`
+	`"swizzle_per_sec":0,"reset_per_sec":0,"slow_per_sec":0,"slow_for":["500ms","5s"],"slow_factor":10,` +
+	`"pause_per_sec":0,"pause_for":["100ms","3s"],"udp_loss":0,"udp_dup":0,"mmap_early_writeback":0,"short_read":0,"short_write":0}}`
 
 func TestCanonicalRoundTrip(t *testing.T) {
 	w, err := Load("testdata/good.json")
@@ -509,7 +499,7 @@ func TestDecodeKinds(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &kinds{I: -3, U: 7, F: 0.25, B: true, Ds: []Duration{1e9}, Rs: []Range{{0, 1e9}},
-		M: map[string]bool{"x": false}, P: &Faults{CrashPerSec: 2, SlowFactor: 1, PartitionTopologies: []string{"half"}, ClogModes: []string{"jam"}},
+		M: map[string]bool{"x": false}, P: &Faults{Kinds: faults.Values{"crash_per_sec": 2.0, "slow_factor": 1.0, "partition_topologies": []string{"half"}, "clog_modes": []string{"jam"}}},
 		S: []map[string]bool{{"y": true}}}
 	if !reflect.DeepEqual(k, want) {
 		t.Errorf("decode\n got: %+v\nwant: %+v", k, want)
@@ -528,7 +518,7 @@ func TestDecodeKinds(t *testing.T) {
 		{`{"m": {"a.b": 1}}`, `k.json: m["a.b"]: expected true or false`},
 		{`{"p": null}`, "k.json: p: expected an object"},
 		{`{"p": {"crash_per_sec": -2}}`, "k.json: p.crash_per_sec: must not be negative, got -2"},
-		{`{"p": {"slow_factor": 0.5}}`, "k.json: p.slow_factor: must be at least 1, got 0.5"},
+		{`{"p": {"slow_factor": 0.5, "partition_topologies": ["half"], "clog_modes": ["jam"]}}`, "k.json: p.slow_factor: must be at least 1, got 0.5"},
 		{`{"s": [{}, 1]}`, "k.json: s[1]: expected an object of booleans"},
 	}
 	for _, tt := range tests {

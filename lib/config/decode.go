@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // maxSuggestDistance is the largest edit distance at which an unknown field gets a "did you mean" hint.
@@ -134,10 +135,28 @@ func (d *decoder) resolve(where, p string) string {
 	return filepath.Join(d.sourceOf(where).dir, p)
 }
 
+// setList collects the fields a world sets, each once, in the order they are met.
+type setList struct {
+	paths []string
+	seen  map[string]bool
+}
+
+// add records that the field at the JSON path p was set.
+func (l *setList) add(p string) {
+	n := normPath(p)
+	if l.seen == nil {
+		l.seen = make(map[string]bool)
+	}
+	if !l.seen[n] {
+		l.seen[n] = true
+		l.paths = append(l.paths, n)
+	}
+}
+
 // note records that the field at path was set.
-func (d *decoder) note(path string, src *source) {
+func (d *decoder) note(path string) {
 	if d.set != nil {
-		d.set.add(path, src)
+		d.set.add(path)
 	}
 }
 
@@ -297,6 +316,13 @@ func (d *decoder) decodeStruct(path string, jv *jvalue, v reflect.Value) error {
 	for _, m := range members {
 		mp := joinPath(path, m.key)
 		i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == m.key })
+		if fd, ok := kindField(m.key); i < 0 && ok && t == faultsType {
+			d.note(mp)
+			if err := d.decodeKindField(mp, m.value, fd, v.Addr().Interface().(*Faults)); err != nil {
+				return err
+			}
+			continue
+		}
 		if i < 0 {
 			d.srcs[mp] = m.value.src
 			if s := suggest(m.key, t); s != "" {
@@ -306,7 +332,7 @@ func (d *decoder) decodeStruct(path string, jv *jvalue, v reflect.Value) error {
 		}
 		fv := v.Field(fields[i].index)
 		if !groupTypes[fv.Type()] {
-			d.note(mp, m.value.src)
+			d.note(mp)
 		}
 		if err := d.decodeValue(mp, m.value, fv); err != nil {
 			return err
@@ -337,15 +363,21 @@ func jsonFields(t reflect.Type) []jsonField {
 	return fs
 }
 
-// fieldNames lists the names a world file may use in an object of type t: its json fields, and for the
-// world the two fields that the loader resolves before decoding (extends and profiles).
+// fieldNames lists the names a world file may use in an object of type t: its json fields, for the world
+// the two fields that the loader resolves before decoding (extends and profiles), and for the faults the
+// fields of every fault kind.
 func fieldNames(t reflect.Type) []string {
 	var names []string
 	for _, f := range jsonFields(t) {
 		names = append(names, f.name)
 	}
-	if t == worldType {
+	switch t {
+	case worldType:
 		names = append(names, "extends", "profiles")
+	case faultsType:
+		for _, f := range faults.Fields() {
+			names = append(names, f.Name)
+		}
 	}
 	return names
 }
@@ -433,9 +465,9 @@ func expected(t reflect.Type) string {
 	case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
 		return "an integer of 0 or more"
 	case reflect.Slice:
-		return "an array of " + plural(t.Elem())
+		return "an array of " + valuesOf(t.Elem())
 	case reflect.Map:
-		return "an object of " + plural(t.Elem())
+		return "an object of " + valuesOf(t.Elem())
 	case reflect.Pointer:
 		return expected(t.Elem())
 	default:
@@ -443,8 +475,9 @@ func expected(t reflect.Type) string {
 	}
 }
 
-// plural names values of type t in the plural, for "an array of ..." messages.
-func plural(t reflect.Type) string {
+// valuesOf names values of type t in the plural, for "an array of ..."
+// messages: a type's name, not a count (textfmt.Plural counts).
+func valuesOf(t reflect.Type) string {
 	switch t {
 	case durationType:
 		return "durations"

@@ -18,7 +18,9 @@
 //
 // Paths are relative to the file that holds them. Durations are Go duration strings, and ranges are arrays
 // of two of them. [World], [Node], [Link], [Liveness], [Preempt], [Checker] and [Faults] document each
-// field and its default; docs/world.md is the user's manual.
+// field and its default, but for the fields of the fault kinds (crash_per_sec, udp_loss...), which
+// lib/faults declares with their kinds and the loader reads from there; docs/world.md is the user's
+// manual.
 //
 // # Layers
 //
@@ -38,15 +40,6 @@
 //	base.json: faults.udp_loss: must be between 0 and 1, got 1.5
 //	-set faults.crash_per_sek=1: unknown field (did you mean "crash_per_sec"?)
 //	seedfall.json:3:17: invalid character '}' looking for beginning of object key string
-//
-// # Fields the engine does not run yet
-//
-// The loader accepts every field of the reference spec, and records in [World].Set which ones the world
-// sets. [Implemented] lists those the engine runs, which today is all of them. Load, Parse and, by
-// default, LoadWith and ParseWith reject a world that sets any field missing from it, through
-// [World.Unimplemented], so that a field the loader learns before the engine runs it is never half run:
-//
-//	seedfall.json: <path>: not supported yet by this version of sf
 //
 // [ParseSeeds] parses the seed lists that tools take with -seeds, such as "1-100" or "1-5,9,20-22".
 package config

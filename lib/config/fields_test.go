@@ -1,13 +1,13 @@
 package config
 
 import (
-	"errors"
 	"fmt"
 	"reflect"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // W is a valid workload, for building worlds around the field under test.
@@ -131,26 +131,33 @@ func specFields() []field {
 		inGroup("faults", "clock_skew", `"200ms"`, `"-1s"`, "faults.clock_skew: must not be negative, got -1s"),
 		inGroup("faults", "clock_jump_max", `"5s"`, `"-1s"`, "faults.clock_jump_max: must not be negative, got -1s"),
 	}
-	for _, k := range []string{"crash_per_sec", "partition_per_sec", "clog_per_sec", "swizzle_per_sec", "reset_per_sec",
-		"slow_per_sec", "bitrot_per_sec", "pause_per_sec", "clock_jump_per_sec"} {
-		fs = append(fs, inGroup("faults", k, `0.5`, `-1`, "faults."+k+": must not be negative, got -1"))
+	// The fault kinds' fields of the plain types, from the registry; the
+	// choices, factors and durations above have messages of their own.
+	for _, kf := range faults.Fields() {
+		switch kf.Type {
+		case faults.Rate:
+			fs = append(fs, inGroup("faults", kf.Name, `0.5`, `-1`, "faults."+kf.Name+": must not be negative, got -1"))
+		case faults.Prob:
+			if kf.Needs == "" {
+				fs = append(fs, inGroup("faults", kf.Name, `0.5`, `1.5`, "faults."+kf.Name+": must be between 0 and 1, got 1.5"))
+			}
+		case faults.Range:
+			fs = append(fs, inGroup("faults", kf.Name, `["1ms", "2ms"]`, `["2ms", "1ms"]`, "faults."+kf.Name+": range is reversed: 2ms > 1ms"))
+		case faults.Switch:
+			fs = append(fs, inGroup("faults", kf.Name, `true`, `"true"`, "faults."+kf.Name+": expected true or false"))
+		}
 	}
-	for _, k := range []string{"udp_loss", "udp_dup", "crash_on_io", "fsync_eio", "write_eio", "write_enospc", "read_eio",
-		"read_corrupt", "lost_write", "misdirected_write"} {
-		fs = append(fs, inGroup("faults", k, `0.5`, `1.5`, "faults."+k+": must be between 0 and 1, got 1.5"))
-	}
-	for _, k := range []string{"restart_after", "partition_for", "clog_for", "clog_delay", "slow_for", "disk_latency", "pause_for"} {
+	for _, k := range []string{"disk_latency"} {
 		fs = append(fs, inGroup("faults", k, `["1ms", "2ms"]`, `["2ms", "1ms"]`, "faults."+k+": range is reversed: 2ms > 1ms"))
 	}
-	for _, k := range []string{"torn_writes", "reorder_writes", "corrupt_on_crash", "strict_dirs", "buggify", "include_workload", "swarm"} {
+	for _, k := range []string{"torn_writes", "reorder_writes", "corrupt_on_crash", "strict_dirs", "include_workload", "swarm"} {
 		fs = append(fs, inGroup("faults", k, `true`, `"true"`, "faults."+k+": expected true or false"))
 	}
 	return fs
 }
 
-// TestEveryField sets every field of the spec: a valid value is accepted and recorded in Set, an engine
-// that lacks the field gets a "not supported yet" error that names it, and an invalid value is an error
-// that names its path.
+// TestEveryField sets every field of the spec: a valid value is accepted and recorded in Set, and an
+// invalid value is an error that names its path.
 func TestEveryField(t *testing.T) {
 	dir := abs(t, ".")
 	for _, f := range specFields() {
@@ -162,18 +169,6 @@ func TestEveryField(t *testing.T) {
 			if !slices.Contains(w.Set, f.path) {
 				t.Errorf("Set = %v, want it to hold %s", w.Set, f.path)
 			}
-			lacking := func(p string) bool { return p != f.path }
-			err = w.Unimplemented(lacking)
-			if want := "seedfall.json: " + f.where + ": not supported yet by this version of sf"; err == nil || err.Error() != want {
-				t.Errorf("Unimplemented\n got: %v\nwant: %s", err, want)
-			}
-			if !errors.Is(err, ErrNotSupported) {
-				t.Errorf("Unimplemented error %v is not ErrNotSupported", err)
-			}
-			_, err = ParseWith("seedfall.json", []byte(f.good), LoadOptions{Implemented: lacking})
-			if err == nil || !errors.Is(err, ErrNotSupported) {
-				t.Errorf("ParseWith an engine without %s: got %v", f.path, err)
-			}
 			_, err = parse(f.bad)
 			want := "seedfall.json: " + strings.ReplaceAll(f.want, "$DIR", dir)
 			if err == nil || err.Error() != want {
@@ -183,7 +178,8 @@ func TestEveryField(t *testing.T) {
 	}
 }
 
-// schemaPaths lists every path that World.Set can hold, from the types of a world.
+// schemaPaths lists every path that World.Set can hold, from the types of a world and the fields of
+// the fault kinds.
 func schemaPaths() []string {
 	var out []string
 	var walk func(t reflect.Type, prefix string)
@@ -196,6 +192,11 @@ func schemaPaths() []string {
 			}
 			if !groupTypes[ft] {
 				out = append(out, p)
+			}
+			if ft == faultsType {
+				for _, kf := range faults.Fields() {
+					out = append(out, p+"."+kf.Name)
+				}
 			}
 			switch {
 			case ft.Kind() == reflect.Struct && ft != durationType && ft != rangeType:
@@ -210,7 +211,8 @@ func schemaPaths() []string {
 }
 
 // TestEveryFieldIsListed checks that specFields covers every field of the types, and that the spec
-// defines every field the types have: the 42 fault fields, 9 node fields, and the rest.
+// defines every field the types have: the 42 fault fields (and the fields of fault kinds sf adds), 9 node
+// fields, and the rest.
 func TestEveryFieldIsListed(t *testing.T) {
 	listed := map[string]bool{}
 	for _, f := range specFields() {
@@ -244,8 +246,8 @@ func TestEveryFieldIsListed(t *testing.T) {
 			t.Errorf("specFields lists %s, which is not a field", f.path)
 		}
 	}
-	if nodeFields != 9 || faultFields != 42 {
-		t.Errorf("%d node fields and %d fault fields, want 9 and 42 as in the spec", nodeFields, faultFields)
+	if nodeFields != 9 || faultFields < 42 {
+		t.Errorf("%d node fields and %d fault fields, want 9 and the spec's 42 or more (sf adds fault kinds)", nodeFields, faultFields)
 	}
 }
 
@@ -256,22 +258,6 @@ func cutAny(s string, prefixes ...string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-// TestImplementedPaths checks that every path in Implemented is one World.Set can hold, so that a typo
-// there cannot pass for an implemented field.
-func TestImplementedPaths(t *testing.T) {
-	paths := schemaPaths()
-	var keys []string
-	for p := range Implemented {
-		keys = append(keys, p)
-	}
-	sort.Strings(keys)
-	for _, p := range keys {
-		if !slices.Contains(paths, p) {
-			t.Errorf("Implemented has %s, which is not a path of the world file", p)
-		}
-	}
 }
 
 // TestRules pins the error of every rule that involves more than one value, and of the remaining
@@ -346,11 +332,15 @@ func TestRules(t *testing.T) {
 		{"topology twice", `{` + W + `, "faults": {"partition_topologies": ["one", "half", "one"]}}`,
 			`faults.partition_topologies[2]: duplicate topology "one"`},
 		{"majority with 2 nodes", `{` + two + `, "faults": {"partition_topologies": ["half", "majority"]}}`,
-			`faults.partition_topologies[1]: topology majority needs at least 3 nodes, the world has 2 (workloads included)`},
+			`faults.partition_topologies[1]: topology majority needs at least 3 programs that take network faults, the world has 2 (workloads count; the finally check and programs with "faults": false do not)`},
 		{"majorities_ring with 3 nodes", `{` + three + `, "faults": {"partition_topologies": ["majorities_ring"]}}`,
-			`faults.partition_topologies[0]: topology majorities_ring needs at least 4 nodes, the world has 3 (workloads included)`},
+			`faults.partition_topologies[0]: topology majorities_ring needs at least 4 programs that take network faults, the world has 3 (workloads count; the finally check and programs with "faults": false do not)`},
 		{"finally does not count for topologies", `{` + three + `, "finally": {"name": "f", "pkg": "./testdata/client"}, "faults": {"partition_topologies": ["majorities_ring"]}}`,
-			`faults.partition_topologies[0]: topology majorities_ring needs at least 4 nodes, the world has 3 (workloads included)`},
+			`faults.partition_topologies[0]: topology majorities_ring needs at least 4 programs that take network faults, the world has 3 (workloads count; the finally check and programs with "faults": false do not)`},
+		{"a node without faults does not count for topologies", `{"nodes": [{"name": "a", "pkg": "./testdata/node"}, {"name": "b", "pkg": "./testdata/node"}, {"name": "c", "pkg": "./testdata/node", "faults": false}], ` + W + `, "faults": {"partition_topologies": ["majorities_ring"]}}`,
+			`faults.partition_topologies[0]: topology majorities_ring needs at least 4 programs that take network faults, the world has 3 (workloads count; the finally check and programs with "faults": false do not)`},
+		{"a workload without faults does not count for topologies", `{` + two + `, "workloads": [{"name": "w", "pkg": "./testdata/client", "faults": false}], "faults": {"partition_topologies": ["majority"]}}`,
+			`faults.partition_topologies[0]: topology majority needs at least 3 programs that take network faults, the world has 2 (workloads count; the finally check and programs with "faults": false do not)`},
 		{"no clog mode", `{` + W + `, "faults": {"clog_modes": []}}`, `faults.clog_modes: must name at least one clog mode (valid: stop, slow, jam)`},
 		{"clog mode twice", `{` + W + `, "faults": {"clog_modes": ["jam", "jam"]}}`, `faults.clog_modes[1]: duplicate clog mode "jam"`},
 		{"clog mode not a string", `{` + W + `, "faults": {"clog_modes": [1]}}`, `faults.clog_modes[0]: expected a string`},

@@ -1,10 +1,10 @@
 package config
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -90,8 +90,8 @@ func TestExtends(t *testing.T) {
 	if w.Duration != Duration(10e9) || w.Latency != (Range{2e6, 3e6}) {
 		t.Errorf("duration, latency = %s, %v", w.Duration, w.Latency)
 	}
-	if w.Faults.CrashPerSec != 0.5 || w.Faults.RestartAfter != (Range{5e6, 6e6}) {
-		t.Errorf("faults = %v, %v, want 0.5 from the base and [5ms 6ms] from the child", w.Faults.CrashPerSec, w.Faults.RestartAfter)
+	if w.Faults.Kinds.Float("crash_per_sec") != 0.5 || w.Faults.Kinds.Range("restart_after") != [2]int64{5e6, 6e6} {
+		t.Errorf("faults = %v, %v, want 0.5 from the base and [5ms 6ms] from the child", w.Faults.Kinds.Float("crash_per_sec"), w.Faults.Kinds.Range("restart_after"))
 	}
 	if wl := w.Workload; wl.Name != "client" || !reflect.DeepEqual(wl.Env, map[string]string{"A": "1", "B": "3"}) ||
 		!reflect.DeepEqual(wl.Args, []string{"-x"}) {
@@ -113,8 +113,8 @@ func TestExtends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Duration != Duration(5e9) || w.Latency != (Range{2e6, 3e6}) || w.Faults.CrashPerSec != 0.5 {
-		t.Errorf("grandchild = %s %v %v", w.Duration, w.Latency, w.Faults.CrashPerSec)
+	if w.Duration != Duration(5e9) || w.Latency != (Range{2e6, 3e6}) || w.Faults.Kinds.Float("crash_per_sec") != 0.5 {
+		t.Errorf("grandchild = %s %v %v", w.Duration, w.Latency, w.Faults.Kinds.Float("crash_per_sec"))
 	}
 	if want := []string{filepath.Join(dir, "child.json"), filepath.Join(dir, "base/base.json")}; !reflect.DeepEqual(w.Extends, want) {
 		t.Errorf("Extends = %v, want %v", w.Extends, want)
@@ -133,14 +133,14 @@ func TestExtends(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := w.Faults; f.Preset != "durability" || !f.TornWrites || f.CrashPerSec != 1 {
+	if f := w.Faults; f.Preset != "durability" || !f.TornWrites || f.Kinds.Float("crash_per_sec") != 1 {
 		t.Errorf("faults over a preset = %+v", f)
 	}
 	w, err = LoadWith("replpreset.json", all)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := w.Faults; f.Preset != "none" || f.TornWrites || f.CrashPerSec != 0 {
+	if f := w.Faults; f.Preset != "none" || f.TornWrites || f.Kinds.Float("crash_per_sec") != 0 {
 		t.Errorf("preset over a preset = %+v", f)
 	}
 }
@@ -185,28 +185,28 @@ func TestExtendsDepth(t *testing.T) {
 
 func TestProfiles(t *testing.T) {
 	dir := inTempDir(t, layered)
-	w, err := LoadWith("child.json", LoadOptions{Profile: "ci", Implemented: all.Implemented})
+	w, err := LoadWith("child.json", LoadOptions{Profile: "ci"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Profile != "ci" || w.Duration != Duration(20e9) || w.Faults.CrashPerSec != 2 ||
-		w.Faults.RestartAfter != (Range{5e6, 6e6}) || len(w.Nodes) != 1 || w.Nodes[0].Pkg != filepath.Join(dir, "node") {
+	if w.Profile != "ci" || w.Duration != Duration(20e9) || w.Faults.Kinds.Float("crash_per_sec") != 2 ||
+		w.Faults.Kinds.Range("restart_after") != [2]int64{5e6, 6e6} || len(w.Nodes) != 1 || w.Nodes[0].Pkg != filepath.Join(dir, "node") {
 		t.Errorf("profile ci: %s", w.Canonical())
 	}
 	// A profile defined in the base.
-	w, err = LoadWith("child.json", LoadOptions{Profile: "quick", Implemented: all.Implemented})
+	w, err = LoadWith("child.json", LoadOptions{Profile: "quick"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if w.Duration != Duration(1e9) || w.Faults.CrashPerSec != 0.5 {
+	if w.Duration != Duration(1e9) || w.Faults.Kinds.Float("crash_per_sec") != 0.5 {
 		t.Errorf("profile quick: %s", w.Canonical())
 	}
 	// A preset shorthand in a profile replaces the file's faults.
-	w, err = LoadWith("child.json", LoadOptions{Profile: "calm", Implemented: all.Implemented})
+	w, err = LoadWith("child.json", LoadOptions{Profile: "calm"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := w.Faults; f.Preset != "none" || f.CrashPerSec != 0 || f.RestartAfter != defaultRestartAfter {
+	if f := w.Faults; f.Preset != "none" || f.Kinds.Float("crash_per_sec") != 0 || f.Kinds.Range("restart_after") != [2]int64{10e6, 1e9} {
 		t.Errorf("profile calm: %+v", f)
 	}
 	// Without -profile, no profile applies.
@@ -249,9 +249,9 @@ func TestProfileErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var err error
 			if tt.json != "" {
-				_, err = ParseWith(tt.file, []byte(tt.json), LoadOptions{Profile: tt.profile, Implemented: all.Implemented})
+				_, err = ParseWith(tt.file, []byte(tt.json), LoadOptions{Profile: tt.profile})
 			} else {
-				_, err = LoadWith(tt.file, LoadOptions{Profile: tt.profile, Implemented: all.Implemented})
+				_, err = LoadWith(tt.file, LoadOptions{Profile: tt.profile})
 			}
 			dir, _ := os.Getwd()
 			if want := strings.ReplaceAll(tt.want, "$DIR", dir); err == nil || err.Error() != want {
@@ -265,7 +265,7 @@ func TestSet(t *testing.T) {
 	dir := inTempDir(t, layered)
 	load := func(t *testing.T, sets ...string) *World {
 		t.Helper()
-		w, err := LoadWith("child.json", LoadOptions{Set: sets, Implemented: all.Implemented})
+		w, err := LoadWith("child.json", LoadOptions{Set: sets})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -276,7 +276,7 @@ func TestSet(t *testing.T) {
 		sets  []string
 		check func(w *World) bool
 	}{
-		{"number", []string{"faults.crash_per_sec=0.25"}, func(w *World) bool { return w.Faults.CrashPerSec == 0.25 }},
+		{"number", []string{"faults.crash_per_sec=0.25"}, func(w *World) bool { return w.Faults.Kinds.Float("crash_per_sec") == 0.25 }},
 		{"integer", []string{"faults.disk_bytes=4096"}, func(w *World) bool { return w.Faults.DiskBytes == 4096 }},
 		{"bool", []string{"supervise=true"}, func(w *World) bool { return w.Supervise }},
 		{"string without quotes", []string{"checker.model=cas"}, func(w *World) bool { return w.Checker.Model == "cas" }},
@@ -296,10 +296,10 @@ func TestSet(t *testing.T) {
 		}},
 		{"node field", []string{"nodes[1].faults=false"}, func(w *World) bool { return w.Nodes[1].Faults != nil && !*w.Nodes[1].Faults }},
 		{"preset shorthand replaces the faults", []string{"faults=durability"}, func(w *World) bool {
-			return w.Faults.TornWrites && w.Faults.CrashPerSec == 0.2 && w.Faults.RestartAfter == defaultRestartAfter
+			return w.Faults.TornWrites && w.Faults.Kinds.Float("crash_per_sec") == 0.2 && w.Faults.Kinds.Range("restart_after") == [2]int64{10e6, 1e9}
 		}},
 		{"preset field merges", []string{"faults.preset=durability"}, func(w *World) bool {
-			return w.Faults.TornWrites && w.Faults.CrashPerSec == 0.5
+			return w.Faults.TornWrites && w.Faults.Kinds.Float("crash_per_sec") == 0.5
 		}},
 		{"later wins", []string{"duration=1s", "duration=2s"}, func(w *World) bool { return w.Duration == Duration(2e9) }},
 		{"relative to the world file", []string{"workload.pkg=node"}, func(w *World) bool { return w.Workload.Pkg == filepath.Join(dir, "node") }},
@@ -312,13 +312,13 @@ func TestSet(t *testing.T) {
 		})
 	}
 	// -set applies after the profile.
-	w, err := LoadWith("child.json", LoadOptions{Profile: "ci", Set: []string{"duration=3s"}, Implemented: all.Implemented})
-	if err != nil || w.Duration != Duration(3e9) || w.Faults.CrashPerSec != 2 {
+	w, err := LoadWith("child.json", LoadOptions{Profile: "ci", Set: []string{"duration=3s"}})
+	if err != nil || w.Duration != Duration(3e9) || w.Faults.Kinds.Float("crash_per_sec") != 2 {
 		t.Errorf("profile then -set: %v %v", w, err)
 	}
 	// -set over a preset written as shorthand keeps the preset.
-	w, err = LoadWith("preset.json", LoadOptions{Set: []string{"faults.crash_per_sec=3"}, Implemented: all.Implemented})
-	if err != nil || !w.Faults.TornWrites || w.Faults.CrashPerSec != 3 {
+	w, err = LoadWith("preset.json", LoadOptions{Set: []string{"faults.crash_per_sec=3"}})
+	if err != nil || !w.Faults.TornWrites || w.Faults.Kinds.Float("crash_per_sec") != 3 {
 		t.Errorf("-set over a shorthand: %v %v", w, err)
 	}
 }
@@ -363,7 +363,7 @@ func TestSetErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.set, func(t *testing.T) {
-			_, err := LoadWith("child.json", LoadOptions{Set: []string{tt.set}, Implemented: all.Implemented})
+			_, err := LoadWith("child.json", LoadOptions{Set: []string{tt.set}})
 			dir, _ := os.Getwd()
 			if want := strings.ReplaceAll(tt.want, "$DIR", dir); err == nil || err.Error() != want {
 				t.Errorf("\n got: %v\nwant: %s", err, want)
@@ -372,11 +372,10 @@ func TestSetErrors(t *testing.T) {
 	}
 }
 
-// TestSetAndUnimplemented checks what World.Set records, in which order, and how Unimplemented names
-// each kind of place.
-func TestSetAndUnimplemented(t *testing.T) {
+// TestSetRecordsFields checks what World.Set records, and in which order.
+func TestSetRecordsFields(t *testing.T) {
 	inTempDir(t, layered)
-	w, err := LoadWith("child.json", LoadOptions{Profile: "ci", Set: []string{"faults.partition_per_sec=1", "nodes[0].disk=node"}, Implemented: all.Implemented})
+	w, err := LoadWith("child.json", LoadOptions{Profile: "ci", Set: []string{"faults.partition_per_sec=1", "nodes[0].disk=node"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -385,58 +384,17 @@ func TestSetAndUnimplemented(t *testing.T) {
 	if got := strings.Join(w.Set, " "); got != want {
 		t.Errorf("Set\n got: %s\nwant: %s", got, want)
 	}
-	only := func(paths ...string) func(string) bool {
-		return func(p string) bool { return !strings.Contains(" "+strings.Join(paths, " ")+" ", " "+p+" ") }
+	w, err = LoadWith("preset.json", LoadOptions{Set: []string{"faults.torn_writes=false"}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	tests := []struct {
-		name    string
-		file    string
-		opts    LoadOptions
-		lacking []string
-		want    string
-	}{
-		{"field of the file", "child.json", LoadOptions{}, []string{"latency"},
-			"child.json: latency: not supported yet by this version of sf"},
-		{"field of the base", "child.json", LoadOptions{}, []string{"nodes[].files"},
-			"base/base.json: nodes[0].files: not supported yet by this version of sf"},
-		{"field of the profile", "child.json", LoadOptions{Profile: "ci"}, []string{"duration"},
-			"child.json: profiles.ci.duration: not supported yet by this version of sf"},
-		{"field of a profile in the base", "child.json", LoadOptions{Profile: "quick"}, []string{"duration"},
-			"base/base.json: profiles.quick.duration: not supported yet by this version of sf"},
-		{"field of -set", "child.json", LoadOptions{Set: []string{"faults.partition_per_sec=1"}}, []string{"faults.partition_per_sec"},
-			"-set faults.partition_per_sec=1: not supported yet by this version of sf"},
-		{"field inside -set", "child.json", LoadOptions{Set: []string{`liveness={"within":"1s"}`}}, []string{"liveness.within"},
-			`-set liveness={"within":"1s"}: liveness.within: not supported yet by this version of sf`},
-		{"field of a preset", "preset.json", LoadOptions{}, []string{"faults.torn_writes"},
-			`preset.json: faults: preset "durability" sets torn_writes, which is not supported yet by this version of sf`},
-		{"field of a preset overridden", "preset.json", LoadOptions{Set: []string{"faults.torn_writes=false"}}, []string{"faults.torn_writes"},
-			`-set faults.torn_writes=false: not supported yet by this version of sf`},
-		{"extends", "child.json", LoadOptions{}, []string{"extends"},
-			"child.json: extends: not supported yet by this version of sf"},
-		{"the second node", "w.json", LoadOptions{}, []string{"nodes[].disk"},
-			"w.json: nodes[1].disk: not supported yet by this version of sf"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			tt.opts.Implemented = only(tt.lacking...)
-			var err error
-			if tt.file == "w.json" {
-				_, err = ParseWith("w.json", []byte(`{"nodes": [{"name": "a", "pkg": "node"}, {"name": "b", "pkg": "node", "disk": "node"}], "workload": {"name": "c", "pkg": "client", "disk": "node"}}`), tt.opts)
-			} else {
-				_, err = LoadWith(tt.file, tt.opts)
-			}
-			if err == nil || err.Error() != tt.want {
-				t.Errorf("\n got: %v\nwant: %s", err, tt.want)
-			}
-			if !errors.Is(err, ErrNotSupported) {
-				t.Errorf("%v is not ErrNotSupported", err)
-			}
-		})
+	if !slices.Contains(w.Set, "faults.torn_writes") || !slices.Contains(w.Set, "faults.fsync_eio") {
+		t.Errorf("Set = %v, want it to hold the preset's fields", w.Set)
 	}
 }
 
-// TestDefaultGate checks that Load and Parse reject what the Implemented map lacks, and accept the rest.
-func TestDefaultGate(t *testing.T) {
+// TestLoadsEveryKindOfField checks that Load and Parse take a world that sets any field of the spec.
+func TestLoadsEveryKindOfField(t *testing.T) {
 	tests := []struct{ name, json, want string }{
 		{"implemented fields", `{"nodes": [{"name": "a", "pkg": "./testdata/node", "args": [], "env": {"A": "1"}}], ` + W +
 			`, "duration": "1s", "latency": ["1ms", "2ms"], "watchdog": "1s", "supervise": true,
@@ -463,29 +421,6 @@ func TestDefaultGate(t *testing.T) {
 			case tt.want == "" && err != nil:
 				t.Errorf("rejected: %v", err)
 			case tt.want != "" && (err == nil || err.Error() != tt.want):
-				t.Errorf("\n got: %v\nwant: %s", err, tt.want)
-			}
-		})
-	}
-	// Every field of the spec is implemented now; the gate still refuses a
-	// field the Implemented map lacks, naming the first such field in the file.
-	for _, path := range []string{"preempt.depth", "preempt.interleave", "preempt.strategy", "compat_overlay"} {
-		delete(Implemented, path)
-		defer func() { Implemented[path] = true }()
-	}
-	gated := []struct{ name, json, want string }{
-		{"a nested field", `{` + W + `, "faults": {"crash_per_sec": 1}, "preempt": {"depth": 3}}`,
-			"seedfall.json: preempt.depth: not supported yet by this version of sf"},
-		{"a field at its default", `{` + W + `, "preempt": {"interleave": false}}`,
-			"seedfall.json: preempt.interleave: not supported yet by this version of sf"},
-		{"a top-level field", `{"compat_overlay": false, ` + W + `}`,
-			"seedfall.json: compat_overlay: not supported yet by this version of sf"},
-		{"the first in the file", `{"preempt": {"strategy": "random"}, "compat_overlay": true, ` + W + `}`,
-			"seedfall.json: preempt.strategy: not supported yet by this version of sf"},
-	}
-	for _, tt := range gated {
-		t.Run("gated/"+tt.name, func(t *testing.T) {
-			if _, err := Parse("seedfall.json", []byte(tt.json)); err == nil || err.Error() != tt.want {
 				t.Errorf("\n got: %v\nwant: %s", err, tt.want)
 			}
 		})

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // LoadOptions change how a world file is loaded.
@@ -24,9 +25,6 @@ type LoadOptions struct {
 	// it parses as JSON and a string otherwise (and always a string for a string or duration field).
 	// Defaults to none.
 	Set []string
-	// Implemented says which entries of World.Set the caller can run; loading fails for the first one it
-	// cannot, with an error that wraps ErrNotSupported. Defaults to the Implemented map.
-	Implemented func(path string) bool
 	// Stdin is what the path "-" reads. Defaults to os.Stdin.
 	Stdin io.Reader
 }
@@ -50,7 +48,7 @@ func LoadWith(path string, opts LoadOptions) (*World, error) {
 		return nil, missingWorld(path, err)
 	}
 	if err != nil {
-		return nil, fileError(displayName(path), err)
+		return nil, fileError(textfmt.InputName(path), err)
 	}
 	return ParseWith(path, data, opts)
 }
@@ -64,21 +62,7 @@ func missingWorld(path string, err error) error {
 	if absErr != nil {
 		dir = filepath.Dir(path)
 	}
-	return fmt.Errorf("%s: %w (looked in %s; -c FILE names the world file)", displayName(path), unwrapPath(err), dir)
-}
-
-// stdinName is how messages name a world read from standard input.
-const stdinName = "<stdin>"
-
-// displayName is how messages name the world file at path.
-func displayName(path string) string {
-	switch path {
-	case "":
-		return "<input>"
-	case "-":
-		return stdinName
-	}
-	return path
+	return fmt.Errorf("%s: %w (looked in %s; -c FILE names the world file)", textfmt.InputName(path), unwrapPath(err), dir)
 }
 
 // errTooLarge is the error of a world file over the size limit.
@@ -120,10 +104,9 @@ func fileError(path string, err error) error {
 //
 // It returns the first error in the order of the file. Each one names the file (the base file for a
 // value written there, the -set argument for an override) and the JSON path of the value, such as
-// nodes[1].pkg, or the line and column of malformed JSON. Last, fields that opts.Implemented does not
-// accept are errors, not ignored.
+// nodes[1].pkg, or the line and column of malformed JSON.
 func ParseWith(file string, data []byte, opts LoadOptions) (*World, error) {
-	name := displayName(file)
+	name := textfmt.InputName(file)
 	abs, err := filepath.Abs(file)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
@@ -140,10 +123,10 @@ func ParseWith(file string, data []byte, opts LoadOptions) (*World, error) {
 	top := &source{name: name, dir: dir}
 	set := &setList{}
 	if len(l.extends) > 0 {
-		set.add("extends", top)
+		set.add("extends")
 	}
 	if pv := root.get("profiles"); pv != nil {
-		set.add("profiles", pv.src)
+		set.add("profiles")
 	}
 	root, profiles, err := splitProfiles(root)
 	if err != nil {
@@ -176,14 +159,7 @@ func ParseWith(file string, data []byte, opts LoadOptions) (*World, error) {
 	}
 	w.File, w.Dir, w.Extends, w.Profile = file, dir, l.extends, opts.Profile
 	w.Overrides = slices.Clone(opts.Set)
-	w.Set, w.setAt = set.paths, set.places
-	implemented := opts.Implemented
-	if implemented == nil {
-		implemented = func(p string) bool { return Implemented[p] }
-	}
-	if err := w.Unimplemented(implemented); err != nil {
-		return nil, err
-	}
+	w.Set = set.paths
 	return w, nil
 }
 

@@ -83,7 +83,7 @@ func (d *decoder) applyPreset(faultsPath string, pv *jvalue, f *Faults) error {
 	if lvl < 0 {
 		return d.errorf(where, "unknown preset %s (valid: %s)", echo.Quote(pv.str), strings.Join(PresetNames(), ", "))
 	}
-	d.note(pp, pv.src)
+	d.note(pp)
 	f.Preset = pv.str
 	at := pv.src.locate(where)
 	src := &source{name: at.name, dir: pv.src.dir, preset: pv.str, place: &at}
@@ -92,31 +92,17 @@ func (d *decoder) applyPreset(faultsPath string, pv *jvalue, f *Faults) error {
 	for _, level := range presetLevels[:lvl+1] {
 		for _, m := range level {
 			mp := joinPath(faultsPath, m.key)
-			i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == m.key })
-			d.note(mp, src)
+			d.note(mp)
 			val := resource(m.value, func(*source) *source { return src })
+			if fd, ok := kindField(m.key); ok {
+				if err := d.decodeKindField(mp, val, fd, f); err != nil {
+					return err
+				}
+				continue
+			}
+			i := slices.IndexFunc(fields, func(f jsonField) bool { return f.name == m.key })
 			if err := d.decodeValue(mp, val, v.Field(fields[i].index)); err != nil {
 				return err
-			}
-		}
-	}
-	return nil
-}
-
-// checkRates checks the fields of f tagged check:"rate" (at least 0) and check:"prob" (from 0 to 1), in
-// the order they are declared.
-func checkRates(d *decoder, p string, f *Faults) error {
-	v := reflect.ValueOf(f).Elem()
-	for _, jf := range jsonFields(faultsType) {
-		x := v.Field(jf.index)
-		switch faultsType.Field(jf.index).Tag.Get("check") {
-		case "rate":
-			if x.Float() < 0 {
-				return d.errorf(joinPath(p, jf.name), "must not be negative, got %v", x.Float())
-			}
-		case "prob":
-			if x.Float() < 0 || x.Float() > 1 {
-				return d.errorf(joinPath(p, jf.name), "must be between 0 and 1, got %v", x.Float())
 			}
 		}
 	}

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // four is a world of three nodes and a workload, enough for every partition topology.
@@ -17,45 +19,33 @@ const four = `"nodes": [{"name": "a", "pkg": "./testdata/node"}, {"name": "b", "
 // TestPresetValues pins the fault values of each preset level.
 func TestPresetValues(t *testing.T) {
 	def := defaultWorld().Faults
-	durability := def
-	durability.Preset = "durability"
-	durability.CrashPerSec = 0.2
+	// level is f at the next preset level: named preset, with the kind fields of set.
+	level := func(f Faults, preset string, set faults.Values) Faults {
+		f.Preset = preset
+		f.Kinds = f.Kinds.Clone()
+		for k, v := range set {
+			f.Kinds[k] = v
+		}
+		return f
+	}
+	durability := level(def, "durability", faults.Values{"crash_per_sec": 0.2, "crash_on_io": 0.005, "fsync_eio": 0.01})
 	durability.TornWrites = true
 	durability.ReorderWrites = true
 	durability.FSModel = "ext4_ordered"
 	durability.StrictDirs = true
-	durability.CrashOnIO = 0.005
-	durability.FsyncEIO = 0.01
 
-	resilient := durability
-	resilient.Preset = "resilient"
-	resilient.PartitionPerSec = 0.2
-	resilient.ResetPerSec = 0.1
-	resilient.PausePerSec = 0.1
+	resilient := level(durability, "resilient", faults.Values{"partition_per_sec": 0.2, "reset_per_sec": 0.1, "pause_per_sec": 0.1})
 	resilient.ClockSkew = Duration(100e6)
 
-	ha := resilient
-	ha.Preset = "high_availability"
-	ha.PartitionTopologies = []string{"half", "one", "majority", "majorities_ring", "random_groups"}
-	ha.ClogPerSec = 0.1
-	ha.SwizzlePerSec = 0.02
-	ha.SlowPerSec = 0.1
-	ha.ClockJumpPerSec = 0.05
-	ha.UDPLoss = 0.01
-	ha.UDPDup = 0.01
+	ha := level(resilient, "high_availability", faults.Values{
+		"partition_topologies": []string{"half", "one", "majority", "majorities_ring", "random_groups"},
+		"clog_per_sec":         0.1, "swizzle_per_sec": 0.02, "slow_per_sec": 0.1, "clock_jump_per_sec": 0.05,
+		"udp_loss": 0.01, "udp_dup": 0.01})
 
-	everything := ha
-	everything.Preset = "everything"
-	everything.WriteEIO = 0.005
-	everything.WriteENOSPC = 0.002
-	everything.ReadEIO = 0.005
-	everything.ReadCorrupt = 0.005
-	everything.LostWrite = 0.001
-	everything.MisdirectedWrite = 0.001
+	everything := level(ha, "everything", faults.Values{"write_eio": 0.005, "write_enospc": 0.002, "read_eio": 0.005,
+		"read_corrupt": 0.005, "lost_write": 0.001, "misdirected_write": 0.001, "bitrot_per_sec": 0.01, "buggify": true})
 	everything.CorruptOnCrash = true
-	everything.BitrotPerSec = 0.01
 	everything.DiskLatency = Range{0, Duration(10e6)}
-	everything.Buggify = true
 	everything.IncludeWorkload = true
 	everything.Swarm = true
 
@@ -71,13 +61,13 @@ func TestPresetValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.preset, func(t *testing.T) {
 			for _, form := range []string{`"%s"`, `{"preset": "%s"}`} {
-				faults := fmt.Sprintf(form, tt.preset)
-				w, err := parse(`{` + four + `, "faults": ` + faults + `}`)
+				fv := fmt.Sprintf(form, tt.preset)
+				w, err := parse(`{` + four + `, "faults": ` + fv + `}`)
 				if err != nil {
 					t.Fatal(err)
 				}
 				if !reflect.DeepEqual(w.Faults, tt.want) {
-					t.Errorf("faults %s\n got: %+v\nwant: %+v", faults, w.Faults, tt.want)
+					t.Errorf("faults %s\n got: %+v\nwant: %+v", fv, w.Faults, tt.want)
 				}
 			}
 		})
@@ -107,15 +97,17 @@ func TestPresetOverride(t *testing.T) {
 		check        func(f Faults) bool
 	}{
 		{"field after the preset", `{"preset": "durability", "crash_per_sec": 1}`,
-			func(f Faults) bool { return f.CrashPerSec == 1 && f.TornWrites }},
+			func(f Faults) bool { return f.Kinds.Float("crash_per_sec") == 1 && f.TornWrites }},
 		{"field before the preset", `{"crash_per_sec": 1, "preset": "durability"}`,
-			func(f Faults) bool { return f.CrashPerSec == 1 && f.TornWrites }},
+			func(f Faults) bool { return f.Kinds.Float("crash_per_sec") == 1 && f.TornWrites }},
 		{"field turned off", `{"preset": "durability", "reorder_writes": false}`,
 			func(f Faults) bool { return !f.ReorderWrites && f.FSModel == "" && f.StrictDirs }},
 		{"fs_model next to a preset's reorder_writes", `{"preset": "durability", "fs_model": "dir_reorder"}`,
 			func(f Faults) bool { return f.FSModel == "dir_reorder" }},
 		{"topologies next to the preset", `{"preset": "everything", "partition_topologies": ["one"]}`,
-			func(f Faults) bool { return slices.Equal(f.PartitionTopologies, []string{"one"}) && f.Swarm }},
+			func(f Faults) bool {
+				return slices.Equal(f.Kinds.Choices("partition_topologies"), []string{"one"}) && f.Swarm
+			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -152,14 +144,14 @@ func TestPresetTopologies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(w.Faults.PartitionTopologies, tt.want) {
-				t.Errorf("topologies = %v, want %v", w.Faults.PartitionTopologies, tt.want)
+			if !slices.Equal(w.Faults.Kinds.Choices("partition_topologies"), tt.want) {
+				t.Errorf("topologies = %v, want %v", w.Faults.Kinds.Choices("partition_topologies"), tt.want)
 			}
 		})
 	}
 	_, err := parse(`{` + W + `, "faults": {"preset": "high_availability",
 		"partition_topologies": ["half", "one", "majority", "majorities_ring", "random_groups"]}}`)
-	want := "seedfall.json: faults.partition_topologies[2]: topology majority needs at least 3 nodes, the world has 1 (workloads included)"
+	want := "seedfall.json: faults.partition_topologies[2]: topology majority needs at least 3 programs that take network faults, the world has 1 (workloads count; the finally check and programs with \"faults\": false do not)"
 	if err == nil || err.Error() != want {
 		t.Errorf("\n got: %v\nwant: %s", err, want)
 	}
@@ -253,27 +245,36 @@ func TestDocsNameEveryField(t *testing.T) {
 	}
 }
 
-// TestDocsListImplemented checks that the section of docs/world.md on what this version runs names every
-// path of Implemented, so that the manual keeps up as the engine grows.
-func TestDocsListImplemented(t *testing.T) {
+// TestDocsListEveryField checks that the section of docs/world.md on what each field drives names every
+// path a world can set, the fault kinds' fields included, so that the manual keeps up as fields and
+// kinds are added.
+func TestDocsListEveryField(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/world.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, _ := strings.Cut(string(doc), "## What this version runs")
+	_, section, _ := strings.Cut(string(doc), "## What each field drives")
 	section, _, _ = strings.Cut(section, "\n## ")
-	var keys []string
-	for p := range Implemented {
-		keys = append(keys, p)
-	}
-	slices.Sort(keys)
-	for _, p := range keys {
+	for _, p := range schemaPaths() {
 		name := p
 		if rest, ok := cutAny(p, "nodes[].", "workload.", "workloads[].", "finally."); ok {
 			name = rest
 		}
 		if !strings.Contains(section, "`"+name+"`") {
-			t.Errorf("docs/world.md, What this version runs: no mention of `%s` (%s)", name, p)
+			t.Errorf("docs/world.md, What each field drives: no mention of `%s` (%s)", name, p)
+		}
+	}
+}
+
+// TestPresetFieldsAreKnown: a preset names only fields of the faults object,
+// the fault kinds' fields from lib/faults' registry among them.
+func TestPresetFieldsAreKnown(t *testing.T) {
+	for i, level := range presetLevels {
+		for _, m := range level {
+			_, kind := kindField(m.key)
+			if !kind && !slices.Contains(fieldNames(faultsType), m.key) {
+				t.Errorf("preset %s sets %s, which is no field of faults", presets[i].name, m.key)
+			}
 		}
 	}
 }

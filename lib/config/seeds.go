@@ -8,12 +8,17 @@ import (
 	"strings"
 
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // MaxSeeds is the largest number of seeds a seed list may name, counting repeats. At about 100 runs a
 // second per core, ten million seeds keep a 32-core machine busy for about an hour, and the list alone
 // takes 80 MB; a larger sweep is split into shards.
 const MaxSeeds = 10_000_000
+
+// FormatSeeds writes seeds as a seed list that ParseSeeds reads back,
+// each run of consecutive seeds as a range: "1-3,5".
+func FormatSeeds(seeds []uint64) string { return strings.Join(textfmt.Ranges(seeds), ",") }
 
 // span is an inclusive range of seeds.
 type span struct{ lo, hi uint64 }

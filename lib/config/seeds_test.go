@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"testing"
 )
 
@@ -76,5 +77,20 @@ func TestParseSeedsLimit(t *testing.T) {
 	}
 	if len(got) != MaxSeeds || got[0] != 1 || got[MaxSeeds-1] != MaxSeeds {
 		t.Errorf("ParseSeeds of MaxSeeds seeds: %d seeds from %d to %d", len(got), got[0], got[len(got)-1])
+	}
+}
+
+// TestFormatSeeds: a list written by FormatSeeds reads back as the same
+// seeds.
+func TestFormatSeeds(t *testing.T) {
+	for _, seeds := range [][]uint64{{1}, {1, 2, 3, 5}, {9, 3, 4, 10}, {0, 18446744073709551615}} {
+		text := FormatSeeds(seeds)
+		back, err := ParseSeeds(text)
+		if err != nil || !slices.Equal(back, seeds) {
+			t.Errorf("%v: %q reads back as %v, %v", seeds, text, back, err)
+		}
+	}
+	if got := FormatSeeds([]uint64{1, 2, 3, 5}); got != "1-3,5" {
+		t.Errorf("got %q", got)
 	}
 }

@@ -105,6 +105,10 @@ func schemaType(steps []step) (reflect.Type, string) {
 				t = t.Field(fields[k].index).Type
 				continue
 			}
+			if fd, ok := kindField(s.key); ok && t == faultsType {
+				t = kindType(fd.Type)
+				continue
+			}
 			msg := "unknown field"
 			if i < len(steps)-1 {
 				msg += " " + renderPath(steps[:i+1])

@@ -7,7 +7,9 @@ import (
 	"go/token"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,10 +52,41 @@ func TestCallIDsArePinned(t *testing.T) {
 
 // TestHostFunctionsGoThroughTheDispatcher: wazero gets a host function in
 // one place only, core's dispatcher, so that every call is hashed, recorded
-// and bounded. A host module built anywhere else in sf fails this test.
+// and bounded. A host module built anywhere else in sf fails this test, and
+// so does a package that instantiates one of wazero's own host modules (its
+// WASI, emscripten or AssemblyScript imports).
 func TestHostFunctionsGoThroughTheDispatcher(t *testing.T) {
-	root := filepath.Join("..", "..")
-	allowed := filepath.ToSlash(filepath.Join("lib", "engine", "core", "dispatch.go"))
+	found, err := hostRegistrations(filepath.Join("..", ".."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range found {
+		t.Errorf("%s: host functions are declared as core.HostFunc of an adapter and reach wazero only through %s", f, dispatcherFile)
+	}
+	// The check itself: the fixture declares host functions in each way
+	// wazero allows, and each is found.
+	found, err = hostRegistrations(filepath.Join("testdata", "hostoutside"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"outside.go calls NewHostModuleBuilder", "outside.go calls WithFunc", "outside.go calls WithGoFunction",
+		"outside.go calls WithGoModuleFunction", "wasi.go imports github.com/tetratelabs/wazero/imports/wasi_snapshot_preview1",
+	}
+	if strings.Join(found, "\n") != strings.Join(want, "\n") {
+		t.Errorf("in testdata/hostoutside the check finds\n%s\nwant\n%s", strings.Join(found, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// dispatcherFile is the one file that may hand wazero a host function.
+var dispatcherFile = filepath.ToSlash(filepath.Join("lib", "engine", "core", "dispatch.go"))
+
+// hostRegistrations lists, for the Go files under root but for tests,
+// testdata and dispatcherFile, each call that builds a host module or a host
+// function for wazero and each import of a host module of wazero's own, as
+// "file calls name" or "file imports path", sorted.
+func hostRegistrations(root string) ([]string, error) {
+	var found []string
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -61,7 +94,9 @@ func TestHostFunctionsGoThroughTheDispatcher(t *testing.T) {
 		if d.IsDir() {
 			switch d.Name() {
 			case "testdata", ".git", ".seedfall", "node_modules":
-				return filepath.SkipDir
+				if path != root {
+					return filepath.SkipDir
+				}
 			}
 			return nil
 		}
@@ -70,28 +105,31 @@ func TestHostFunctionsGoThroughTheDispatcher(t *testing.T) {
 		}
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
+		if rel == dispatcherFile {
+			return nil
+		}
 		f, err := parser.ParseFile(token.NewFileSet(), path, nil, 0)
 		if err != nil {
 			return err
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			sel, ok := n.(*ast.SelectorExpr)
-			if !ok {
-				return true
+		for _, imp := range f.Imports {
+			if p, _ := strconv.Unquote(imp.Path.Value); strings.HasPrefix(p, "github.com/tetratelabs/wazero/imports/") {
+				found = append(found, rel+" imports "+p)
 			}
-			switch sel.Sel.Name {
-			case "NewHostModuleBuilder", "WithGoModuleFunction", "WithGoFunction", "WithFunc":
-				if rel != allowed {
-					t.Errorf("%s calls %s: host functions are declared as core.HostFunc of an adapter and reach wazero only through %s", rel, sel.Sel.Name, allowed)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if sel, ok := n.(*ast.SelectorExpr); ok {
+				switch sel.Sel.Name {
+				case "NewHostModuleBuilder", "WithGoModuleFunction", "WithGoFunction", "WithFunc":
+					found = append(found, rel+" calls "+sel.Sel.Name)
 				}
 			}
 			return true
 		})
 		return nil
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	sort.Strings(found)
+	return slices.Compact(found), err
 }
 
 // TestAdaptersDeclareEveryWasip1Import: every function Go's wasip1 port can

@@ -11,4 +11,10 @@
 // at the same instant, the seed's "sched" stream picks one. Host calls are
 // the only way a guest observes the world, and each one goes through the
 // same accounting: the determinism hash, the trace and the fault hooks.
+//
+// A running world can be forked at a scheduler step (Options.AtStep,
+// StepPoint.Fork) and the fork resumed any number of times, in this engine
+// or another (Engine.Resume): every guest is copied while it waits in a
+// host call and continues in a fresh instance of its module, and the
+// resumed run ends exactly as the run that was never forked.
 package engine

@@ -3,6 +3,7 @@ package engine
 import (
 	"github.com/sf-dst/sf/lib/engine/core"
 	"github.com/sf-dst/sf/lib/engine/netoverlay"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // The types a driver of the engine needs, which the core defines.
@@ -46,8 +47,8 @@ const (
 	ClassInternal = core.ClassInternal
 	ClassLimit    = core.ClassLimit
 
-	KindCrash   = core.KindCrash
-	KindBuggify = core.KindBuggify
+	KindCrash   = faults.KindCrash
+	KindBuggify = faults.KindBuggify
 
 	CheckpointEvery       = core.CheckpointEvery
 	GuestMemoryLimitPages = core.GuestMemoryLimitPages
@@ -82,6 +83,18 @@ func (e *Engine) Run(spec *Spec, seed uint64, opts Options) (*Result, error) {
 		spec = withOverlayFiles(spec)
 	}
 	return core.Execute(e, spec, seed, opts)
+}
+
+// Fork is a running world copied at a scheduler step (core.Fork), and
+// StepPoint where Options.AtStep may take one.
+type (
+	Fork      = core.Fork
+	StepPoint = core.StepPoint
+)
+
+// Resume continues a fork in this engine's runtime (core.Resume).
+func (e *Engine) Resume(f *Fork, opts Options) (*Result, error) {
+	return core.Resume(e, f, opts)
 }
 
 // withOverlayFiles returns spec with net_overlay's /etc/hosts and

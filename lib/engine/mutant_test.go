@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/engine/core"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // TestOSyncIgnored: with osync_ignored an O_SYNC write is no longer
@@ -33,7 +34,7 @@ func TestOSyncIgnored(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			spec := &Spec{
 				Nodes:      []NodeSpec{{Name: "w", Wasm: wasm, Workload: true, Faults: tc.faults, Args: []string{"-sleep", "1s"}}},
-				DurationNs: int64(5 * time.Second), LatencyNs: [2]int64{1e6, 1e6}, RestartAfter: [2]int64{1e6, 1e6},
+				DurationNs: int64(5 * time.Second), LatencyNs: [2]int64{1e6, 1e6}, Kinds: faults.Values{"restart_after": [2]int64{1e6, 1e6}},
 			}
 			res, err := e.Run(spec, 1, Options{Faults: []Fault{crash}, Mutant: tc.mutant})
 			if err != nil {
@@ -64,7 +65,7 @@ func TestMonotonicJump(t *testing.T) {
 		Nodes:      []NodeSpec{{Name: "n", Wasm: wasm, Workload: true, Faults: true}},
 		DurationNs: int64(20 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
 	}
-	jump := []Fault{{Kind: core.KindClockJump, Node: "n", At: Dur(2500 * time.Millisecond), Until: Dur(2500 * time.Millisecond), Delta: Dur(4 * time.Second)}}
+	jump := []Fault{{Kind: faults.KindClockJump, Node: "n", At: Dur(2500 * time.Millisecond), Until: Dur(2500 * time.Millisecond), Delta: Dur(4 * time.Second)}}
 	for _, tc := range []struct {
 		name   string
 		mutant string

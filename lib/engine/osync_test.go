@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/sf-dst/sf/lib/engine/core"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // TestOSyncWritesMeetFsyncFaults: a write to a file opened with O_SYNC is an
@@ -23,7 +23,7 @@ func TestOSyncWritesMeetFsyncFaults(t *testing.T) {
 	spec := &Spec{
 		Nodes:      []NodeSpec{{Name: "w", Wasm: wasm, Workload: true, Faults: true, Args: []string{"-sleep", "1s"}}},
 		DurationNs: int64(5 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
-		RestartAfter: [2]int64{1e6, 1e6},
+		Kinds: faults.Values{"restart_after": [2]int64{1e6, 1e6}},
 	}
 	crash := Fault{Kind: KindCrash, Node: "w", At: Dur(100 * time.Millisecond), Until: Dur(200 * time.Millisecond)}
 	tests := []struct {
@@ -32,9 +32,9 @@ func TestOSyncWritesMeetFsyncFaults(t *testing.T) {
 		line, after string
 	}{
 		{"no fault", []Fault{crash}, "w#1: write 1: ok", "w#2: found 4096 of 4096 bytes"},
-		{"fsync_eio", []Fault{{Kind: core.KindFsyncEIO, Node: "w", Op: 2}, crash}, "w#1: write 1: EIO", "w#2: found 0 of 4096 bytes"},
-		{"lost_write", []Fault{{Kind: core.KindLostWrite, Node: "w", Op: 2}, crash}, "w#1: write 1: ok", "w#2: found 0 of 4096 bytes"},
-		{"fault on the write's own op", []Fault{{Kind: core.KindFsyncEIO, Node: "w", Op: 1}, crash}, "w#1: write 1: ok", "w#2: found 4096 of 4096 bytes"},
+		{"fsync_eio", []Fault{{Kind: faults.KindFsyncEIO, Node: "w", Op: 2}, crash}, "w#1: write 1: EIO", "w#2: found 0 of 4096 bytes"},
+		{"lost_write", []Fault{{Kind: faults.KindLostWrite, Node: "w", Op: 2}, crash}, "w#1: write 1: ok", "w#2: found 0 of 4096 bytes"},
+		{"fault on the write's own op", []Fault{{Kind: faults.KindFsyncEIO, Node: "w", Op: 1}, crash}, "w#1: write 1: ok", "w#2: found 4096 of 4096 bytes"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,5 +68,57 @@ func TestPreemptLoopsLetOtherNodesRun(t *testing.T) {
 	}
 	if r.AtNs < 100*int64(time.Millisecond) || r.AtNs > 200*int64(time.Millisecond) {
 		t.Errorf("passed at %s of virtual time, want the client's 100ms of sleeps plus at most a few slices", time.Duration(r.AtNs))
+	}
+}
+
+// TestPreemptInsideLeafFunctions runs the leaf guest, whose race window is
+// only the call of a frameless function, and whose other goroutines call
+// frameless closures and functions with pointer arguments under collections
+// and stack growth. Without preemption inside the node the race never
+// shows; with it, the goroutine is switched at the entry of the frameless
+// function (the check wasmrewrite adds) and the count loses updates, while
+// every other result stays right (exit 3 or a crash would say otherwise),
+// also with a preemption every 100 counted calls.
+func TestPreemptInsideLeafFunctions(t *testing.T) {
+	raw := buildRawGuest(t, "leaf")
+	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	run := func(pre *Preempt, seed uint64) *Result {
+		t.Helper()
+		spec := &Spec{
+			Nodes:      []NodeSpec{{Name: "leaf", Wasm: runnable(t, raw, pre), Workload: true}},
+			DurationNs: int64(10 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
+			WatchdogNs: int64(60 * time.Second),
+			Preempt:    pre,
+		}
+		r, err := e.Run(spec, seed, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	if r := run(&Preempt{Strategy: "none"}, 1); r.Status != StatusPass {
+		t.Errorf("strategy none: %s %s %q, want a pass: nothing preempts inside the node", r.Status, r.Class, r.Message)
+	}
+	lost := 0
+	for seed := uint64(1); seed <= 5; seed++ {
+		r := run(&Preempt{Strategy: "random"}, seed)
+		switch {
+		case r.Status == StatusPass:
+		case r.Class == ClassExit && strings.HasSuffix(r.Message, "exited with status 1"):
+			lost++
+		default:
+			t.Errorf("strategy random, seed %d: %s %s %q, want a pass or the lost updates (status 1)", seed, r.Status, r.Class, r.Message)
+		}
+	}
+	if lost == 0 {
+		t.Errorf("strategy random: no seed of 1-5 lost an update: no goroutine was preempted at a frameless function's entry")
+	}
+	r := run(&Preempt{Strategy: "calls", Calls: 100}, 1)
+	if r.Class != ClassExit || !strings.HasSuffix(r.Message, "exited with status 1") {
+		t.Errorf("strategy calls every 100: %s %s %q, want the lost updates (status 1) and every other result right", r.Status, r.Class, r.Message)
 	}
 }

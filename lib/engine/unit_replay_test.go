@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
@@ -286,7 +287,7 @@ func unitBranches(t *testing.T, e *engine.Engine, wasm string) {
 		// again; a replay of the faults that fired, with the branch, fires
 		// the same ones.
 		jumpy := *spec
-		jumpy.Rates, jumpy.ClockJumpMaxNs = map[string]float64{"clock_jump_per_sec": 10}, int64(time.Millisecond)
+		jumpy.Kinds = faults.Values{"clock_jump_per_sec": 10.0, "clock_jump_max": int64(time.Millisecond)}
 		jumpy.Nodes = append([]engine.NodeSpec{}, spec.Nodes...)
 		for i := range jumpy.Nodes {
 			jumpy.Nodes[i].Faults = true
@@ -465,7 +466,7 @@ func TestBranchBuggify(t *testing.T) {
 	spec := &engine.Spec{
 		Nodes:      []engine.NodeSpec{{Name: "bugs", Wasm: wasm, Workload: true, Faults: true, Args: []string{"-hits", "60", "-after", "100ms"}}},
 		DurationNs: int64(10 * time.Second), LatencyNs: [2]int64{1e6, 5e6}, WatchdogNs: int64(10 * time.Second),
-		Buggify: true,
+		Kinds: faults.Values{"buggify": true},
 	}
 	enabled := func(res *engine.Result) (on []string, fired int) {
 		for _, s := range res.Buggify {

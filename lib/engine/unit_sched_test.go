@@ -10,6 +10,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
@@ -190,10 +191,10 @@ func unitTimersCrash(t *testing.T, e *engine.Engine, wasm string) {
 			{Name: "srv", Wasm: wasm, Args: []string{"1s", "2s"}},
 			{Name: "client", Wasm: wasm, Workload: true, Args: []string{"3s"}},
 		},
-		DurationNs:   int64(10 * time.Second),
-		LatencyNs:    [2]int64{1e6, 5e6},
-		WatchdogNs:   int64(10 * time.Second),
-		RestartAfter: [2]int64{1e7, 1e9},
+		DurationNs: int64(10 * time.Second),
+		LatencyNs:  [2]int64{1e6, 5e6},
+		WatchdogNs: int64(10 * time.Second),
+		Kinds:      faults.Values{"restart_after": [2]int64{1e7, 1e9}},
 	}
 	faults := []engine.Fault{{At: engine.Dur(500 * time.Millisecond), Kind: engine.KindCrash, Node: "srv", Until: engine.Dur(700 * time.Millisecond)}}
 	res, err := e.Run(spec, 3, engine.Options{Faults: faults})

@@ -116,7 +116,7 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 	c := &compiling{done: make(chan struct{})}
 	e.compiled[abs] = c
 	e.mu.Unlock()
-	c.m, c.counts, c.err = e.compileModule(path, abs)
+	c.m, c.counts, c.fork, c.forkErr, c.err = e.compileModule(path, abs)
 	if c.err != nil {
 		// A failure is not kept: the next call tries again.
 		e.mu.Lock()
@@ -132,28 +132,56 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 
 // compiling is one module's compilation, done or under way.
 type compiling struct {
-	done   chan struct{} // closed when m, counts and err are set
+	done   chan struct{} // closed when the fields below are set
 	m      wazero.CompiledModule
 	counts bool // prepared for preemption (wasmrewrite.Counts)
-	err    error
+	// fork is how to fork the module's guests, or forkErr why they
+	// cannot be (wasmrewrite.ReadForkInfo).
+	fork    *wasmrewrite.ForkInfo
+	forkErr error
+	err     error
 }
 
-func (e *Engine) compileModule(path, abs string) (wazero.CompiledModule, bool, error) {
+func (e *Engine) compileModule(path, abs string) (m wazero.CompiledModule, counts bool, fork *wasmrewrite.ForkInfo, forkErr, err error) {
 	bin, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, false, err
+		return nil, false, nil, nil, err
 	}
 	if !wasmrewrite.IsModule(bin) {
-		return nil, false, fmt.Errorf("%s: not a WebAssembly module", path)
+		return nil, false, nil, nil, fmt.Errorf("%s: not a WebAssembly module", path)
 	}
-	m, err := e.rt.CompileModule(context.Background(), bin)
+	m, err = e.rt.CompileModule(context.Background(), bin)
 	if err != nil {
-		return nil, false, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
+		return nil, false, nil, nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
 	}
 	if err := e.checkGuest(path, m); err != nil {
-		return nil, false, err
+		return nil, false, nil, nil, err
 	}
-	return m, wasmrewrite.Counts(bin), nil
+	fork, forkErr = wasmrewrite.ReadForkInfo(bin)
+	return m, wasmrewrite.Counts(bin), fork, forkErr, nil
+}
+
+// ForkInfo says how to fork the guests of the module at path, which the
+// engine compiled before, or why they cannot be forked.
+func (e *Engine) ForkInfo(path string) (*wasmrewrite.ForkInfo, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	c, ok := e.compiled[abs]
+	e.mu.Unlock()
+	if !ok {
+		return nil, fmt.Errorf("%s: not compiled by this engine", path)
+	}
+	<-c.done
+	switch {
+	case c.err != nil:
+		return nil, c.err
+	case c.forkErr != nil:
+		return nil, c.forkErr
+	}
+	return c.fork, nil
 }
 
 // checkPreempt refuses a module that does not count calls for a world that

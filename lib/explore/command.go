@@ -9,9 +9,11 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Main is sf-run -explore: it prepares the world, explores it and reports
@@ -26,7 +28,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	}
 	// Watched from before the world loads, as a sweep does.
 	defer stopsignal.Watch(o.Interrupt)()
-	p, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, stderr)
+	p, err := runner.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set}, stderr)
 	if err != nil {
 		if o.Interrupt.Load() {
 			fmt.Fprintf(stderr, "sf-run: interrupted while preparing the world: %v\n", err)
@@ -85,7 +87,7 @@ func Main(o Options, stdout, stderr io.Writer) int {
 	sweep.PrintTables(human, sum, "runs")
 	Print(human, out)
 	if sum.PropertyFailures > 0 {
-		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", plural(sum.PropertyFailures, "property"), plural(out.Runs, "run"))
+		fmt.Fprintf(human, "explore: %s never reached or never true in %s\n", textfmt.Plural(sum.PropertyFailures, "property"), textfmt.Plural(out.Runs, "run"))
 	}
 	switch {
 	case out.Interrupted:
@@ -128,7 +130,7 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 		runs = DefaultRuns
 	}
 	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, Seeds: out.Runs,
-		Passed: out.Passed, Horizon: out.Horizon, Failed: len(out.Found), FailedSeeds: []uint64{},
+		Passed: out.Passed, Horizon: out.Horizon, Failed: len(out.Found), GaveUp: out.GaveUp, FailedSeeds: []uint64{},
 		Properties: []record.Property{}, RealNs: took.Nanoseconds(), Status: "pass", Interrupted: out.Interrupted,
 		Explore: &record.ExploreCounts{Runs: out.Runs, StartingSeeds: out.SeedRuns, Branches: out.Runs - out.SeedRuns,
 			Budget: runs, Corpus: out.Corpus, NewStates: out.Signals}}
@@ -148,7 +150,7 @@ func Summary(o Options, out *Outcome, took time.Duration) record.Summary {
 	switch {
 	case sum.Interrupted:
 		sum.Status = "interrupted" // as the exit status, 130, says
-	case sum.Failed > 0 || sum.PropertyFailures > 0:
+	case sum.Failed > 0 || sum.PropertyFailures > 0 || sum.GaveUp > 0:
 		sum.Status = "fail"
 	}
 	return sum

@@ -10,23 +10,23 @@
 package explore
 
 import (
-	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
-	"strings"
-	"sync"
 	"sync/atomic"
 
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/shrink"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // DefaultRuns is the budget of runs when -explore-runs is not given.
@@ -94,6 +94,7 @@ type Outcome struct {
 	SeedRuns    int // of them, starting seeds
 	Passed      int // runs that passed, at the time horizon included
 	Horizon     int // of them, runs that reached the time horizon
+	GaveUp      int // runs that did not fail but whose history check gave up
 	Corpus      int // runs kept because they reached something new
 	Found       []Found
 	Signals     int // distinct things reached (see reached)
@@ -112,7 +113,7 @@ type reached struct {
 // coverage is everything the runs so far reached.
 type coverage struct {
 	seen   map[string]bool
-	margin map[string]float64 // per property, the margin closest to failing (always) or to true (sometimes)
+	margin map[string]margin.Value // per property, the margin closest to failing (always) or to true (sometimes)
 }
 
 // news lists what r reached that no earlier run did, and records it.
@@ -139,10 +140,10 @@ func (c *coverage) news(r *engine.Result) []reached {
 		best, ok := c.margin[id]
 		// An always is closer to failing with a smaller margin, a
 		// sometimes closer to true with a larger one.
-		closer := !ok || (p.Kind == "always" && m < best) || (p.Kind == "sometimes" && m > best)
+		closer := !ok || (p.Kind == "always" && m.Less(best)) || (p.Kind == "sometimes" && best.Less(m))
 		if closer {
 			c.margin[id] = m
-			out = append(out, reached{"margin\x00" + id + "\x00" + strconv.FormatFloat(m, 'g', -1, 64), p.MarginNs})
+			out = append(out, reached{"margin\x00" + id + "\x00" + m.String(), p.MarginNs})
 		}
 	}
 	for _, f := range r.Faults {
@@ -183,7 +184,7 @@ type candidate struct {
 
 // Run explores the prepared world and reports each failure to report as it
 // is found (the schedule of a branched one already written).
-func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
+func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
@@ -194,7 +195,7 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 		o.Tool = "sf-run"
 	}
 	out := &Outcome{Tables: sweep.NewTables(p)}
-	cov := &coverage{seen: map[string]bool{}, margin: map[string]float64{}}
+	cov := &coverage{seen: map[string]bool{}, margin: map[string]margin.Value{}}
 	var corpus []entry
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 
@@ -232,9 +233,14 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 				out.Found = append(out.Found, f)
 				report(f)
 			case engine.StatusPass, engine.StatusHorizon:
-				out.Passed++
-				if r.Status == engine.StatusHorizon {
+				switch {
+				case r.Check != nil && r.Check.Verdict == check.Unknown:
+					out.GaveUp++ // not a pass, as in a sweep; its coverage still counts
+				case r.Status == engine.StatusHorizon:
+					out.Passed++
 					out.Horizon++
+				default:
+					out.Passed++
 				}
 				news := cov.news(r)
 				if len(news) == 0 {
@@ -312,28 +318,23 @@ func Run(p *sweep.Prepared, o Options, report func(Found)) (*Outcome, error) {
 }
 
 // runAll makes the runs of a batch, up to o.Jobs at once.
-func runAll(p *sweep.Prepared, cands []candidate, o Options) ([]*engine.Result, error) {
-	results := make([]*engine.Result, len(cands))
-	errs := make([]error, len(cands))
-	sem := make(chan struct{}, o.Jobs)
-	var wg sync.WaitGroup
+func runAll(p *runner.Prepared, cands []candidate, o Options) ([]*engine.Result, error) {
+	jobs := make([]runner.Job, len(cands))
 	for i, c := range cands {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer wg.Done()
-			defer func() { <-sem }()
-			results[i], errs[i] = p.Engine.Run(p.Spec, c.seed, engine.Options{Branches: c.branches, RedrawAfterBranch: true, Interrupt: o.Interrupt})
-		}()
+		jobs[i] = runner.Job{Seed: c.seed, Options: engine.Options{Branches: c.branches, RedrawAfterBranch: true}}
 	}
-	wg.Wait()
-	return results, errors.Join(errs...)
+	results := make([]*engine.Result, len(cands))
+	err := p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(out runner.Outcome) error {
+		results[out.Index] = out.Result
+		return out.Err
+	})
+	return results, err
 }
 
 // writeSchedule writes a branched failure's schedule: its branches and the
 // faults that fired, which replay it exactly (a replay fires the faults it
 // lists and the branches re-key the rest as the run did).
-func writeSchedule(p *sweep.Prepared, o Options, f *Found) (*schedule.Schedule, error) {
+func writeSchedule(p *runner.Prepared, o Options, f *Found) (*schedule.Schedule, error) {
 	r := f.Result
 	sched := &schedule.Schedule{Seed: f.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: schedule.Dur(r.AtNs),
 		Branches: f.Branches, Faults: append([]engine.Fault{}, r.Faults...)}
@@ -346,7 +347,7 @@ func writeSchedule(p *sweep.Prepared, o Options, f *Found) (*schedule.Schedule, 
 	if err := sched.WriteFile(path); err != nil {
 		return nil, fmt.Errorf("writing the schedule of run %d: %w", f.Run, err)
 	}
-	f.Schedule = relPath(path)
+	f.Schedule = textfmt.Display(path)
 	f.Repro = sweep.ShellJoin(replayArgs(o, f.Seed, f.Schedule))
 	return sched, nil
 }
@@ -355,13 +356,12 @@ func writeSchedule(p *sweep.Prepared, o Options, f *Found) (*schedule.Schedule, 
 // it, as sf-run -seed N -faults does. It must fail at the same host call with
 // the same message; anything else is a bug in sf, since the schedule is the
 // run's whole record.
-func replaySchedule(p *sweep.Prepared, f Found, sched *schedule.Schedule, o Options) (*engine.Result, error) {
-	opts := p.RunOptions(sched)
-	opts.Interrupt = o.Interrupt
-	r, err := p.Engine.Run(p.Spec, f.Seed, opts)
-	if err != nil {
-		return nil, fmt.Errorf("replaying run %d from %s: %w", f.Run, f.Schedule, err)
+func replaySchedule(p *runner.Prepared, f Found, sched *schedule.Schedule, o Options) (*engine.Result, error) {
+	out := p.One(runner.Job{Seed: f.Seed, Options: p.RunOptions(sched)}, o.Interrupt)
+	if out.Err != nil {
+		return nil, fmt.Errorf("replaying run %d from %s: %w", f.Run, f.Schedule, out.Err)
 	}
+	r := out.Result
 	if r.Status == engine.StatusInterrupted {
 		return f.Result, nil // its own result is as good, and the exploration is ending
 	}
@@ -381,15 +381,6 @@ func runName(seed uint64, run int) string { return fmt.Sprintf("explore-%d-run-%
 // faults.
 func sweepOptions(o Options, schedule string) sweep.Options {
 	return sweep.Options{Config: o.Config, Profile: o.Profile, Set: o.Set, Tool: o.Tool, Compress: o.Compress, Faults: schedule}
-}
-
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }
 
 func replayArgs(o Options, seed uint64, faults string) []string {
@@ -417,30 +408,20 @@ func Print(w io.Writer, out *Outcome) {
 			}
 		}
 	}
-	fmt.Fprintf(w, "explore: %s (%s, %s); %s kept for reaching %s\n", plural(out.Runs, "run"),
-		plural(out.SeedRuns, "starting seed"), plural(out.Runs-out.SeedRuns, "branch"), plural(out.Corpus, "run"), plural(out.Signals, "new state"))
+	fmt.Fprintf(w, "explore: %s (%s, %s); %s kept for reaching %s\n", textfmt.Plural(out.Runs, "run"),
+		textfmt.Plural(out.SeedRuns, "starting seed"), textfmt.Plural(out.Runs-out.SeedRuns, "branch"), textfmt.Plural(out.Corpus, "run"), textfmt.Plural(out.Signals, "new state"))
 	switch {
 	case out.Interrupted:
 		fmt.Fprintf(w, "explore: interrupted after %d runs\n", out.Runs)
 	case branched > 0:
-		fmt.Fprintf(w, "explore: %s found by branching, the first at run %d\n", plural(branched, "failure"), first)
+		fmt.Fprintf(w, "explore: %s found by branching, the first at run %d\n", textfmt.Plural(branched, "failure"), first)
 	default:
 		fmt.Fprintln(w, "explore: no failure found by branching")
 	}
 	if plain := len(out.Found) - branched; plain > 0 {
-		fmt.Fprintf(w, "explore: %s failed without branching\n", plural(plain, "starting seed"))
+		fmt.Fprintf(w, "explore: %s failed without branching\n", textfmt.Plural(plain, "starting seed"))
 	}
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
+	if out.GaveUp > 0 {
+		fmt.Fprintf(w, "explore: GAVE UP on the history check of %s, which neither passed nor failed (see -history-timeout and limits.check_steps)\n", textfmt.Plural(out.GaveUp, "run"))
 	}
-	if strings.HasSuffix(noun, "ch") {
-		return fmt.Sprintf("%d %ses", n, noun)
-	}
-	if strings.HasSuffix(noun, "y") {
-		return fmt.Sprintf("%d %sies", n, strings.TrimSuffix(noun, "y"))
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }

@@ -1,37 +1,32 @@
 // Package faults is what sf knows about each kind of fault, kind by kind:
-// the world-file fields that turn it on, how a seed draws it, how a run
+// the world-file fields that turn it on (with their types and defaults),
+// how a seed draws it or at which numbered event it fires, how a run
 // applies it, how swarm testing rescales it, how it is described and what
 // a schedule must say of it. A kind is one value, registered once
-// (kinds.go); the engine, the schedule checks and the docs ask the
-// registry rather than list kinds of their own.
+// (kinds.go); the world file's loader, the engine, the schedule checks and
+// the docs ask the registry rather than list kinds of their own. The
+// package also holds the fault itself, the entry a schedule lists
+// (fault.go), and the planner that draws a seed's timed faults.
 package faults
 
 import (
 	"sort"
 
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 )
 
-// Fault is one fault, as schedules write it.
-type Fault = schedule.Fault
-
-// Dur is virtual time in nanoseconds, as schedules write it.
-type Dur = schedule.Dur
-
-// Plan is what the timed kinds draw from: the settings, the nodes they may
-// strike, and the window of virtual time. It does not change while a run
-// draws from it.
+// Plan is what the timed kinds draw from: the settings of the kinds'
+// fields, the nodes they may strike, and the window of virtual time. It
+// does not change while a run draws from it.
 type Plan struct {
-	Settings *Settings
+	// Values are the world's settings of the kinds' fields (rates, ranges,
+	// choices).
+	Values Values
 	// Nodes are every program of the world, in world order.
 	Nodes []PlanNode
 	// Until is the end of the fault period: nothing is drawn at or after
 	// it.
 	Until int64
-	// Rates are the world's rates and probabilities of faults, by field
-	// name (crash_per_sec, crash_on_io, ...).
-	Rates map[string]float64
 	// Swarm holds, with swarm testing, each kind's rate factor for this
 	// seed (0 is off); nil without it.
 	Swarm map[string]float64
@@ -39,7 +34,7 @@ type Plan struct {
 
 // KindRate is kind k's rate for this seed: its first field's value, after
 // swarm testing.
-func (p *Plan) KindRate(k *Kind) float64 { return p.Rate(k.swarm, p.Rates[k.Fields[0]]) }
+func (p *Plan) KindRate(k *Kind) float64 { return p.Rate(k.Name, p.Values.Float(k.Fields[0].Name)) }
 
 // Rate is a kind's rate for this seed, after swarm testing, given the
 // configured one; the kind is named as swarm testing names it.

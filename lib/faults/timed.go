@@ -5,25 +5,8 @@ import (
 	"sort"
 
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 )
-
-// Settings are the shapes of the kinds planned in time: how long they
-// last, which forms they take. Their rates are Plan.Rates.
-type Settings struct {
-	RestartAfter   [2]int64
-	ClockJumpMaxNs int64
-
-	PartitionForNs      [2]int64
-	PartitionTopologies []string
-	ClogForNs           [2]int64
-	ClogModes           []string
-	ClogDelayNs         [2]int64
-	SlowForNs           [2]int64
-	SlowFactor          float64
-	PauseForNs          [2]int64
-}
 
 // scope says what one generator of a timed kind draws for.
 type scope uint8
@@ -86,7 +69,7 @@ func planOrder(p *Plan, seed uint64, from int64) []Gen {
 
 // drawn reports whether the kind draws anything at all in plan p.
 func (k *Kind) drawn(p *Plan) bool {
-	return k.Draw != nil && p.KindRate(k) > 0 && (k.enabled == nil || k.enabled(p.Settings))
+	return k.Draw != nil && p.KindRate(k) > 0 && (k.enabled == nil || k.enabled(p.Values))
 }
 
 // next is the time of g's next event, or false when it passes the fault
@@ -106,10 +89,10 @@ func drawCrash(p *Plan, g *Gen, k *Kind) []Fault {
 	if !ok {
 		return nil
 	}
-	s := p.Settings
-	down := g.S.Between(s.RestartAfter[0], s.RestartAfter[1])
+	ra := p.Values.Range("restart_after")
+	down := g.S.Between(ra[0], ra[1])
 	g.T = t + down // a node is not crashed again while it is down
-	return []Fault{{At: Dur(t), Kind: schedule.KindCrash, Node: g.Node, Until: Dur(t + down)}}
+	return []Fault{{At: Dur(t), Kind: KindCrash, Node: g.Node, Until: Dur(t + down)}}
 }
 
 func drawBitrot(p *Plan, g *Gen, k *Kind) []Fault {
@@ -117,7 +100,7 @@ func drawBitrot(p *Plan, g *Gen, k *Kind) []Fault {
 	if !ok {
 		return nil
 	}
-	return []Fault{{At: Dur(t), Kind: schedule.KindBitrot, Node: g.Node, Until: Dur(t)}}
+	return []Fault{{At: Dur(t), Kind: KindBitrot, Node: g.Node, Until: Dur(t)}}
 }
 
 func drawClockJump(p *Plan, g *Gen, k *Kind) []Fault {
@@ -125,9 +108,12 @@ func drawClockJump(p *Plan, g *Gen, k *Kind) []Fault {
 	if !ok {
 		return nil
 	}
-	m := p.Settings.ClockJumpMaxNs
+	m := p.Values.Duration("clock_jump_max")
 	d := g.S.Between(-m, m)
-	return []Fault{{At: Dur(t), Kind: schedule.KindClockJump, Node: g.Node, Until: Dur(t), Delta: Dur(d)}}
+	if d == 0 {
+		return nil // a jump by 0 does nothing, and a schedule may not hold one
+	}
+	return []Fault{{At: Dur(t), Kind: KindClockJump, Node: g.Node, Until: Dur(t), Delta: Dur(d)}}
 }
 
 func drawPartition(p *Plan, g *Gen, k *Kind) []Fault {
@@ -135,13 +121,13 @@ func drawPartition(p *Plan, g *Gen, k *Kind) []Fault {
 	if !ok {
 		return nil
 	}
-	s := p.Settings
 	topo := "half"
-	if len(s.PartitionTopologies) > 0 {
-		topo = s.PartitionTopologies[g.S.Intn(len(s.PartitionTopologies))]
+	if topos := p.Values.Choices("partition_topologies"); len(topos) > 0 {
+		topo = topos[g.S.Intn(len(topos))]
 	}
-	d := g.S.Between(s.PartitionForNs[0], s.PartitionForNs[1])
-	return []Fault{{At: Dur(t), Kind: schedule.KindPartition, Groups: PartitionGroups(topo, p.netNodes(), &g.S), Until: Dur(t + d)}}
+	pf := p.Values.Range("partition_for")
+	d := g.S.Between(pf[0], pf[1])
+	return []Fault{{At: Dur(t), Kind: KindPartition, Groups: PartitionGroups(topo, p.netNodes(), &g.S), Until: Dur(t + d)}}
 }
 
 // PartitionGroups splits nodes (at least two) into the groups of a
@@ -166,11 +152,17 @@ func PartitionGroups(topo string, nodes []string, s *rng.Stream) [][]string {
 		m := n/2 + 1
 		return [][]string{sorted(perm[:m]), sorted(perm[m:])}
 	case "majorities_ring":
-		m := n/2 + 1
+		// Each node talks to the r nodes on either side of it on the ring:
+		// 2r+1 nodes, the smallest odd count that is a majority. Windows of
+		// r+1 consecutive nodes hold exactly the pairs at most r apart. A
+		// window of a whole majority would let every pair talk, since a
+		// majority spans every distance up to n/2. For n >= 4, 2r+1 < n,
+		// so no two nodes see the same set.
+		r := (n/2 + 1) / 2
 		var groups [][]string
 		for i := range perm {
 			var g []string
-			for k := 0; k < m; k++ {
+			for k := 0; k <= r; k++ {
 				g = append(g, perm[(i+k)%n])
 			}
 			groups = append(groups, sorted(g))
@@ -203,9 +195,8 @@ func drawClog(p *Plan, g *Gen, k *Kind) []Fault {
 		return nil
 	}
 	s, nodes := &g.S, p.netNodes()
-	set := p.Settings
-	f := Fault{At: Dur(t), Kind: schedule.KindClog}
-	modes := set.ClogModes
+	f := Fault{At: Dur(t), Kind: KindClog}
+	modes := p.Values.Choices("clog_modes")
 	if len(modes) == 0 {
 		modes = []string{simnet.ClogStop, simnet.ClogSlow, simnet.ClogJam}
 	}
@@ -220,9 +211,14 @@ func drawClog(p *Plan, g *Gen, k *Kind) []Fault {
 		f.Dir = []string{simnet.DirIn, simnet.DirOut, simnet.DirBoth}[shape-1]
 	}
 	if f.Mode == simnet.ClogSlow {
-		f.Delay = Dur(s.Between(set.ClogDelayNs[0], set.ClogDelayNs[1]))
+		cd := p.Values.Range("clog_delay")
+		f.Delay = Dur(s.Between(cd[0], cd[1]))
 	}
-	f.Until = Dur(t + s.Between(set.ClogForNs[0], set.ClogForNs[1]))
+	cf := p.Values.Range("clog_for")
+	f.Until = Dur(t + s.Between(cf[0], cf[1]))
+	if f.Mode == simnet.ClogSlow && f.Delay == 0 {
+		return nil // nor does a slow clog without a delay
+	}
 	return []Fault{f}
 }
 
@@ -242,7 +238,7 @@ func drawSwizzle(p *Plan, g *Gen, k *Kind) []Fault {
 		perm[i], perm[j] = perm[j], perm[i]
 	}
 	chosen := perm[:n]
-	forNs := p.Settings.ClogForNs
+	forNs := p.Values.Range("clog_for")
 	total := s.Between(forNs[0], forNs[1])
 	step := total / int64(2*n)
 	unclog := append([]string(nil), chosen...)
@@ -256,7 +252,7 @@ func drawSwizzle(p *Plan, g *Gen, k *Kind) []Fault {
 	}
 	var out []Fault
 	for i, node := range chosen {
-		out = append(out, Fault{At: Dur(t + int64(i)*step), Kind: schedule.KindClog, Node: node, Dir: simnet.DirBoth, Mode: simnet.ClogStop, Until: Dur(end[node])})
+		out = append(out, Fault{At: Dur(t + int64(i)*step), Kind: KindClog, Node: node, Dir: simnet.DirBoth, Mode: simnet.ClogStop, Until: Dur(end[node])})
 	}
 	return out
 }
@@ -266,7 +262,7 @@ func drawReset(p *Plan, g *Gen, k *Kind) []Fault {
 	if !ok {
 		return nil
 	}
-	return []Fault{{At: Dur(t), Kind: schedule.KindNetReset, Node: g.Node, Until: Dur(t)}}
+	return []Fault{{At: Dur(t), Kind: KindNetReset, Node: g.Node, Until: Dur(t)}}
 }
 
 func drawSlow(p *Plan, g *Gen, k *Kind) []Fault {
@@ -274,11 +270,11 @@ func drawSlow(p *Plan, g *Gen, k *Kind) []Fault {
 	if !ok {
 		return nil
 	}
-	s := p.Settings
-	d := g.S.Between(s.SlowForNs[0], s.SlowForNs[1])
-	factor := 1 + g.S.Float64()*(max(s.SlowFactor, 1)-1)
+	sf := p.Values.Range("slow_for")
+	d := g.S.Between(sf[0], sf[1])
+	factor := 1 + g.S.Float64()*(max(p.Values.Float("slow_factor"), 1)-1)
 	factor = math.Round(factor*100) / 100
-	return []Fault{{At: Dur(t), Kind: schedule.KindSlow, Node: g.Node, Factor: factor, Until: Dur(t + d)}}
+	return []Fault{{At: Dur(t), Kind: KindSlow, Node: g.Node, Factor: factor, Until: Dur(t + d)}}
 }
 
 func drawPause(p *Plan, g *Gen, k *Kind) []Fault {
@@ -286,7 +282,7 @@ func drawPause(p *Plan, g *Gen, k *Kind) []Fault {
 	if !ok {
 		return nil
 	}
-	s := p.Settings
-	d := g.S.Between(s.PauseForNs[0], s.PauseForNs[1])
-	return []Fault{{At: Dur(t), Kind: schedule.KindPause, Node: g.Node, Until: Dur(t + d)}}
+	pf := p.Values.Range("pause_for")
+	d := g.S.Between(pf[0], pf[1])
+	return []Fault{{At: Dur(t), Kind: KindPause, Node: g.Node, Until: Dur(t + d)}}
 }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -19,8 +20,10 @@ import (
 	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/exitcode"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Options describe one invocation of sf-faults.
@@ -114,6 +117,33 @@ func parseEdits(o Options) (edits, error) {
 	return e, nil
 }
 
+// otherWorld describes the world a schedule says it was written for when
+// that is not the one given (another world file, profile or -set values),
+// and is "" when it is the same or the schedule does not say.
+func otherWorld(s *schedule.Schedule, o Options) string {
+	if s.Config == "" {
+		return "" // written by hand, or a bare list
+	}
+	same := filepath.Base(s.Config) == filepath.Base(o.Config) && s.Profile == o.Profile && slices.Equal(s.Set, o.Set)
+	if same {
+		return ""
+	}
+	return worldText(s.Config, s.Profile, s.Set)
+}
+
+// worldText names a world as a command line would: the file, -profile and
+// each -set.
+func worldText(config, profile string, set []string) string {
+	args := []string{filepath.Base(config)}
+	if profile != "" {
+		args = append(args, "-profile", profile)
+	}
+	for _, v := range set {
+		args = append(args, "-set", v)
+	}
+	return sweep.ShellJoin(args)
+}
+
 func position(s string) (int, error) {
 	n, err := strconv.Atoi(strings.TrimSpace(s))
 	if err != nil || n < 1 {
@@ -162,7 +192,7 @@ func run(o Options) error {
 		}
 	}
 
-	prep, err := sweep.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
+	prep, err := runner.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
 	if err != nil {
 		return err
 	}
@@ -176,23 +206,31 @@ func run(o Options) error {
 	if shrunk := filepath.Join(dir, sweep.ShrunkName(o.Seed, 0)); sched == nil && exists(shrunk) {
 		if exists(artifact) {
 			fmt.Fprintf(o.Stderr, "sf-faults: note: starting from seed %d's shrunk schedule; -faults %s starts from its run's\n",
-				o.Seed, displayPath(artifact))
+				o.Seed, textfmt.Display(artifact))
 		}
 		artifact = shrunk
 	}
 	switch {
 	case sched != nil:
 	case exists(artifact):
-		from, name = fromArtifact, displayPath(artifact)
+		from, name = fromArtifact, textfmt.Display(artifact)
 		if sched, err = schedule.ReadFile(artifact, nil); err != nil {
 			return err
 		}
+		// The folder is the world's, but a file can still come from
+		// another: one an older sf wrote there for every -set variant, or
+		// one copied in. Its faults and duration are that world's.
+		if other := otherWorld(sched, o); other != "" {
+			return fmt.Errorf("%s was written for %s, not for %s as given: give the same -profile and -set, or -faults FILE to start from it anyway",
+				name, other, worldText(o.Config, o.Profile, o.Set))
+		}
 	default:
 		from, name = fromRun, "a run of the seed"
-		res, err := prep.Engine.Run(prep.Spec, o.Seed, engine.Options{})
-		if err != nil {
-			return fmt.Errorf("seed %d: %w", o.Seed, err)
+		run := prep.One(runner.Job{Seed: o.Seed}, nil)
+		if run.Err != nil {
+			return fmt.Errorf("seed %d: %w", o.Seed, run.Err)
 		}
+		res := run.Result
 		sched = &schedule.Schedule{Seed: o.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Faults: res.Faults}
 		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
 			sched.Duration = schedule.Dur(res.AtNs)
@@ -200,6 +238,9 @@ func run(o Options) error {
 		} else {
 			note = " (it passes)"
 		}
+	}
+	if other := otherWorld(sched, o); from == fromFile && other != "" {
+		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for %s, not for %s as given\n", name, other, worldText(o.Config, o.Profile, o.Set))
 	}
 	if sched.Seed == 0 {
 		sched.Seed = o.Seed
@@ -251,7 +292,7 @@ func run(o Options) error {
 		header += " (" + strings.Join(did, ", ") + ")"
 	}
 	if target != "" {
-		header += ", wrote " + displayPath(target)
+		header += ", wrote " + textfmt.Display(target)
 	} else {
 		header += ", not written"
 	}
@@ -271,7 +312,7 @@ func run(o Options) error {
 			replayFaults = artifact
 		}
 	}
-	fmt.Fprintf(human, "replay: %s\n", replayLine(o, displayPath(replayFaults)))
+	fmt.Fprintf(human, "replay: %s\n", replayLine(o, textfmt.Display(replayFaults)))
 	return nil
 }
 
@@ -330,20 +371,6 @@ func count(n int, what string) string {
 func exists(path string) bool {
 	fi, err := os.Stat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// displayPath shows a path relative to the working directory when it lies
-// under it, as the user would type it.
-func displayPath(p string) string {
-	if p == "-" || !filepath.IsAbs(p) {
-		return p
-	}
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
-			return r
-		}
-	}
-	return p
 }
 
 // replayLine is the sf-run command that replays the schedule at faults,

@@ -2,7 +2,7 @@
 // performed, one event per line in Jepsen's invoke and completion shape, and
 // the readers and writers for it.
 //
-// A history file (.seedfall/seed-N.history.jsonl) is JSON Lines:
+// A history file (.seedfall/<world>/seed-N.history.jsonl) is JSON Lines:
 //
 //	{"index":0,"type":"invoke","process":1,"f":"enqueue","key":"q","value":"1-0","time":8,"id":0}
 //	{"index":4,"type":"ok","process":1,"f":"enqueue","key":"q","value":null,"time":648261,"id":0}

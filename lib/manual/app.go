@@ -3,14 +3,10 @@ package manual
 import (
 	"fmt"
 	"io"
-	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/echo"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/progress"
@@ -94,68 +90,15 @@ func NoArgs(c *cli.Context) error {
 	return nil
 }
 
-// The flags several commands share, spelled and explained alike.
-
-// WorldFlag is -c, the world file, seedfall.json unless given.
-func WorldFlag() cli.Flag {
-	return &cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world `FILE`"}
-}
-
-// ProfileFlag is -profile, a named profile of the world file.
-func ProfileFlag() cli.Flag {
-	return &cli.StringFlag{Name: "profile", Usage: "apply the world file's profile `NAME`"}
-}
-
-// SetFlag is -set, an override of a world-file field.
-func SetFlag() cli.Flag {
-	return &cli.StringSliceFlag{Name: "set", Usage: "override a world-file field, `PATH=VALUE` (repeatable)"}
-}
-
-// JobsFlag is -j, how many runs go at once, as many as the machine has
-// CPUs unless given; usage says what runs, with its placeholder
-// ("run `N` seeds at once").
-func JobsFlag(usage string) cli.Flag {
-	n := runtime.NumCPU()
-	return &cli.IntFlag{Name: "j", Value: n, DefaultText: fmt.Sprintf("%d, the number of CPUs", n), Usage: usage}
-}
-
-// JSONFlag is -json, records instead of the report on stdout.
-func JSONFlag() cli.Flag {
-	return &cli.BoolFlag{Name: "json", Usage: "write JSONL records on stdout"}
-}
-
-// Seed reads -seed, one seed, or returns its usage error.
-func Seed(c *cli.Context) (uint64, error) {
-	s, err := strconv.ParseUint(c.String("seed"), 10, 64)
-	if err != nil {
-		return 0, Usage(c.App.Name, "-seed: %s is not a seed (a whole number)", echo.Quote(c.String("seed")))
-	}
-	return s, nil
-}
-
-// Seeds reads -seeds, 1-100 unless given, and returns the seeds and the
-// text they were read from, or its usage error.
-func Seeds(c *cli.Context) ([]uint64, string, error) {
-	text := c.String("seeds")
-	switch {
-	case c.IsSet("seeds") && strings.TrimSpace(text) == "":
-		return nil, "", Usage(c.App.Name, "-seeds is empty: give seeds such as 1-100, 7 or 1-5,9")
-	case text == "":
-		text = "1-100"
-	}
-	seeds, err := config.ParseSeeds(text)
-	if err != nil {
-		return nil, "", Usage(c.App.Name, "-seeds: %v", err)
-	}
-	return seeds, text, nil
-}
-
 // Sibling is how a command's replay lines call another sf command, name:
 // the one next to this command's binary when it was run by a path
-// (args[0]), else name alone, from PATH.
+// (args[0]), that path's folder kept as the user wrote it ("./sf-shrink"
+// gives "./sf-run"), else name alone, from PATH.
 func Sibling(args []string, name string) string {
-	if len(args) > 0 && filepath.Base(args[0]) != args[0] {
-		return filepath.Join(filepath.Dir(args[0]), name)
+	if len(args) > 0 {
+		if i := strings.LastIndex(args[0], "/"); i >= 0 {
+			return args[0][:i+1] + name
+		}
 	}
 	return name
 }

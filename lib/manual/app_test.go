@@ -10,35 +10,25 @@ import (
 	"github.com/urfave/cli/v2"
 )
 
-// TestMainSharedFlags runs a command made with Main and the shared flags:
-// -seeds and -seed as every command reads them, their usage errors naming
-// the command, and -set values never split at commas.
-func TestMainSharedFlags(t *testing.T) {
+// TestMainFlags runs a command made with Main: its flags, a -set value
+// never split at commas, an argument refused (NoArgs), the status an
+// action returns (Status); its -h lists the flags. The flags the commands
+// share are declared once in lib/commands (lib/cmdspec tests their
+// errors).
+func TestMainFlags(t *testing.T) {
 	run := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := Main(Command{
 			Name: "sf-x",
 			Doc:  "// Sf-x is a test.\npackage main\n",
-			Flags: []cli.Flag{WorldFlag(), ProfileFlag(), SetFlag(), JobsFlag("run `N` at once"), JSONFlag(),
-				&cli.StringFlag{Name: "seeds"}, &cli.StringFlag{Name: "seed"}},
+			Flags: []cli.Flag{&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world `FILE`"},
+				&cli.StringSliceFlag{Name: "set", Usage: "override `PATH=VALUE`"}, &cli.IntFlag{Name: "n", Value: 3, Usage: "`N` of them"}},
 			Action: func(c *cli.Context) error {
 				if err := NoArgs(c); err != nil {
 					return err
 				}
-				if c.IsSet("seed") {
-					s, err := Seed(c)
-					if err != nil {
-						return err
-					}
-					fmt.Fprintln(c.App.Writer, "seed", s)
-					return Status(0)
-				}
-				seeds, text, err := Seeds(c)
-				if err != nil {
-					return err
-				}
-				fmt.Fprintln(c.App.Writer, len(seeds), text, c.String("c"), strings.Join(c.StringSlice("set"), "|"))
-				return Status(len(seeds) % 3)
+				fmt.Fprintln(c.App.Writer, c.Int("n"), c.String("c"), strings.Join(c.StringSlice("set"), "|"))
+				return Status(c.Int("n") % 3)
 			},
 		}, append([]string{"sf-x"}, args...), strings.NewReader(""), &out, &errb)
 		return code, out.String(), errb.String()
@@ -48,11 +38,8 @@ func TestMainSharedFlags(t *testing.T) {
 		code           int
 		stdout, stderr string
 	}{
-		{nil, 1, "100 1-100 seedfall.json \n", ""},
-		{[]string{"-seeds", "1-3", "-set", `a=["x","y"]`}, 0, "3 1-3 seedfall.json a=[\"x\",\"y\"]\n", ""},
-		{[]string{"-seeds", " "}, 2, "", "sf-x: -seeds is empty: give seeds such as 1-100, 7 or 1-5,9 (see sf-x -h)\n"},
-		{[]string{"-seed", "x"}, 2, "", "sf-x: -seed: \"x\" is not a seed (a whole number) (see sf-x -h)\n"},
-		{[]string{"-seed", "7"}, 0, "seed 7\n", ""},
+		{nil, 0, "3 seedfall.json \n", ""},
+		{[]string{"-n", "4", "-set", `a=["x","y"]`}, 1, "4 seedfall.json a=[\"x\",\"y\"]\n", ""},
 		{[]string{"extra"}, 2, "", "sf-x: unexpected argument \"extra\" (see sf-x -h)\n"},
 	} {
 		code, stdout, stderr := run(tc.args...)
@@ -61,7 +48,7 @@ func TestMainSharedFlags(t *testing.T) {
 		}
 	}
 	code, stdout, _ := run("-h")
-	for _, want := range []string{"Sf-x is a test.\n", "  -c FILE", "(default seedfall.json)", "  -j N", "run N at once (default: ", "  -json", "  -set PATH=VALUE"} {
+	for _, want := range []string{"Sf-x is a test.\n", "  -c FILE", "(default seedfall.json)", "  -n N", "  -set PATH=VALUE"} {
 		if code != 0 || !strings.Contains(stdout, want) {
 			t.Errorf("-h: exit %d, manual lacks %q:\n%s", code, want, stdout)
 		}
@@ -92,7 +79,7 @@ package main
 		code := Main(Command{
 			Name: "sf-x",
 			Doc:  doc,
-			Flags: []cli.Flag{WorldFlag(), &cli.StringFlag{Name: "seeds", DefaultText: "1-100", Usage: "the seeds, a `RANGE`"},
+			Flags: []cli.Flag{&cli.StringFlag{Name: "c", Value: "seedfall.json", Usage: "the world `FILE`"}, &cli.StringFlag{Name: "seeds", DefaultText: "1-100", Usage: "the seeds, a `RANGE`"},
 				&cli.IntFlag{Name: "max", Value: 10, Usage: "at most `N` of them, and a usage so long that it cannot fit on one line of the page"},
 				&cli.StringFlag{Name: "plain", Usage: "no placeholder"}, &cli.BoolFlag{Name: "quick", Usage: "a switch"},
 				&cli.DurationFlag{Name: "a-very-long-flag-name", Value: time.Second, Usage: "wait `DURATION`"}},
@@ -161,6 +148,8 @@ func TestSibling(t *testing.T) {
 		{[]string{"sf-shrink"}, "sf-run"},
 		{[]string{"bin/sf-shrink"}, "bin/sf-run"},
 		{[]string{"/opt/sf/bin/sf-mcp"}, "/opt/sf/bin/sf-run"},
+		// The folder as written: ./sf-run, not sf-run from PATH.
+		{[]string{"./sf-faults"}, "./sf-run"},
 		{nil, "sf-run"},
 	} {
 		if got := Sibling(tc.args, "sf-run"); got != tc.want {

@@ -1,9 +1,12 @@
 package manual
 
 import (
+	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -38,6 +41,33 @@ func TestMain(m *testing.M) {
 	os.Exit(tools.Main(m, names...))
 }
 
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+// checkGolden compares a command's -h page with testdata/help/NAME.txt,
+// the number of CPUs in -j's default written as N so that the file holds
+// on any machine; -update rewrites the file. The page is the flags' names,
+// placeholders, defaults and texts as users and scripts read them.
+func checkGolden(t *testing.T, name, page string) {
+	t.Helper()
+	page = strings.ReplaceAll(page, fmt.Sprintf("(default: %d, the number of CPUs)", runtime.NumCPU()), "(default: N, the number of CPUs)")
+	path := filepath.Join("testdata", "help", name+".txt")
+	if *update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(page), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if page != string(want) {
+		t.Errorf("%s -h differs from %s (-update rewrites it):\n%s", name, path, page)
+	}
+}
+
 // flagLineRE is a line of -h's flag list: the flag, its placeholder if it
 // takes a value, and two spaces or the end of the line.
 var flagLineRE = regexp.MustCompile(`^  (-[a-z-]+)( [^ ]+)?(  |$)`)
@@ -58,6 +88,7 @@ func TestEveryCommandsPage(t *testing.T) {
 			if r.Stderr != "" {
 				t.Errorf("-h wrote on stderr\n%s", r)
 			}
+			checkGolden(t, c.name, r.Stdout)
 			lines := strings.Split(strings.TrimSuffix(r.Stdout, "\n"), "\n")
 			if len(lines) > PageLines {
 				t.Errorf("-h is %d lines, more than a page of %d\n%s", len(lines), PageLines, r.Stdout)

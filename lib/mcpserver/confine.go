@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/sf-dst/sf/lib/cmdspec"
 )
 
 // inside says whether p, resolved against the server's working directory
@@ -42,31 +44,42 @@ func resolveExisting(p string) string {
 	}
 }
 
-// confine is the tool error for a path that leads out of root, or nil.
-// what says why the path matters ("is written", "has its artifacts
-// written next to it").
-func (s *Server) confine(tool, field, p, what string) error {
+// outside is the error of a path that leads out of root, to say after
+// the field's name, or nil. what says why the path matters ("it would be
+// written there").
+func (s *Server) outside(p, what string) error {
 	if p == "" || inside(s.opts.Root, p) {
 		return nil
 	}
-	return inputError(tool, field, "%s is outside the server's folder %s (-dir), and %s", cut(p, 200), s.opts.Root, what)
+	return fmt.Errorf("%s is outside the server's folder %s (-dir), and %s", cut(p, 200), s.opts.Root, what)
 }
 
-// confineWorld is confine for a world file.
-func (s *Server) confineWorld(tool, field, config string) error {
-	return s.confine(tool, field, config, "its artifacts would be written next to it")
+// confine is outside as a tool's error about its field.
+func (s *Server) confine(tool, field, p, what string) error {
+	if err := s.outside(p, what); err != nil {
+		return inputError(tool, field, "%v", err)
+	}
+	return nil
 }
 
-// confineOut is confine for a file a tool writes.
-func (s *Server) confineOut(tool, field, p string) error {
-	return s.confine(tool, field, p, "it would be written there")
+// paths is what the server checks of each path a call gives
+// (cmdspec.PathCheck): a world file, next to which the artifacts go, and a
+// file to write lie inside its folder.
+func (s *Server) paths(o *cmdspec.Option, p string) error {
+	switch o.Path {
+	case cmdspec.World:
+		return s.outside(p, "its artifacts would be written next to it")
+	case cmdspec.Output:
+		return s.outside(p, "it would be written there")
+	}
+	return nil
 }
 
 // worldConfiner is what sf_shrink checks the worlds that records name
 // with, when they are read.
 func (s *Server) worldConfiner(tool string) func(config string) error {
 	return func(config string) error {
-		if err := s.confineWorld(tool, "records", config); err != nil {
+		if err := s.confine(tool, "records", config, "its artifacts would be written next to it"); err != nil {
 			return fmt.Errorf("a record's world: %w", err)
 		}
 		return nil

@@ -6,6 +6,7 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,17 +16,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
+	"github.com/sf-dst/sf/lib/commands"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/report"
 )
-
-// ReportIn is sf_report's input.
-type ReportIn struct {
-	Records  []string `json:"records" jsonschema:"sf-run and sf-shrink record files (JSONL, maybe compressed), shards of one sweep merged"`
-	Markdown string   `json:"md,omitempty" jsonschema:"also write the report as Markdown to this file"`
-	HTML     string   `json:"html,omitempty" jsonschema:"also write the report as one self-contained HTML page to this file"`
-	Findings *string  `json:"findings,omitempty" jsonschema:"the file that keeps findings across runs (default: each world's .seedfall/findings.json, next to its world file); empty to keep none"`
-}
 
 // ReportFinding is one way a sweep fails.
 type ReportFinding struct {
@@ -82,33 +76,17 @@ type ReportOut struct {
 // seedsKept bounds each finding's seed list in a result.
 const seedsKept = 1000
 
-func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn) (*mcp.CallToolResult, ReportOut, error) {
-	const tool = "sf_report"
+func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, ReportOut, error) {
 	var out ReportOut
-	if len(in.Records) == 0 {
-		return nil, out, inputError(tool, "records", "missing: name sf-run or sf-shrink record files")
-	}
-	for _, r := range in.Records {
-		if r == "-" || r == "" {
-			return nil, out, inputError(tool, "records", "%q: name a file", r)
-		}
-	}
-	// No findings given keeps each world's next to it, as sf-report does;
-	// "" keeps none.
-	findings, byWorld := "", in.Findings == nil
-	if in.Findings != nil {
-		findings = *in.Findings
-	}
-	for _, f := range []struct{ field, path string }{{"md", in.Markdown}, {"html", in.HTML}, {"findings", findings}} {
-		if err := s.confineOut(tool, f.field, f.path); err != nil {
-			return nil, out, err
-		}
+	r, err := commands.ReportFromMCP(in, s.paths)
+	if err != nil {
+		return nil, out, err
 	}
 	var sweeps []*report.Sweep
 	var text bytes.Buffer
-	err := s.tool(ctx, func(*atomic.Bool) error {
+	err = s.tool(ctx, func(*atomic.Bool) error {
 		var err error
-		sweeps, err = buildReport(in, findings, byWorld, &text)
+		sweeps, err = buildReport(r.Options, &text)
 		return err
 	})
 	if err != nil {
@@ -145,9 +123,9 @@ func (s *Server) report(ctx context.Context, _ *mcp.CallToolRequest, in ReportIn
 // buildReport does what sf-report does with its inputs: builds the sweeps,
 // reads their shrunk schedules, updates the findings file and writes the
 // text, Markdown and HTML reports.
-func buildReport(in ReportIn, findings string, byWorld bool, text *bytes.Buffer) ([]*report.Sweep, error) {
+func buildReport(o report.Options, text *bytes.Buffer) ([]*report.Sweep, error) {
 	var inputs []report.Input
-	for _, n := range in.Records {
+	for _, n := range o.Inputs {
 		f, err := os.Open(n)
 		if err != nil {
 			return nil, err
@@ -160,25 +138,25 @@ func buildReport(in ReportIn, findings string, byWorld bool, text *bytes.Buffer)
 		return nil, err
 	}
 	report.Schedules(sweeps, ".")
-	if findings != "" || byWorld {
-		if _, err := report.UpdateFindings(sweeps, findings, report.Now(os.Getenv("SOURCE_DATE_EPOCH"))); err != nil {
+	if o.Findings != "" || o.FindingsByWorld {
+		if _, err := report.UpdateFindings(sweeps, o.Findings, o.Now); err != nil {
 			return nil, err
 		}
 	}
 	report.Text(text, sweeps)
-	if in.Markdown != "" {
+	if o.Markdown != "" {
 		var b bytes.Buffer
 		report.Markdown(&b, sweeps)
-		if err := atomicfile.WriteFile(in.Markdown, b.Bytes(), 0o644); err != nil {
+		if err := atomicfile.WriteFile(o.Markdown, b.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
 	}
-	if in.HTML != "" {
+	if o.HTML != "" {
 		var b bytes.Buffer
-		if err := report.HTML(&b, sweeps, report.HTMLOptions{Dir: filepath.Dir(in.HTML)}); err != nil {
+		if err := report.HTML(&b, sweeps, report.HTMLOptions{Dir: filepath.Dir(o.HTML)}); err != nil {
 			return nil, err
 		}
-		if err := atomicfile.WriteFile(in.HTML, b.Bytes(), 0o644); err != nil {
+		if err := atomicfile.WriteFile(o.HTML, b.Bytes(), 0o644); err != nil {
 			return nil, err
 		}
 	}

@@ -6,124 +6,61 @@ package mcpserver
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
-	"runtime"
-	"strconv"
-	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
-	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/commands"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
-// World names a world file and how to load it, as -c, -profile and -set do.
-type World struct {
-	Config  string   `json:"config" jsonschema:"the world file (seedfall.json), relative to the server's working directory"`
-	Profile string   `json:"profile,omitempty" jsonschema:"apply this named profile of the world file"`
-	Set     []string `json:"set,omitempty" jsonschema:"overrides of world-file fields, path=value, applied in order (faults.crash_per_sec=1)"`
-}
-
-// checkWorld checks a call's world: named, not standard input, and inside
-// the server's folder.
-func (s *Server) checkWorld(tool string, w World) error {
-	if err := w.check(tool); err != nil {
-		return err
-	}
-	return s.confineWorld(tool, "config", w.Config)
-}
-
-func (w World) check(tool string) error {
-	if strings.TrimSpace(w.Config) == "" {
-		return inputError(tool, "config", "missing: name the world file, such as seedfall.json")
-	}
-	if w.Config == "-" {
-		return inputError(tool, "config", "\"-\" reads standard input, which is the protocol's here: name a file")
-	}
-	return nil
-}
-
-// RunIn is sf_run's input.
-type RunIn struct {
-	World
-	Seeds          string `json:"seeds,omitempty" jsonschema:"seeds to run: 1-100, 7 or 1-5,9 (default 1-100); at most 10000"`
-	Shard          string `json:"shard,omitempty" jsonschema:"K/N: run only the K-th of N slices of the seeds"`
-	Jobs           int    `json:"jobs,omitempty" jsonschema:"parallel workers (default: the number of CPUs)"`
-	Check          bool   `json:"check,omitempty" jsonschema:"run every seed twice and fail seeds whose runs differ"`
-	HistoryTimeout string `json:"history_timeout,omitempty" jsonschema:"real-time limit of each recorded history's check, a Go duration (default 30s)"`
-	MaxFailures    int    `json:"max_failures,omitempty" jsonschema:"how many failing seeds' records to return in full, in seed order (default 20, at most 1000)"`
-	Records        string `json:"records,omitempty" jsonschema:"also write the sweep's JSONL records (sf-run -json) to this file, whole, for sf_report and sf_shrink"`
-	Compress       bool   `json:"compress,omitempty" jsonschema:"write failing seeds' traces and histories as zstd files (seed-N.trace.log.zst)"`
-}
-
 // Margin is a property with its margin: how far from failing an always
 // came at its closest, or how close a sometimes came to holding.
 type Margin struct {
-	Kind     string  `json:"kind"`
-	Message  string  `json:"message"`
-	Margin   float64 `json:"margin"`
-	Location string  `json:"location,omitempty"`
+	Kind     string       `json:"kind"`
+	Message  string       `json:"message"`
+	Margin   margin.Value `json:"margin" jsonschema:"a number, exact for integers; +Inf, -Inf or NaN as a string"`
+	Location string       `json:"location,omitempty"`
 }
 
 // RunOut is sf_run's result.
 type RunOut struct {
 	Status     string `json:"status" jsonschema:"pass or fail, as sf-run's exit status says"`
-	ExitStatus int    `json:"exit_status" jsonschema:"sf-run's exit status: 0 every seed passed, 1 a seed or a property failed"`
+	ExitStatus int    `json:"exit_status" jsonschema:"sf-run's exit status: 0 every seed passed, 1 a seed or a property failed or a history check gave up"`
 	Seeds      string `json:"seeds" jsonschema:"the seeds as given"`
 	Ran        int    `json:"ran"`
-	Passed     int    `json:"passed"`
+	Passed     int    `json:"passed" jsonschema:"seeds that passed; a seed whose history check gave up is not one"`
 	Failed     int    `json:"failed"`
 	Horizon    int    `json:"horizon" jsonschema:"seeds that reached the time horizon (counted in passed)"`
 	// Nondeterministic counts seeds whose two runs differed (with check).
 	Nondeterministic int                  `json:"nondeterministic"`
 	FailedSeeds      []uint64             `json:"failed_seeds"`
-	Failures         []record.Seed        `json:"failures" jsonschema:"the records of the first failing seeds (up to max_failures): class, message, node, artifacts, repro"`
+	Failures         []SeedView           `json:"failures" jsonschema:"the records of the first failing seeds (up to max_failures): class, message, node, artifacts, history_file, timeline_file, repro"`
 	FailuresOmitted  int                  `json:"failures_omitted" jsonschema:"failing seeds past max_failures whose records are left out"`
 	Properties       []record.Property    `json:"properties" jsonschema:"the property table"`
 	Margins          []Margin             `json:"margins" jsonschema:"the comparison properties and their margins"`
 	PropertyFailures int                  `json:"property_failures"`
 	BuggifySites     []record.BuggifySite `json:"buggify_sites" jsonschema:"the buggify table (empty when buggify is off)"`
-	GaveUp           int                  `json:"gave_up" jsonschema:"seeds whose history check gave up"`
+	GaveUp           int                  `json:"gave_up" jsonschema:"seeds whose history check gave up: not counted in passed, and they make exit_status 1"`
 	Pins             []record.Pin         `json:"pins" jsonschema:"the world's pinned regressions (.seedfall/pinned/), replayed before the sweep; a failing one fails it"`
 	PinsFailed       int                  `json:"pins_failed"`
 	RealNs           int64                `json:"real_ns"`
 }
 
-func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mcp.CallToolResult, RunOut, error) {
-	const tool = "sf_run"
+func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, RunOut, error) {
 	var out RunOut
-	if err := s.checkWorld(tool, in.World); err != nil {
-		return nil, out, err
-	}
-	o, err := s.sweepOptions(tool, in.World, in.Jobs, in.HistoryTimeout)
+	r, err := commands.RunFromMCP("sf_run", in, s.paths)
 	if err != nil {
 		return nil, out, err
 	}
-	o.Check, o.Compress = in.Check, in.Compress
-	maxFail, err := clamp(tool, "max_failures", in.MaxFailures, FailuresDefault, FailuresMax)
-	if err != nil {
-		return nil, out, err
-	}
-	seeds, text, err := seedsInput(tool, in.Seeds, ": split it (shard, or smaller ranges)")
-	if err != nil {
-		return nil, out, err
-	}
-	o.Seeds, o.SeedsText = seeds, text
-	if in.Shard != "" {
-		k, n, err := sweep.ParseShard(in.Shard)
-		if err != nil {
-			return nil, out, inputError(tool, "shard", "%v", err)
-		}
-		if n > len(seeds) {
-			return nil, out, inputError(tool, "shard", "%s: the sweep has only %d seeds, fewer than its %d shards", in.Shard, len(seeds), n)
-		}
-		o.Seeds, o.Shard = sweep.ShardSeeds(seeds, k, n), in.Shard
-	}
+	o, maxFail, text := r.Options, r.MaxFailures, r.SeedsText
+	o.Tool = s.opts.RunTool
 	var stdout, stderr bytes.Buffer
 	var code int
 	err = s.tool(ctx, func(interrupt *atomic.Bool) error {
@@ -141,13 +78,13 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 	if err != nil {
 		return nil, out, err
 	}
-	if in.Records != "" {
-		if err := atomicfile.WriteFile(in.Records, stdout.Bytes(), 0o644); err != nil {
-			return nil, out, fmt.Errorf("%s: records: %v", tool, err)
+	if r.Records != "" {
+		if err := atomicfile.WriteFile(r.Records, stdout.Bytes(), 0o644); err != nil {
+			return nil, out, fmt.Errorf("sf_run: records: %v", err)
 		}
 	}
 	out.ExitStatus, out.Seeds = code, text
-	out.Failures, out.FailedSeeds, out.Properties, out.Margins, out.BuggifySites = []record.Seed{}, []uint64{}, []record.Property{}, []Margin{}, []record.BuggifySite{}
+	out.Failures, out.FailedSeeds, out.Properties, out.Margins, out.BuggifySites = []SeedView{}, []uint64{}, []record.Property{}, []Margin{}, []record.BuggifySite{}
 	out.Pins = []record.Pin{}
 	for _, r := range recs {
 		switch {
@@ -155,7 +92,7 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 			out.Pins = append(out.Pins, *r.Pin)
 		case r.Seed != nil && r.Seed.Status != "pass" && r.Seed.Status != "horizon":
 			if len(out.Failures) < maxFail {
-				out.Failures = append(out.Failures, *r.Seed)
+				out.Failures = append(out.Failures, seedView(*r.Seed))
 			} else {
 				out.FailuresOmitted++
 			}
@@ -186,39 +123,6 @@ func (s *Server) run(ctx context.Context, _ *mcp.CallToolRequest, in RunIn) (*mc
 	return nil, out, nil
 }
 
-// sweepOptions are the sweep.Options every sweep tool shares.
-func (s *Server) sweepOptions(tool string, w World, jobs int, historyTimeout string) (sweep.Options, error) {
-	o := sweep.Options{Config: w.Config, Profile: w.Profile, Set: w.Set, JSON: true, Jobs: jobs,
-		HistoryTimeout: 30 * time.Second, Tool: s.opts.RunTool}
-	switch {
-	case jobs < 0:
-		return o, inputError(tool, "jobs", "%d: must be at least 1", jobs)
-	case jobs == 0:
-		o.Jobs = runtime.NumCPU()
-	}
-	if historyTimeout != "" {
-		d, err := time.ParseDuration(historyTimeout)
-		if err != nil {
-			return o, inputError(tool, "history_timeout", "%v", err)
-		}
-		if d <= 0 {
-			return o, inputError(tool, "history_timeout", "%v: must be more than 0, since checking a history may take exponential time", d)
-		}
-		o.HistoryTimeout = d
-	}
-	return o, nil
-}
-
-// ReplayIn is sf_replay's input.
-type ReplayIn struct {
-	World
-	Seed      uint64 `json:"seed" jsonschema:"the seed to replay"`
-	Faults    string `json:"faults,omitempty" jsonschema:"a fault schedule file to apply instead of drawing faults (sf-run -faults)"`
-	MaxEvents int    `json:"max_events,omitempty" jsonschema:"how many trace events to return, from the start (default 1000, at most 10000)"`
-	Inspect   bool   `json:"inspect,omitempty" jsonschema:"also return each node's disk after the run: files, sizes, durable and pending bytes, corrupted ranges (sf-run -inspect)"`
-	Pin       bool   `json:"pin,omitempty" jsonschema:"store a failing seed's schedule as a pinned regression under .seedfall/pinned/, which every sweep replays first (sf-run -pin); the record's pinned names the file"`
-}
-
 // Disk is one node's disk after a run, as sf-run -inspect lists it.
 type Disk struct {
 	Node          string `json:"node"`
@@ -242,39 +146,33 @@ type File struct {
 // filesMax bounds the files listed per disk.
 const filesMax = 1000
 
-// Event is one line of a run's trace.
-type Event struct {
-	Index int    `json:"index" jsonschema:"the line's place in the trace, from 1"`
-	At    string `json:"at" jsonschema:"virtual time, as the trace shows it (3.112s)"`
-	Node  string `json:"node,omitempty" jsonschema:"the first node instance the line names (server#2), if any"`
-	Text  string `json:"text" jsonschema:"the line after its time"`
-	// Truncated says Text was cut at LineBytesMax.
-	Truncated bool `json:"truncated,omitempty"`
-}
-
 // ReplayOut is sf_replay's result.
 type ReplayOut struct {
-	ExitStatus    int         `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed"`
-	Result        record.Seed `json:"result" jsonschema:"the seed's record: status, class, message, node, determinism hash, artifacts, repro"`
-	Events        []Event     `json:"events"`
-	EventsTotal   int         `json:"events_total" jsonschema:"lines in the whole trace"`
-	EventsOmitted int         `json:"events_omitted" jsonschema:"lines past max_events or the result's size bound, left out"`
-	Disks         []Disk      `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the end of the run"`
+	ExitStatus    int      `json:"exit_status" jsonschema:"sf-run -seed's exit status: 0 passed, 1 failed or its history check gave up"`
+	Result        SeedView `json:"result" jsonschema:"the seed's record: status, class, message, node, determinism hash, artifacts, history_file, timeline_file, repro"`
+	Lines         int      `json:"lines" jsonschema:"lines in the whole trace: events and output"`
+	Events        []Event  `json:"events" jsonschema:"what happened in the run, in order, apart from the programs' output"`
+	EventsTotal   int      `json:"events_total" jsonschema:"events in the whole run"`
+	EventsOmitted int      `json:"events_omitted" jsonschema:"events past max_events or the result's size bound, left out"`
+	Output        []Line   `json:"output" jsonschema:"the lines the programs printed, in order, each with its instance"`
+	OutputTotal   int      `json:"output_total" jsonschema:"lines of output in the whole run"`
+	OutputOmitted int      `json:"output_omitted" jsonschema:"lines of output past max_events or the result's size bound, left out"`
+	Disks         []Disk   `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the end of the run"`
 }
 
-func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn) (*mcp.CallToolResult, ReplayOut, error) {
-	const tool = "sf_replay"
+func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, ReplayOut, error) {
 	var out ReplayOut
-	maxEvents, err := clamp(tool, "max_events", in.MaxEvents, EventsDefault, EventsMax)
+	r, err := commands.RunFromMCP("sf_replay", in, s.paths)
 	if err != nil {
 		return nil, out, err
 	}
-	rec, res, code, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, in.Inspect, in.Pin)
+	maxEvents := r.MaxEvents
+	rec, res, code, err := s.replayRun(ctx, r.Options)
 	if err != nil {
 		return nil, out, err
 	}
 	trace := res.Trace
-	out.ExitStatus, out.Result, out.EventsTotal = code, rec, len(trace)
+	out.ExitStatus, out.Result, out.Lines = code, seedView(rec), len(trace)
 	for _, d := range res.Disks {
 		od := Disk{Node: d.Node, UsageBytes: d.UsageBytes, CapacityBytes: d.CapacityBytes, Files: []File{}}
 		for _, f := range d.Files {
@@ -287,42 +185,43 @@ func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in ReplayIn
 		}
 		out.Disks = append(out.Disks, od)
 	}
-	out.Events = []Event{}
+	out.Events, out.Output = []Event{}, []Line{}
 	size := 0
 	for i, l := range trace {
-		ev := parseEvent(i+1, l)
-		size += len(ev.Text)
-		if len(out.Events) >= maxEvents || size > ResultBytesMax {
-			break
+		line := parseLine(i+1, l)
+		size += len(line.Text)
+		full := size > ResultBytesMax
+		if isOutput(line) {
+			out.OutputTotal++
+			if len(out.Output) >= maxEvents || full {
+				out.OutputOmitted++
+				continue
+			}
+			out.Output = append(out.Output, outputOf(line))
+			continue
 		}
-		out.Events = append(out.Events, ev)
+		out.EventsTotal++
+		if len(out.Events) >= maxEvents || full {
+			out.EventsOmitted++
+			continue
+		}
+		out.Events = append(out.Events, eventOf(line))
 	}
-	out.EventsOmitted = len(trace) - len(out.Events)
 	return nil, out, nil
 }
 
-// replayRun replays one seed as sf-run -seed does (with -inspect and -pin
-// when inspect and pin are set), and returns its record, its result and
-// sf-run's exit status.
-func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint64, faults string, inspect, pin bool) (record.Seed, *engine.Result, int, error) {
-	if err := s.checkWorld(tool, w); err != nil {
-		return record.Seed{}, nil, 0, err
-	}
-	if faults == "-" {
-		return record.Seed{}, nil, 0, inputError(tool, "faults", "\"-\" reads standard input, which is the protocol's here: name a file")
-	}
-	o, err := s.sweepOptions(tool, w, 1, "")
-	if err != nil {
-		return record.Seed{}, nil, 0, err
-	}
-	o.Seeds, o.SeedsText, o.Replay, o.Faults, o.Inspect, o.Pin = []uint64{seed}, strconv.FormatUint(seed, 10), true, faults, inspect, pin
+// replayRun replays one seed as sf-run -seed does, o being what
+// commands.RunFromMCP read, and returns its record, its result and sf-run's
+// exit status.
+func (s *Server) replayRun(ctx context.Context, o sweep.Options) (record.Seed, *engine.Result, int, error) {
+	o.Tool = s.opts.RunTool
 	var (
 		stdout, stderr bytes.Buffer
 		code           int
 		res            *engine.Result
 	)
 	o.OnResult = func(r *engine.Result) { res = r }
-	err = s.tool(ctx, func(interrupt *atomic.Bool) error {
+	err := s.tool(ctx, func(interrupt *atomic.Bool) error {
 		o.Interrupt, o.Stdout, o.Stderr = interrupt, &stdout, &stderr
 		code = sweep.Main(o)
 		return nil
@@ -343,20 +242,4 @@ func (s *Server) replayRun(ctx context.Context, tool string, w World, seed uint6
 		}
 	}
 	return record.Seed{}, nil, 0, fmt.Errorf("sf-run: its records hold no seed record")
-}
-
-// seedsInput reads a tool's seeds field, 1-100 when empty, and refuses more
-// than SeedsMax; hint is added to that refusal.
-func seedsInput(tool, text, hint string) ([]uint64, string, error) {
-	if strings.TrimSpace(text) == "" {
-		text = "1-100"
-	}
-	seeds, err := config.ParseSeeds(text)
-	if err != nil {
-		return nil, text, inputError(tool, "seeds", "%v", err)
-	}
-	if len(seeds) > SeedsMax {
-		return nil, text, inputError(tool, "seeds", "%s is %d seeds, more than the %d one call may run%s", text, len(seeds), SeedsMax, hint)
-	}
-	return seeds, text, nil
 }

@@ -31,23 +31,11 @@ import (
 	"github.com/sf-dst/sf/lib/sweep"
 )
 
-// Bounds of what one call may ask for and what it returns. Lists cut at a
-// bound say so in the result (an *_omitted count or a truncated flag).
+// Bounds of what one call returns. Lists cut at a bound say so in the
+// result (an *_omitted count or a truncated flag). The bounds of what a
+// call may ask for are its fields', declared with them in lib/commands
+// (SeedsMax, FailuresMax, EventsMax, MatchesMax, ShrinkMax, MutantsMax).
 const (
-	// SeedsMax bounds the seeds of one sf_run or sf_mutate call.
-	SeedsMax = 10000
-	// FailuresDefault and FailuresMax bound the failing seeds' records
-	// sf_run returns in full; failed_seeds still lists every one.
-	FailuresDefault = 20
-	FailuresMax     = 1000
-	// EventsDefault and EventsMax bound the trace events sf_replay returns.
-	EventsDefault = 1000
-	EventsMax     = 10000
-	// MatchesDefault and MatchesMax bound sf_trace_search's matches.
-	MatchesDefault = 100
-	MatchesMax     = 1000
-	// PatternBytesMax bounds sf_trace_search's regular expression.
-	PatternBytesMax = 1000
 	// LineBytesMax bounds one trace line as returned; a longer line is cut
 	// and marked truncated.
 	LineBytesMax = 4096
@@ -56,11 +44,6 @@ const (
 	ResultBytesMax = 1 << 20
 	// TextBytesMax bounds sf_report's text report in a result.
 	TextBytesMax = 64 << 10
-	// ShrinkMax bounds sf_shrink's max: each shrink replays its seed tens
-	// of times.
-	ShrinkMax = 100
-	// MutantsMax bounds sf_mutate's source mutants.
-	MutantsMax = 100
 	// errorBytesMax bounds a tool error's text.
 	errorBytesMax = 8 << 10
 	// traceFileBytesMax bounds a trace file sf_trace_search reads,
@@ -163,17 +146,3 @@ func cut(s string, n int) string {
 }
 
 func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
-
-// clamp returns v, or def when v is 0; it is an error for v to be below 0
-// or above hi.
-func clamp(tool, field string, v, def, hi int) (int, error) {
-	switch {
-	case v == 0:
-		return def, nil
-	case v < 0:
-		return 0, inputError(tool, field, "%d: must be at least 1", v)
-	case v > hi:
-		return 0, inputError(tool, field, "%d: at most %d", v, hi)
-	}
-	return v, nil
-}

@@ -6,6 +6,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,11 +18,13 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/sf-dst/sf/lib/commands"
 	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 const (
@@ -29,65 +32,41 @@ const (
 	exitProblem = exitcode.Problem
 )
 
-// TraceSearchIn is sf_trace_search's input.
-type TraceSearchIn struct {
-	World
-	Seed       uint64 `json:"seed" jsonschema:"the seed whose trace to search"`
-	Pattern    string `json:"pattern" jsonschema:"a Go regular expression (RE2) matched against each trace line after its time; (?i) for any case"`
-	Node       string `json:"node,omitempty" jsonschema:"only lines naming this node (server: any instance of it) or instance (server#2)"`
-	MaxMatches int    `json:"max_matches,omitempty" jsonschema:"how many matches to return, from the start (default 100, at most 1000)"`
-	Faults     string `json:"faults,omitempty" jsonschema:"replay with this fault schedule file instead of reading the trace sf-run wrote"`
-	Replay     bool   `json:"replay,omitempty" jsonschema:"replay the seed even when sf-run's trace file exists (it may be stale after a code change)"`
-}
-
 // TraceSearchOut is sf_trace_search's result.
 type TraceSearchOut struct {
-	Source         string  `json:"source" jsonschema:"the trace file read (.seedfall/<world>/seed-N.trace.log), or replay when the seed was replayed"`
-	Lines          int     `json:"lines" jsonschema:"trace lines searched"`
-	Matches        []Event `json:"matches"`
-	MatchesTotal   int     `json:"matches_total" jsonschema:"lines that matched, returned or not"`
-	MatchesOmitted int     `json:"matches_omitted" jsonschema:"matches past max_matches or the result's size bound, left out"`
+	Source         string `json:"source" jsonschema:"the trace file read (.seedfall/<world>/seed-N.trace.log), or replay when the seed was replayed"`
+	Lines          int    `json:"lines" jsonschema:"trace lines searched"`
+	Matches        []Line `json:"matches"`
+	MatchesTotal   int    `json:"matches_total" jsonschema:"lines that matched, returned or not"`
+	MatchesOmitted int    `json:"matches_omitted" jsonschema:"matches past max_matches or the result's size bound, left out"`
 }
 
-func (s *Server) traceSearch(ctx context.Context, _ *mcp.CallToolRequest, in TraceSearchIn) (*mcp.CallToolResult, TraceSearchOut, error) {
-	const tool = "sf_trace_search"
+func (s *Server) traceSearch(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, TraceSearchOut, error) {
 	var out TraceSearchOut
-	if err := s.checkWorld(tool, in.World); err != nil {
-		return nil, out, err
-	}
-	maxMatches, err := clamp(tool, "max_matches", in.MaxMatches, MatchesDefault, MatchesMax)
+	r, err := commands.RunFromMCP("sf_trace_search", in, s.paths)
 	if err != nil {
 		return nil, out, err
 	}
-	if in.Pattern == "" {
-		return nil, out, inputError(tool, "pattern", "missing: give a regular expression, such as FAIL|fault")
-	}
-	if len(in.Pattern) > PatternBytesMax {
-		return nil, out, inputError(tool, "pattern", "%d bytes, more than %d", len(in.Pattern), PatternBytesMax)
-	}
-	re, err := regexp.Compile(in.Pattern)
-	if err != nil {
-		return nil, out, inputError(tool, "pattern", "%v", err)
-	}
+	re, maxMatches := r.Pattern, r.MaxMatches
 	var nodeRe *regexp.Regexp
-	if in.Node != "" {
+	if r.Node != "" {
 		// A node's name matches each of its instances (server, server#2);
 		// an instance only itself. Names hold letters, digits, - _ and .
 		suffix := `(#[0-9]+)?`
-		if strings.Contains(in.Node, "#") {
+		if strings.Contains(r.Node, "#") {
 			suffix = ""
 		}
-		nodeRe = regexp.MustCompile(`(^|[^\w.#-])` + regexp.QuoteMeta(in.Node) + suffix + `($|[^\w.#-])`)
+		nodeRe = regexp.MustCompile(`(^|[^\w.#-])` + regexp.QuoteMeta(r.Node) + suffix + `($|[^\w.#-])`)
 	}
 
-	trace, source, err := s.traceOf(ctx, tool, in)
+	trace, source, err := s.traceOf(ctx, r)
 	if err != nil {
 		return nil, out, err
 	}
-	out.Source, out.Lines, out.Matches = source, len(trace), []Event{}
+	out.Source, out.Lines, out.Matches = source, len(trace), []Line{}
 	size := 0
 	for i, l := range trace {
-		ev := parseEvent(i+1, l)
+		ev := parseLine(i+1, l)
 		if nodeRe != nil && !nodeRe.MatchString(ev.Text) {
 			continue
 		}
@@ -107,24 +86,24 @@ func (s *Server) traceSearch(ctx context.Context, _ *mcp.CallToolRequest, in Tra
 
 // traceOf is the seed's trace: the file sf-run wrote for it, unless a
 // replay is asked for (replay, or a schedule to replay), or there is none.
-func (s *Server) traceOf(ctx context.Context, tool string, in TraceSearchIn) ([]string, string, error) {
-	if !in.Replay && in.Faults == "" {
-		w, err := config.LoadWith(in.Config, config.LoadOptions{Profile: in.Profile, Set: in.Set})
+func (s *Server) traceOf(ctx context.Context, r *commands.Run) ([]string, string, error) {
+	if !r.ReplayTrace && r.Faults == "" {
+		w, err := config.LoadWith(r.Config, config.LoadOptions{Profile: r.Profile, Set: r.Set})
 		if err != nil {
 			return nil, "", fmt.Errorf("sf-run: %v", err)
 		}
-		base := filepath.Join(sweep.ArtifactDir(w), fmt.Sprintf("seed-%d.trace.log", in.Seed))
+		base := filepath.Join(sweep.ArtifactDir(w), fmt.Sprintf("seed-%d.trace.log", r.Seeds[0]))
 		for _, p := range []string{base, base + ".zst"} {
 			lines, err := readTraceFile(p)
 			switch {
 			case err == nil:
-				return lines, relPath(p), nil
+				return lines, textfmt.Display(p), nil
 			case !errors.Is(err, fs.ErrNotExist):
-				return nil, "", fmt.Errorf("%s: %s: %w", tool, p, err)
+				return nil, "", fmt.Errorf("sf_trace_search: %s: %w", p, err)
 			}
 		}
 	}
-	_, res, _, err := s.replayRun(ctx, tool, in.World, in.Seed, in.Faults, false, false)
+	_, res, _, err := s.replayRun(ctx, r.Options)
 	if err != nil {
 		return nil, "", err
 	}
@@ -170,10 +149,10 @@ func readTraceFile(path string) ([]string, error) {
 // instanceRe finds a node instance (server#2) in a trace line.
 var instanceRe = regexp.MustCompile(`[A-Za-z0-9_.-]+#[0-9]+`)
 
-// parseEvent splits a trace line ("    3.112s  fault crash server#1, ...")
+// parseLine splits a trace line ("    3.112s  fault crash server#1, ...")
 // into its time and text, and names the first instance in it.
-func parseEvent(index int, line string) Event {
-	ev := Event{Index: index}
+func parseLine(index int, line string) Line {
+	ev := Line{Index: index}
 	rest := strings.TrimLeft(line, " ")
 	if at, text, ok := strings.Cut(rest, "  "); ok && strings.HasSuffix(at, "s") {
 		ev.At, ev.Text = at, text
@@ -201,15 +180,4 @@ func readRecords(name string, data []byte) ([]*record.Any, error) {
 		}
 		recs = append(recs, r)
 	}
-}
-
-// relPath is p relative to the working directory when it lies under it, as
-// sf-run names its artifacts.
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }

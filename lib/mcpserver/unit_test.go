@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -12,24 +13,59 @@ import (
 	"github.com/sf-dst/sf/lib/compressed"
 )
 
-func TestParseEvent(t *testing.T) {
+func TestParseLine(t *testing.T) {
 	for _, c := range []struct {
 		line string
-		want Event
+		want Line
 	}{
-		{"    3.112s  fault crash server#1, restart at 3.589s", Event{Index: 7, At: "3.112s", Node: "server#1", Text: "fault crash server#1, restart at 3.589s"}},
-		{"    0.000s  event recovered from server#1: {\"keys\":0}", Event{Index: 7, At: "0.000s", Node: "server#1", Text: "event recovered from server#1: {\"keys\":0}"}},
-		{"    1.500s  fault slow server by 2x until 2.000s", Event{Index: 7, At: "1.500s", Text: "fault slow server by 2x until 2.000s"}},
-		{"12345678.000s  hit the time horizon", Event{Index: 7, At: "12345678.000s", Text: "hit the time horizon"}},
-		{"no time here", Event{Index: 7, Text: "no time here"}},
+		{"    3.112s  fault crash server#1, restart at 3.589s", Line{Index: 7, At: "3.112s", Node: "server#1", Text: "fault crash server#1, restart at 3.589s"}},
+		{"    0.000s  event recovered from server#1: {\"keys\":0}", Line{Index: 7, At: "0.000s", Node: "server#1", Text: "event recovered from server#1: {\"keys\":0}"}},
+		{"    1.500s  fault slow server by 2x until 2.000s", Line{Index: 7, At: "1.500s", Text: "fault slow server by 2x until 2.000s"}},
+		{"12345678.000s  hit the time horizon", Line{Index: 7, At: "12345678.000s", Text: "hit the time horizon"}},
+		{"no time here", Line{Index: 7, Text: "no time here"}},
 	} {
-		if got := parseEvent(7, c.line); got != c.want {
-			t.Errorf("parseEvent(%q) = %+v, want %+v", c.line, got, c.want)
+		if got := parseLine(7, c.line); got != c.want {
+			t.Errorf("parseLine(%q) = %+v, want %+v", c.line, got, c.want)
 		}
 	}
-	long := parseEvent(1, "    1.000s  client#1: "+strings.Repeat("é", LineBytesMax))
+	long := parseLine(1, "    1.000s  client#1: "+strings.Repeat("é", LineBytesMax))
 	if !long.Truncated || len(long.Text) > LineBytesMax+len("…") || !strings.HasSuffix(long.Text, "é…") {
 		t.Errorf("a long line: truncated %v, %d bytes, ends %q", long.Truncated, len(long.Text), long.Text[len(long.Text)-8:])
+	}
+}
+
+// TestEvents: sf_replay tells the programs' output from the run's events,
+// and names each event with its node and details as JSON (issue 27).
+func TestEvents(t *testing.T) {
+	for _, c := range []struct {
+		line, name, node, details string // name "" for output
+	}{
+		{"    0.000s  server#1: server: listening on server:7000", "", "", ""},
+		{"    0.000s  client#1: sim.Budget capped at 138 of 200 operations", "budget", "client#1", `{"text":"client#1: sim.Budget capped at 138 of 200 operations"}`},
+		{"    0.000s  event recovered from server#1: {\"dropped_bytes\":0,\"keys\":0}", "recovered", "server#1", `{"dropped_bytes":0,"keys":0}`},
+		{"    0.000s  event started from n1#2", "started", "n1#2", `null`},
+		{"    0.000s  event with from in it from n1#1: not json", "with from in it", "n1#1", `"not json"`},
+		{"    3.112s  fault crash server#1, restart at 3.589s", "fault", "server#1", `{"kind":"crash","text":"fault crash server#1, restart at 3.589s"}`},
+		{"    1.000s  fault clock jump n1 by -2s", "fault", "", `{"kind":"clock_jump","text":"fault clock jump n1 by -2s"}`},
+		{"    3.589s  restart server#2", "restart", "server#2", `{"text":"restart server#2"}`},
+		{"    4.000s  server#2 exited 0", "exited", "server#2", `{"text":"server#2 exited 0"}`},
+		{"    4.000s  n1 is no longer slow", "slow_ended", "", `{"text":"n1 is no longer slow"}`},
+		{"    2.000s  partition healed", "healed", "", `{"text":"partition healed"}`},
+		{"    0.000s  swarm: crash x1.37, clog off", "swarm", "", `{"text":"swarm: crash x1.37, clog off"}`},
+		{"    4.369s  FAIL  client#1: acknowledged write lost", "fail", "client#1", `{"text":"FAIL  client#1: acknowledged write lost"}`},
+	} {
+		l := parseLine(3, c.line)
+		if isOutput(l) != (c.name == "") {
+			t.Errorf("%q: output %v", c.line, isOutput(l))
+			continue
+		}
+		if c.name == "" {
+			continue
+		}
+		ev := eventOf(l)
+		if ev.Name != c.name || ev.Node != c.node || string(ev.Details) != c.details || ev.Index != 3 || ev.At != l.At {
+			t.Errorf("%q: %+v (details %s), want %s, %s, %s", c.line, ev, ev.Details, c.name, c.node, c.details)
+		}
 	}
 }
 
@@ -81,21 +117,6 @@ func TestCommandError(t *testing.T) {
 	}
 }
 
-func TestClamp(t *testing.T) {
-	if v, err := clamp("t", "f", 0, 5, 10); v != 5 || err != nil {
-		t.Errorf("0: %d, %v", v, err)
-	}
-	if v, err := clamp("t", "f", 10, 5, 10); v != 10 || err != nil {
-		t.Errorf("10: %d, %v", v, err)
-	}
-	if _, err := clamp("t", "f", 11, 5, 10); err == nil || err.Error() != "t: f: 11: at most 10" {
-		t.Errorf("11: %v", err)
-	}
-	if _, err := clamp("t", "f", -1, 5, 10); err == nil || err.Error() != "t: f: -1: must be at least 1" {
-		t.Errorf("-1: %v", err)
-	}
-}
-
 // TestReportExploration: sf_report marks an exploration and lists the runs
 // of each finding, since its counts are runs, not seeds.
 func TestReportExploration(t *testing.T) {
@@ -108,8 +129,8 @@ func TestReportExploration(t *testing.T) {
 	if err := os.WriteFile(path, []byte(stream), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	none := ""
-	_, out, err := (&Server{}).report(t.Context(), nil, ReportIn{Records: []string{path}, Findings: &none})
+	args, _ := json.Marshal(map[string]any{"records": []string{path}, "findings": ""})
+	_, out, err := (&Server{}).report(t.Context(), nil, args)
 	if err != nil {
 		t.Fatal(err)
 	}

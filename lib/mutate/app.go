@@ -15,7 +15,7 @@ import (
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // The kinds of source mutant.
@@ -144,7 +144,7 @@ func Pick(sites []Site, seed uint64, count int) []Site {
 }
 
 // appMutants lists, picks, builds and runs the source mutants.
-func (c *Command) appMutants(p *sweep.Prepared, emit func(Verdict)) error {
+func (c *Command) appMutants(p *runner.Prepared, emit func(Verdict)) error {
 	w := p.World
 	var sites []Site
 	for _, n := range w.Nodes {
@@ -208,7 +208,7 @@ func (c *Command) appMutants(p *sweep.Prepared, emit func(Verdict)) error {
 				spec.Nodes[k].Wasm = wasm
 			}
 		}
-		out, err := c.sweep(p.Engine, &spec, "")
+		out, err := c.sweep(p, &spec, "")
 		if err != nil {
 			return fmt.Errorf("source mutant %s:%d: %w", v.File, v.Line, err)
 		}

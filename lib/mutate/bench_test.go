@@ -9,7 +9,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
-	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // BenchmarkNineMutantsVsSweep measures the cost bound of sf-mutate: the
@@ -17,7 +17,7 @@ import (
 // 10 times one 100-seed sweep of the same world. It reports the ratio.
 func BenchmarkNineMutantsVsSweep(b *testing.B) {
 	world := filepath.Join("..", "..", "examples", "ledger", "seedfall.json")
-	p, err := sweep.Prepare(world, config.LoadOptions{}, io.Discard)
+	p, err := runner.Prepare(world, config.LoadOptions{}, io.Discard)
 	if err != nil {
 		b.Skip(err)
 	}
@@ -26,13 +26,13 @@ func BenchmarkNineMutantsVsSweep(b *testing.B) {
 	c := &Command{Seeds: seeds, Jobs: runtime.NumCPU()}
 	for b.Loop() {
 		start := time.Now()
-		if _, err := c.sweep(p.Engine, p.Spec, ""); err != nil {
+		if _, err := c.sweep(p, nil, ""); err != nil {
 			b.Fatal(err)
 		}
 		one := time.Since(start)
 		start = time.Now()
 		for _, m := range engine.Mutants {
-			if _, err := c.sweep(p.Engine, p.Spec, m.Name); err != nil {
+			if _, err := c.sweep(p, nil, m.Name); err != nil {
 				b.Fatal(err)
 			}
 		}

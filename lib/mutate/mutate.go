@@ -17,7 +17,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -26,6 +25,7 @@ import (
 	"github.com/sf-dst/sf/lib/exitcode"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -74,11 +74,13 @@ type Verdict struct {
 	Breaks string
 }
 
-// ValidateOnly checks -only names against the runtime mutants.
+// ValidateOnly checks -only names against the runtime mutants; its error
+// names the first that is none, for the caller to say after the flag's
+// name.
 func ValidateOnly(names []string) error {
 	for _, n := range names {
 		if _, ok := engine.LookupMutant(n); !ok {
-			return fmt.Errorf("-only: %q is not a runtime mutant; the runtime mutants are %s", n, strings.Join(engine.MutantNames(), ", "))
+			return fmt.Errorf("%q is not a runtime mutant; the runtime mutants are %s", n, strings.Join(engine.MutantNames(), ", "))
 		}
 	}
 	return nil
@@ -139,12 +141,10 @@ func (c *Command) run() (int, error) {
 	if c.App && len(c.Only) > 0 {
 		return 0, fmt.Errorf("-only picks runtime mutants and cannot be combined with -app")
 	}
-	if c.Jobs < runtime.GOMAXPROCS(0) {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(c.Jobs))
-	}
+	defer runner.LimitProcs(c.Jobs)()
 	start := time.Now()
 	load := config.LoadOptions{Profile: c.Profile, Set: c.Set, Stdin: c.Stdin}
-	prep, err := sweep.Prepare(c.Config, load, c.Stderr)
+	prep, err := runner.Prepare(c.Config, load, c.Stderr)
 	if err != nil {
 		return 0, err
 	}
@@ -186,7 +186,7 @@ func (c *Command) run() (int, error) {
 		}
 		return exitcode.Interrupted, nil
 	}
-	base, err := c.sweep(prep.Engine, prep.Spec, "")
+	base, err := c.sweep(prep, nil, "")
 	if errors.Is(err, errInterrupted) {
 		return stopped()
 	}
@@ -227,7 +227,7 @@ func (c *Command) run() (int, error) {
 	}
 	if !c.App {
 		for _, m := range c.runtimeMutants() {
-			out, err := c.sweep(prep.Engine, prep.Spec, m.Name)
+			out, err := c.sweep(prep, nil, m.Name)
 			if errors.Is(err, errInterrupted) {
 				return stopped()
 			}
@@ -302,71 +302,48 @@ type outcome struct {
 	hits   int            // operations weakened in the seeds counted
 }
 
-// sweep runs the seeds with the mutant (none when empty) on c.Jobs workers.
-// It stops early at a failure: no seed after the first failing one starts,
-// and every seed before it runs, so the outcome does not depend on the
-// number of workers.
-func (c *Command) sweep(eng *engine.Engine, spec *engine.Spec, mutant string) (outcome, error) {
-	n := len(c.Seeds)
-	results := make([]*engine.Result, n)
-	errs := make([]error, n)
-	var firstFail atomic.Int64
-	firstFail.Store(int64(n))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(c.Jobs, n) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				i := int(next.Add(1) - 1)
-				if i >= n || int64(i) > firstFail.Load() || c.interrupted() {
-					return
-				}
-				opts := engine.Options{Mutant: mutant, Interrupt: c.interrupt}
-				res, err := eng.Run(spec, c.Seeds[i], opts)
-				if err == nil {
-					var stalled bool
-					if res, stalled = eng.RecheckWatchdog(spec, c.Seeds[i], opts, res); stalled && c.hostStalls != nil {
-						c.hostStalls.Add(1)
-					}
-				}
-				results[i], errs[i] = res, err
-				if err != nil || res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
-					for {
-						cur := firstFail.Load()
-						if int64(i) >= cur || firstFail.CompareAndSwap(cur, int64(i)) {
-							break
-						}
-					}
-				}
-			}
-		}()
+// sweep runs the seeds with the mutant (none when empty) on c.Jobs workers,
+// in spec's world (nil: the prepared one's). It stops early at a failure:
+// no seed after the first failing one starts, and every seed before it
+// runs, so the outcome does not depend on the number of workers.
+func (c *Command) sweep(p *runner.Prepared, spec *engine.Spec, mutant string) (outcome, error) {
+	jobs := make([]runner.Job, len(c.Seeds))
+	for i, seed := range c.Seeds {
+		jobs[i] = runner.Job{Seed: seed, Options: engine.Options{Mutant: mutant}, Spec: spec, Recheck: true}
 	}
-	wg.Wait()
 	var out outcome
-	if c.interrupted() {
-		return out, errInterrupted
-	}
-	for i := range n {
-		if errs[i] != nil {
-			return out, errs[i]
+	pool := runner.Pool{Workers: c.Jobs, Interrupt: c.interrupt, StopAt: func(o runner.Outcome) bool { return failed(o.Result) }}
+	err := p.Run(jobs, pool, func(o runner.Outcome) error {
+		if o.Err != nil {
+			return o.Err
 		}
-		res := results[i]
-		if res == nil {
-			break
+		if o.Interrupted {
+			return nil
+		}
+		res := o.Result
+		if o.HostStall && c.hostStalls != nil {
+			c.hostStalls.Add(1)
 		}
 		out.hits += res.MutantHits
 		if res.Class == engine.ClassInternal {
-			return out, fmt.Errorf("seed %d hit an internal error in sf: %s", res.Seed, res.Message)
+			return fmt.Errorf("seed %d hit an internal error in sf: %s", res.Seed, res.Message)
 		}
-		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+		if failed(res) {
 			out.failed = res
-			return out, nil
+			return nil
 		}
 		out.passed++
+		return nil
+	})
+	if c.interrupted() {
+		return outcome{}, errInterrupted
 	}
-	return out, nil
+	return out, err
+}
+
+// failed says whether the seed's run is a failure that kills a mutant.
+func failed(r *engine.Result) bool {
+	return r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic
 }
 
 func (c *Command) interrupted() bool { return c.interrupt != nil && c.interrupt.Load() }

@@ -108,9 +108,11 @@ func New(w io.Writer, total int, what string) *Bar {
 	return b
 }
 
-// IsTerminal reports whether w is a terminal.
-func IsTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// IsTerminal reports whether the stream s (an io.Reader or io.Writer) is a
+// terminal: a file whose descriptor the terminal driver answers for, not
+// merely a character device such as /dev/null.
+func IsTerminal(s any) bool {
+	f, ok := s.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }
 

@@ -156,3 +156,35 @@ func TestLinesAtAnInterval(t *testing.T) {
 		t.Errorf("a buffer gets progress lines")
 	}
 }
+
+// TestIsTerminal: a terminal is what the terminal driver answers for,
+// read or written; /dev/null is a character device but no terminal, and
+// neither a pipe nor a buffer is one (issue 24: one test for every tool).
+func TestIsTerminal(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	for _, s := range []any{null, r, w, &bytes.Buffer{}, strings.NewReader(""), nil} {
+		if IsTerminal(s) {
+			t.Errorf("%T is a terminal", s)
+		}
+	}
+	ptmx, tty, err := pty.Open()
+	if err != nil {
+		t.Skipf("no pseudo-terminal: %v", err)
+	}
+	defer ptmx.Close()
+	defer tty.Close()
+	var reader io.Reader = tty
+	if !IsTerminal(tty) || !IsTerminal(reader) {
+		t.Error("a pseudo-terminal is not a terminal")
+	}
+}

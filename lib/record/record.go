@@ -17,6 +17,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/margin"
 )
 
 // Schema is the version of the record format. It changes only when a field
@@ -155,7 +156,9 @@ type Property struct {
 	Verdict      string `json:"verdict,omitempty"` // "never reached", "never true", or empty when satisfied
 	// Margin is, for comparison properties, the smallest margin of an always
 	// over every hit and seed, or the largest of a sometimes.
-	Margin *float64 `json:"margin,omitempty"`
+	// A margin of integers is exact; a non-finite one is the string "+Inf",
+	// "-Inf" or "NaN".
+	Margin *margin.Value `json:"margin,omitempty"`
 	// Location is where the catalog found the property ("client/main.go:41").
 	Location string `json:"location,omitempty"`
 }
@@ -184,8 +187,13 @@ type Summary struct {
 	Horizon          int    `json:"horizon"`
 	Nondeterministic int    `json:"nondeterministic"`
 	// GaveUp counts seeds whose history check gave up, at its step budget
-	// or its time limit: they neither passed nor failed on it.
+	// or its time limit: they neither passed nor failed on it. Such a seed
+	// is not counted in Passed (one that failed otherwise is in Failed), so
+	// Seeds-Passed-Failed are the seeds that only gave up; any of them
+	// makes Status fail, as sf-check's exit status is 1 for such a check.
 	GaveUp int `json:"gave_up,omitempty"`
+	// GaveUpSeeds are the seeds GaveUp counts, in seed order.
+	GaveUpSeeds []uint64 `json:"gave_up_seeds,omitempty"`
 	// HostStalls counts seeds whose first run failed with class watchdog
 	// and whose second run did not (see Seed.HostStall): the host stalled,
 	// so each counts as its second run came out, not as a watchdog failure.
@@ -250,6 +258,12 @@ type Shrink struct {
 	// Budget is the sim.Budget cap the shrunk schedule sets; 0 when none.
 	Budget   int    `json:"budget,omitempty"`
 	Schedule string `json:"schedule"`
+	// History is the shrunk run's recorded history, written next to the
+	// schedule (seed-N.shrunk.history.jsonl); Timeline its timeline, on a
+	// linearizability failure (seed-N.shrunk.history.html). Empty when the
+	// run recorded no history.
+	History  string `json:"history,omitempty"`
+	Timeline string `json:"timeline,omitempty"`
 	Repro    string `json:"repro"`
 	// Error, when set, says why the seed could not be shrunk; the other
 	// counts are then 0.

@@ -8,12 +8,14 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/margin"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
 
 func sample() []any {
-	m := 0.0
+	m := margin.Int(false, 0)
 	return []any{
 		Start{Kind: KindStart, Tool: "sf-run", Version: "0.1.0", Schema: Schema, Config: "seedfall.json", Profile: "nightly",
 			Set: []string{"duration=8s"}, Seeds: "1-2", Count: 2, Jobs: 2, Shard: "1/1"},

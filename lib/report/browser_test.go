@@ -121,7 +121,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Fatalf("%s: %v", expr, err)
 		}
 	}
-	ids := []string{"sweep-1-status", "sweep-1-ran", "sweep-1-failed", "sweep-1-passed", "sweep-1-horizon", "sweep-1-findings",
+	ids := []string{"sweep-1-status", "sweep-1-ran", "sweep-1-failed", "sweep-1-passed", "sweep-1-gave-up", "sweep-1-horizon", "sweep-1-findings",
 		"sweep-1-property-failures", "sweep-1-finding-1-count", "sweep-1-finding-1-seeds", "sweep-1-finding-1-faults-after"}
 	texts := map[string]string{}
 	for _, id := range ids {
@@ -174,12 +174,13 @@ func TestHTMLInBrowser(t *testing.T) {
 	sw := sweeps[0]
 	want := map[string]string{
 		"sweep-1-status": "FAIL", "sweep-1-ran": fmt.Sprint(sw.Ran), "sweep-1-failed": fmt.Sprint(sw.Failed),
-		"sweep-1-passed": fmt.Sprint(sw.Passed), "sweep-1-horizon": fmt.Sprint(sw.Horizon),
+		"sweep-1-passed": fmt.Sprint(sw.Passed), "sweep-1-horizon": fmt.Sprint(sw.Horizon), "sweep-1-gave-up": "1",
 		"sweep-1-findings": fmt.Sprint(len(sw.Findings)), "sweep-1-property-failures": fmt.Sprint(sw.PropertyFailures),
 		"sweep-1-finding-1-count": "2", "sweep-1-finding-1-seeds": "1 3", "sweep-1-finding-1-faults-after": "1",
 	}
-	// The records themselves: 8 seeds, 5 failed, 3 passed, 1 at the horizon.
-	if sw.Ran != 8 || sw.Failed != 5 || sw.Passed != 3 || sw.Horizon != 1 {
+	// The records themselves: 8 seeds, 5 failed, 2 passed, and seed 5, which
+	// reached the horizon with a history check that gave up, neither.
+	if sw.Ran != 8 || sw.Failed != 5 || sw.Passed != 2 || sw.Horizon != 0 || sw.GaveUpOnly() != 1 {
 		t.Fatalf("testdata changed: %d ran, %d failed, %d passed, %d horizon", sw.Ran, sw.Failed, sw.Passed, sw.Horizon)
 	}
 	for _, id := range ids {

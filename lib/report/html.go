@@ -11,6 +11,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 //go:embed page.html
@@ -132,7 +133,7 @@ func BuildPage(sweeps []*Sweep, dir string) Page {
 			pf.FirstWho = fmt.Sprintf("Seed %d", f.First.Seed)
 			if len(f.Runs) > 0 {
 				pf.Count, pf.Counted, pf.SeedsLabel = len(f.Runs), "runs", "Runs"
-				pf.FirstWho = fmt.Sprintf("Run %d (seed %d, %s)", f.First.ExploreRun, f.First.Seed, Plural(f.First.Branches, "branch"))
+				pf.FirstWho = fmt.Sprintf("Run %d (seed %d, %s)", f.First.ExploreRun, f.First.Seed, textfmt.Plural(f.First.Branches, "branch"))
 			}
 			if f.Schedule != nil {
 				t := Layout(f.Schedule, f.Shrunk.DurationNs)
@@ -205,7 +206,7 @@ var funcs = template.FuncMap{
 	"add1":    func(i int) int { return i + 1 },
 	"status":  statusText,
 	"runof":   runOf,
-	"plural":  Plural,
+	"plural":  textfmt.Plural,
 	// pinfailed and pinoutcome say how a pin's replay came out.
 	"pinfailed":  PinFailed,
 	"pinoutcome": PinOutcome,

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Markdown writes the report as GitHub-flavoured Markdown, for a CI job
@@ -78,7 +79,7 @@ func markdown(w io.Writer, s *Sweep) {
 		for i, f := range s.Findings {
 			shrunk := ""
 			if f.Shrunk != nil {
-				shrunk = fmt.Sprintf("%d → %s, fails at %s", f.Shrunk.FaultsBefore, Plural(f.Shrunk.FaultsAfter, "fault"), f.Shrunk.Duration)
+				shrunk = fmt.Sprintf("%d → %s, fails at %s", f.Shrunk.FaultsBefore, textfmt.Plural(f.Shrunk.FaultsAfter, "fault"), f.Shrunk.Duration)
 			}
 			status := ""
 			if tracked {
@@ -95,7 +96,7 @@ func markdown(w io.Writer, s *Sweep) {
 			if len(f.Seeds) > 0 {
 				who := fmt.Sprintf("Seed %d", f.First.Seed)
 				if f.First.ExploreRun > 0 {
-					who = fmt.Sprintf("Run %d (seed %d, %s", f.First.ExploreRun, f.First.Seed, Plural(f.First.Branches, "branch"))
+					who = fmt.Sprintf("Run %d (seed %d, %s", f.First.ExploreRun, f.First.Seed, textfmt.Plural(f.First.Branches, "branch"))
 					if f.First.FaultsFile != "" {
 						who += ", schedule `" + f.First.FaultsFile + "`"
 					}
@@ -110,7 +111,7 @@ func markdown(w io.Writer, s *Sweep) {
 				fmt.Fprintf(w, "Pinned regression %s (original seed %d) %s at t=%s:\n\n```\n%s\n```\n", code(p.Pin), p.Seed, PinOutcome(p), schedule.Time(p.AtNs), p.Message)
 			}
 			if sh := f.Shrunk; sh != nil {
-				fmt.Fprintf(w, "\nShrunk %s from %s to %d; it fails at %s (%s):\n\n```\n", runOf(sh.Seed, sh.ExploreRun), Plural(sh.FaultsBefore, "fault"), sh.FaultsAfter, sh.Duration, code(sh.Schedule))
+				fmt.Fprintf(w, "\nShrunk %s from %s to %d; it fails at %s (%s):\n\n```\n", runOf(sh.Seed, sh.ExploreRun), textfmt.Plural(sh.FaultsBefore, "fault"), sh.FaultsAfter, sh.Duration, code(sh.Schedule))
 				if f.Schedule != nil {
 					for _, l := range schedule.Lines(f.Schedule.Faults) {
 						fmt.Fprintln(w, l)
@@ -138,7 +139,7 @@ func markdown(w io.Writer, s *Sweep) {
 		fmt.Fprintln(w, "| finding | status | first seen | last seen | seeds |")
 		fmt.Fprintln(w, "|---|---|---|---|---|")
 		for _, f := range s.Resolved {
-			runs := SeedList(f.Seeds, seedItemsMax)
+			runs := textfmt.SeedList(f.Seeds, seedItemsMax, "seeds in all")
 			if len(f.Pins) > 0 {
 				runs = runsText(f)
 			}

@@ -19,6 +19,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/record"
 )
 
@@ -276,9 +277,11 @@ func summaryOf(r gjson.Result) record.Summary {
 		row := record.Property{Kind: p.Get("kind").String(), Message: p.Get("message").String(),
 			SeedsReached: int(p.Get("seeds_reached").Int()), SeedsTrue: int(p.Get("seeds_true").Int()),
 			Verdict: p.Get("verdict").String(), Location: p.Get("location").String()}
-		if m := p.Get("margin"); m.Exists() && m.Type == gjson.Number {
-			v := m.Float()
-			row.Margin = &v
+		if m := p.Get("margin"); m.Exists() {
+			var v margin.Value
+			if v.UnmarshalJSON([]byte(m.Raw)) == nil {
+				row.Margin = &v
+			}
 		}
 		s.Properties = append(s.Properties, row)
 	}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files")
@@ -107,15 +109,6 @@ func TestGroup(t *testing.T) {
 	}
 }
 
-func TestSeedList(t *testing.T) {
-	if got := SeedList([]uint64{1, 2, 3, 5, 7, 8}, 20); got != "1-3 5 7-8" {
-		t.Errorf("got %q", got)
-	}
-	if got := SeedList([]uint64{1, 3, 5, 7}, 2); got != "1 3 ... (4 seeds in all)" {
-		t.Errorf("got %q", got)
-	}
-}
-
 // TestBadInput pins the errors of inputs that are not a report's: each
 // names the file and line, or says what is wrong with the shards.
 func TestBadInput(t *testing.T) {
@@ -167,8 +160,8 @@ func TestShardsMerge(t *testing.T) {
 		t.Errorf("status %s", merged.Status())
 	}
 	// The seeds of shard 2 (2, 5, 8) are missing; the rest match.
-	if got := SeedList(merged.FailedSeeds, 20); got != "1 3-4 6-7" {
-		t.Errorf("failed seeds %s; the whole sweep's are %s", got, SeedList(whole.FailedSeeds, 20))
+	if got := textfmt.SeedList(merged.FailedSeeds, 20, "seeds in all"); got != "1 3-4 6-7" {
+		t.Errorf("failed seeds %s; the whole sweep's are %s", got, textfmt.SeedList(whole.FailedSeeds, 20, "seeds in all"))
 	}
 	if len(merged.Findings) != len(whole.Findings) {
 		t.Errorf("%d findings, want %d", len(merged.Findings), len(whole.Findings))
@@ -265,7 +258,7 @@ func TestPins(t *testing.T) {
 		t.Fatalf("%d findings, want 2", len(sw.Findings))
 	}
 	lost, live := sw.Findings[0], sw.Findings[1]
-	if lost.Title() != "assert · acknowledged write lost" || SeedList(lost.Seeds, 9) != "2" || len(lost.Pins) != 1 ||
+	if lost.Title() != "assert · acknowledged write lost" || textfmt.SeedList(lost.Seeds, 9, "seeds in all") != "2" || len(lost.Pins) != 1 ||
 		lost.Pins[0].Pin != ".seedfall/pinned/kvlog/seed-3.json" || lost.Repro() != "sf-run -c kvlog.json -seed 2" {
 		t.Errorf("finding 1: %q, seeds %v, pins %v, repro %q; want seed 2 and pin seed-3.json", lost.Title(), lost.Seeds, lost.Pins, lost.Repro())
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Sweep is what the report says about one sweep: one sf-run stream, or the
@@ -97,13 +98,18 @@ type Sweep struct {
 // a stream ended early) when it did not otherwise fail.
 func (s *Sweep) Status() string {
 	switch {
-	case s.Failed > 0 || s.PropertyFailures > 0 || s.PinsFailed > 0 || len(s.Findings) > 0:
+	case s.Failed > 0 || s.PropertyFailures > 0 || s.PinsFailed > 0 || len(s.Findings) > 0 || s.GaveUpOnly() > 0:
 		return "fail"
 	case len(s.Missing) > 0 || len(s.Unfinished) > 0 || s.Interrupted || len(s.ShrinkErrors) > 0 || len(s.PinsUnseen) > 0:
 		return "incomplete"
 	}
 	return "pass"
 }
+
+// GaveUpOnly counts the seeds (runs, in an exploration) whose history check
+// gave up and that did not fail otherwise: neither passed nor failed, as
+// sf-run's summary counts them.
+func (s *Sweep) GaveUpOnly() int { return max(s.Ran-s.Passed-s.Failed, 0) }
 
 // WorldKey names the world of a fingerprint: the file with its profile and
 // overrides.
@@ -197,7 +203,7 @@ func (f *Finding) size() int {
 // exploration its runs and their seeds: "runs 3 5 (seed 1)".
 func (f *Finding) SeedsText() string {
 	if len(f.Runs) == 0 {
-		return SeedList(f.Seeds, seedItemsMax)
+		return textfmt.SeedList(f.Seeds, seedItemsMax, "seeds in all")
 	}
 	runs := make([]uint64, len(f.Runs))
 	for i, r := range f.Runs {
@@ -213,7 +219,7 @@ func (f *Finding) SeedsText() string {
 	if len(runs) == 1 {
 		which = "run"
 	}
-	return fmt.Sprintf("%s %s (%s %s)", which, strings.ReplaceAll(SeedList(runs, seedItemsMax), " seeds in all", " runs in all"), what, SeedList(seeds, seedItemsMax))
+	return fmt.Sprintf("%s %s (%s %s)", which, textfmt.SeedList(runs, seedItemsMax, "runs in all"), what, textfmt.SeedList(seeds, seedItemsMax, "seeds in all"))
 }
 
 // PinFailed says whether a pin's replay is a problem: it failed, or it was
@@ -302,6 +308,39 @@ func Build(inputs []Input) ([]*Sweep, error) {
 
 // merge makes one sweep of a stream, or of the shards of one sweep.
 func merge(ss []*stream) (*Sweep, error) {
+	sw, err := newSweep(ss)
+	if err != nil {
+		return nil, err
+	}
+	// Shards in K order, so the merged sweep does not depend on the order
+	// the files were named in.
+	sort.SliceStable(ss, func(i, j int) bool { return ss[i].k < ss[j].k })
+	seeds, props, sites, buggify := sw.summaries(ss)
+	groups := map[string]*Finding{}
+	sw.countSeeds(seeds, groups)
+	if sw.Explore != nil {
+		// The stream holds records of the failing runs only; the summary
+		// counts them all. An exploration is one stream, never shards.
+		sum := ss[0].summary
+		sw.Ran, sw.Passed, sw.Horizon = sum.Seeds, sum.Passed, sum.Horizon
+	}
+	sw.addPins(ss, groups)
+	sortFindings(sw.Findings)
+	sw.Properties = propertyRows(props)
+	for _, p := range sw.Properties {
+		if p.Verdict != "" {
+			sw.PropertyFailures++
+		}
+	}
+	if buggify {
+		sw.Buggify = siteRows(sites)
+	}
+	return sw, nil
+}
+
+// newSweep is the sweep of the streams ss, its shards, before their
+// records are read: an error when they are not shards of one sweep.
+func newSweep(ss []*stream) (*Sweep, error) {
 	first := ss[0]
 	sw := &Sweep{World: first.start.Config, Profile: first.start.Profile, Set: first.start.Set,
 		SeedsText: first.start.Seeds, Shards: first.n, ran: map[uint64]bool{}, pinsRan: map[string]bool{},
@@ -325,14 +364,14 @@ func merge(ss []*stream) (*Sweep, error) {
 			sw.Missing = append(sw.Missing, k)
 		}
 	}
-	// Shards in K order, so the merged sweep does not depend on the order
-	// the files were named in.
-	sort.SliceStable(ss, func(i, j int) bool { return ss[i].k < ss[j].k })
+	return sw, nil
+}
 
-	var seeds []record.Seed
-	props := map[string]*record.Property{}
-	sites := map[string]*record.BuggifySite{}
-	buggify := false
+// summaries gathers the streams' seed records, in seed order, and what
+// their summaries say: properties, buggify sites (and whether the sweep had
+// buggify on), interruptions, an exploration's counts.
+func (sw *Sweep) summaries(ss []*stream) (seeds []record.Seed, props map[string]*record.Property, sites map[string]*record.BuggifySite, buggify bool) {
+	props, sites = map[string]*record.Property{}, map[string]*record.BuggifySite{}
 	for _, st := range ss {
 		seeds = append(seeds, st.seeds...)
 		if st.summary == nil {
@@ -341,7 +380,7 @@ func merge(ss []*stream) (*Sweep, error) {
 			sum := st.summary
 			if sum.Pins > len(st.pins) {
 				sw.PinsUnseen = append(sw.PinsUnseen, fmt.Sprintf("the stream starting at %s counts %s in its summary and holds %d pin records",
-					st.source, Plural(sum.Pins, "pinned regression"), len(st.pins)))
+					st.source, textfmt.Plural(sum.Pins, "pinned regression"), len(st.pins)))
 			}
 			sw.Interrupted = sw.Interrupted || sum.Interrupted
 			if sum.Explore != nil {
@@ -365,7 +404,12 @@ func merge(ss []*stream) (*Sweep, error) {
 		}
 		return seeds[i].Seed < seeds[j].Seed
 	})
-	groups := map[string]*Finding{}
+	return seeds, props, sites, buggify
+}
+
+// countSeeds counts the seeds' outcomes and groups the failing ones into
+// findings.
+func (sw *Sweep) countSeeds(seeds []record.Seed, groups map[string]*Finding) {
 	// An exploration has several failing runs of one seed; the seed is
 	// listed once.
 	failed := map[uint64]bool{}
@@ -378,13 +422,15 @@ func merge(ss []*stream) (*Sweep, error) {
 	for _, s := range seeds {
 		sw.ran[s.Seed] = true
 		sw.Ran++
-		switch s.Status {
-		case "pass":
+		switch {
+		case (s.Status == "pass" || s.Status == "horizon") && s.HistoryCheck == "unknown":
+			// Its history check gave up: not a pass (sf-run counts it apart).
+		case s.Status == "pass":
 			sw.Passed++
-		case "horizon":
+		case s.Status == "horizon":
 			sw.Passed++
 			sw.Horizon++
-		case "nondeterministic":
+		case s.Status == "nondeterministic":
 			sw.Nondeterministic++
 			sw.Failed++
 			addFailed(s.Seed)
@@ -425,14 +471,11 @@ func merge(ss []*stream) (*Sweep, error) {
 			f.Timeline = s.Artifacts.Timeline
 		}
 	}
-	if sw.Explore != nil {
-		// The stream holds records of the failing runs only; the summary
-		// counts them all. An exploration is one stream, never shards.
-		sum := ss[0].summary
-		sw.Ran, sw.Passed, sw.Horizon = sum.Seeds, sum.Passed, sum.Horizon
-	}
-	// Pins after the seeds, so that a finding's first record is a seed's
-	// whenever a seed fails that way.
+}
+
+// addPins adds the pins' replays, after the seeds, so that a finding's
+// first record is a seed's whenever a seed fails that way.
+func (sw *Sweep) addPins(ss []*stream, groups map[string]*Finding) {
 	for _, st := range ss {
 		for _, p := range st.pins {
 			if sw.pinsRan[p.Pin] {
@@ -451,17 +494,6 @@ func merge(ss []*stream) (*Sweep, error) {
 			}
 		}
 	}
-	sortFindings(sw.Findings)
-	sw.Properties = propertyRows(props)
-	for _, p := range sw.Properties {
-		if p.Verdict != "" {
-			sw.PropertyFailures++
-		}
-	}
-	if buggify {
-		sw.Buggify = siteRows(sites)
-	}
-	return sw, nil
 }
 
 // group returns the sweep's finding of a failing run, by the rule of
@@ -522,7 +554,7 @@ func mergeProperty(rows map[string]*record.Property, p record.Property) {
 		case row.Margin == nil:
 			v := *p.Margin
 			row.Margin = &v
-		case p.Kind == "always" && *p.Margin < *row.Margin, p.Kind == "sometimes" && *p.Margin > *row.Margin:
+		case p.Kind == "always" && p.Margin.Less(*row.Margin), p.Kind == "sometimes" && row.Margin.Less(*p.Margin):
 			*row.Margin = *p.Margin
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Schedules reads the shrunk schedule of every finding that has one, with
@@ -35,28 +36,6 @@ func Schedules(sweeps []*Sweep, dir string) {
 	}
 }
 
-// SeedList writes seeds compactly, runs as ranges ("1-11 13 15-39"), at
-// most max items; the rest are counted.
-func SeedList(seeds []uint64, max int) string {
-	var items []string
-	for i := 0; i < len(seeds); {
-		j := i
-		for j+1 < len(seeds) && seeds[j+1] == seeds[j]+1 {
-			j++
-		}
-		if j > i {
-			items = append(items, fmt.Sprintf("%d-%d", seeds[i], seeds[j]))
-		} else {
-			items = append(items, fmt.Sprint(seeds[i]))
-		}
-		i = j + 1
-	}
-	if len(items) > max {
-		return strings.Join(items[:max], " ") + fmt.Sprintf(" ... (%d seeds in all)", len(seeds))
-	}
-	return strings.Join(items, " ")
-}
-
 // seedItemsMax is how many seeds or ranges a report lists per finding.
 const seedItemsMax = 20
 
@@ -76,7 +55,7 @@ func (s *Sweep) Title() string {
 		return t + ": shrunk seeds"
 	}
 	if s.ExploreBudget > 0 {
-		return t + fmt.Sprintf(", explored from seeds %s with a budget of %s", s.SeedsText, Plural(s.ExploreBudget, "run"))
+		return t + fmt.Sprintf(", explored from seeds %s with a budget of %s", s.SeedsText, textfmt.Plural(s.ExploreBudget, "run"))
 	}
 	t += ", seeds " + s.SeedsText
 	if s.Shards > 0 {
@@ -88,17 +67,21 @@ func (s *Sweep) Title() string {
 // Counts is the sweep's one-line summary.
 func (s *Sweep) Counts() string {
 	if s.causeOnly {
-		return fmt.Sprintf("%s among the seeds branched", Plural(len(s.Findings), "way of failing"))
+		return fmt.Sprintf("%s among the seeds branched", textfmt.Plural(len(s.Findings), "way of failing"))
 	}
 	if s.ShrinkOnly {
-		return fmt.Sprintf("%s among the shrunk seeds", Plural(len(s.Findings), "way of failing"))
+		return fmt.Sprintf("%s among the shrunk seeds", textfmt.Plural(len(s.Findings), "way of failing"))
 	}
 	if s.ExploreBudget > 0 {
 		return s.exploreCounts()
 	}
-	c := fmt.Sprintf("%d of %s failed (%d passed, %d hit the time horizon, %d nondeterministic); %s; %s failed",
-		s.Failed, Plural(s.Ran, "seed"), s.Passed, s.Horizon, s.Nondeterministic, Plural(len(s.Findings), "finding"),
-		Plural(s.PropertyFailures, "property"))
+	gaveUp := ""
+	if n := s.GaveUpOnly(); n > 0 {
+		gaveUp = fmt.Sprintf(", %d gave up checking their history", n)
+	}
+	c := fmt.Sprintf("%d of %s failed (%d passed%s, %d hit the time horizon, %d nondeterministic); %s; %s failed",
+		s.Failed, textfmt.Plural(s.Ran, "seed"), s.Passed, gaveUp, s.Horizon, s.Nondeterministic, textfmt.Plural(len(s.Findings), "finding"),
+		textfmt.Plural(s.PropertyFailures, "property"))
 	if p := s.PinsCount(); p != "" {
 		c += "; " + p
 	}
@@ -109,15 +92,19 @@ func (s *Sweep) Counts() string {
 func (s *Sweep) exploreCounts() string {
 	e := s.Explore
 	if e == nil {
-		return fmt.Sprintf("%s before the stream ended; %s", Plural(s.Failed, "failing run"), Plural(len(s.Findings), "finding"))
+		return fmt.Sprintf("%s before the stream ended; %s", textfmt.Plural(s.Failed, "failing run"), textfmt.Plural(len(s.Findings), "finding"))
 	}
-	c := fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed, %d hit the time horizon); %s; %s kept for reaching %s",
-		s.Failed, Plural(s.Ran, "run"), e.BranchedFailures, Plural(e.StartingSeeds, "starting seed"), Plural(e.Branches, "branch"),
-		s.Passed, s.Horizon, Plural(len(s.Findings), "finding"), Plural(e.Corpus, "run"), Plural(e.NewStates, "new state"))
+	gaveUp := ""
+	if n := s.GaveUpOnly(); n > 0 {
+		gaveUp = fmt.Sprintf(", %d gave up checking their history", n)
+	}
+	c := fmt.Sprintf("%d of %s failed, %d of them branched (%s, %s; %d passed%s, %d hit the time horizon); %s; %s kept for reaching %s",
+		s.Failed, textfmt.Plural(s.Ran, "run"), e.BranchedFailures, textfmt.Plural(e.StartingSeeds, "starting seed"), textfmt.Plural(e.Branches, "branch"),
+		s.Passed, gaveUp, s.Horizon, textfmt.Plural(len(s.Findings), "finding"), textfmt.Plural(e.Corpus, "run"), textfmt.Plural(e.NewStates, "new state"))
 	if s.PropertyFailures > 0 {
 		// Over every run, a property never reached or never true fails
 		// the exploration as it fails a sweep.
-		c += fmt.Sprintf("; %s failed", Plural(s.PropertyFailures, "property"))
+		c += fmt.Sprintf("; %s failed", textfmt.Plural(s.PropertyFailures, "property"))
 	}
 	return c
 }
@@ -154,7 +141,7 @@ func (s *Sweep) hostStallText() (count, list string) {
 
 func (s *Sweep) seedsOrRuns(seeds []uint64, runs []int) (count, list string) {
 	if s.ExploreBudget == 0 || len(runs) == 0 {
-		return Plural(len(seeds), "seed"), SeedList(seeds, seedItemsMax)
+		return textfmt.Plural(len(seeds), "seed"), textfmt.SeedList(seeds, seedItemsMax, "seeds in all")
 	}
 	f := &Finding{Runs: runs}
 	for _, seed := range seeds {
@@ -162,7 +149,7 @@ func (s *Sweep) seedsOrRuns(seeds []uint64, runs []int) (count, list string) {
 			f.Seeds = append(f.Seeds, seed)
 		}
 	}
-	return Plural(len(runs), "run"), f.SeedsText()
+	return textfmt.Plural(len(runs), "run"), f.SeedsText()
 }
 
 // Kind is what the report calls the stream: "sweep", or "exploration" for
@@ -182,9 +169,9 @@ func (s *Sweep) PinsCount() string {
 	case len(s.Pins) == 0:
 		return ""
 	case s.PinsFailed > 0:
-		return fmt.Sprintf("%d of %s failed", s.PinsFailed, Plural(len(s.Pins), "pinned regression"))
+		return fmt.Sprintf("%d of %s failed", s.PinsFailed, textfmt.Plural(len(s.Pins), "pinned regression"))
 	}
-	return Plural(len(s.Pins), "pinned regression") + " passed"
+	return textfmt.Plural(len(s.Pins), "pinned regression") + " passed"
 }
 
 // PinOutcome says how a pin's replay came out, as sf-run does: "passed",
@@ -220,7 +207,7 @@ func PinLine(p record.Pin) string {
 func runsText(f *Finding) string {
 	var parts []string
 	if len(f.Seeds) > 0 || len(f.Pins) == 0 {
-		parts = append(parts, "seeds "+SeedList(f.Seeds, seedItemsMax))
+		parts = append(parts, "seeds "+textfmt.SeedList(f.Seeds, seedItemsMax, "seeds in all"))
 	}
 	if len(f.Pins) > 0 {
 		var names []string
@@ -266,7 +253,7 @@ func Margin(p record.Property) string {
 	if p.Margin == nil {
 		return ""
 	}
-	return fmt.Sprintf("%g", *p.Margin)
+	return p.Margin.String()
 }
 
 // statusText is the finding's status with when it was first seen.
@@ -324,21 +311,21 @@ func text(w io.Writer, s *Sweep) {
 		fmt.Fprintf(w, "%2d. %s%s\n", i+1, f.Title(), st)
 		switch {
 		case len(f.Runs) > 0:
-			fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Runs), "run"), f.SeedsText())
-			fmt.Fprintf(w, "    run %d, seed %d (%s) at t=%s: %s\n", f.First.ExploreRun, f.First.Seed, Plural(f.First.Branches, "branch"),
+			fmt.Fprintf(w, "    %s: %s\n", textfmt.Plural(len(f.Runs), "run"), f.SeedsText())
+			fmt.Fprintf(w, "    run %d, seed %d (%s) at t=%s: %s\n", f.First.ExploreRun, f.First.Seed, textfmt.Plural(f.First.Branches, "branch"),
 				schedule.Time(f.First.AtNs), f.First.Message)
 			if f.First.FaultsFile != "" {
 				fmt.Fprintf(w, "    schedule: %s\n", f.First.FaultsFile)
 			}
 		case len(f.Seeds) > 0:
-			fmt.Fprintf(w, "    %s: %s\n", Plural(len(f.Seeds), "seed"), SeedList(f.Seeds, seedItemsMax))
+			fmt.Fprintf(w, "    %s: %s\n", textfmt.Plural(len(f.Seeds), "seed"), textfmt.SeedList(f.Seeds, seedItemsMax, "seeds in all"))
 			fmt.Fprintf(w, "    seed %d at t=%s: %s\n", f.First.Seed, schedule.Time(f.First.AtNs), f.First.Message)
 		}
 		for _, p := range f.Pins {
 			fmt.Fprintf(w, "    pin %s\n", PinLine(p))
 		}
 		if sh := f.Shrunk; sh != nil {
-			fmt.Fprintf(w, "    shrunk: %s from %s to %d, fails at %s: %s\n", runOf(sh.Seed, sh.ExploreRun), Plural(sh.FaultsBefore, "fault"), sh.FaultsAfter, sh.Duration, sh.Schedule)
+			fmt.Fprintf(w, "    shrunk: %s from %s to %d, fails at %s: %s\n", runOf(sh.Seed, sh.ExploreRun), textfmt.Plural(sh.FaultsBefore, "fault"), sh.FaultsAfter, sh.Duration, sh.Schedule)
 			if f.Schedule != nil {
 				for _, l := range schedule.Lines(f.Schedule.Faults) {
 					fmt.Fprintf(w, "    %s\n", l)
@@ -422,22 +409,4 @@ func Now(epoch string) string {
 		}
 	}
 	return t.UTC().Format(time.RFC3339)
-}
-
-// Plural is n and the noun, in the plural unless n is 1.
-func Plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	switch {
-	case strings.HasSuffix(noun, "y"):
-		noun = strings.TrimSuffix(noun, "y") + "ies"
-	case strings.HasSuffix(noun, "ch"):
-		noun += "es"
-	case strings.HasPrefix(noun, "way "):
-		noun = "ways" + strings.TrimPrefix(noun, "way")
-	default:
-		noun += "s"
-	}
-	return fmt.Sprintf("%d %s", n, noun)
 }

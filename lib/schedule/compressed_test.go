@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/compressed"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // TestReadCompressed: a schedule compressed with zstd or gzip reads as the
@@ -18,7 +19,7 @@ import (
 // bytes.
 func TestReadCompressed(t *testing.T) {
 	in := &Schedule{Seed: 9, Config: "w.json", Duration: Dur(10 * time.Second), Faults: []Fault{
-		{At: Dur(1204 * time.Millisecond), Kind: KindCrash, Node: "server", Until: Dur(1500 * time.Millisecond)},
+		{At: Dur(1204 * time.Millisecond), Kind: faults.KindCrash, Node: "server", Until: Dur(1500 * time.Millisecond)},
 	}}
 	plain := in.Marshal()
 	var gz bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // Editor changes a schedule the way sf-faults does. Positions count from 1
@@ -69,7 +70,7 @@ func (e *Editor) Shift(pos int, amount string) error {
 		return err
 	}
 	f := &e.faults[i]
-	k, known := Lookup(f.Kind)
+	k, known := faults.Lookup(f.Kind)
 	if known && k.Positional() {
 		n, err := strconv.ParseInt(amount, 10, 64)
 		if err != nil {
@@ -99,7 +100,7 @@ func (e *Editor) Shift(pos int, amount string) error {
 	}
 	// until moves with at when the fault lasts (crash, pause, partition...)
 	// or says when it ends; an unset until of an instant fault stays unset.
-	if k.Span || f.Until != 0 {
+	if (known && k.Span) || f.Until != 0 {
 		f.Until += Dur(d)
 	}
 	f.At += Dur(d)
@@ -139,9 +140,9 @@ func ParseFault(data []byte) (Fault, error) {
 	if f.Kind == "" {
 		return f, errors.New("kind: missing")
 	}
-	k, ok := Lookup(f.Kind)
+	k, ok := faults.Lookup(f.Kind)
 	if !ok {
-		return f, fmt.Errorf("kind: %s is not a fault kind (%s)", echo.Quote(f.Kind), strings.Join(Kinds(), ", "))
+		return f, fmt.Errorf("kind: %s is not a fault kind (%s)", echo.Quote(f.Kind), strings.Join(faults.Kinds(), ", "))
 	}
 	if !k.Positional() {
 		var fields map[string]json.RawMessage

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 func ms(n int64) Dur { return Dur(n * int64(time.Millisecond)) }
@@ -15,9 +17,9 @@ func editBase() *Schedule {
 	return &Schedule{Seed: 4, Config: "w.json", Profile: "nightly", Set: []string{"duration=\"5s\""}, Duration: ms(2000),
 		Budget: 7, Branches: []Branch{{At: ms(100), Key: 3}}, ShrunkFrom: 9, ShrinkRuns: 14,
 		Faults: []Fault{
-			{At: ms(100), Kind: KindCrash, Node: "server", Until: ms(300)},
-			{At: ms(500), Kind: KindWriteEIO, Node: "server", Op: 12},
-			{At: ms(900), Kind: KindNetReset, Node: "client"},
+			{At: ms(100), Kind: faults.KindCrash, Node: "server", Until: ms(300)},
+			{At: ms(500), Kind: faults.KindWriteEIO, Node: "server", Op: 12},
+			{At: ms(900), Kind: faults.KindNetReset, Node: "client"},
 		}}
 }
 
@@ -30,31 +32,31 @@ func TestEdit(t *testing.T) {
 		{"nothing", func(e *Editor) error { return nil }, editBase().Faults},
 		{"remove the first", func(e *Editor) error { return e.Remove(1) }, editBase().Faults[1:]},
 		{"shift a crash and its restart", func(e *Editor) error { return e.Shift(1, "-50ms") }, []Fault{
-			{At: ms(50), Kind: KindCrash, Node: "server", Until: ms(250)}, editBase().Faults[1], editBase().Faults[2]}},
+			{At: ms(50), Kind: faults.KindCrash, Node: "server", Until: ms(250)}, editBase().Faults[1], editBase().Faults[2]}},
 		{"shift past another fault sorts", func(e *Editor) error { return e.Shift(1, "+1s") }, []Fault{
-			editBase().Faults[1], editBase().Faults[2], {At: ms(1100), Kind: KindCrash, Node: "server", Until: ms(1300)}}},
+			editBase().Faults[1], editBase().Faults[2], {At: ms(1100), Kind: faults.KindCrash, Node: "server", Until: ms(1300)}}},
 		{"an instant fault keeps its unset until", func(e *Editor) error { return e.Shift(3, "100ms") }, []Fault{
-			editBase().Faults[0], editBase().Faults[1], {At: ms(1000), Kind: KindNetReset, Node: "client"}}},
+			editBase().Faults[0], editBase().Faults[1], {At: ms(1000), Kind: faults.KindNetReset, Node: "client"}}},
 		{"shift a disk fault by ops", func(e *Editor) error { return e.Shift(2, "+2") }, []Fault{
-			editBase().Faults[0], {At: ms(500), Kind: KindWriteEIO, Node: "server", Op: 14}, editBase().Faults[2]}},
+			editBase().Faults[0], {At: ms(500), Kind: faults.KindWriteEIO, Node: "server", Op: 14}, editBase().Faults[2]}},
 		{"two shifts add up", func(e *Editor) error {
 			if err := e.Shift(2, "-11"); err != nil {
 				return err
 			}
 			return e.Shift(2, "+3")
-		}, []Fault{editBase().Faults[0], {At: ms(500), Kind: KindWriteEIO, Node: "server", Op: 4}, editBase().Faults[2]}},
+		}, []Fault{editBase().Faults[0], {At: ms(500), Kind: faults.KindWriteEIO, Node: "server", Op: 4}, editBase().Faults[2]}},
 		{"positions are those before the edit", func(e *Editor) error {
 			if err := e.Remove(1); err != nil {
 				return err
 			}
 			return e.Shift(2, "-1")
-		}, []Fault{{At: ms(500), Kind: KindWriteEIO, Node: "server", Op: 11}, editBase().Faults[2]}},
+		}, []Fault{{At: ms(500), Kind: faults.KindWriteEIO, Node: "server", Op: 11}, editBase().Faults[2]}},
 		{"add sorts by at", func(e *Editor) error {
 			return e.Add([]byte(`{"at":"600ms","kind":"pause","node":"server","until":"700ms"}`))
-		}, []Fault{editBase().Faults[0], editBase().Faults[1], {At: ms(600), Kind: KindPause, Node: "server", Until: ms(700)}, editBase().Faults[2]}},
+		}, []Fault{editBase().Faults[0], editBase().Faults[1], {At: ms(600), Kind: faults.KindPause, Node: "server", Until: ms(700)}, editBase().Faults[2]}},
 		{"add a disk fault without at", func(e *Editor) error {
 			return e.Add([]byte(`{"kind":"crash_io","node":"server","op":3,"until":"1s"}`))
-		}, []Fault{{Kind: KindCrashIO, Node: "server", Op: 3, Until: ms(1000)}, editBase().Faults[0], editBase().Faults[1], editBase().Faults[2]}},
+		}, []Fault{{Kind: faults.KindCrashIO, Node: "server", Op: 3, Until: ms(1000)}, editBase().Faults[0], editBase().Faults[1], editBase().Faults[2]}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -19,41 +19,21 @@ import (
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/compressed"
 	"github.com/sf-dst/sf/lib/echo"
+	"github.com/sf-dst/sf/lib/faults"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // MaxBytes is the largest schedule file read. A schedule holds one entry per
 // fault that fired, so even a long run with every fault on stays far below.
 const MaxBytes = 64 << 20
 
-// Fault is one entry of a schedule. at and until are virtual times written
-// as Go duration strings.
-type Fault struct {
-	At    Dur    `json:"at"`
-	Kind  string `json:"kind"`
-	Node  string `json:"node,omitempty"`
-	Site  string `json:"site,omitempty"`
-	Until Dur    `json:"until"`
-	Op    int64  `json:"op,omitempty"`
-	// Path and Offset say where a disk fault struck; Target is where a
-	// misdirected write landed. The run fills them in for people to read;
-	// a replay ignores them.
-	Path   string `json:"path,omitempty"`
-	Offset int64  `json:"offset,omitempty"`
-	Target int64  `json:"target,omitempty"`
-	// Delta is how far a clock_jump moves the node's wall clock.
-	Delta Dur `json:"delta,omitempty"`
-	// Network faults: a partition's groups (or its side, one group against
-	// every other node), a clog's link (From, To) or node and direction, its
-	// mode and, when slow, its delay; a slowdown's factor.
-	Groups [][]string `json:"groups,omitempty"`
-	Side   []string   `json:"side,omitempty"`
-	From   string     `json:"from,omitempty"`
-	To     string     `json:"to,omitempty"`
-	Dir    string     `json:"dir,omitempty"`
-	Mode   string     `json:"mode,omitempty"`
-	Delay  Dur        `json:"delay,omitempty"`
-	Factor float64    `json:"factor,omitempty"`
-}
+// Fault is one entry of a schedule; lib/faults defines it, with what each
+// kind of fault needs of it.
+type Fault = faults.Fault
+
+// Dur is virtual time in nanoseconds that reads and writes as a Go duration
+// string ("1.204s").
+type Dur = faults.Dur
 
 // Branch re-keys the seed's random streams at the first scheduler step at
 // or after At: every stream when Stream is empty, else only that one.
@@ -75,8 +55,12 @@ type Schedule struct {
 	// Duration is how long a replay runs: for a failing run, when it
 	// failed. 0 means the world's duration.
 	Duration Dur `json:"duration,omitempty"`
-	// Budget, when above 0, caps what sim.Budget returns.
-	Budget   int      `json:"budget,omitempty"`
+	// Budget, when above 0, caps what sim.Budget returns. A schedule may
+	// call it ops, the spec's name; it is written as budget, which every
+	// version of sf reads.
+	Budget int `json:"budget,omitempty"`
+	// opsNamed says the schedule read called Budget ops.
+	opsNamed bool
 	Branches []Branch `json:"branches,omitempty"`
 	// ShrunkFrom and ShrinkRuns say that sf-shrink made this schedule: from
 	// how many faults, in how many replays.
@@ -99,27 +83,6 @@ type Pinned struct {
 	Fingerprint string `json:"fingerprint"`
 }
 
-// Dur is virtual time in nanoseconds that reads and writes as a Go duration
-// string ("1.204s").
-type Dur int64
-
-// MarshalJSON writes d as a duration string.
-func (d Dur) MarshalJSON() ([]byte, error) { return json.Marshal(time.Duration(d).String()) }
-
-// UnmarshalJSON reads a duration string.
-func (d *Dur) UnmarshalJSON(b []byte) error {
-	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
-		return errors.New("expected a duration string like \"1.5s\"")
-	}
-	v, err := time.ParseDuration(s)
-	if err != nil {
-		return fmt.Errorf("invalid duration %s", echo.Quote(s))
-	}
-	*d = Dur(v)
-	return nil
-}
-
 // ReadFile reads and parses the schedule at path; "-" reads stdin. It does
 // not check the schedule against a world: see Check.
 func ReadFile(path string, stdin io.Reader) (*Schedule, error) {
@@ -127,14 +90,7 @@ func ReadFile(path string, stdin io.Reader) (*Schedule, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Parse(displayName(path), data)
-}
-
-func displayName(path string) string {
-	if path == "-" {
-		return "<stdin>"
-	}
-	return path
+	return Parse(textfmt.InputName(path), data)
 }
 
 // ReadInput reads the file at path, or stdin for "-", decompressing it if it
@@ -157,14 +113,14 @@ func ReadInput(path string, stdin io.Reader, limit int64) ([]byte, error) {
 	}
 	r, err := compressed.Open(r)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", displayName(path), err)
+		return nil, fmt.Errorf("%s: %w", textfmt.InputName(path), err)
 	}
 	data, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", displayName(path), err)
+		return nil, fmt.Errorf("%s: %w", textfmt.InputName(path), err)
 	}
 	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s: larger than the limit of %d bytes for this input", displayName(path), limit)
+		return nil, fmt.Errorf("%s: larger than the limit of %d bytes for this input", textfmt.InputName(path), limit)
 	}
 	return data, nil
 }
@@ -222,9 +178,16 @@ func Parse(file string, data []byte) (*Schedule, error) {
 			}
 			delete(top, "branches")
 		}
+		ops, hasOps := top["ops"]
+		delete(top, "ops")
 		rest, _ := json.Marshal(top)
 		if err := strictDecode(rest, s); err != nil {
 			return nil, fmt.Errorf("%s: %v", file, err)
+		}
+		if hasOps {
+			if err := s.readOps(ops, top["budget"] != nil); err != nil {
+				return nil, fmt.Errorf("%s: %v", file, err)
+			}
 		}
 		if hasPinned && string(pinned) != "null" {
 			s.Pinned = &Pinned{}
@@ -251,6 +214,30 @@ func Parse(file string, data []byte) (*Schedule, error) {
 		s.Faults = append(s.Faults, f)
 	}
 	return s, nil
+}
+
+// readOps reads ops, the spec's name for the Budget cap, which a schedule
+// may give instead of budget, or next to it with the same value.
+func (s *Schedule) readOps(data json.RawMessage, hasBudget bool) error {
+	var v struct {
+		Ops int `json:"ops"`
+	}
+	if err := strictDecode(append(append([]byte(`{"ops":`), data...), '}'), &v); err != nil {
+		return err
+	}
+	if hasBudget && s.Budget != v.Ops {
+		return fmt.Errorf("ops: %d, but budget says %d: they are the same cap, give one", v.Ops, s.Budget)
+	}
+	s.Budget, s.opsNamed = v.Ops, true
+	return nil
+}
+
+// budgetName is the name the schedule gave its Budget cap, for messages.
+func (s *Schedule) budgetName() string {
+	if s.opsNamed {
+		return "ops"
+	}
+	return "budget"
 }
 
 // pathed turns a decoding error into ".field: problem" or ": problem".
@@ -349,6 +336,11 @@ type World struct {
 	// Liveness says the world has a recovery phase after its duration, so a
 	// schedule may run (and fail) past the world's duration.
 	Liveness bool
+	// NoFaults are the programs that take no fault at all, each with why
+	// ("faults": false, the finally check): a schedule may not name them
+	// in any fault but a buggify or preempt, which act inside their own
+	// code.
+	NoFaults map[string]string
 }
 
 // Check checks the schedule against the world, with every check of a
@@ -381,7 +373,7 @@ func (s *Schedule) Check(w World) error {
 		return fmt.Errorf("duration: %s is longer than the world's duration (%s)", time.Duration(s.Duration), time.Duration(w.DurationNs))
 	}
 	if s.Budget < 0 {
-		return errors.New("budget: negative")
+		return fmt.Errorf("%s: negative", s.budgetName())
 	}
 	var last Dur
 	for i, b := range s.Branches {
@@ -395,16 +387,11 @@ func (s *Schedule) Check(w World) error {
 		}
 		last = b.At
 	}
+	ctx := faults.Context{PreemptPCT: w.PreemptPCT}
 	for i, f := range s.Faults {
-		k, ok := kinds[f.Kind]
+		k, ok := faults.Lookup(f.Kind)
 		if !ok {
-			return fmt.Errorf("faults[%d].kind: %s is not a fault kind (%s)", i, echo.Quote(f.Kind), strings.Join(Kinds(), ", "))
-		}
-		if k.Name == KindPreempt && !w.PreemptPCT {
-			return fmt.Errorf("faults[%d].kind: a preempt fault needs preempt.strategy pct in the world", i)
-		}
-		if k.Unsupported != "" {
-			return fmt.Errorf("faults[%d].kind: %s: %s", i, f.Kind, k.Unsupported)
+			return fmt.Errorf("faults[%d].kind: %s is not a fault kind (%s)", i, echo.Quote(f.Kind), strings.Join(faults.Kinds(), ", "))
 		}
 		if f.Node != "" && !known[f.Node] {
 			return nodeErr(i, "node", f.Node)
@@ -422,6 +409,9 @@ func (s *Schedule) Check(w World) error {
 				return nodeErr(i, fld.name, fld.v)
 			}
 		}
+		if err := w.checkReach(i, f); err != nil {
+			return err
+		}
 		switch {
 		case f.At < 0:
 			return fmt.Errorf("faults[%d].at: negative", i)
@@ -430,56 +420,47 @@ func (s *Schedule) Check(w World) error {
 		case k.Span && f.Until < f.At:
 			return fmt.Errorf("faults[%d].until: %s is before at (%s)", i, time.Duration(f.Until), time.Duration(f.At))
 		}
-		switch f.Kind {
-		case KindPartition:
-			switch {
-			case len(f.Side) > 0 && len(f.Groups) > 0:
-				return fmt.Errorf("faults[%d]: a partition has side or groups, not both", i)
-			case len(f.Side) == 0 && len(f.Groups) == 0:
-				return fmt.Errorf("faults[%d]: a partition needs side (one group against the rest) or groups", i)
-			case f.Node != "":
-				return fmt.Errorf("faults[%d].node: a partition names its nodes in side or groups", i)
-			case len(f.Groups) == 1:
-				return fmt.Errorf("faults[%d].groups: a partition needs at least two groups", i)
+		if err := k.Check(f, ctx); err != nil {
+			var ee *faults.EntryError
+			if errors.As(err, &ee) && ee.Field != "" {
+				return fmt.Errorf("faults[%d].%s: %s", i, ee.Field, ee.Msg)
 			}
-			for j, g := range f.Groups {
-				if len(g) == 0 {
-					return fmt.Errorf("faults[%d].groups[%d]: empty", i, j)
-				}
-			}
-		case KindClog:
-			switch {
-			case f.Mode != "stop" && f.Mode != "slow" && f.Mode != "jam":
-				return fmt.Errorf("faults[%d].mode: %s is not one of stop, slow, jam", i, echo.Quote(f.Mode))
-			case f.Node != "" && (f.From != "" || f.To != ""):
-				return fmt.Errorf("faults[%d]: a clog names a node with dir, or a link with from and to, not both", i)
-			case f.Node != "" && f.Dir != "in" && f.Dir != "out" && f.Dir != "both":
-				return fmt.Errorf("faults[%d].dir: %s is not one of in, out, both", i, echo.Quote(f.Dir))
-			case f.Node == "" && f.Dir != "":
-				return fmt.Errorf("faults[%d].dir: a clog of one link (from, to) has no dir", i)
-			case f.Node == "" && (f.From == "" || f.To == "" || f.From == f.To):
-				return fmt.Errorf("faults[%d]: a clog of one link needs two different nodes in from and to", i)
-			case f.Delay < 0 || (f.Delay != 0 && f.Mode != "slow"):
-				return fmt.Errorf("faults[%d].delay: only a slow clog has a delay, and it is not negative", i)
-			}
-		default:
-			if f.Node == "" {
-				return fmt.Errorf("faults[%d].node: missing: a %s fault names its node", i, f.Kind)
-			}
-			if len(f.Side) > 0 || len(f.Groups) > 0 {
-				return fmt.Errorf("faults[%d]: only a partition has side or groups", i)
-			}
-		}
-		switch {
-		case f.Kind == KindSlow && f.Factor < 1:
-			return fmt.Errorf("faults[%d].factor: %g is below 1", i, f.Factor)
-		case k.Positional() && f.Op < 1:
-			return fmt.Errorf("faults[%d].op: a %s fault fires at a numbered %s, from 1", i, f.Kind, k.Counter)
-		case f.Kind == KindBuggify && f.Site == "":
-			return fmt.Errorf("faults[%d].site: missing: a buggify fault names its site", i)
+			return fmt.Errorf("faults[%d]: %v", i, err)
 		}
 	}
 	return s.checkSet()
+}
+
+// checkReach refuses fault i when it names a program that takes no faults:
+// the run would apply it all the same. A buggify or preempt fault acts
+// inside the program's own code, which such a program keeps.
+func (w World) checkReach(i int, f Fault) error {
+	if len(w.NoFaults) == 0 || f.Kind == faults.KindBuggify || f.Kind == faults.KindPreempt {
+		return nil
+	}
+	check := func(field string, names ...string) error {
+		for _, n := range names {
+			if why, ok := w.NoFaults[n]; ok {
+				return fmt.Errorf("faults[%d].%s: %s takes no faults (%s)", i, field, echo.Quote(n), why)
+			}
+		}
+		return nil
+	}
+	if err := check("node", f.Node); err != nil {
+		return err
+	}
+	if err := check("side", f.Side...); err != nil {
+		return err
+	}
+	for j, g := range f.Groups {
+		if err := check(fmt.Sprintf("groups[%d]", j), g...); err != nil {
+			return err
+		}
+	}
+	if err := check("from", f.From); err != nil {
+		return err
+	}
+	return check("to", f.To)
 }
 
 func contains(list []string, s string) bool {
@@ -489,19 +470,4 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
-}
-
-// PartitionGroups returns the groups of a partition: Groups, or Side
-// against every other node of the world.
-func (f Fault) PartitionGroups(nodes []string) [][]string {
-	if len(f.Side) == 0 {
-		return f.Groups
-	}
-	var rest []string
-	for _, n := range nodes {
-		if !contains(f.Side, n) {
-			rest = append(rest, n)
-		}
-	}
-	return [][]string{f.Side, rest}
 }

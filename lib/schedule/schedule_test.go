@@ -5,13 +5,15 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 var world = World{File: "w.json", Nodes: []string{"server", "client"}, DurationNs: int64(10 * time.Second)}
 
 func TestParse(t *testing.T) {
 	crash := func(at, until time.Duration, node string) Fault {
-		return Fault{At: Dur(at), Kind: KindCrash, Node: node, Until: Dur(until)}
+		return Fault{At: Dur(at), Kind: faults.KindCrash, Node: node, Until: Dur(until)}
 	}
 	tests := []struct {
 		name, data string
@@ -26,7 +28,7 @@ func TestParse(t *testing.T) {
 		{"bare list with a BOM", "\xef\xbb\xbf\n [{\"at\": \"0s\", \"kind\": \"crash\", \"node\": \"client\", \"until\": \"100ms\"}]",
 			&Schedule{Faults: []Fault{crash(0, 100*time.Millisecond, "client")}}},
 		{"partition side", `[{"at": "1s", "kind": "partition", "side": ["server"], "until": "2s"}]`,
-			&Schedule{Faults: []Fault{{At: Dur(time.Second), Kind: KindPartition, Side: []string{"server"}, Until: Dur(2 * time.Second)}}}},
+			&Schedule{Faults: []Fault{{At: Dur(time.Second), Kind: faults.KindPartition, Side: []string{"server"}, Until: Dur(2 * time.Second)}}}},
 		{"empty list", `[]`, &Schedule{Faults: []Fault{}}},
 	}
 	for _, tt := range tests {
@@ -112,7 +114,7 @@ func TestCheck(t *testing.T) {
 			}
 		})
 	}
-	s := &Schedule{Duration: Dur(2 * time.Second), Faults: []Fault{{At: Dur(3 * time.Second), Kind: KindNetReset, Node: "server"}}}
+	s := &Schedule{Duration: Dur(2 * time.Second), Faults: []Fault{{At: Dur(3 * time.Second), Kind: faults.KindNetReset, Node: "server"}}}
 	if err := s.Check(world); err == nil || err.Error() != "faults[0].at: 3s is after the end of the run (2s)" {
 		t.Fatalf("the schedule's own duration is the end: %v", err)
 	}
@@ -137,7 +139,7 @@ func TestCheck(t *testing.T) {
 
 func TestRoundTrip(t *testing.T) {
 	in := &Schedule{Seed: 9, Config: "w.json", Duration: Dur(10 * time.Second), Budget: 5, Faults: []Fault{
-		{At: Dur(1204 * time.Millisecond), Kind: KindCrash, Node: "server", Until: Dur(1500 * time.Millisecond)},
+		{At: Dur(1204 * time.Millisecond), Kind: faults.KindCrash, Node: "server", Until: Dur(1500 * time.Millisecond)},
 	}}
 	out, err := Parse("f.json", in.Marshal())
 	if err != nil {
@@ -153,18 +155,18 @@ func TestDescribeAndLines(t *testing.T) {
 		f    Fault
 		want string
 	}{
-		{Fault{Kind: KindCrash, Node: "server", Until: Dur(791_388_123)}, "crash server, restart at 791.388ms"},
-		{Fault{Kind: KindCrashIO, Node: "server", Op: 56, Until: Dur(1_942_589_003)}, "crash server during disk op #56, restart at 1.942589s"},
-		{Fault{Kind: KindBuggify, Node: "counter", Site: "reply lost", Op: 35}, `buggify "reply lost" fires on counter at hit #35`},
-		{Fault{Kind: KindPartition, Side: []string{"a", "b"}, Until: Dur(2 * time.Second)}, "partition [a b] from the rest until 2s"},
-		{Fault{Kind: KindPartition, Groups: [][]string{{"a"}, {"b"}}, Until: Dur(2 * time.Second)}, "partition [a] | [b] until 2s"},
+		{Fault{Kind: faults.KindCrash, Node: "server", Until: Dur(791_388_123)}, "crash server, restart at 791.388ms"},
+		{Fault{Kind: faults.KindCrashIO, Node: "server", Op: 56, Until: Dur(1_942_589_003)}, "crash server during disk op #56, restart at 1.942589s"},
+		{Fault{Kind: faults.KindBuggify, Node: "counter", Site: "reply lost", Op: 35}, `buggify "reply lost" fires on counter at hit #35`},
+		{Fault{Kind: faults.KindPartition, Side: []string{"a", "b"}, Until: Dur(2 * time.Second)}, "partition [a b] from the rest until 2s"},
+		{Fault{Kind: faults.KindPartition, Groups: [][]string{{"a"}, {"b"}}, Until: Dur(2 * time.Second)}, "partition [a] | [b] until 2s"},
 	}
 	for _, tt := range tests {
 		if got := tt.f.Describe(); got != tt.want {
 			t.Errorf("Describe = %q, want %q", got, tt.want)
 		}
 	}
-	lines := Lines([]Fault{{At: Dur(427_268_400), Kind: KindCrash, Node: "server", Until: Dur(791_388_000)}, {At: Dur(1_705_200_000), Kind: KindNetReset, Node: "server"}})
+	lines := Lines([]Fault{{At: Dur(427_268_400), Kind: faults.KindCrash, Node: "server", Until: Dur(791_388_000)}, {At: Dur(1_705_200_000), Kind: faults.KindNetReset, Node: "server"}})
 	want := []string{"  1     427.268ms  crash server, restart at 791.388ms", "  2       1.7052s  reset the connections of server"}
 	if !reflect.DeepEqual(lines, want) {
 		t.Fatalf("Lines =\n%q\nwant\n%q", lines, want)

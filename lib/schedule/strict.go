@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/sf-dst/sf/lib/faults"
 )
 
 // duplicateKey returns the JSON path of the first key that an object of
@@ -68,7 +70,7 @@ func walkDup(dec *json.Decoder, at string) (string, error) {
 }
 
 // checkSet refuses what Check finds wrong across faults rather than in one:
-// a node in two groups of a partition (or twice in one), a crash of a node
+// a node named twice in one group of a partition, a crash of a node
 // that an earlier crash has not restarted yet, and a fault that repeats
 // another exactly. Each would be read without complaint and then do
 // nothing, or not what it says.
@@ -87,10 +89,11 @@ func (s *Schedule) checkSet() error {
 			}
 			seen[string(key)] = i
 		}
-		if f.Kind == KindPartition {
-			in := map[string]string{}
-			groups := f.Groups
-			field := "groups"
+		if f.Kind == faults.KindPartition {
+			// Groups may overlap: that is how a ring is written (two nodes
+			// talk when some group holds both). A name twice in one group
+			// is a slip.
+			groups, field := f.Groups, "groups"
 			if len(f.Side) > 0 {
 				groups, field = [][]string{f.Side}, "side"
 			}
@@ -99,18 +102,16 @@ func (s *Schedule) checkSet() error {
 				if field == "side" {
 					where = "side"
 				}
+				in := map[string]bool{}
 				for _, n := range g {
-					if prev, ok := in[n]; ok {
-						if prev == where {
-							return fmt.Errorf("faults[%d].%s: %q is named twice", i, where, n)
-						}
-						return fmt.Errorf("faults[%d].%s: %q is also in %s: a node is on one side of a partition", i, where, n, prev)
+					if in[n] {
+						return fmt.Errorf("faults[%d].%s: %q is named twice", i, where, n)
 					}
-					in[n] = where
+					in[n] = true
 				}
 			}
 		}
-		if f.Kind == KindCrash {
+		if f.Kind == faults.KindCrash {
 			for _, d := range crashes[f.Node] {
 				if d.at <= f.At && f.At < d.until {
 					return fmt.Errorf("faults[%d]: crashes %s at %s, while it is down from the crash of faults[%d] (%s to %s)",

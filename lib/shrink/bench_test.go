@@ -7,7 +7,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
-	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // BenchmarkShrinkExamples shrinks the first failing seeds of each example's
@@ -16,7 +16,7 @@ import (
 func BenchmarkShrinkExamples(b *testing.B) {
 	for _, world := range []string{"kvlog/seedfall.json", "buggify/seedfall.json", "liveness/seedfall.json", "symswap/seedfall.json"} {
 		b.Run(world, func(b *testing.B) {
-			p, err := sweep.Prepare("../../examples/"+world, config.LoadOptions{}, io.Discard)
+			p, err := runner.Prepare("../../examples/"+world, config.LoadOptions{}, io.Discard)
 			if err != nil {
 				b.Fatal(err)
 			}

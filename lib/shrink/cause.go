@@ -3,13 +3,12 @@ package shrink
 import (
 	"fmt"
 	"sort"
-	"sync"
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/rng"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
-	"github.com/sf-dst/sf/lib/sweep"
 )
 
 // Defaults of sf-shrink -cause.
@@ -146,7 +145,7 @@ func CauseKey(seed uint64, at int64, i int) uint64 {
 // after is drawn again (engine.Options.RedrawAfterBranch), apart from
 // which buggify sites are enabled and the swarm's choice of fault types,
 // which stay the seed's. With o.Base the run is that of an exploration.
-func Cause(p *sweep.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error) {
+func Cause(p *runner.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
@@ -156,10 +155,11 @@ func Cause(p *sweep.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 	// RedrawAfterBranch is what explore ran its branches with; without
 	// branches it changes nothing.
-	first, err := p.Engine.Run(p.Spec, seed, engine.Options{Interrupt: o.Interrupt, Branches: o.Base, RedrawAfterBranch: true})
-	if err != nil {
-		return nil, err
+	run := p.One(runner.Job{Seed: seed, Options: engine.Options{Branches: o.Base, RedrawAfterBranch: true}}, o.Interrupt)
+	if run.Err != nil {
+		return nil, run.Err
 	}
+	first := run.Result
 	if interrupted() {
 		return nil, ErrInterrupted
 	}
@@ -171,61 +171,35 @@ func Cause(p *sweep.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, error
 	if len(moments)*o.Branches > MaxCauseRuns {
 		return nil, fmt.Errorf("%d moments × %d branches is over the limit of %d runs", len(moments), o.Branches, MaxCauseRuns)
 	}
-	type task struct{ m, i int }
-	tasks := make(chan task)
-	same := make([][]bool, len(moments))
-	for m := range same {
-		same[m] = make([]bool, o.Branches)
-	}
-	var mu sync.Mutex
-	var firstErr error
-	var wg sync.WaitGroup
-	for range o.Jobs {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for t := range tasks {
-				at := moments[t.m]
-				r, err := p.Engine.Run(p.Spec, seed, engine.Options{RedrawAfterBranch: true, Interrupt: o.Interrupt,
-					Branches: branchAt(o.Base, at, CauseKey(seed, at, t.i))})
-				if err != nil {
-					mu.Lock()
-					if firstErr == nil {
-						firstErr = fmt.Errorf("branch %d at %s: %w", t.i, schedule.Time(at), err)
-					}
-					mu.Unlock()
-					continue
-				}
-				same[t.m][t.i] = out.Failure.Same(r)
-			}
-		}()
-	}
-	for m := range moments {
+	var jobs []runner.Job
+	for _, at := range moments {
 		for i := range o.Branches {
-			if interrupted() {
-				break
-			}
-			tasks <- task{m, i}
+			jobs = append(jobs, runner.Job{Seed: seed, Options: engine.Options{RedrawAfterBranch: true,
+				Branches: branchAt(o.Base, at, CauseKey(seed, at, i))}})
 		}
 	}
-	close(tasks)
-	wg.Wait()
+	same := make([]int, len(moments))
+	err := p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(r runner.Outcome) error {
+		m, i := r.Index/o.Branches, r.Index%o.Branches
+		switch {
+		case r.Err != nil:
+			return fmt.Errorf("branch %d at %s: %w", i, schedule.Time(moments[m]), r.Err)
+		case !r.Interrupted && out.Failure.Same(r.Result):
+			same[m]++
+		}
+		return nil
+	})
 	if interrupted() {
 		return nil, ErrInterrupted
 	}
-	if firstErr != nil {
-		return nil, firstErr
+	if err != nil {
+		return nil, err
 	}
 	fi := 0
 	faults := append([]engine.Fault{}, first.Faults...)
 	sort.SliceStable(faults, func(i, j int) bool { return faults[i].At < faults[j].At })
 	for m, at := range moments {
-		pt := CausePoint{AtNs: at, Runs: o.Branches}
-		for _, s := range same[m] {
-			if s {
-				pt.Same++
-			}
-		}
+		pt := CausePoint{AtNs: at, Same: same[m], Runs: o.Branches}
 		for fi < len(faults) && int64(faults[fi].At) < at {
 			pt.Kept = append(pt.Kept, faults[fi])
 			fi++

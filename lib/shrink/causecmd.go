@@ -11,6 +11,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/sweep"
 )
@@ -19,7 +20,7 @@ import (
 const causeBarWidth = 20
 
 // causeOne draws one seed's cause curve, prints it and returns its records.
-func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interrupt *atomic.Bool) ([]record.Cause, error) {
+func (c *Command) causeOne(j job, prepared map[worldKey]*runner.Prepared, interrupt *atomic.Bool) ([]record.Cause, error) {
 	if j.faults != "" && j.exploreRun == 0 {
 		// A schedule fixes every fault, so there is nothing after a moment
 		// to draw again: the curve is only defined for the seed's own plan.
@@ -28,7 +29,7 @@ func (c *Command) causeOne(j job, prepared map[worldKey]*sweep.Prepared, interru
 	p := prepared[j.world]
 	if p == nil {
 		var err error
-		p, err = sweep.Prepare(j.world.config, config.LoadOptions{Profile: j.world.profile, Set: j.world.setList()}, c.Stderr)
+		p, err = runner.Prepare(j.world.config, config.LoadOptions{Profile: j.world.profile, Set: j.world.setList()}, c.Stderr)
 		if err != nil {
 			return nil, err
 		}

@@ -18,9 +18,11 @@ import (
 	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
 	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // MaxStreamBytes bounds a record stream sf-shrink reads: a sweep of a
@@ -97,21 +99,7 @@ func (k worldKey) setList() []string {
 // nothing to shrink, 1 when failing seeds were shrunk (the failures are
 // real), 2 on usage or input errors or when a seed could not be shrunk.
 func Main(c Command) int {
-	if c.Stdin == nil {
-		c.Stdin = os.Stdin
-	}
-	if c.Stdout == nil {
-		c.Stdout = os.Stdout
-	}
-	if c.Stderr == nil {
-		c.Stderr = os.Stderr
-	}
-	if c.Max <= 0 {
-		c.Max = DefaultMax
-	}
-	if c.RunTool == "" {
-		c.RunTool = "sf-run"
-	}
+	c.defaults()
 	start := time.Now()
 	var jobs []job
 	var skip skipped
@@ -158,70 +146,97 @@ func Main(c Command) int {
 		interrupt = new(atomic.Bool)
 	}
 	defer stopsignal.Watch(interrupt)()
-	prepared := map[worldKey]*sweep.Prepared{}
+	prepared := map[worldKey]*runner.Prepared{}
 	defer func() {
 		for _, p := range prepared {
 			p.Engine.Close()
 		}
 	}()
 	for _, j := range jobs {
-		if interrupt.Load() {
+		if interrupt.Load() || !c.do(j, prepared, interrupt, bar, jw, &sum) {
 			sum.Interrupted = true
 			break
 		}
-		if c.Cause {
-			recs, err := c.causeOne(j, prepared, interrupt)
-			if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
-				sum.Interrupted = true
-				break
-			}
-			if err != nil {
-				sum.Errors++
-				fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
-				bar.Add(true)
-				continue
-			}
-			sum.Caused++
-			if jw != nil {
-				for _, r := range recs {
-					jw.Write(r)
-				}
-			}
-			bar.Add(false)
-			continue
-		}
-		rec, err := c.shrinkOne(j, prepared, interrupt)
-		// An error after a signal is the signal's (a build it stopped).
-		if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
-			sum.Interrupted = true
-			break
-		}
-		if err != nil {
-			sum.Errors++
-			fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
-			if jw != nil {
-				jw.Write(record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
-					Set: j.world.setList(), Error: err.Error(), ExploreRun: j.exploreRun})
-			}
-			bar.Add(true)
-			continue
-		}
-		sum.Shrunk++
-		if jw != nil {
-			jw.Write(rec)
-		}
-		bar.Add(false)
 	}
 	bar.Finish()
-	if len(jobs) == 0 {
+	return c.finish(len(jobs), skip, start, jw, &sum)
+}
+
+// defaults fills in what c leaves unset.
+func (c *Command) defaults() {
+	if c.Stdin == nil {
+		c.Stdin = os.Stdin
+	}
+	if c.Stdout == nil {
+		c.Stdout = os.Stdout
+	}
+	if c.Stderr == nil {
+		c.Stderr = os.Stderr
+	}
+	if c.Max <= 0 {
+		c.Max = DefaultMax
+	}
+	if c.RunTool == "" {
+		c.RunTool = "sf-run"
+	}
+}
+
+// do shrinks the seed of j, or draws its cause curve with -cause, and
+// writes and counts what came of it; false when a signal stopped it.
+func (c *Command) do(j job, prepared map[worldKey]*runner.Prepared, interrupt *atomic.Bool, bar *progress.Bar, jw *record.Writer, sum *record.ShrinkSummary) bool {
+	var recs []any
+	var err error
+	if c.Cause {
+		var curve []record.Cause
+		curve, err = c.causeOne(j, prepared, interrupt)
+		for _, r := range curve {
+			recs = append(recs, r)
+		}
+	} else {
+		var rec record.Shrink
+		rec, err = c.shrinkOne(j, prepared, interrupt)
+		recs = append(recs, rec)
+	}
+	// An error after a signal is the signal's (a build it stopped).
+	if errors.Is(err, ErrInterrupted) || (err != nil && interrupt.Load()) {
+		return false
+	}
+	if err != nil {
+		sum.Errors++
+		fmt.Fprintf(c.Stderr, "sf-shrink: seed %d of %s: %v\n", j.seed, j.world.config, err)
+		if jw != nil && !c.Cause {
+			jw.Write(record.Shrink{Kind: record.KindShrink, Seed: j.seed, Config: j.world.config, Profile: j.world.profile,
+				Set: j.world.setList(), Error: err.Error(), ExploreRun: j.exploreRun})
+		}
+		bar.Add(true)
+		return true
+	}
+	if c.Cause {
+		sum.Caused++
+	} else {
+		sum.Shrunk++
+	}
+	if jw != nil {
+		for _, r := range recs {
+			jw.Write(r)
+		}
+	}
+	bar.Add(false)
+	return true
+}
+
+// finish says what was left alone and why, writes the summary and returns
+// the exit status.
+func (c *Command) finish(jobs int, skip skipped, start time.Time, jw *record.Writer, sum *record.ShrinkSummary) int {
+	if jobs == 0 {
 		fmt.Fprintln(c.Stderr, "sf-shrink: no failing seeds to shrink")
 	}
 	if skip.pastMax > 0 {
-		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: past -max %d (-max N takes more)\n", plural(skip.pastMax, "failing seed"), c.Max)
+		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: past -max %d (-max N takes more)\n", textfmt.Plural(skip.pastMax, "failing seed"), c.Max)
 	}
 	if skip.nondeterministic > 0 {
 		fmt.Fprintf(c.Stderr, "sf-shrink: %s not shrunk: a seed that runs differently twice cannot be cut down by replaying it\n",
-			plural(skip.nondeterministic, "nondeterministic seed"))
+			textfmt.Plural(skip.nondeterministic, "nondeterministic seed"))
 	}
 	sum.RealNs = time.Since(start).Nanoseconds()
 	switch {
@@ -238,7 +253,7 @@ func Main(c Command) int {
 		sum.Status = "nothing"
 	}
 	if jw != nil {
-		jw.Write(sum)
+		jw.Write(*sum)
 	}
 	switch sum.Status {
 	case "interrupted":
@@ -256,13 +271,6 @@ func Main(c Command) int {
 type skipped struct {
 	pastMax          int // failing seeds after the first -max
 	nondeterministic int // seeds that ran differently twice under -check
-}
-
-func plural(n int, noun string) string {
-	if n == 1 {
-		return "1 " + noun
-	}
-	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // readStreams collects the failing seeds of the record streams, each once,
@@ -347,11 +355,11 @@ func (c *Command) readStreams() ([]job, skipped, error) {
 	return jobs, skip, nil
 }
 
-func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interrupt *atomic.Bool) (record.Shrink, error) {
+func (c *Command) shrinkOne(j job, prepared map[worldKey]*runner.Prepared, interrupt *atomic.Bool) (record.Shrink, error) {
 	p := prepared[j.world]
 	if p == nil {
 		var err error
-		p, err = sweep.Prepare(j.world.config, config.LoadOptions{Profile: j.world.profile, Set: j.world.setList()}, c.Stderr)
+		p, err = runner.Prepare(j.world.config, config.LoadOptions{Profile: j.world.profile, Set: j.world.setList()}, c.Stderr)
 		if err != nil {
 			return record.Shrink{}, err
 		}
@@ -381,7 +389,11 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 	if err := sched.WriteFile(path); err != nil {
 		return record.Shrink{}, fmt.Errorf("writing the shrunk schedule: %w", err)
 	}
-	shown := relPath(path)
+	shown := textfmt.Display(path)
+	hist, timeline, err := sweep.WriteShrunkHistory(p, j.seed, j.exploreRun, out.Final)
+	if err != nil {
+		return record.Shrink{}, fmt.Errorf("writing the shrunk run's history: %w", err)
+	}
 	args := []string{c.RunTool, "-c", j.world.config, "-seed", strconv.FormatUint(j.seed, 10)}
 	if j.world.profile != "" {
 		args = append(args, "-profile", j.world.profile)
@@ -409,13 +421,18 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 		fmt.Fprintf(w, "  %s\n", l)
 	}
 	fmt.Fprintf(w, "duration %s, wrote %s\n", schedule.RoundedDuration(int64(sched.Duration)), shown)
+	for _, a := range []struct{ what, path string }{{"history", hist}, {"history timeline", timeline}} {
+		if a.path != "" {
+			fmt.Fprintf(w, "wrote %s %s\n", a.what, a.path)
+		}
+	}
 	pinned := ""
 	if c.Pin {
 		path, err := pin.Write(p.World, &sched, out.Final)
 		if err != nil {
 			return record.Shrink{}, err
 		}
-		pinned = relPath(path)
+		pinned = textfmt.Display(path)
 		fmt.Fprintf(w, "pinned %s: commit it; sf-run replays it before every sweep\n", pinned)
 	}
 	fmt.Fprintf(w, "replay: %s\n\n", repro)
@@ -424,14 +441,5 @@ func (c *Command) shrinkOne(j job, prepared map[worldKey]*sweep.Prepared, interr
 		Set: j.world.setList(), Class: out.Final.Class, Message: out.Final.Message, Node: out.Final.Node,
 		FaultsBefore: out.Before, FaultsAfter: len(sched.Faults), ShrinkRuns: out.Runs,
 		Duration: time.Duration(sched.Duration).String(), DurationNs: int64(sched.Duration), Budget: sched.Budget,
-		Schedule: shown, Repro: repro, Pinned: pinned, ExploreRun: j.exploreRun}, nil
-}
-
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
+		Schedule: shown, History: hist, Timeline: timeline, Repro: repro, Pinned: pinned, ExploreRun: j.exploreRun}, nil
 }

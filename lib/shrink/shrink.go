@@ -9,13 +9,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"sync"
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/pin"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
-	"github.com/sf-dst/sf/lib/sweep"
 )
 
 // Failure is what "fails the same way" compares. lib/pin keeps the rule,
@@ -61,25 +60,21 @@ var ErrInterrupted = errors.New("interrupted")
 var ErrPasses = errors.New("the seed does not fail")
 
 // Seed shrinks one seed of a prepared world.
-func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
+func Seed(p *runner.Prepared, seed uint64, o Options) (*Outcome, error) {
 	if o.Jobs < 1 {
 		o.Jobs = 1
 	}
-	s := &shrinker{jobs: o.Jobs}
+	s := &shrinker{jobs: o.Jobs, interrupt: o.Interrupt}
 	if o.Start != nil {
 		s.branches = o.Start.Branches
 	}
 	s.replay = func(faults []engine.Fault, budget int) (*engine.Result, error) {
-		opts := engine.Options{Faults: faults, Budget: budget, Branches: s.branches, Interrupt: o.Interrupt}
-		r, err := p.Engine.Run(p.Spec, seed, opts)
-		if err != nil || s.target.Class == engine.ClassWatchdog {
-			// A seed that fails by spinning is expected to trip the
-			// watchdog in every candidate; running those twice would
-			// only double the real time each costs.
-			return r, err
-		}
-		r, _ = p.Engine.RecheckWatchdog(p.Spec, seed, opts, r)
-		return r, nil
+		// A seed that fails by spinning is expected to trip the watchdog in
+		// every candidate; running those twice would only double the real
+		// time each costs.
+		out := p.One(runner.Job{Seed: seed, Options: engine.Options{Faults: faults, Budget: budget, Branches: s.branches},
+			Recheck: s.target.Class != engine.ClassWatchdog}, o.Interrupt)
+		return out.Result, out.Err
 	}
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 	var start []engine.Fault
@@ -98,12 +93,11 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 		}
 		s.target = FailureOf(first)
 	} else {
-		firstOpts := engine.Options{Interrupt: o.Interrupt}
-		first, err := p.Engine.Run(p.Spec, seed, firstOpts)
-		if err != nil {
-			return nil, err
+		run := p.One(runner.Job{Seed: seed, Recheck: true}, o.Interrupt)
+		if run.Err != nil {
+			return nil, run.Err
 		}
-		first, _ = p.Engine.RecheckWatchdog(p.Spec, seed, firstOpts, first)
+		first := run.Result
 		if interrupted() {
 			return nil, ErrInterrupted
 		}
@@ -157,12 +151,14 @@ func Seed(p *sweep.Prepared, seed uint64, o Options) (*Outcome, error) {
 type shrinker struct {
 	// replay runs the seed with exactly these faults (never nil) and
 	// budget cap. It is safe to call from several goroutines.
-	replay   func(faults []engine.Fault, budget int) (*engine.Result, error)
-	jobs     int
-	target   Failure
-	branches []schedule.Branch
-	runs     int
-	err      error // the first replay that failed to run
+	replay func(faults []engine.Fault, budget int) (*engine.Result, error)
+	jobs   int
+	// interrupt, when set and true, starts no more replays of candidates.
+	interrupt *atomic.Bool
+	target    Failure
+	branches  []schedule.Branch
+	runs      int
+	err       error // the first replay that failed to run
 }
 
 // run replays the seed with exactly these faults and budget cap.
@@ -175,45 +171,41 @@ func (s *shrinker) run(faults []engine.Fault, budget int) (*engine.Result, error
 }
 
 // firstFailing replays the candidates, up to jobs at a time, and returns
-// the index of the first, in order, that fails the same way, or -1. It
-// counts the replays as if they ran one after another, stopping at that
-// candidate, so the count does not depend on jobs either.
+// the index of the first, in order, that fails the same way, or -1. No
+// candidate after it starts, and the replays are counted as if they ran
+// one after another, stopping at that candidate, so the count does not
+// depend on jobs either.
 func (s *shrinker) firstFailing(cands [][]engine.Fault, budget int) int {
-	for from := 0; from < len(cands); from += s.jobs {
-		batch := cands[from:min(from+s.jobs, len(cands))]
-		same := make([]bool, len(batch))
-		errs := make([]error, len(batch))
-		var wg sync.WaitGroup
-		for i, c := range batch {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				if c == nil {
-					c = []engine.Fault{}
-				}
-				r, err := s.replay(c, budget)
-				errs[i] = err
-				same[i] = err == nil && s.target.Same(r)
-			}()
+	found := -1
+	pool := runner.Pool{Workers: s.jobs, Interrupt: s.interrupt,
+		StopAt: func(o runner.Outcome) bool { return s.target.Same(o.Result) }}
+	pool.Each(len(cands), func(i int) runner.Outcome {
+		c := cands[i]
+		if c == nil {
+			c = []engine.Fault{}
 		}
-		wg.Wait()
-		for _, err := range errs {
-			// A replay that could not run is no answer about its candidate:
-			// keep the first such error (in candidate order, whatever -j is)
-			// for Seed to report, rather than shrink on a wrong premise.
-			if err != nil && s.err == nil {
-				s.err = fmt.Errorf("replaying a candidate schedule: %w", err)
+		r, err := s.replay(c, budget)
+		return runner.Outcome{Result: r, Err: err}
+	}, func(o runner.Outcome) error {
+		switch {
+		case o.Err != nil:
+			// A replay that could not run is no answer about its
+			// candidate: keep the first such error for Seed to report,
+			// rather than shrink on a wrong premise.
+			if s.err == nil {
+				s.err = fmt.Errorf("replaying a candidate schedule: %w", o.Err)
 			}
+		case !o.Interrupted && s.target.Same(o.Result):
+			found = o.Index
 		}
-		for i, ok := range same {
-			if ok {
-				s.runs += i + 1
-				return from + i
-			}
-		}
-		s.runs += len(batch)
+		return nil
+	})
+	if found >= 0 {
+		s.runs += found + 1
+	} else {
+		s.runs += len(cands)
 	}
-	return -1
+	return found
 }
 
 // faults is delta debugging (ddmin) over the schedule's faults: it tries

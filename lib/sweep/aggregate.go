@@ -8,7 +8,9 @@ import (
 
 	"github.com/sf-dst/sf/lib/catalog"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // aggregate sums the properties seen in each seed into the sweep's table.
@@ -62,7 +64,7 @@ func (a *aggregate) add(props []engine.Property) {
 			case row.Margin == nil:
 				v := *p.Margin
 				row.Margin = &v
-			case p.Kind == "always" && *p.Margin < *row.Margin, p.Kind == "sometimes" && *p.Margin > *row.Margin:
+			case p.Kind == "always" && p.Margin.Less(*row.Margin), p.Kind == "sometimes" && row.Margin.Less(*p.Margin):
 				*row.Margin = *p.Margin
 			}
 		}
@@ -99,8 +101,8 @@ type Tables struct {
 
 // NewTables starts the tables of runs of p's world, with a row for every
 // property and buggify site found in its source.
-func NewTables(p *Prepared) *Tables {
-	t := &Tables{agg: newAggregate(), buggify: p.Spec.Buggify}
+func NewTables(p *runner.Prepared) *Tables {
+	t := &Tables{agg: newAggregate(), buggify: p.Spec.Kinds.Rate(faults.KindBuggify) > 0}
 	t.agg.catalog(p.Catalog)
 	return t
 }

@@ -21,12 +21,14 @@ import (
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // writeArtifacts writes a failing seed's trace and fault schedule next to
 // the world file.
-func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
+func writeArtifacts(p *runner.Prepared, o Options, r *engine.Result) (*record.Artifacts, error) {
 	dir, err := MakeArtifactDir(p.World)
 	if err != nil {
 		return nil, err
@@ -40,28 +42,8 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 		stem = fmt.Sprintf("%s%d", prefix, r.Seed)
 	}
 	arts := &record.Artifacts{}
-	if len(r.History) > 0 {
-		path := filepath.Join(dir, stem+".history.jsonl")
-		var b bytes.Buffer
-		if err := history.WriteEvents(&b, r.History); err != nil {
-			return nil, err
-		}
-		path, err := writeMaybeCompressed(path, b.Bytes(), o.Compress)
-		if err != nil {
-			return nil, err
-		}
-		arts.History = relPath(path)
-		if r.Check != nil && r.Check.HasTimeline() {
-			tl := filepath.Join(dir, stem+".history.html")
-			var page bytes.Buffer
-			if err := r.Check.WriteTimeline(&page); err != nil {
-				return nil, err
-			}
-			if err := atomicfile.WriteFile(tl, page.Bytes(), 0o644); err != nil {
-				return nil, err
-			}
-			arts.Timeline = relPath(tl)
-		}
+	if arts.History, arts.Timeline, err = writeHistory(dir, stem, r, o.Compress); err != nil {
+		return nil, err
 	}
 	if r.Status != engine.StatusFail && r.Status != engine.StatusNondeterministic {
 		return arts, nil // a passing replay keeps only its history
@@ -79,10 +61,10 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	if err != nil {
 		return nil, err
 	}
-	arts.Trace = relPath(trace)
+	arts.Trace = textfmt.Display(trace)
 	if o.Faults != "" && o.Faults != "-" && sameFile(o.Faults, faults) {
 		// A replay never overwrites the schedule it read.
-		arts.Faults = relPath(faults)
+		arts.Faults = textfmt.Display(faults)
 		return arts, nil
 	}
 	sched := &schedule.Schedule{Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Duration: engine.Dur(r.AtNs),
@@ -90,8 +72,50 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 	if err := sched.WriteFile(faults); err != nil {
 		return nil, err
 	}
-	arts.Faults = relPath(faults)
+	arts.Faults = textfmt.Display(faults)
 	return arts, nil
+}
+
+// writeHistory writes r's recorded history as stem.history.jsonl in dir
+// and, when its check has a timeline (a linearizability violation), the
+// timeline as stem.history.html. It returns their paths as shown, or ""
+// for a file not written.
+func writeHistory(dir, stem string, r *engine.Result, compress bool) (hist, timeline string, err error) {
+	if len(r.History) == 0 {
+		return "", "", nil
+	}
+	var b bytes.Buffer
+	if err := history.WriteEvents(&b, r.History); err != nil {
+		return "", "", err
+	}
+	path, err := writeMaybeCompressed(filepath.Join(dir, stem+".history.jsonl"), b.Bytes(), compress)
+	if err != nil {
+		return "", "", err
+	}
+	hist = textfmt.Display(path)
+	if r.Check != nil && r.Check.HasTimeline() {
+		tl := filepath.Join(dir, stem+".history.html")
+		var page bytes.Buffer
+		if err := r.Check.WriteTimeline(&page); err != nil {
+			return "", "", err
+		}
+		if err := atomicfile.WriteFile(tl, page.Bytes(), 0o644); err != nil {
+			return "", "", err
+		}
+		timeline = textfmt.Display(tl)
+	}
+	return hist, timeline, nil
+}
+
+// WriteShrunkHistory writes the history (and timeline) of the replay of a
+// shrunk schedule next to it: seed-N.shrunk.history.jsonl and .html for
+// seed-N.shrunk.faults.json, names no sweep writes.
+func WriteShrunkHistory(p *runner.Prepared, seed uint64, exploreRun int, r *engine.Result) (hist, timeline string, err error) {
+	dir, err := MakeArtifactDir(p.World)
+	if err != nil {
+		return "", "", err
+	}
+	return writeHistory(dir, strings.TrimSuffix(ShrunkName(seed, exploreRun), ".faults.json"), r, false)
 }
 
 // WriteRunArtifacts writes the artifacts of a failing run that is not one
@@ -101,7 +125,7 @@ func writeArtifacts(p *Prepared, o Options, r *engine.Result) (*record.Artifacts
 // world, the tool and -compress; o.Faults is the schedule that replays the
 // run, already written, or empty when the run drew its own faults (a
 // schedule of them is then written as for a sweep's seed).
-func WriteRunArtifacts(p *Prepared, o Options, name string, r *engine.Result) (*record.Artifacts, error) {
+func WriteRunArtifacts(p *runner.Prepared, o Options, name string, r *engine.Result) (*record.Artifacts, error) {
 	o.artifactName = name
 	return writeArtifacts(p, o, r)
 }
@@ -123,15 +147,6 @@ func writeMaybeCompressed(path string, data []byte, compress bool) (string, erro
 		return "", err
 	}
 	return path, nil
-}
-
-func relPath(p string) string {
-	if wd, err := os.Getwd(); err == nil {
-		if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-			return r
-		}
-	}
-	return p
 }
 
 func sameFile(a, b string) bool {

@@ -2,12 +2,11 @@ package sweep
 
 import (
 	"io"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/sf-dst/sf/lib/config"
-	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // BenchmarkKvlogSweep runs a sweep of the kvlog example with one and two
@@ -49,48 +48,38 @@ func benchSweep(b *testing.B, example string, worlds ...string) {
 
 func benchSweepWith(b *testing.B, opts config.LoadOptions, jobList []int, example string, worlds ...string) {
 	for _, world := range worlds {
-		p, err := Prepare("../../examples/"+example+"/"+world, opts, io.Discard)
+		p, err := runner.Prepare("../../examples/"+example+"/"+world, opts, io.Discard)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, jobs := range jobList {
-			b.Run(world+"/j"+string(rune('0'+jobs)), func(b *testing.B) {
+		for _, workers := range jobList {
+			b.Run(world+"/j"+string(rune('0'+workers)), func(b *testing.B) {
 				const seeds = 60
 				var steps, virt int64
-				var mu sync.Mutex
+				jobs := make([]runner.Job, seeds)
+				for i := range jobs {
+					jobs[i].Seed = uint64(i + 1)
+				}
 				start := time.Now()
 				for iter := 0; iter < max(b.N, 1); iter++ {
-					next := make(chan uint64)
-					var wg sync.WaitGroup
-					for range jobs {
-						wg.Add(1)
-						go func() {
-							defer wg.Done()
-							for s := range next {
-								r, err := p.Engine.Run(p.Spec, s, engine.Options{})
-								if err != nil {
-									b.Error(err)
-									return
-								}
-								mu.Lock()
-								steps += int64(r.Steps)
-								virt += r.AtNs
-								mu.Unlock()
-							}
-						}()
+					err := p.Run(jobs, runner.Pool{Workers: workers}, func(o runner.Outcome) error {
+						if o.Err != nil {
+							return o.Err
+						}
+						steps += int64(o.Result.Steps)
+						virt += o.Result.AtNs
+						return nil
+					})
+					if err != nil {
+						b.Fatal(err)
 					}
-					for s := uint64(1); s <= seeds; s++ {
-						next <- s
-					}
-					close(next)
-					wg.Wait()
 				}
 				real := time.Since(start)
 				n := float64(seeds * max(b.N, 1))
 				b.ReportMetric(n/real.Seconds(), "seeds/s")
 				b.ReportMetric(float64(steps)/n, "steps/seed")
-				b.ReportMetric(float64(real.Nanoseconds())*float64(jobs)/float64(steps), "ns/step")
-				b.ReportMetric(float64(virt)/float64(real.Nanoseconds())/float64(jobs), "virtual/real")
+				b.ReportMetric(float64(real.Nanoseconds())*float64(workers)/float64(steps), "ns/step")
+				b.ReportMetric(float64(virt)/float64(real.Nanoseconds())/float64(workers), "virtual/real")
 			})
 		}
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // TestInterruptStopsHistoryCheck: engine.Options.Interrupt stops the check
@@ -25,7 +26,7 @@ func TestInterruptStopsHistoryCheck(t *testing.T) {
 		"duration": "30s",
 		"limits":   map[string]any{"check_steps": 1_000_000_000_000},
 	})
-	p, err := Prepare(world, config.LoadOptions{}, io.Discard)
+	p, err := runner.Prepare(world, config.LoadOptions{}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

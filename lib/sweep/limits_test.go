@@ -3,6 +3,7 @@ package sweep
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,15 +126,26 @@ func TestWatchdogFailureRunsAgain(t *testing.T) {
 }
 
 // TestGaveUpIsShown: a seed whose history check runs out of its step
-// budget neither passes nor fails on it, and the human summary says so.
+// budget neither passes nor fails on it: it is not counted as passed, the
+// sweep exits 1 as sf-check does for a check that gave up (issue 27), and
+// the summary line and record count it apart.
 func TestGaveUpIsShown(t *testing.T) {
 	world := limitsWorld(t, map[string]any{
 		"workload": map[string]any{"name": "client", "pkg": guestPkg(t, "testdata/guests/register")},
 		"limits":   map[string]any{"check_steps": 1},
 	})
 	code, seeds, sum, human := sweepJSON(t, Options{Config: world, Seeds: []uint64{1, 2}, SeedsText: "1-2"})
-	if code != ExitPass {
-		t.Fatalf("exit %d, want 0\n%s", code, human)
+	if code != ExitProblem {
+		t.Fatalf("exit %d, want 1\n%s", code, human)
+	}
+	if sum["passed"] != 0.0 || sum["failed"] != 0.0 || sum["status"] != "fail" {
+		t.Errorf("summary passed %v, failed %v, status %v; want 0, 0, fail", sum["passed"], sum["failed"], sum["status"])
+	}
+	if fmt.Sprint(sum["gave_up_seeds"]) != "[1 2]" {
+		t.Errorf("gave_up_seeds %v, want [1 2]", sum["gave_up_seeds"])
+	}
+	if !strings.Contains(human, "\nGAVE UP 2 of 2 seeds gave up checking their history (0 passed, 0 hit the time horizon) in ") {
+		t.Errorf("the summary line does not count the give-ups apart:\n%s", human)
 	}
 	for _, s := range seeds {
 		if s["history_check"] != "unknown" {

@@ -5,16 +5,16 @@ package sweep
 
 import (
 	"fmt"
-	"io"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // pinOutcome is what the replays of a world's pins came to.
@@ -23,48 +23,47 @@ type pinOutcome struct {
 	interrupted  bool
 }
 
-// replayPins replays every pin of the world, one after the other and in
-// order of seed, before the sweep starts: pins are few and short (most are
-// shrunk), and their report comes first. A pin that does not read, or does
-// not fit the world, is an input error naming the file.
-func replayPins(p *Prepared, o Options, human io.Writer, jw *record.Writer, interrupt *atomic.Bool) (pinOutcome, error) {
+// replayPins replays every pin of the world, in order of seed, before the
+// sweep starts: pins are few and short (most are shrunk), and their report
+// comes first. A pin that does not read, or does not fit the world, is an
+// input error naming the file.
+func (s *sweeper) replayPins() (pinOutcome, error) {
 	var out pinOutcome
+	p, o := s.p, s.o
 	paths, err := pin.List(p.World)
 	if err != nil || len(paths) == 0 {
 		return out, err
 	}
 	scheds := make([]*schedule.Schedule, len(paths))
+	jobs := make([]runner.Job, len(paths))
 	for i, path := range paths {
-		shown := relPath(path)
-		s, err := schedule.ReadFile(shown, nil)
+		shown := textfmt.Display(path)
+		sched, err := schedule.ReadFile(shown, nil)
 		if err != nil {
 			return out, fmt.Errorf("pinned regression %w", err)
 		}
-		if err := s.Check(p.ScheduleWorld()); err != nil {
+		if err := sched.Check(p.ScheduleWorld()); err != nil {
 			return out, fmt.Errorf("pinned regression %s: %w", shown, err)
 		}
-		scheds[i] = s
+		scheds[i], jobs[i] = sched, s.job(sched.Seed, sched)
 	}
-	fmt.Fprintf(human, "replaying %s of %s (%s)\n", plural(len(paths), "pinned regression"), o.Config, relPath(pin.Dir(p.World)))
-	for i, path := range paths {
-		if interrupt.Load() {
-			out.interrupted = true
-			break
+	fmt.Fprintf(s.human, "replaying %s of %s (%s)\n", textfmt.Plural(len(paths), "pinned regression"), o.Config, textfmt.Display(pin.Dir(p.World)))
+	err = p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: s.interrupt}, func(res runner.Outcome) error {
+		if res.Err != nil {
+			return res.Err
 		}
-		sched := scheds[i]
+		if out.interrupted || res.Interrupted {
+			// The pins after the first one the signal stopped are not
+			// reported, finished or not: their report is in order.
+			out.interrupted = true
+			return nil
+		}
+		sched := scheds[res.Index]
 		po := o
-		po.Faults, po.Replay, po.artifactPrefix = relPath(path), false, "pin-seed-"
+		po.Faults, po.Replay, po.artifactPrefix = textfmt.Display(paths[res.Index]), false, "pin-seed-"
 		po.budget, po.branches, po.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
-		res := runSeed(p, po, sched.Seed, sched, interrupt)
-		if res.err != nil {
-			return out, res.err
-		}
-		if res.interrupted || res.res.Status == engine.StatusInterrupted {
-			out.interrupted = true
-			break
-		}
 		out.pins++
-		r := res.res
+		r := res.Result
 		rec := record.Pin{Kind: record.KindPin, Pin: po.Faults, Seed: r.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set,
 			Status: string(r.Status), Class: r.Class, Message: r.Message, Property: r.Property, Node: r.Node, AtNs: r.AtNs,
 			Steps: r.Steps, HostCalls: r.HostCalls, RealNs: r.RealNs, DeterminismHash: fmt.Sprintf("%016x", r.Hash),
@@ -72,8 +71,7 @@ func replayPins(p *Prepared, o Options, human io.Writer, jw *record.Writer, inte
 		if sched.Pinned != nil {
 			rec.PinnedMessage, rec.PinnedFingerprint = sched.Pinned.Message, sched.Pinned.Fingerprint
 		}
-		failed := r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic
-		if failed {
+		if r.Status == engine.StatusFail || r.Status == engine.StatusNondeterministic {
 			out.failed++
 			if r.Status == engine.StatusFail {
 				rec.Fingerprint = pin.FailureOf(r).String()
@@ -81,16 +79,20 @@ func replayPins(p *Prepared, o Options, human io.Writer, jw *record.Writer, inte
 			}
 			arts, err := writeArtifacts(p, po, r)
 			if err != nil {
-				fmt.Fprintf(human, "sf-run: pin %s: %v\n", rec.Pin, err)
+				fmt.Fprintf(s.human, "sf-run: pin %s: %v\n", rec.Pin, err)
 			}
 			rec.Artifacts = arts
 		}
-		if jw != nil {
-			jw.Write(rec)
+		if s.jw != nil {
+			s.jw.Write(rec)
 		}
-		fmt.Fprint(human, PinReport(rec))
+		fmt.Fprint(s.human, PinReport(rec))
+		return nil
+	})
+	if err != nil {
+		return out, err
 	}
-	fmt.Fprintln(human)
+	fmt.Fprintln(s.human)
 	return out, nil
 }
 

@@ -10,10 +10,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/record"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 func historyVerdict(r *engine.Result) string {
@@ -118,7 +120,12 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 		case r.Status == engine.StatusHorizon:
 			what = "passed (hit the time horizon)"
 		}
-		fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
+		if r.Check != nil && r.Check.Verdict == check.Unknown {
+			fmt.Fprintf(w, "GAVE UP seed %d at t=%s (%d scheduler steps, %dms real): %s, so the seed neither passed nor failed (see -history-timeout and limits.check_steps)\n\n",
+				r.Seed, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6, r.Check.Summary)
+		} else {
+			fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
+		}
 		fmt.Fprintf(w, "faults (%d):\n", len(r.Faults))
 		writeFaults(w, r)
 		fmt.Fprintln(w)
@@ -206,17 +213,17 @@ func checkLine(s record.Summary) string {
 
 func printSummary(w io.Writer, s record.Summary, took time.Duration, check bool) {
 	if more := s.Failed - 1 - failureLinesMax; more > 0 {
-		fmt.Fprintf(w, "... and %d more failing seeds: %s\n", more, seedList(s.FailedSeeds[1+failureLinesMax:], 20))
+		fmt.Fprintf(w, "... and %d more failing seeds: %s\n", more, textfmt.SeedList(s.FailedSeeds[1+failureLinesMax:], 20, "in all; -json lists every seed"))
 	}
 	if s.Failed > 1 {
 		fmt.Fprintln(w)
 	}
 	PrintTables(w, s, "seeds")
 	if s.GaveUp > 0 {
-		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", plural(s.GaveUp, "seed"))
+		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", textfmt.Plural(s.GaveUp, "seed"))
 	}
 	if s.HostStalls > 0 {
-		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", plural(s.HostStalls, "seed"))
+		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", textfmt.Plural(s.HostStalls, "seed"))
 	}
 	d := roundDuration(took)
 	if check && s.Seeds > 0 {
@@ -225,13 +232,26 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration, check bool)
 	if s.Interrupted {
 		fmt.Fprintf(w, "interrupted: the sweep was stopped; the counts below cover the %d seeds that finished\n", s.Seeds)
 	}
+	// Seeds whose history check gave up and that did not fail otherwise
+	// are neither passed nor failed.
+	gaveUp := s.Seeds - s.Passed - s.Failed
 	switch {
 	case s.Failed > 0:
-		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed, %d hit the time horizon", s.Failed, s.Seeds, s.Passed, s.Horizon)
+		fmt.Fprintf(w, "FAIL %d of %d seeds failed (%d passed", s.Failed, s.Seeds, s.Passed)
+		if gaveUp > 0 {
+			fmt.Fprintf(w, ", %d gave up checking their history", gaveUp)
+		}
+		fmt.Fprintf(w, ", %d hit the time horizon", s.Horizon)
 		if s.Nondeterministic > 0 {
 			fmt.Fprintf(w, ", %d nondeterministic", s.Nondeterministic)
 		}
 		fmt.Fprintf(w, ") in %s\n", d)
+		if s.PropertyFailures > 0 {
+			fmt.Fprintln(w, propertyFailLine(s))
+		}
+	case gaveUp > 0:
+		fmt.Fprintf(w, "GAVE UP %d of %d seeds gave up checking their history (%d passed, %d hit the time horizon) in %s\n",
+			gaveUp, s.Seeds, s.Passed, s.Horizon, d)
 		if s.PropertyFailures > 0 {
 			fmt.Fprintln(w, propertyFailLine(s))
 		}
@@ -257,7 +277,7 @@ func PrintTables(w io.Writer, s record.Summary, unit string) {
 				if p.Kind == "sometimes" {
 					which = "largest"
 				}
-				line += fmt.Sprintf("  (%s margin %s)", which, strconv.FormatFloat(*p.Margin, 'f', -1, 64))
+				line += fmt.Sprintf("  (%s margin %s)", which, p.Margin)
 			}
 			if p.Verdict != "" {
 				line += "  <- " + p.Verdict
@@ -290,25 +310,10 @@ func PrintTables(w io.Writer, s record.Summary, unit string) {
 func printPinsSummary(w io.Writer, s record.Summary) {
 	switch {
 	case s.PinsFailed > 0:
-		fmt.Fprintf(w, "FAIL %d of %s failed\n", s.PinsFailed, plural(s.Pins, "pinned regression"))
+		fmt.Fprintf(w, "FAIL %d of %s failed\n", s.PinsFailed, textfmt.Plural(s.Pins, "pinned regression"))
 	case s.Pins > 0:
-		fmt.Fprintf(w, "ok  %s passed\n", plural(s.Pins, "pinned regression"))
+		fmt.Fprintf(w, "ok  %s passed\n", textfmt.Plural(s.Pins, "pinned regression"))
 	}
-}
-
-func seedList(seeds []uint64, max int) string {
-	var b strings.Builder
-	for i, s := range seeds {
-		if i == max {
-			fmt.Fprintf(&b, " ... (%d in all; -json lists every seed)", len(seeds))
-			break
-		}
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		fmt.Fprintf(&b, "%d", s)
-	}
-	return b.String()
 }
 
 func roundDuration(d time.Duration) time.Duration {

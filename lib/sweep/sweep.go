@@ -6,6 +6,7 @@
 package sweep
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -13,7 +14,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -25,8 +25,10 @@ import (
 	"github.com/sf-dst/sf/lib/pin"
 	"github.com/sf-dst/sf/lib/progress"
 	"github.com/sf-dst/sf/lib/record"
+	"github.com/sf-dst/sf/lib/runner"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/stopsignal"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // Version is the version the tools report.
@@ -138,6 +140,27 @@ func Main(o Options) int {
 	return code
 }
 
+// sweeper is one sweep under way: what run sets up, and what each seed's
+// report adds to.
+type sweeper struct {
+	o         Options
+	p         *runner.Prepared
+	sched     *schedule.Schedule // the schedule of -faults; nil when each seed draws its faults
+	interrupt *atomic.Bool
+	start     time.Time
+	jw        *record.Writer // the records, with -json
+	// human gets the report (stdout, or stderr with -json) and stderr the
+	// errors; both go through the progress line once the seeds run.
+	human, stderr io.Writer
+	bar           *progress.Bar
+	tables        *Tables
+	sum           record.Summary
+	reported      bool          // the first failing seed's report is printed
+	pinned        bool          // -pin wrote a pin
+	lastStatus    engine.Status // the status of the last seed reported
+	internal      int           // seeds that failed with class internal
+}
+
 func run(o Options) (int, error) {
 	if len(o.Seeds) == 0 && !o.PinsOnly {
 		return 0, errors.New("no seeds to run")
@@ -148,34 +171,26 @@ func run(o Options) (int, error) {
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.NumCPU()
 	}
-	if o.Jobs < runtime.GOMAXPROCS(0) {
-		// Only one goroutine of each run executes at a time, so more Ps than
-		// workers only add wake-ups of idle threads at every baton handoff.
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(o.Jobs))
-	}
+	defer runner.LimitProcs(o.Jobs)()
 	if o.Tool == "" {
 		o.Tool = "sf-run"
 	}
-	human := o.Stdout
+	s := &sweeper{o: o, start: time.Now(), human: o.Stdout, stderr: o.Stderr, interrupt: o.Interrupt,
+		sum: record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, FailedSeeds: []uint64{}}}
 	if o.JSON {
-		human = o.Stderr
+		s.human = o.Stderr
 	}
-	start := time.Now()
 	// SIGINT or SIGTERM stops the sweep: no seed starts after it, running
 	// seeds end at their next step, and what finished is reported. It is
 	// watched from before the world loads, so that a signal while the world
 	// builds still ends the sweep with its records (none of its seeds ran).
-	interrupt := o.Interrupt
-	if interrupt == nil {
-		interrupt = new(atomic.Bool)
+	if s.interrupt == nil {
+		s.interrupt = new(atomic.Bool)
 	}
-	defer stopsignal.Watch(interrupt)()
-	prep, err := Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
-	if err == nil && o.HistoryTimeout != 0 {
-		prep.Spec.HistoryTimeoutNs = int64(o.HistoryTimeout)
-	}
+	defer stopsignal.Watch(s.interrupt)()
+	prep, err := runner.Prepare(o.Config, config.LoadOptions{Profile: o.Profile, Set: o.Set, Stdin: o.Stdin}, o.Stderr)
 	if err != nil {
-		if interrupt.Load() {
+		if s.interrupt.Load() {
 			// The signal reached the build too (a terminal's Ctrl-C goes to
 			// the whole process group), which then failed.
 			return ExitInterrupted, fmt.Errorf("interrupted while preparing the world: %w", err)
@@ -183,217 +198,240 @@ func run(o Options) (int, error) {
 		return 0, err
 	}
 	defer prep.Engine.Close()
-
-	var sched *schedule.Schedule
-	if o.Faults != "" {
-		if sched, err = prep.ReadSchedule(o.Faults, o.Stdin); err != nil {
-			return 0, err
-		}
-		o.budget, o.branches, o.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
-		if o.Faults == "-" && len(o.Seeds) == 1 {
-			// A schedule read from standard input is kept as a file, so that
-			// the replay line and the record's faults_file name something a
-			// later command can read again.
-			dir, err := MakeArtifactDir(prep.World)
-			if err != nil {
-				return 0, fmt.Errorf("keeping the schedule read from standard input: %w", err)
-			}
-			kept := filepath.Join(dir, fmt.Sprintf("seed-%d.stdin.faults.json", o.Seeds[0]))
-			if err := sched.WriteFile(kept); err != nil {
-				return 0, fmt.Errorf("keeping the schedule read from standard input: %w", err)
-			}
-			o.Faults = relPath(kept)
-		}
+	if o.HistoryTimeout != 0 {
+		prep.Spec.HistoryTimeoutNs = int64(o.HistoryTimeout)
 	}
-
-	var jw *record.Writer
-	if o.JSON {
-		if o.PipeNote {
-			fmt.Fprintln(o.Stderr, PipeNote)
-		}
-		jw = record.NewWriter(o.Stdout)
-		jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-run", Version: Version, Schema: record.Schema,
-			Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check,
-			Shard: o.Shard})
+	s.p = prep
+	if err := s.readSchedule(); err != nil {
+		return 0, err
 	}
-
-	// A run killed while it wrote an artifact (SIGKILL, a crash of the
-	// host) leaves its temporary file; the next sweep of the world removes
-	// those an hour old, which no live sweep is still writing.
-	if !o.Replay {
-		for _, dir := range []string{ArtifactDir(prep.World), pin.Dir(prep.World)} {
-			if n, err := atomicfile.RemoveStale(dir, atomicfile.StaleAge, time.Now()); n > 0 && err == nil {
-				fmt.Fprintf(o.Stderr, "sf-run: removed %d temporary file(s) left in %s by a run that was killed\n", n, relPath(dir))
-			}
-		}
-	}
+	s.begin()
 
 	// A sweep replays the world's pinned regressions first (a sharded one
 	// in its first shard only, so that the shards' streams together hold
 	// each pin once); a replay of one seed does not.
 	var pins pinOutcome
 	if !o.Replay && !o.NoPins && (o.Shard == "" || strings.HasPrefix(o.Shard, "1/")) {
-		if pins, err = replayPins(prep, o, human, jw, interrupt); err != nil {
+		if pins, err = s.replayPins(); err != nil {
 			return 0, err
 		}
 	}
+	if err := s.runSeeds(); err != nil {
+		return 0, err
+	}
+	return s.finish(pins)
+}
 
-	results := make([]chan *outcome, len(o.Seeds))
-	for i := range results {
-		results[i] = make(chan *outcome, 1)
+// readSchedule reads the schedule of -faults, which every seed replays.
+func (s *sweeper) readSchedule() error {
+	o := &s.o
+	if o.Faults == "" {
+		return nil
 	}
-	work := make(chan int)
-	var wg sync.WaitGroup
-	for range min(o.Jobs, len(o.Seeds)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range work {
-				if interrupt.Load() {
-					results[i] <- &outcome{interrupted: true}
-					continue
-				}
-				results[i] <- runSeed(prep, o, o.Seeds[i], sched, interrupt)
-			}
-		}()
+	sched, err := s.p.ReadSchedule(o.Faults, o.Stdin)
+	if err != nil {
+		return err
 	}
-	go func() {
-		for i := range o.Seeds {
-			work <- i
+	s.sched = sched
+	o.budget, o.branches, o.stopAtNs = sched.Budget, sched.Branches, int64(sched.Duration)
+	if o.Faults == "-" && len(o.Seeds) == 1 {
+		// A schedule read from standard input is kept as a file, so that
+		// the replay line and the record's faults_file name something a
+		// later command can read again.
+		dir, err := MakeArtifactDir(s.p.World)
+		if err != nil {
+			return fmt.Errorf("keeping the schedule read from standard input: %w", err)
 		}
-		close(work)
-	}()
+		kept := filepath.Join(dir, fmt.Sprintf("seed-%d.stdin.faults.json", o.Seeds[0]))
+		if err := sched.WriteFile(kept); err != nil {
+			return fmt.Errorf("keeping the schedule read from standard input: %w", err)
+		}
+		o.Faults = textfmt.Display(kept)
+	}
+	return nil
+}
 
+// begin writes the start record and clears what killed sweeps left.
+func (s *sweeper) begin() {
+	o := s.o
+	if o.JSON {
+		if o.PipeNote {
+			fmt.Fprintln(o.Stderr, PipeNote)
+		}
+		s.jw = record.NewWriter(o.Stdout)
+		s.jw.Write(record.Start{Kind: record.KindStart, Tool: "sf-run", Version: Version, Schema: record.Schema,
+			Config: o.Config, Profile: o.Profile, Set: o.Set, Seeds: o.SeedsText, Count: len(o.Seeds), Jobs: o.Jobs, Check: o.Check,
+			Shard: o.Shard})
+	}
+	// A run killed while it wrote an artifact (SIGKILL, a crash of the
+	// host) leaves its temporary file; the next sweep of the world removes
+	// those an hour old, which no live sweep is still writing.
+	if !o.Replay {
+		for _, dir := range []string{ArtifactDir(s.p.World), pin.Dir(s.p.World)} {
+			if n, err := atomicfile.RemoveStale(dir, atomicfile.StaleAge, time.Now()); n > 0 && err == nil {
+				fmt.Fprintf(o.Stderr, "sf-run: removed %d temporary file(s) left in %s by a run that was killed\n", n, textfmt.Display(dir))
+			}
+		}
+	}
+}
+
+// runSeeds runs the seeds on the pool and reports each in seed order.
+func (s *sweeper) runSeeds() error {
+	o := s.o
 	// A sweep on a terminal shows a progress line on stderr (a replay, one
 	// seed, shows none); every line of the report goes through it, so the
 	// line is erased first.
-	bar := progress.New(o.Stderr, len(o.Seeds), "seeds")
-	defer bar.Finish()
-	human = bar.Writer(human)
-	stderr := bar.Writer(o.Stderr)
+	s.bar = progress.New(o.Stderr, len(o.Seeds), "seeds")
+	defer s.bar.Finish()
+	s.human, s.stderr = s.bar.Writer(s.human), s.bar.Writer(o.Stderr)
+	s.tables = NewTables(s.p)
+	job := func(i int) runner.Job { return s.job(o.Seeds[i], s.sched) }
+	return s.p.RunN(len(o.Seeds), job, runner.Pool{Workers: o.Jobs, Interrupt: s.interrupt}, s.report)
+}
 
-	tables := NewTables(prep)
-	sum := record.Summary{Kind: record.KindSummary, Tool: "sf-run", Config: o.Config, FailedSeeds: []uint64{}}
-	firstFailure := true
-	pinned, lastStatus := false, engine.Status("")
-	internal := 0
-	for i, seed := range o.Seeds {
-		out := <-results[i]
-		if out.err != nil {
-			interrupt.Store(true) // start no more seeds: the sweep is over
-			wg.Wait()
-			return 0, out.err
-		}
-		if out.interrupted || out.res.Status == engine.StatusInterrupted {
-			sum.Interrupted = true
-			continue
-		}
-		res := out.res
-		if o.OnResult != nil {
-			o.OnResult(res)
-		}
-		sum.Seeds++
-		if res.Class == engine.ClassInternal {
-			internal++
-		}
-		tables.Add(res)
-		rec := seedRecord(o, res)
-		if out.hostStall {
-			sum.HostStalls++
-			rec.HostStall = true
-		}
-		switch res.Status {
-		case engine.StatusPass:
-			sum.Passed++
-		case engine.StatusHorizon:
-			sum.Passed++
-			sum.Horizon++
-		case engine.StatusNondeterministic:
-			sum.Nondeterministic++
-			sum.Failed++
-			sum.FailedSeeds = append(sum.FailedSeeds, seed)
-		default:
-			sum.Failed++
-			sum.FailedSeeds = append(sum.FailedSeeds, seed)
-		}
-		if res.Check != nil && res.Check.Verdict == check.Unknown {
-			sum.GaveUp++
-		}
-		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic || (o.Replay && len(res.History) > 0) {
-			arts, err := writeArtifacts(prep, o, res)
-			if err != nil {
-				fmt.Fprintf(stderr, "sf-run: seed %d: %v\n", seed, err)
-			}
-			rec.Artifacts = arts
-		}
-		if o.Pin && o.Replay && res.Status == engine.StatusFail {
-			path, err := pin.Write(prep.World, pinSchedule(o, res), res)
-			if err != nil {
-				wg.Wait()
-				return 0, err
-			}
-			rec.Pinned = relPath(path)
-			pinned = true
-		}
-		lastStatus = res.Status
-		if jw != nil {
-			jw.Write(rec)
-		}
-		if o.Replay {
-			printReplay(human, o, res, rec.Artifacts)
-			if rec.Pinned != "" {
-				fmt.Fprintf(human, "pinned seed %d as %s: commit it; sf-run replays it before every sweep\n", seed, rec.Pinned)
-			}
-		} else if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
-			switch {
-			case firstFailure:
-				printFailure(human, o, res)
-				firstFailure = false
-			case sum.Failed <= 1+failureLinesMax:
-				fmt.Fprintln(human, FailLine(seed, res.AtNs, res.Message))
-			}
-		}
-		bar.Add(res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic)
+// job is the run of seed with sched (nil: the seed draws its own faults),
+// as sf-run makes it: run again when it fails on the watchdog, and twice
+// with -check.
+func (s *sweeper) job(seed uint64, sched *schedule.Schedule) runner.Job {
+	opts := s.p.RunOptions(sched)
+	opts.Inspect = s.o.Inspect
+	return runner.Job{Seed: seed, Options: opts, Recheck: true, Check: s.o.Check,
+		DivergeAtCall: s.o.DivergeSecondRunAtCall, StallFirstRun: s.o.stallFirstRun}
+}
+
+// report adds one seed's outcome to the sweep: its counts, its artifacts,
+// its record and its lines in the report.
+func (s *sweeper) report(out runner.Outcome) error {
+	o := s.o
+	if out.Err != nil {
+		s.interrupt.Store(true) // end the running seeds: the sweep is over
+		return out.Err
 	}
-	wg.Wait()
-	bar.Finish()
+	if out.Interrupted {
+		s.sum.Interrupted = true
+		return nil
+	}
+	res, sum := out.Result, &s.sum
+	seed := res.Seed
+	if o.OnResult != nil {
+		o.OnResult(res)
+	}
+	sum.Seeds++
+	if res.Class == engine.ClassInternal {
+		s.internal++
+	}
+	s.tables.Add(res)
+	rec := seedRecord(o, res)
+	if out.HostStall {
+		sum.HostStalls++
+		rec.HostStall = true
+	}
+	gaveUp := res.Check != nil && res.Check.Verdict == check.Unknown
+	switch {
+	case gaveUp && (res.Status == engine.StatusPass || res.Status == engine.StatusHorizon):
+		// Neither a pass nor a failure: sf-check exits 1 for the same
+		// history, and so does the sweep (Seeds-Passed-Failed counts it).
+	case res.Status == engine.StatusPass:
+		sum.Passed++
+	case res.Status == engine.StatusHorizon:
+		sum.Passed++
+		sum.Horizon++
+	case res.Status == engine.StatusNondeterministic:
+		sum.Nondeterministic++
+		sum.Failed++
+		sum.FailedSeeds = append(sum.FailedSeeds, seed)
+	default:
+		sum.Failed++
+		sum.FailedSeeds = append(sum.FailedSeeds, seed)
+	}
+	failed := res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic
+	if gaveUp {
+		sum.GaveUp++
+		sum.GaveUpSeeds = append(sum.GaveUpSeeds, seed)
+	}
+	// A history whose check gave up is kept too, for sf-check with a
+	// larger budget.
+	if failed || (o.Replay && len(res.History) > 0) || gaveUp {
+		arts, err := writeArtifacts(s.p, o, res)
+		if err != nil {
+			fmt.Fprintf(s.stderr, "sf-run: seed %d: %v\n", seed, err)
+		}
+		rec.Artifacts = arts
+	}
+	if o.Pin && o.Replay && res.Status == engine.StatusFail {
+		path, err := pin.Write(s.p.World, pinSchedule(o, res), res)
+		if err != nil {
+			return err
+		}
+		rec.Pinned = textfmt.Display(path)
+		s.pinned = true
+	}
+	s.lastStatus = res.Status
+	if s.jw != nil {
+		s.jw.Write(rec)
+	}
+	switch {
+	case o.Replay:
+		printReplay(s.human, o, res, rec.Artifacts)
+		if rec.Pinned != "" {
+			fmt.Fprintf(s.human, "pinned seed %d as %s: commit it; sf-run replays it before every sweep\n", seed, rec.Pinned)
+		}
+	case failed && !s.reported:
+		printFailure(s.human, o, res)
+		s.reported = true
+	case failed && sum.Failed <= 1+failureLinesMax:
+		fmt.Fprintln(s.human, FailLine(seed, res.AtNs, res.Message))
+	}
+	s.bar.Add(failed)
+	return nil
+}
 
-	tables.Fill(&sum)
+// finish writes the summary and returns the sweep's exit status.
+func (s *sweeper) finish(pins pinOutcome) (int, error) {
+	o, sum := s.o, &s.sum
+	s.bar.Finish()
+	s.tables.Fill(sum)
 	sum.Pins, sum.PinsFailed = pins.pins, pins.failed
 	sum.Interrupted = sum.Interrupted || pins.interrupted
-	sum.RealNs = time.Since(start).Nanoseconds()
+	sum.RealNs = time.Since(s.start).Nanoseconds()
 	// The status says what the exit status says: a stopped sweep is neither
 	// a pass nor a verdict, whatever its finished seeds did.
 	switch {
 	case sum.Interrupted:
 		sum.Status = "interrupted"
-	case sum.Failed > 0 || sum.PinsFailed > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0):
+	case sum.Failed > 0 || sum.PinsFailed > 0 || len(sum.GaveUpSeeds) > 0 || (!o.Replay && !o.PinsOnly && sum.PropertyFailures > 0):
 		sum.Status = "fail"
 	default:
 		sum.Status = "pass"
 	}
-	if jw != nil {
-		jw.Write(sum)
+	if s.jw != nil {
+		// A stream without its summary reads as cut short: a summary that
+		// does not encode is a bug in sf, said as one, never a silence.
+		if _, err := json.Marshal(sum); err != nil {
+			fmt.Fprintf(o.Stderr, "sf-run: encoding the summary record: %v: please report it\n", err)
+			return ExitUsage, nil
+		}
+		s.jw.Write(*sum)
 	}
 	switch {
 	case o.PinsOnly:
-		printPinsSummary(human, sum)
+		printPinsSummary(s.human, *sum)
 	case !o.Replay || sum.Interrupted:
-		printSummary(human, sum, time.Since(start), o.Check)
+		printSummary(s.human, *sum, time.Since(s.start), o.Check)
 	}
-	if o.Pin && o.Replay && !sum.Interrupted && !pinned {
+	if o.Pin && o.Replay && !sum.Interrupted && !s.pinned {
 		// Asked to pin a failure there is none of (or one that does not
 		// replay): the user's premise is wrong, which is an input error.
-		fmt.Fprintf(o.Stderr, "sf-run: -pin: seed %d did not fail (%s), so there is nothing to pin\n", o.Seeds[0], lastStatus)
+		fmt.Fprintf(o.Stderr, "sf-run: -pin: seed %d did not fail (%s), so there is nothing to pin\n", o.Seeds[0], s.lastStatus)
 		return ExitUsage, nil
 	}
 	switch {
 	case sum.Interrupted:
 		return ExitInterrupted, nil
-	case internal > 0:
+	case s.internal > 0:
 		// A bug in sf, not in the program under test: the sweep's verdict
 		// cannot be trusted, so it is an error rather than a finding.
-		fmt.Fprintf(o.Stderr, "sf-run: %d seeds hit an internal error in sf (class internal): please report it\n", internal)
+		fmt.Fprintf(o.Stderr, "sf-run: %d seeds hit an internal error in sf (class internal): please report it\n", s.internal)
 		return ExitUsage, nil
 	case sum.Status == "fail":
 		return ExitProblem, nil
@@ -405,91 +443,3 @@ func run(o Options) (int, error) {
 // their own in the human report; the rest are counted in the summary and
 // listed in full in -json.
 const failureLinesMax = 10
-
-type outcome struct {
-	res         *engine.Result
-	err         error
-	interrupted bool // never ran, or stopped before it ended
-	hostStall   bool // the first run failed with class watchdog, the second did not
-}
-
-func runSeed(p *Prepared, o Options, seed uint64, sched *schedule.Schedule, interrupt *atomic.Bool) *outcome {
-	opts := p.RunOptions(sched)
-	opts.Inspect = o.Inspect
-	opts.Interrupt = interrupt
-	first := p.Spec
-	if o.stallFirstRun {
-		s := *p.Spec
-		s.WatchdogNs = 1
-		first = &s
-	}
-	a, err := p.Engine.Run(first, seed, opts)
-	stalled := false
-	if err == nil {
-		a, stalled = p.Engine.RecheckWatchdog(p.Spec, seed, opts, a)
-	}
-	if err != nil || !o.Check {
-		return &outcome{res: a, err: err, hostStall: stalled}
-	}
-	opts2 := opts
-	opts2.DivergeAtCall = o.DivergeSecondRunAtCall
-	b, err := p.Engine.Run(p.Spec, seed, opts2)
-	if err != nil {
-		return &outcome{err: err}
-	}
-	if a.Status == engine.StatusInterrupted || b.Status == engine.StatusInterrupted {
-		return &outcome{interrupted: true}
-	}
-	if a.Hash == b.Hash && a.HostCalls == b.HostCalls && equalLines(a.Trace, b.Trace) {
-		return &outcome{res: a, hostStall: stalled}
-	}
-	a.Status = engine.StatusNondeterministic
-	a.Class = engine.ClassNondet
-	a.Message = "nondeterministic: " + diagnose(p, seed, opts, opts2, a, b)
-	a.Node = ""
-	a.Trace = append(a.Trace, fmt.Sprintf("%10s  FAIL  %s", "", a.Message))
-	return &outcome{res: a, hostStall: stalled}
-}
-
-// diagnose names the first host call where two runs of one seed differ: it
-// finds the first window of checkpoints that disagrees and runs the seed
-// twice more, recording that window.
-func diagnose(p *Prepared, seed uint64, oa, ob engine.Options, a, b *engine.Result) string {
-	if a.Hash == b.Hash && a.HostCalls == b.HostCalls {
-		for i := 0; i < min(len(a.Trace), len(b.Trace)); i++ {
-			if a.Trace[i] != b.Trace[i] {
-				return fmt.Sprintf("host calls agree but trace line %d differs: %q vs %q", i+1, a.Trace[i], b.Trace[i])
-			}
-		}
-		return fmt.Sprintf("host calls agree but the traces have %d and %d lines", len(a.Trace), len(b.Trace))
-	}
-	w := engine.FirstDivergence(a.Checkpoints, b.Checkpoints)
-	if w < 0 {
-		w = len(a.Checkpoints)
-	}
-	from := uint64(w) * engine.CheckpointEvery
-	window := [2]uint64{from, from + engine.CheckpointEvery}
-	oa.RecordCalls, ob.RecordCalls = window, window
-	ra, err1 := p.Engine.Run(p.Spec, seed, oa)
-	rb, err2 := p.Engine.Run(p.Spec, seed, ob)
-	where := fmt.Sprintf("host calls %d-%d", window[0]+1, window[1])
-	if err1 != nil || err2 != nil {
-		return fmt.Sprintf("the runs differ in %s (the re-runs failed to start)", where)
-	}
-	if d := engine.DescribeDivergence(from+1, ra.Calls, rb.Calls); d != "" {
-		return d + "; " + where
-	}
-	return fmt.Sprintf("the runs differ in %s, but the re-runs did not reproduce it", where)
-}
-
-func equalLines(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
-}

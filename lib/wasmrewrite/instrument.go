@@ -37,6 +37,9 @@ type Mode struct {
 	// preempt counts every function entry down on the preemption counter
 	// (preempt.go), and loops counts every loop iteration on it too.
 	Preempt, Loops bool
+	// noLeafChecks leaves out the stack checks preempt adds to frameless
+	// functions (leaf.go), so that a benchmark can measure what they cost.
+	noLeafChecks bool
 }
 
 // Names under which a preempting module exports the preemption countdown
@@ -192,6 +195,13 @@ func Rewrite(bin []byte, mode Mode) ([]byte, error) {
 	check = append(check, 0x1a, 0x0b) // drop, end
 
 	var entry []byte
+	if mode.Preempt && !mode.noLeafChecks {
+		leaf, _, err := addLeafChecks(secs, imp)
+		if err != nil {
+			return nil, err
+		}
+		secs[codeAt].body = leaf
+	}
 	if mode.Preempt {
 		// Count down; at zero call sched_yield with the counter left at 0,
 		// which is how the host tells this call from a loop tick.
@@ -282,7 +292,10 @@ func addExports(b []byte, counter uint32) ([]byte, error) {
 
 type imports struct {
 	globals    uint32
+	funcs      int64
 	schedYield int64 // function index of wasi_snapshot_preview1.sched_yield, or -1
+	// names are the imported functions' module.name, by function index.
+	names []string
 }
 
 func parseImports(b []byte) (imports, error) {
@@ -318,6 +331,7 @@ func parseImports(b []byte) (imports, error) {
 			if names[0] == "wasi_snapshot_preview1" && names[1] == "sched_yield" {
 				imp.schedYield = funcs
 			}
+			imp.names = append(imp.names, names[0]+"."+names[1])
 			funcs++
 		case 1: // table: reftype, limits
 			if len(b) < 1 {
@@ -342,6 +356,7 @@ func parseImports(b []byte) (imports, error) {
 			return imp, ErrUninstrumentable
 		}
 	}
+	imp.funcs = funcs
 	return imp, nil
 }
 
@@ -395,114 +410,24 @@ func instrumentCode(b []byte, entry, check []byte) ([]byte, error) {
 }
 
 // instrumentBody copies one function body, inserting entry after its locals
-// and check after the block type of every loop instruction. It decodes
-// every instruction so that an immediate byte is never mistaken for an
-// opcode.
+// and check after the block type of every loop instruction.
 func instrumentBody(out, fn, entry, check []byte) ([]byte, error) {
-	p := 0
-	u := func() bool { // skip one LEB128 number
-		for p < len(fn) {
-			c := fn[p]
-			p++
-			if c&0x80 == 0 {
-				return true
-			}
-		}
-		return false
-	}
-	// Locals: a vector of (count, type).
-	groups, n, ok := uleb(fn)
+	p, ok := skipLocals(fn)
 	if !ok {
 		return nil, ErrUninstrumentable
-	}
-	p = n
-	for i := uint32(0); i < groups; i++ {
-		if !u() || p >= len(fn) {
-			return nil, ErrUninstrumentable
-		}
-		p++
 	}
 	out = append(out, fn[:p]...)
 	out = append(out, entry...)
 	last := p
-	blockType := func() bool {
-		if p >= len(fn) {
-			return false
-		}
-		switch c := fn[p]; {
-		case c == 0x40 || (c >= 0x6f && c <= 0x7f):
-			p++
-			return true
-		}
-		return u() // a type index, as a signed LEB128
-	}
 	for p < len(fn) {
 		op := fn[p]
-		p++
-		good := true
-		switch {
-		case op == 0x00 || op == 0x01 || op == 0x05 || op == 0x0b || op == 0x0f || op == 0x1a || op == 0x1b || op == 0xd1:
-		case op == 0x02 || op == 0x04:
-			good = blockType()
-		case op == 0x03:
-			if good = blockType(); good {
-				out = append(out, fn[last:p]...)
-				out = append(out, check...)
-				last = p
-			}
-		case op == 0x0c || op == 0x0d || op == 0x10 || op == 0x12 || (op >= 0x20 && op <= 0x26) || op == 0xd2:
-			good = u()
-		case op == 0x0e:
-			var cnt uint32
-			cnt, n, good = uleb(fn[p:])
-			p += n
-			for i := uint32(0); good && i <= cnt; i++ {
-				good = u()
-			}
-		case op == 0x11 || op == 0x13:
-			//lint:ignore SA4000 each call of u reads the next operand, so two calls read two
-			good = u() && u()
-		case op == 0x1c:
-			var cnt uint32
-			cnt, n, good = uleb(fn[p:])
-			p += n + int(cnt)
-		case op >= 0x28 && op <= 0x3e:
-			//lint:ignore SA4000 each call of u reads the next operand, so two calls read two
-			good = u() && u()
-		case op == 0x3f || op == 0x40 || op == 0xd0:
-			p++
-		case op == 0x41 || op == 0x42:
-			good = u()
-		case op == 0x43:
-			p += 4
-		case op == 0x44:
-			p += 8
-		case op >= 0x45 && op <= 0xc4:
-		case op == 0xfc:
-			var sub uint32
-			sub, n, good = uleb(fn[p:])
-			p += n
-			switch {
-			case sub <= 7:
-			case sub == 8:
-				good = good && u()
-				p++
-			case sub == 9 || sub == 13 || (sub >= 15 && sub <= 17):
-				good = good && u()
-			case sub == 10:
-				p += 2
-			case sub == 11:
-				p++
-			case sub == 12 || sub == 14:
-				good = good && u() && u()
-			default:
-				good = false
-			}
-		default:
-			good = false // SIMD, threads, exceptions: not something we rewrite
-		}
-		if !good || p > len(fn) {
+		if p, ok = instrEnd(fn, p); !ok {
 			return nil, ErrUninstrumentable
+		}
+		if op == 0x03 {
+			out = append(out, fn[last:p]...)
+			out = append(out, check...)
+			last = p
 		}
 	}
 	return append(out, fn[last:]...), nil

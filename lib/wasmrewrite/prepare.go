@@ -8,7 +8,7 @@ import (
 // Version is part of every prepared module's name in a build store: a
 // change to any rewrite bumps it, so that no store serves a module
 // rewritten the old way.
-const Version = 1
+const Version = 4
 
 // Tag names a mode in the file name of a prepared module.
 func (m Mode) Tag() string {
@@ -22,15 +22,18 @@ func (m Mode) Tag() string {
 }
 
 // Prepare returns bin as the engine runs it: with loop ticks, with mode's
-// call counting, and with its data segments merged. A module without
-// preemption that the rewriter does not understand keeps its code as it is
-// (the watchdog can then only abandon it); one that needs preemption is an
-// error.
+// call counting, with its data segments merged, and with what forking
+// needs (fork.go). A module without preemption that the rewriter does not
+// understand keeps its code as it is (the watchdog can then only abandon
+// it); one that needs preemption is an error. A module that cannot fork
+// runs as before and carries the reason, which ReadForkInfo returns.
 func Prepare(bin []byte, mode Mode) ([]byte, error) {
 	if !IsModule(bin) {
 		return nil, errors.New("not a WebAssembly module")
 	}
+	plan, forkErr := planFork(bin)
 	out := bin
+	loops := true
 	if mode.Preempt {
 		var err error
 		if out, err = Rewrite(bin, mode); err != nil {
@@ -40,9 +43,17 @@ func Prepare(bin []byte, mode Mode) ([]byte, error) {
 			return nil, err
 		}
 	} else {
-		out, _ = InstrumentLoops(bin)
+		out, loops = InstrumentLoops(bin)
 	}
-	return MergeDataSegments(out), nil
+	out = MergeDataSegments(out)
+	if forkErr == nil {
+		var forked []byte
+		forked, forkErr = plan.apply(out, forkFlags{loops: loops, preempt: mode.Preempt, preemptLoops: mode.Preempt && mode.Loops})
+		if forkErr == nil {
+			return forked, nil
+		}
+	}
+	return appendCustom(out, noForkSection, []byte(forkErr.Error())), nil
 }
 
 // Counts reports whether bin was prepared for preemption: it exports the

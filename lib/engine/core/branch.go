@@ -104,7 +104,7 @@ func (r *Run) applyBranch(b schedule.Branch) {
 	if what == "" {
 		what = "every stream"
 	}
-	r.Tracef("branch: re-keyed %s at %s (key %d)", what, schedule.Time(int64(b.At)), b.Key)
+	r.Tracef("branch: re-keyed %s at %s (key %d)", what, faults.Time(int64(b.At)), b.Key)
 	if b.Stream == "" && r.Opts.RedrawAfterBranch && r.Opts.Faults == nil {
 		r.redrawPlanned(b.Key)
 	}
@@ -119,5 +119,5 @@ func (r *Run) redrawPlanned(key uint64) {
 	r.planSeed = rng.New(r.planSeed, "branch/plan", key).Uint64()
 	dropped := r.planner.Count(r.plan)
 	r.planner = faults.NewPlanner(r.plan, r.planSeed, r.Now)
-	r.Tracef("branch: redrew the planned faults after %s (%d dropped, %d drawn)", schedule.Time(r.Now), dropped, r.planner.Count(r.plan))
+	r.Tracef("branch: redrew the planned faults after %s (%d dropped, %d drawn)", faults.Time(r.Now), dropped, r.planner.Count(r.plan))
 }

@@ -1,6 +1,9 @@
 package core
 
-import "github.com/sf-dst/sf/lib/rng"
+import (
+	"github.com/sf-dst/sf/lib/faults"
+	"github.com/sf-dst/sf/lib/rng"
+)
 
 // BuggifyEnableProb is the chance that a site is enabled for a run, decided
 // the first time any node reaches it.
@@ -73,7 +76,7 @@ func (in *Instance) Buggify(site string, prob float64) bool {
 		return false
 	}
 	st.fired++
-	f := Fault{At: Dur(r.Now), Kind: KindBuggify, Node: in.Node.Spec.Name, Site: site, Op: hit}
+	f := Fault{At: Dur(r.Now), Kind: faults.KindBuggify, Node: in.Node.Spec.Name, Site: site, Op: hit}
 	r.res.Faults = append(r.res.Faults, f)
 	r.Tracef("fault buggify %q fires on %s at hit #%d", site, in.Name, hit)
 	return true

@@ -5,11 +5,12 @@ import (
 	"fmt"
 
 	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
 )
 
-// DiskFaults are the world's disk settings; the disk faults' probabilities
-// are Spec.Rates.
+// DiskFaults are the world's disk settings that belong to no fault kind;
+// the disk faults' probabilities are Spec.Kinds.
 type DiskFaults struct {
 	Torn, Reorder, StrictDirs, CorruptOnCrash bool
 	Model                                     disk.FSModel
@@ -25,16 +26,18 @@ type opKey struct {
 	op   int64
 }
 
-// diskFault decides whether a fault of kind fires at operation op of node n:
-// from the schedule when one is replayed, otherwise from a stream keyed by
-// the seed, the kind, the node and op, so removing another fault never
-// changes this one.
-func (r *Run) DiskFault(n *Node, kind string, op int64) bool {
+// Fires decides whether a fault of the counted kind fires at event op of
+// node n: from the schedule when one is replayed, otherwise from a stream
+// keyed by the seed, the kind, the node and op, so that removing another
+// fault never changes this one. Nodes that take no per-node faults, quiet
+// periods and the recovery phase take none.
+func (r *Run) Fires(n *Node, kind string, op int64) bool {
 	if !n.Spec.Faults || r.Quiet() {
 		return false
 	}
 	if r.Opts.Faults != nil {
-		return r.scheduledOps[opKey{kind, n.Idx, op}]
+		_, ok := r.scheduledOps[opKey{kind, n.Idx, op}]
+		return ok
 	}
 	p := r.kindRate(kind)
 	if p <= 0 {
@@ -45,10 +48,30 @@ func (r *Run) DiskFault(n *Node, kind string, op int64) bool {
 	return s.Chance(p)
 }
 
-// faultStream is the stream that decides what a fault does (which page,
-// which bit), keyed like the decision itself.
-func (r *Run) faultStream(kind string, n *Node, op int64) *rng.Stream {
+// Replayed returns the entry of the schedule being replayed for a fault of
+// the counted kind at event op of node n, whose fields may say more of what
+// the fault does; false when no schedule is replayed or it lists none.
+func (r *Run) Replayed(n *Node, kind string, op int64) (Fault, bool) {
+	f, ok := r.scheduledOps[opKey{kind, n.Idx, op}]
+	return f, ok
+}
+
+// FaultStream is the stream that decides what a counted fault does (which
+// page, which bit, how many bytes), keyed like the decision itself.
+func (r *Run) FaultStream(kind string, n *Node, op int64) *rng.Stream {
 	return rng.New(r.SeedOf(bsDisk), kind+"/what", rng.Key(n.Spec.Name), uint64(op))
+}
+
+// RecordFault records a fault of a counted kind that fired on in, and says
+// so in the trace as its kind describes it, with the instance for the node
+// ("fault short_read server#1 at read call #7 ...").
+func (in *Instance) RecordFault(f Fault) {
+	r := in.Run
+	f.At, f.Node = Dur(r.Now), in.Node.Spec.Name
+	r.res.Faults = append(r.res.Faults, f)
+	shown := f
+	shown.Node = in.Name
+	r.Tracef("fault %s", shown.Describe())
 }
 
 func (r *Run) RecordDiskFault(in *Instance, kind string, op int64, path string, offset int64) {
@@ -59,7 +82,7 @@ func (r *Run) RecordDiskFault(in *Instance, kind string, op int64, path string, 
 		where = fmt.Sprintf("%s@%d", path, offset)
 	}
 	counter := "disk op"
-	if kind == KindReadEIO || kind == KindReadCorrupt {
+	if kind == faults.KindReadEIO || kind == faults.KindReadCorrupt {
 		counter = "disk read"
 	}
 	r.Tracef("fault %s on %s at %s #%d (%s)", kind, in.Name, counter, op, where)
@@ -71,18 +94,18 @@ func (r *Run) RecordDiskFault(in *Instance, kind string, op int64, path string, 
 func (in *Instance) BeforeWrite(e *Desc, write bool) (op int64, errno uint64, crash bool) {
 	r, n := in.Run, in.Node
 	op = n.NextOp()
-	if r.DiskFault(n, KindCrashIO, op) {
+	if r.Fires(n, faults.KindCrashIO, op) {
 		return op, 0, true
 	}
 	if !write {
 		return op, 0, false
 	}
-	if r.DiskFault(n, KindWriteEIO, op) {
-		r.RecordDiskFault(in, KindWriteEIO, op, e.Path, 0)
+	if r.Fires(n, faults.KindWriteEIO, op) {
+		r.RecordDiskFault(in, faults.KindWriteEIO, op, e.Path, 0)
 		return op, EIO, false
 	}
-	if r.DiskFault(n, KindWriteENOSPC, op) {
-		r.RecordDiskFault(in, KindWriteENOSPC, op, e.Path, 0)
+	if r.Fires(n, faults.KindWriteENOSPC, op) {
+		r.RecordDiskFault(in, faults.KindWriteENOSPC, op, e.Path, 0)
 		return op, ENospc, false
 	}
 	return op, 0, false
@@ -93,9 +116,9 @@ func (in *Instance) BeforeWrite(e *Desc, write bool) (op int64, errno uint64, cr
 // decide what of it survives, and the guest stops inside this host call.
 func (in *Instance) CrashInside(ctx context.Context, op int64, path string, syncing disk.Ino) {
 	r, n := in.Run, in.Node
-	down := rng.New(r.SeedOf(bsDisk), KindCrashIO+"/restart", rng.Key(n.Spec.Name), uint64(op)).Between(r.Spec.RestartAfter[0], r.Spec.RestartAfter[1])
+	down := rng.New(r.SeedOf(bsDisk), faults.KindCrashIO+"/restart", rng.Key(n.Spec.Name), uint64(op)).Between(r.restartAfter())
 	until := r.Now + down
-	r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: KindCrashIO, Node: n.Spec.Name, Op: op, Path: path, Until: Dur(until)})
+	r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: faults.KindCrashIO, Node: n.Spec.Name, Op: op, Path: path, Until: Dur(until)})
 	r.Tracef("fault crash %s during disk op #%d (%s), restart at %s", in.Name, op, path, fmtTime(until))
 	r.inFlight(in)
 	in.crashed = true
@@ -129,45 +152,40 @@ func (r *Run) crashDisk(n *Node, syncing disk.Ino) {
 
 // fsync makes a file durable, with the disk faults that apply to an fsync.
 func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
-	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
-	op := n.NextOp()
-	if d.LatencyNs[1] > 0 {
-		var s rng.Stream
-		s.Reset(r.SeedOf(bsDiskLatency), "disklatency", rng.Key(n.Spec.Name), uint64(op))
-		if lat := s.Between(d.LatencyNs[0], d.LatencyNs[1]); lat > 0 {
-			// The whole node waits: a wasip1 guest runs every goroutine on
-			// one thread.
-			in.deadline = r.Now + lat
-			in.Waits = in.Waits[:0]
-			in.Park(ctx)
-			in.deadline = maxTime
-		}
+	r, n := in.Run, in.Node
+	var op int64
+	if in.exec.resuming { // a fork copied the node waiting out the latency
+		op = in.park.op
+		in.ParkAgain(ctx)
+	} else {
+		op = n.NextOp()
+		in.fsyncLatency(ctx, op)
 	}
-	if r.DiskFault(n, KindCrashIO, op) {
+	if r.Fires(n, faults.KindCrashIO, op) {
 		in.CrashInside(ctx, op, e.Path, e.Ino)
 	}
 	if e.Kind == DescFile {
 		switch {
-		case r.DiskFault(n, KindFsyncEIO, op):
-			r.RecordDiskFault(in, KindFsyncEIO, op, e.Path, 0)
+		case r.Fires(n, faults.KindFsyncEIO, op):
+			r.RecordDiskFault(in, faults.KindFsyncEIO, op, e.Path, 0)
 			return Errno(n.FS.SyncEIO(e.Ino))
-		case r.DiskFault(n, KindLostWrite, op):
-			page, err := n.FS.SyncLosingPage(e.Ino, r.faultStream(KindLostWrite, n, op))
+		case r.Fires(n, faults.KindLostWrite, op):
+			page, err := n.FS.SyncLosingPage(e.Ino, r.FaultStream(faults.KindLostWrite, n, op))
 			if err != nil {
 				return Errno(err)
 			}
 			if page >= 0 { // an fsync with nothing dirty has no page to lose
-				r.RecordDiskFault(in, KindLostWrite, op, e.Path, page)
+				r.RecordDiskFault(in, faults.KindLostWrite, op, e.Path, page)
 			}
 			return ESuccess
-		case r.DiskFault(n, KindMisdirected, op):
-			from, to, ok, err := n.FS.SyncMisdirected(e.Ino, r.faultStream(KindMisdirected, n, op))
+		case r.Fires(n, faults.KindMisdirected, op):
+			from, to, ok, err := n.FS.SyncMisdirected(e.Ino, r.FaultStream(faults.KindMisdirected, n, op))
 			if err != nil {
 				return Errno(err)
 			}
 			if ok {
-				r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: KindMisdirected, Node: n.Spec.Name, Op: op, Path: e.Path, Offset: from, Target: to})
-				r.Tracef("fault %s on %s at disk op #%d (%s: page at %d landed at %d)", KindMisdirected, in.Name, op, e.Path, from, to)
+				r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: faults.KindMisdirected, Node: n.Spec.Name, Op: op, Path: e.Path, Offset: from, Target: to})
+				r.Tracef("fault %s on %s at disk op #%d (%s: page at %d landed at %d)", faults.KindMisdirected, in.Name, op, e.Path, from, to)
 			}
 			return ESuccess
 		}
@@ -175,12 +193,31 @@ func (in *Instance) Fsync(ctx context.Context, e *Desc) uint64 {
 	return Errno(n.FS.Sync(e.Ino))
 }
 
+// fsyncLatency makes the node wait out the latency of its fsync, disk
+// operation op, if the world gives fsyncs one.
+func (in *Instance) fsyncLatency(ctx context.Context, op int64) {
+	r, n, d := in.Run, in.Node, &in.Run.Spec.Disk
+	if d.LatencyNs[1] <= 0 {
+		return
+	}
+	var s rng.Stream
+	s.Reset(r.SeedOf(bsDiskLatency), "disklatency", rng.Key(n.Spec.Name), uint64(op))
+	if lat := s.Between(d.LatencyNs[0], d.LatencyNs[1]); lat > 0 {
+		// The whole node waits: a wasip1 guest runs every goroutine on one
+		// thread.
+		in.deadline = r.Now + lat
+		in.Waits = in.Waits[:0]
+		in.parkAt(ctx, op, false)
+		in.deadline = maxTime
+	}
+}
+
 // BeforeRead numbers a file read and decides whether it fails (read_eio).
 func (in *Instance) BeforeRead(e *Desc) (op int64, errno uint64) {
 	r, n := in.Run, in.Node
 	op = n.NextRead()
-	if r.DiskFault(n, KindReadEIO, op) {
-		r.RecordDiskFault(in, KindReadEIO, op, e.Path, 0)
+	if r.Fires(n, faults.KindReadEIO, op) {
+		r.RecordDiskFault(in, faults.KindReadEIO, op, e.Path, 0)
 		return op, EIO
 	}
 	return op, 0
@@ -189,18 +226,18 @@ func (in *Instance) BeforeRead(e *Desc) (op int64, errno uint64) {
 // AfterRead applies the read faults to a file read that returned p.
 func (in *Instance) AfterRead(e *Desc, op int64, p []byte, fileOff int64) {
 	r, n := in.Run, in.Node
-	if len(p) == 0 || !r.DiskFault(n, KindReadCorrupt, op) {
+	if len(p) == 0 || !r.Fires(n, faults.KindReadCorrupt, op) {
 		return
 	}
-	off, _, ok := disk.FlipBit(p, r.faultStream(KindReadCorrupt, n, op))
+	off, _, ok := disk.FlipBit(p, r.FaultStream(faults.KindReadCorrupt, n, op))
 	if ok {
-		r.RecordDiskFault(in, KindReadCorrupt, op, e.Path, fileOff+int64(off))
+		r.RecordDiskFault(in, faults.KindReadCorrupt, op, e.Path, fileOff+int64(off))
 	}
 }
 
 // bitrot flips one bit of a node's durable data (a planned fault).
 func (r *Run) bitrot(n *Node, f Fault) {
-	dmg, ok := n.FS.BitRot(rng.New(r.SeedOf(bsDisk), KindBitrot, rng.Key(n.Spec.Name), uint64(f.At)))
+	dmg, ok := n.FS.BitRot(rng.New(r.SeedOf(bsDisk), faults.KindBitrot, rng.Key(n.Spec.Name), uint64(f.At)))
 	if !ok {
 		return
 	}

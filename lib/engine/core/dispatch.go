@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/tetratelabs/wazero"
@@ -50,6 +51,7 @@ type HostFunc struct {
 	Run  func(c *Call)
 
 	display string // how a recorded call names it: module.name, or the bare WASI name
+	module  string // the host module it belongs to
 }
 
 // Event is an entry of the determinism hash that is not a guest's call of an
@@ -70,6 +72,7 @@ type Call struct {
 
 	fn    *HostFunc
 	keyed bool
+	carry uint64
 }
 
 // Mem is the guest's linear memory.
@@ -82,7 +85,18 @@ func (c *Call) Key(a, b uint64) {
 		panic(fmt.Sprintf("host function %s keyed twice", c.fn.Name))
 	}
 	c.keyed = true
-	c.In.account(c.fn.ID, c.fn.display, c.fn.OnFD, a, b)
+	c.In.account(c.fn.ID, c.fn.display, c.fn.OnFD, a, b, "", "")
+}
+
+// KeyText is Key for a call whose words fold strings: ta and tb (either may
+// be empty) are what a and b were made from, a message, site or path, which
+// a nondeterminism report shows instead of the opaque word.
+func (c *Call) KeyText(a, b uint64, ta, tb string) {
+	if c.keyed {
+		panic(fmt.Sprintf("host function %s keyed twice", c.fn.Name))
+	}
+	c.keyed = true
+	c.In.account(c.fn.ID, c.fn.display, c.fn.OnFD, a, b, ta, tb)
 }
 
 // KeyAs adds the call to the hash as event e instead of as itself: the
@@ -93,14 +107,29 @@ func (c *Call) KeyAs(e Event, a, b uint64) {
 		panic(fmt.Sprintf("host function %s keyed twice", c.fn.Name))
 	}
 	c.keyed = true
-	c.In.account(e.ID, e.Name, false, a, b)
+	c.In.account(e.ID, e.Name, false, a, b, "", "")
 }
 
 // Unkeyed says that this call, on this path, adds nothing to the hash.
 func (c *Call) Unkeyed() { c.keyed = true }
 
+// Resuming reports whether this call is the one a forked guest was copied
+// in, entered again by the resumed guest, and has not yet reached the point
+// where it parked: everything it did before that point is done, in the
+// state the fork restored, and must not be done again. A host function that
+// may park skips to its park when it is; one that never parks is never
+// entered this way (fork.go).
+func (c *Call) Resuming() bool { return c.In.exec.resuming }
+
+// Carry keeps v, something the call did before it parks, with the park, so
+// that a resumed copy of the guest gets it back from Carried.
+func (c *Call) Carry(v uint64) { c.carry = v }
+
+// Carried is what the call passed to Carry before the park it resumes.
+func (c *Call) Carried() uint64 { return c.carry }
+
 // Event adds event e to the hash, during a call that was keyed already.
-func (c *Call) Event(e Event, a, b uint64) { c.In.account(e.ID, e.Name, false, a, b) }
+func (c *Call) Event(e Event, a, b uint64) { c.In.account(e.ID, e.Name, false, a, b, "", "") }
 
 // wasiModule is WASI's host module, whose functions recorded calls name
 // without it.
@@ -123,10 +152,19 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 		}
 		c := &in.exec.call
 		*c = Call{In: in, Ctx: ctx, Mod: m, Stack: s, fn: fn}
-		if fn.Key != nil {
+		if in.exec.resuming {
+			// The resumed guest's first call: the one it was copied in.
+			if fn != in.park.fn {
+				panic(fmt.Sprintf("a resumed guest called %s first, but was copied inside %s", fn.display, in.park.fn.display))
+			}
+			c.keyed, c.carry = in.park.keyed, in.park.carry
+		} else if fn.Key != nil {
 			c.Key(fn.Key(s))
 		}
 		fn.Run(c)
+		if in.exec.resuming {
+			panic(fmt.Sprintf("host function %s, entered again by a resumed guest, did not park again", fn.display))
+		}
 		if !c.keyed {
 			panic(fmt.Sprintf("host function %s returned without adding itself to the determinism hash", fn.Name))
 		}
@@ -160,7 +198,7 @@ func NewHost(adapters ...Adapter) (*Host, error) {
 			case h.Provides(a.Module(), f.Name):
 				return nil, fmt.Errorf("host function %s.%s: declared twice", a.Module(), f.Name)
 			}
-			f.display = f.Name
+			f.display, f.module = f.Name, a.Module()
 			if a.Module() != wasiModule {
 				f.display = a.Module() + "." + f.Name
 			}
@@ -219,9 +257,17 @@ func (h *Host) Instantiate(ctx context.Context, rt wazero.Runtime) error {
 }
 
 // describeCall is how a recorded call reads in a nondeterminism report.
-func (in *Instance) describeCall(name string, onFD bool, a, b uint64) string {
+func (in *Instance) describeCall(name string, onFD bool, a, b uint64, ta, tb string) string {
 	var arg string
+	word := func(v uint64, text string) string {
+		if text != "" {
+			return strconv.Quote(text)
+		}
+		return strconv.FormatUint(v, 10)
+	}
 	switch {
+	case ta != "" || tb != "":
+		arg = "(" + word(a, ta) + ", " + word(b, tb) + ")"
 	case onFD:
 		target := fmt.Sprintf("fd %d", a)
 		if f := in.FD(int32(a)); f != nil && f.Path != "" {

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"crypto/sha256"
 	"fmt"
 	"reflect"
 	"sort"
@@ -56,7 +57,7 @@ func CheckSnapshots(check func(shared []string)) (off func()) {
 // fixed before the first step, the plan the timed faults are drawn from,
 // compiled modules, and recorded values and faults, which are never
 // changed in place. An entry matches a whole field name.
-var sharedOnPurpose = []string{".Spec", ".Opts", ".scheduledHits", ".scheduledOps", ".swarm", ".compiled", ".plan",
+var sharedOnPurpose = []string{".Spec", ".park.fn", ".Opts", ".scheduledHits", ".scheduledOps", ".swarm", ".rates", ".compiled", ".plan",
 	".planner.list", ".heads[", ".Ahead[", ".events[", ".Faults[", ".fault", ".res.Faults"}
 
 // shared walks a run and its snapshot side by side and names every
@@ -137,4 +138,19 @@ func (w *walker) walk(a, b reflect.Value, path string) {
 			w.walk(a.Elem(), b.Elem(), path)
 		}
 	}
+}
+
+// ImageDigest shows the guests' images of a fork: each one's module,
+// memory (by SHA-256) and globals, so that two forks of one world at one
+// step can be compared.
+func ImageDigest(f *Fork) string {
+	var b strings.Builder
+	for i, g := range f.guests {
+		if g == nil {
+			fmt.Fprintf(&b, "node %d: none\n", i)
+			continue
+		}
+		fmt.Fprintf(&b, "node %d: %s memory %x globals %x\n", i, g.wasm, sha256.Sum256(g.memory), g.globals)
+	}
+	return b.String()
 }

@@ -6,12 +6,11 @@ import (
 
 	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 )
 
 // swarmTypes are the fault types swarm testing turns on and off, from the
 // registry of fault kinds.
-var swarmTypes = schedule.SwarmTypes()
+var swarmTypes = faults.SwarmTypes()
 
 // drawSwarm decides, with swarm testing, which fault types this seed uses
 // and how it rescales their rates: each type is on with probability one
@@ -43,24 +42,15 @@ func (r *Run) drawSwarm() {
 	}
 }
 
-// configured reports whether the world turns a swarm type on at all.
+// configured reports whether the world turns a swarm type on at all: its
+// rate or probability is above 0.
 func (r *Run) configured(kind string) bool {
-	switch kind {
-	case KindCrash:
-		return r.Spec.Rates[faults.RateField(KindCrash)] > 0
-	case KindClockJump:
-		return r.Spec.Rates[faults.RateField(KindClockJump)] > 0
-	case KindBuggify:
-		return r.Spec.Buggify
-	}
-	return false
+	return r.Spec.Kinds.Rate(kind) > 0
 }
 
 // kindRate is the named kind's rate or probability for this seed, after
 // swarm testing.
-func (r *Run) kindRate(kind string) float64 {
-	return r.Rate(kind, r.Spec.Rates[faults.RateField(kind)])
-}
+func (r *Run) kindRate(kind string) float64 { return r.rates[kind] }
 
 // rate is a fault type's rate for this seed, after swarm testing.
 func (r *Run) Rate(kind string, configured float64) float64 {
@@ -72,25 +62,22 @@ func (r *Run) Rate(kind string, configured float64) float64 {
 
 // buggifyOn reports whether buggify sites may fire in this seed.
 func (r *Run) buggifyOn() bool {
-	return r.Spec.Buggify && (r.swarm == nil || r.swarm[KindBuggify] > 0)
+	return r.Spec.Kinds.Rate(faults.KindBuggify) > 0 && (r.swarm == nil || r.swarm[faults.KindBuggify] > 0)
 }
 
 // newPlan is what the run's timed faults are drawn from.
 func (r *Run) newPlan() *faults.Plan {
 	sp := r.Spec
-	p := &faults.Plan{
-		Settings: &faults.Settings{
-			RestartAfter: sp.RestartAfter, ClockJumpMaxNs: sp.ClockJumpMaxNs,
-			PartitionForNs: sp.Net.PartitionForNs, PartitionTopologies: sp.Net.PartitionTopologies,
-			ClogForNs: sp.Net.ClogForNs, ClogModes: sp.Net.ClogModes, ClogDelayNs: sp.Net.ClogDelayNs,
-			SlowForNs: sp.Net.SlowForNs, SlowFactor: sp.Net.SlowFactor, PauseForNs: sp.Net.PauseForNs,
-		},
-		Rates: sp.Rates,
-		Until: sp.DurationNs,
-		Swarm: r.swarm,
-	}
+	p := &faults.Plan{Values: sp.Kinds, Until: sp.DurationNs, Swarm: r.swarm}
 	for _, n := range r.Nodes {
 		p.Nodes = append(p.Nodes, faults.PlanNode{Name: n.Spec.Name, Faults: n.Spec.Faults, NetFaults: n.Spec.NetFaults})
 	}
 	return p
+}
+
+// restartAfter is the range a node's downtime is drawn from: the crash
+// kind's restart_after, which supervised restarts and crash_on_io take too.
+func (r *Run) restartAfter() (lo, hi int64) {
+	ra := r.Spec.Kinds.Range("restart_after")
+	return ra[0], ra[1]
 }

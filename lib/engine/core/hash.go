@@ -16,9 +16,11 @@ func mixHash(h, v uint64) uint64 {
 }
 
 // account adds one host call or event to the determinism hash: its ID, the
-// instance, two words that say what it did, and the virtual time. It
-// allocates nothing unless the call falls in a recorded window.
-func (in *Instance) account(id CallID, name string, onFD bool, a, b uint64) {
+// instance, two words that say what it did, and the virtual time. ta and
+// tb, when not empty, are what a and b were folded from (a message, a site,
+// a path), for a recorded call to show instead of the words. It allocates
+// nothing unless the call falls in a recorded window.
+func (in *Instance) account(id CallID, name string, onFD bool, a, b uint64, ta, tb string) {
 	r := in.Run
 	r.calls++
 	if r.Opts.DivergeAtCall != 0 && r.calls == r.Opts.DivergeAtCall {
@@ -38,7 +40,7 @@ func (in *Instance) account(id CallID, name string, onFD bool, a, b uint64) {
 		r.res.Checkpoints = append(r.res.Checkpoints, h)
 	}
 	if w := r.Opts.RecordCalls; w[1] > w[0] && r.calls > w[0] && r.calls <= w[1] {
-		r.res.Calls = append(r.res.Calls, in.describeCall(name, onFD, a, b))
+		r.res.Calls = append(r.res.Calls, in.describeCall(name, onFD, a, b, ta, tb))
 	}
 }
 
@@ -93,11 +95,19 @@ func DescribeDivergence(firstCall uint64, a, b []string) string {
 		}
 	}
 	if len(a) != len(b) {
-		longer, which := a, "first"
-		if len(b) > len(a) {
-			longer, which = b, "second"
+		// One run ended here: its side of the "vs" says so, in the form of
+		// any other difference.
+		x, y := "the end of the first run", "the end of the second run"
+		if n < len(a) {
+			x = a[n]
+		} else {
+			y = b[n]
 		}
-		return fmt.Sprintf("host call %d: %s in the %s run only", firstCall+uint64(n), longer[n], which)
+		after := "the start of the window"
+		if n > 0 {
+			after = a[n-1]
+		}
+		return fmt.Sprintf("host call %d: %s vs %s, after %s", firstCall+uint64(n), x, y, after)
 	}
 	return ""
 }

@@ -60,7 +60,7 @@ const (
 // hcall accounts one call the way the dispatcher does.
 func (in *Instance) hcall(id CallID, a, b uint64) {
 	name := map[CallID]string{cFdRead: "fd_read", cFdWrite: "fd_write", cRandomGet: "random_get", cSchedYield: "sched_yield"}[id]
-	in.account(id, name, false, a, b)
+	in.account(id, name, false, a, b, "", "")
 }
 
 func TestHcall(t *testing.T) {
@@ -112,6 +112,20 @@ func TestHcall(t *testing.T) {
 			in.hcall(cRandomGet, uint64(i), 0)
 		}
 		want := []string{"n#1 random_get(2) at 1.500000001s", "n#1 random_get(3) at 1.500000001s"}
+		if fmt.Sprint(in.Run.res.Calls) != fmt.Sprint(want) {
+			t.Fatalf("recorded %q, want %q", in.Run.res.Calls, want)
+		}
+	})
+	t.Run("a recorded sim call shows its message or site", func(t *testing.T) {
+		// Issue 27: the report shows what the program passed, not the hash
+		// of it.
+		in := unitInstance(Options{RecordCalls: [2]uint64{0, 3}})
+		in.Run.Now = 2_000_000_000
+		in.account(39, "seedfall.property", false, HashString("no write is lost"), 3, "no write is lost", "")
+		in.account(46, "seedfall.buggify", false, HashString("drop ack"), 1, "drop ack", "")
+		in.account(40, "seedfall.event", false, HashString("recovered"), HashString(`{"keys":0}`), "recovered", `{"keys":0}`)
+		want := []string{`n#1 seedfall.property("no write is lost", 3) at 2s`, `n#1 seedfall.buggify("drop ack", 1) at 2s`,
+			`n#1 seedfall.event("recovered", "{\"keys\":0}") at 2s`}
 		if fmt.Sprint(in.Run.res.Calls) != fmt.Sprint(want) {
 			t.Fatalf("recorded %q, want %q", in.Run.res.Calls, want)
 		}
@@ -172,12 +186,13 @@ func TestDescribeDivergence(t *testing.T) {
 			"host call 4097: a at 0.001s vs a at 0.002s, after the start of the window"},
 		{"differ in the middle", 100, []string{"p", "q", "r", "s"}, []string{"p", "q", "R", "s"},
 			"host call 102: r vs R, after q"},
+		// Issue 27: a run that ends first reads in the same form.
 		{"first longer", 10, []string{"p", "q", "r"}, []string{"p", "q"},
-			"host call 12: r in the first run only"},
+			"host call 12: r vs the end of the second run, after q"},
 		{"second longer", 10, []string{"p"}, []string{"p", "q", "r"},
-			"host call 11: q in the second run only"},
+			"host call 11: the end of the first run vs q, after p"},
 		{"second empty", 5, []string{"p"}, nil,
-			"host call 5: p in the first run only"},
+			"host call 5: p vs the end of the second run, after the start of the window"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

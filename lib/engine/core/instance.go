@@ -54,11 +54,15 @@ type InstanceState struct {
 	// pLoaded is, with Spec.Preempt, the preemption countdown as the host
 	// last set it (preempt.go).
 	pLoaded int64
+	// park is where the instance last parked, inside which host call
+	// (fork.go).
+	park parkPoint
 
 	exited, failed, oom bool
 	crashed             bool // crashed inside one of its own disk operations
 	trap                string
 	hostPanic           string // a host function panicked: a bug in sf
+	resumeFailed        string // the guest could not be resumed from a fork
 
 	lineBuf    [3][]byte
 	sdkBuf     []byte // a partial line of Antithesis SDK output
@@ -92,6 +96,14 @@ type instExec struct {
 	gReg     api.Global
 	// abandoned says the scheduler gave up on the goroutine (watchdog).
 	abandoned bool
+	// image, set for an instance of a resumed fork, is the guest it starts
+	// from instead of _start; resuming says its guest has entered the host
+	// call it was copied in again and not yet parked there (fork.go).
+	image    *guestImage
+	resuming bool
+	// globals are the guest's globals an image saves, once it has been
+	// copied or resumed (wasmrewrite.ForkInfo.Globals).
+	globals []api.MutableGlobal
 }
 
 // Wait is one descriptor a parked instance waits on, for reading or for
@@ -136,7 +148,11 @@ func (in *Instance) main() {
 		return
 	}
 	ctx := context.WithValue(context.Background(), ctxKey{}, in)
-	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
+	if img := in.exec.image; img != nil {
+		ctx = experimental.WithMemoryAllocator(ctx, imageAllocator(uint64(len(img.memory))))
+	} else {
+		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
+	}
 	cfg := wazero.NewModuleConfig().
 		WithName(fmt.Sprintf("%s@%d", in.Name, instanceSerial.Add(1))).
 		WithStartFunctions()
@@ -148,14 +164,21 @@ func (in *Instance) main() {
 		return
 	}
 	in.exec.mod = mod
-	in.preemptStart(mod)
-	in.exec.hold.Store(holdWasm)
-	_, err = mod.ExportedFunction("_start").Call(ctx)
+	if img := in.exec.image; img != nil {
+		err = in.resumeGuest(ctx, mod, img)
+	} else {
+		in.preemptStart(mod)
+		in.exec.hold.Store(holdWasm)
+		_, err = mod.ExportedFunction("_start").Call(ctx)
+	}
 	if in.exec.hold.Swap(holdSched) == holdAbandoned {
 		return // the scheduler gave up on this guest and closed its module
 	}
 	var exit *sys.ExitError
+	var resume resumeError
 	switch {
+	case errors.As(err, &resume):
+		in.resumeFailed = resume.Error()
 	case err == nil:
 		in.ExitCode = 0
 	case errors.As(err, &exit):
@@ -184,12 +207,26 @@ func (in *Instance) main() {
 	r.exec.back <- msg{Kind: msgExited, inst: in}
 }
 
-// park hands the baton back and waits for the next command. It returns only
+// Park hands the baton back and waits for the next command. It returns only
 // if the instance should go on; a kill ends the guest from inside the host
 // call.
-func (in *Instance) Park(ctx context.Context) {
-	in.preemptParked()
-	in.parked = true
+func (in *Instance) Park(ctx context.Context) { in.parkAt(ctx, 0, false) }
+
+// parkAt is Park, recording where the instance parks: op is the disk
+// operation Fsync waits in, and noResume says the guest made the host call
+// without a resume point, so that a fork cannot resume it there. In a host
+// call that a resumed guest entered again it is the park the guest was
+// copied in: the call already did everything before it, so it only hands
+// the baton back.
+func (in *Instance) parkAt(ctx context.Context, op int64, noResume bool) {
+	if in.exec.resuming {
+		in.exec.resuming = false
+	} else {
+		in.preemptParked()
+		in.parked = true
+		c := &in.exec.call
+		in.park = parkPoint{fn: c.fn, keyed: c.keyed, noResume: noResume, op: op, carry: c.carry}
+	}
 	in.exec.hold.Store(holdSched)
 	in.Run.exec.back <- msg{Kind: msgParked, inst: in}
 	if c := <-in.exec.resume; c == cmdKill {
@@ -300,6 +337,16 @@ func (in *Instance) ParkUntil(ctx context.Context, deadline int64) {
 	in.deadline = deadline
 	in.Park(ctx)
 	in.deadline = maxTime
+}
+
+// ParkAgain is, in a host call that a resumed guest entered again
+// (Call.Resuming), the park its copy was taken in: it waits as that park
+// did and returns the deadline it waited for.
+func (in *Instance) ParkAgain(ctx context.Context) int64 {
+	d := in.deadline
+	in.parkAt(ctx, in.park.op, false)
+	in.deadline = maxTime
+	return d
 }
 
 // Stretch returns the slowed deadline of the timer deadline d, which the

@@ -43,7 +43,7 @@ type mmapPage struct {
 // when the world's mmap_early_writeback is 0, so that other faults keep
 // their operation numbers.
 func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
-	if r.Spec.Rates[faults.RateField(KindMmapWB)] <= 0 || len(in.Maps) == 0 || in.exec.mod == nil {
+	if r.Spec.Kinds.Rate(faults.KindMmapWB) <= 0 || len(in.Maps) == 0 || in.exec.mod == nil {
 		return nil
 	}
 	n, mem := in.Node, in.exec.mod.Memory()
@@ -60,12 +60,12 @@ func (r *Run) mmapWrittenBack(in *Instance) []mmapPage {
 				continue
 			}
 			op := n.NextOp()
-			if !r.DiskFault(n, KindMmapWB, op) {
+			if !r.Fires(n, faults.KindMmapWB, op) {
 				continue
 			}
 			off := g.Off + int64(a)
 			out = append(out, mmapPage{ino: g.Ino, off: off, data: bytes.Clone(data[a:e])})
-			r.RecordDiskFault(in, KindMmapWB, op, g.Path, off)
+			r.RecordDiskFault(in, faults.KindMmapWB, op, g.Path, off)
 		}
 	}
 	return out

@@ -25,3 +25,12 @@ func (m *sliceMemory) Reallocate(size uint64) []byte {
 func (m *sliceMemory) Free() { m.buf = nil }
 
 var memoryAllocator = experimental.MemoryAllocatorFunc(newLinearMemory)
+
+// imageAllocator allocates the memory of a guest resumed from an image of
+// imageBytes, which is written over the start of it before the guest runs:
+// a reused mapping must be zero only above the image.
+func imageAllocator(imageBytes uint64) experimental.MemoryAllocator {
+	return experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		return newLinearMemoryOver(capacity, max, imageBytes)
+	})
+}

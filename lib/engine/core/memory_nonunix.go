@@ -7,3 +7,7 @@ import "github.com/tetratelabs/wazero/experimental"
 func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
 	return &sliceMemory{buf: make([]byte, 0, capacity), max: max}
 }
+
+func newLinearMemoryOver(capacity, max, _ uint64) experimental.LinearMemory {
+	return newLinearMemory(capacity, max)
+}

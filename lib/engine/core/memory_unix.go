@@ -58,6 +58,13 @@ func (m *mmapMemory) Free() {
 }
 
 func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
+	return newLinearMemoryOver(capacity, max, 0)
+}
+
+// newLinearMemoryOver is newLinearMemory for a guest whose image of
+// imageBytes will be written over the start of its memory: a reused
+// mapping needs clearing only above it.
+func newLinearMemoryOver(capacity, max, imageBytes uint64) experimental.LinearMemory {
 	limit := uint64(GuestMemoryLimitPages) * 65536
 	if max > limit {
 		max = limit
@@ -68,7 +75,7 @@ func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
 	select {
 	case m := <-memoryPool:
 		if uint64(len(m.buf)) == max {
-			clear(m.buf[:m.used])
+			clear(m.buf[min(imageBytes, m.used):m.used])
 			m.used = 0
 			return m
 		}

@@ -4,23 +4,16 @@ import (
 	"math"
 	"sort"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
-// NetFaults are the world's network fault settings, but their rates
-// (Spec.Rates).
+// NetFaults are the world's network settings that belong to no fault kind:
+// the latency overrides of one-way links. The network faults' own settings
+// are Spec.Kinds.
 type NetFaults struct {
-	Links               []simnet.Link
-	PartitionForNs      [2]int64
-	PartitionTopologies []string
-	ClogForNs           [2]int64
-	ClogModes           []string
-	ClogDelayNs         [2]int64
-	SlowForNs           [2]int64
-	SlowFactor          float64
-	PauseForNs          [2]int64
+	Links []simnet.Link
 }
 
 // netEnd is a network fault that lasts: what undoes it at its time. It is
@@ -69,16 +62,16 @@ func (r *Run) fireEnds() {
 func (r *Run) undo(e netEnd) {
 	f := e.fault
 	switch f.Kind {
-	case KindPartition:
+	case faults.KindPartition:
 		if r.partitionSeq == e.gen { // a newer partition replaced it already
 			r.Net.Heal()
 			r.Tracef("partition healed")
 		}
-	case KindClog:
+	case faults.KindClog:
 		if r.Net.Unclog(e.clog) {
-			r.Tracef("clog %s lifted", schedule.ClogText(f))
+			r.Tracef("clog %s lifted", faults.ClogText(f))
 		}
-	case KindSlow:
+	case faults.KindSlow:
 		n := r.NodeByName(f.Node)
 		if n.slowSeq == e.gen && n.Slow > 1 {
 			n.Slow = 1
@@ -88,7 +81,7 @@ func (r *Run) undo(e netEnd) {
 			r.Net.SetSlow(f.Node, 1)
 			r.Tracef("%s is no longer slow", f.Node)
 		}
-	case KindPause:
+	case faults.KindPause:
 		if n := r.NodeByName(f.Node); n.pausedUntil == int64(f.Until) {
 			r.Tracef("%s resumes", f.Node)
 		}
@@ -116,25 +109,24 @@ func (r *Run) HealNetwork() {
 // network faults take none.
 func (in *Instance) DatagramFaults(to string) (drop, dup bool) {
 	r, n := in.Run, in.Node
-	n.Datagrams++
-	op := n.Datagrams
+	op := n.Next(faults.Datagram)
 	target := r.NodeByName(to)
 	if !n.Spec.NetFaults || (target != nil && !target.Spec.NetFaults) || r.Quiet() {
 		return false, false
 	}
 	if r.Opts.Faults != nil {
-		drop = r.scheduledOps[opKey{KindUDPDrop, n.Idx, op}]
-		dup = r.scheduledOps[opKey{KindUDPDup, n.Idx, op}]
+		_, drop = r.scheduledOps[opKey{faults.KindUDPDrop, n.Idx, op}]
+		_, dup = r.scheduledOps[opKey{faults.KindUDPDup, n.Idx, op}]
 	} else {
 		var s rng.Stream
 		s.Reset(r.SeedOf(bsUDP), "udp", rng.Key(n.Spec.Name), uint64(op))
-		drop = s.Chance(r.kindRate(KindUDPDrop))
-		dup = !drop && s.Chance(r.kindRate(KindUDPDup))
+		drop = s.Chance(r.kindRate(faults.KindUDPDrop))
+		dup = !drop && s.Chance(r.kindRate(faults.KindUDPDup))
 	}
 	for _, k := range []struct {
 		on   bool
 		kind string
-	}{{drop, KindUDPDrop}, {dup, KindUDPDup}} {
+	}{{drop, faults.KindUDPDrop}, {dup, faults.KindUDPDup}} {
 		if k.on {
 			r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: k.kind, Node: n.Spec.Name, To: to, Op: op})
 			r.Tracef("fault %s: datagram #%d of %s to %s", k.kind, op, in.Name, to)

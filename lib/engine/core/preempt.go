@@ -7,15 +7,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 	"github.com/tetratelabs/wazero/api"
 )
-
-// KindPreempt is a pct change point: the goroutine running in node is
-// preempted at its op-th counted call.
-const KindPreempt = schedule.KindPreempt
 
 // Preempt is how goroutines are preempted inside every program of a world.
 // A counted call is a function entry of the guest, and with Loops also a
@@ -79,7 +75,7 @@ func (r *Run) initPreempt() {
 		case "pct":
 			if r.Opts.Faults != nil {
 				for _, f := range r.Opts.Faults {
-					if f.Kind == KindPreempt && f.Node == n.Spec.Name && f.Op > 0 {
+					if f.Kind == faults.KindPreempt && f.Node == n.Spec.Name && f.Op > 0 {
 						ps.points = append(ps.points, f.Op)
 					}
 				}
@@ -112,16 +108,25 @@ func dedup(s []int64) []int64 {
 // preemptStart finds the countdown of a freshly instantiated guest and
 // loads it, before _start runs.
 func (in *Instance) preemptStart(mod api.Module) {
+	if in.preemptHandles(mod) {
+		in.preemptReload()
+	}
+}
+
+// preemptHandles finds the countdown and g of a guest that counts calls,
+// and reports whether it does. A resumed guest's countdown is the one its
+// image restored.
+func (in *Instance) preemptHandles(mod api.Module) bool {
 	if in.Node.preempt == nil {
-		return
+		return false
 	}
 	c, _ := mod.ExportedGlobal(wasmrewrite.ExportPreemptCounter).(api.MutableGlobal)
 	g := mod.ExportedGlobal(wasmrewrite.ExportG)
 	if c == nil || g == nil {
-		return // CompileFor refuses such modules; nothing to count with
+		return false // CompileFor refuses such modules; nothing to count with
 	}
 	in.exec.pCounter, in.exec.gReg = c, g
-	in.preemptReload()
+	return true
 }
 
 // preemptSync adds the counted calls the guest ran since the last reload.
@@ -201,7 +206,7 @@ func (in *Instance) PreemptDue(c *Call) {
 				r.Tracef("quiet: preempt %s at counted call #%d suppressed", in.Name, ps.total)
 			} else {
 				yield = true
-				r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: KindPreempt, Node: in.Node.Spec.Name, Op: ps.total})
+				r.res.Faults = append(r.res.Faults, Fault{At: Dur(r.Now), Kind: faults.KindPreempt, Node: in.Node.Spec.Name, Op: ps.total})
 				r.Tracef("fault preempt %s at counted call #%d", in.Name, ps.total)
 			}
 		}
@@ -222,7 +227,7 @@ func (in *Instance) PreemptDue(c *Call) {
 		// other nodes run.
 		in.deadline = r.TimerAt(r.Now + PreemptSliceNs)
 		in.Waits = in.Waits[:0]
-		in.Park(ctx) // starts the next slice
+		in.parkAt(ctx, 0, true) // starts the next slice; the instrumentation's call has no resume point
 		in.deadline = maxTime
 		return
 	}

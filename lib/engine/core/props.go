@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+
+	"github.com/sf-dst/sf/lib/margin"
 )
 
 // Property kinds as the SDK numbers them (sim/sim.go).
@@ -25,7 +27,7 @@ const (
 
 // property records one evaluation of a property and fails the run when it
 // is violated.
-func (in *Instance) Property(ctx context.Context, kind uint32, cond bool, msg, details string, margin *float64) {
+func (in *Instance) Property(ctx context.Context, kind uint32, cond bool, msg, details string, m *margin.Value) {
 	name, ok := propertyKinds[kind]
 	if !ok {
 		in.FailRun(ctx, ClassFail, fmt.Sprintf("sim: unknown property kind %d for %q", kind, msg))
@@ -48,14 +50,14 @@ func (in *Instance) Property(ctx context.Context, kind uint32, cond bool, msg, d
 		} else {
 			pr.falsified = true
 		}
-		if margin != nil {
+		if m != nil {
 			switch {
 			case pr.Margin == nil:
-				v := *margin
+				v := *m
 				pr.Margin = &v
 				pr.MarginNs = in.Run.Now
-			case name == "always" && *margin < *pr.Margin, name == "sometimes" && *margin > *pr.Margin:
-				*pr.Margin = *margin
+			case name == "always" && m.Less(*pr.Margin), name == "sometimes" && pr.Margin.Less(*m):
+				*pr.Margin = *m
 				pr.MarginNs = in.Run.Now
 			}
 		}

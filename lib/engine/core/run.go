@@ -15,8 +15,8 @@ import (
 	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/rng"
-	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/simnet"
+	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
 
 type cmd uint8
@@ -78,10 +78,13 @@ type Run struct {
 
 	sites         map[string]*siteState
 	scheduledHits map[siteKey]bool
-	scheduledOps  map[opKey]bool
-	quietUntil    int64
-	rec           *history.Recorder
-	opNode        map[int64]*Instance // open history operation -> the instance that started it
+	scheduledOps  map[opKey]Fault
+	// rates are, by kind, the kinds' rates and probabilities for this seed,
+	// after swarm testing.
+	rates      map[string]float64
+	quietUntil int64
+	rec        *history.Recorder
+	opNode     map[int64]*Instance // open history operation -> the instance that started it
 
 	ends         []netEnd // lasting network faults, undone at their time
 	endSeq       uint64
@@ -128,6 +131,9 @@ type runExec struct {
 	// done: neither is part of the run's state.
 	snapshot *Snapshot
 	restored bool
+	// lastStep is the step Options.AtStep last saw, once stepSeen.
+	lastStep uint64
+	stepSeen bool
 }
 
 // Modules gives a run its compiled guests and the runtime to instantiate
@@ -137,6 +143,9 @@ type Modules interface {
 	// preemption settings p (nil for none).
 	CompileFor(path string, p *Preempt) (wazero.CompiledModule, error)
 	Runtime() wazero.Runtime
+	// ForkInfo says how to copy and resume a guest of the module at path,
+	// compiled before, or why it cannot fork.
+	ForkInfo(path string) (*wasmrewrite.ForkInfo, error)
 }
 
 const wallEpochNs = 1_700_000_000 * int64(time.Second)
@@ -182,7 +191,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 		if err != nil {
 			return nil, fmt.Errorf("node %s: %w", ns.Name, err)
 		}
-		n := &Node{Idx: i, Spec: ns, compiled: m, restartAt: math.MaxInt64, Slow: 1}
+		n := &Node{Idx: i, Spec: ns, compiled: m, wasm: ns.Wasm, restartAt: math.MaxInt64, Slow: 1}
 		n.FS = disk.New(func() int64 { return r.Wall(n) })
 		n.FS.StrictDirs = spec.Disk.StrictDirs
 		if spec.Disk.CapacityBytes > 0 {
@@ -209,26 +218,39 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	}
 	r.horizon = spec.DurationNs
 	r.drawSwarm()
+	r.rates = map[string]float64{}
+	for _, k := range faults.Registry() {
+		r.rates[k.Name] = r.Rate(k.Name, spec.Kinds.Rate(k.Name))
+	}
 	r.plan = r.newPlan()
 	if opts.Faults != nil {
 		r.scheduledHits = map[siteKey]bool{}
-		r.scheduledOps = map[opKey]bool{}
+		r.scheduledOps = map[opKey]Fault{}
 		for _, f := range opts.Faults {
 			n := r.NodeByName(f.Node)
 			switch {
 			case n == nil:
-			case f.Kind == KindBuggify:
+			case f.Kind == faults.KindBuggify:
 				r.scheduledHits[siteKey{n.Idx, f.Site, f.Op}] = true
-			case schedule.Positional(f.Kind):
-				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = true
+			case faults.Positional(f.Kind):
+				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = f
+			}
+		}
+		// A side is cut from the other programs that network faults reach;
+		// one with "faults": false stays out of every group and talks to
+		// all.
+		var netNames []string
+		for _, ns := range spec.Nodes {
+			if ns.NetFaults {
+				netNames = append(netNames, ns.Name)
 			}
 		}
 		var timed []Fault
 		for _, f := range opts.Faults {
-			if f.Kind == KindPartition && len(f.Side) > 0 {
-				f.Groups, f.Side = f.PartitionGroups(names), nil
+			if f.Kind == faults.KindPartition && len(f.Side) > 0 {
+				f.Groups, f.Side = f.PartitionGroups(netNames), nil
 			}
-			if !schedule.Positional(f.Kind) {
+			if !faults.Positional(f.Kind) {
 				timed = append(timed, f)
 			}
 		}
@@ -243,6 +265,12 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 		}
 	}
 	r.guardedLoop()
+	return r.finish(start, opts.Inspect), nil
+}
+
+// finish stops what still runs and returns the run's result, with each
+// node's disk listing if inspect.
+func (r *Run) finish(start time.Time, inspect bool) *Result {
 	r.shutdown()
 	r.preemptTrace()
 	if r.res.Status == StatusPass || r.res.Status == StatusHorizon {
@@ -256,7 +284,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	res.Trace = r.traceLines
 	res.MutantHits = r.mutantHits()
 	res.Snapshot = r.exec.snapshot
-	if opts.Inspect {
+	if inspect {
 		for _, n := range r.Nodes {
 			res.Disks = append(res.Disks, NodeDisk{Node: n.Spec.Name, UsageBytes: n.FS.Usage(), CapacityBytes: n.FS.Capacity(), Files: n.FS.Files()})
 		}
@@ -286,7 +314,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 		st := r.sites[s]
 		res.Buggify = append(res.Buggify, SiteResult{Site: s, Reached: true, Enabled: st.enabled, Fired: st.fired})
 	}
-	return res, nil
+	return res
 }
 
 // WallNow is the wall clock of a node without skew or jumps.
@@ -337,7 +365,7 @@ func (r *Run) start(n *Node) {
 		if n.Spec.UpgradeWasm != "" && n.count == 2 {
 			m, err := r.exec.mods.CompileFor(n.Spec.UpgradeWasm, r.Spec.Preempt)
 			if err == nil {
-				n.compiled = m
+				n.compiled, n.wasm = m, n.Spec.UpgradeWasm
 				r.Tracef("restart %s, upgraded", in.Name)
 			}
 		} else {
@@ -357,6 +385,7 @@ func (r *Run) loop() {
 		if !r.atSnapshotPoint() {
 			return
 		}
+		r.atStep()
 		if r.Opts.Interrupt != nil && r.Opts.Interrupt.Load() {
 			r.res.Status = StatusInterrupted
 			r.Tracef("interrupted")
@@ -683,6 +712,8 @@ func (r *Run) exited(in *Instance) {
 	}
 	code := in.ExitCode
 	switch {
+	case in.resumeFailed != "":
+		r.internal(in, fmt.Sprintf("%s %s", in.Name, in.resumeFailed))
 	case in.hostPanic != "":
 		r.internal(in, fmt.Sprintf("a host call of %s panicked: %s", in.Name, in.hostPanic))
 	case in.trap != "":
@@ -715,7 +746,7 @@ func (r *Run) exited(in *Instance) {
 	default:
 		class, what := classifyExit(in)
 		if r.Spec.Supervise && !n.Spec.Workload && class == ClassExit {
-			down := rng.New(r.SeedOf(bsSched), "restart", rng.Key(n.Spec.Name), uint64(in.Num)).Between(r.Spec.RestartAfter[0], r.Spec.RestartAfter[1])
+			down := rng.New(r.SeedOf(bsSched), "restart", rng.Key(n.Spec.Name), uint64(in.Num)).Between(r.restartAfter())
 			n.restartAt = r.Now + down
 			r.Tracef("%s exited with status %d; supervised restart at %s", in.Name, code, fmtTime(n.restartAt))
 			return
@@ -804,24 +835,4 @@ func (r *Run) Tracef(format string, args ...any) {
 // shows it.
 func fmtTime(ns int64) string {
 	return fmt.Sprintf("%d.%03ds", ns/1e9, (ns%1e9)/1e6)
-}
-
-// atSnapshotPoint takes the snapshot and makes the restore that the options
-// ask for, at the top of the scheduler's loop, where every instance is
-// parked. It reports whether the run goes on.
-func (r *Run) atSnapshotPoint() bool {
-	if at := r.Opts.SnapshotAt; at > 0 && r.exec.snapshot == nil && r.res.Steps == at {
-		r.exec.snapshot = r.Snapshot()
-		if afterSnapshot != nil {
-			afterSnapshot(r, r.exec.snapshot)
-		}
-	}
-	if s := r.Opts.Restore; s != nil && !r.exec.restored && r.res.Steps == s.Step {
-		r.exec.restored = true
-		if err := r.Restore(s); err != nil {
-			r.internal(nil, err.Error())
-			return false
-		}
-	}
-	return true
 }

@@ -214,3 +214,23 @@ func cloneStream(s *rng.Stream) *rng.Stream {
 	c := *s
 	return &c
 }
+
+// atSnapshotPoint takes the snapshot and makes the restore that the options
+// ask for, at the top of the scheduler's loop, where every instance is
+// parked. It reports whether the run goes on.
+func (r *Run) atSnapshotPoint() bool {
+	if at := r.Opts.SnapshotAt; at > 0 && r.exec.snapshot == nil && r.res.Steps == at {
+		r.exec.snapshot = r.Snapshot()
+		if afterSnapshot != nil {
+			afterSnapshot(r, r.exec.snapshot)
+		}
+	}
+	if s := r.Opts.Restore; s != nil && !r.exec.restored && r.res.Steps == s.Step {
+		r.exec.restored = true
+		if err := r.Restore(s); err != nil {
+			r.internal(nil, err.Error())
+			return false
+		}
+	}
+	return true
+}

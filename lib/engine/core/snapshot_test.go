@@ -11,7 +11,7 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/engine/core"
-	"github.com/sf-dst/sf/lib/sweep"
+	"github.com/sf-dst/sf/lib/runner"
 )
 
 // snapshotWorlds are worlds that reach every part of a run's state between
@@ -57,7 +57,7 @@ func TestSnapshotRestore(t *testing.T) {
 	}
 	for _, w := range worlds {
 		t.Run(strings.TrimPrefix(w.world, "examples/"), func(t *testing.T) {
-			p, err := sweep.Prepare(filepath.Join(root, w.world), config.LoadOptions{Set: w.set}, os.Stderr)
+			p, err := runner.Prepare(filepath.Join(root, w.world), config.LoadOptions{Set: w.set}, os.Stderr)
 			if err != nil {
 				t.Fatal(err)
 			}

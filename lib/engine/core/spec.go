@@ -4,7 +4,9 @@ import (
 	"sync/atomic"
 
 	"github.com/sf-dst/sf/lib/check"
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/schedule"
 )
 
@@ -49,12 +51,12 @@ type Spec struct {
 	LatencyNs  [2]int64
 	WatchdogNs int64
 	Supervise  bool
-	// Rates are the world's rates and probabilities of faults, by the
-	// world file's field name (crash_per_sec, crash_on_io, udp_loss...):
-	// each fault kind finds its own under its first field
-	// (faults.RateField).
-	Rates        map[string]float64
-	RestartAfter [2]int64
+	// Kinds are the world's settings of the fault kinds' fields, by the
+	// world file's field name (crash_per_sec, restart_after, udp_loss...):
+	// each kind finds its rate or probability under its first field
+	// (faults.RateField), and the shape of its faults under the others. A
+	// field missing is 0: nothing of that kind, and restarts at once.
+	Kinds faults.Values
 	// LivenessWithinNs turns on liveness mode: at DurationNs the faults stop
 	// and crashed nodes restart, and the workloads (and the finally check)
 	// must then finish within this much virtual time. 0 is off.
@@ -62,16 +64,12 @@ type Spec struct {
 	// ClockSkewNs offsets each node's wall clock by a seeded amount in
 	// [-skew, +skew].
 	ClockSkewNs int64
-	// ClockJumpMaxNs is the largest jump of a node's wall clock.
-	ClockJumpMaxNs int64
 	// Swarm turns each fault type on or off per seed and rescales its rate.
 	Swarm bool
-	// Net holds the network fault settings.
+	// Net holds the network's settings.
 	Net NetFaults
 	// Disk holds the disk settings and fault rates.
 	Disk DiskFaults
-	// Buggify lets sim.Buggify sites fire.
-	Buggify bool
 	// CheckerModel is the model recorded histories are checked against.
 	// Defaults to kv.
 	CheckerModel string
@@ -181,6 +179,12 @@ type Options struct {
 	// seed, with options that do not change the run before that step.
 	// Defaults to nil.
 	Restore *Snapshot
+	// AtStep, when set, is called at the top of the scheduler's loop once
+	// before the first step and once after every step, where every node is
+	// parked, with the point's step, virtual time and the means to fork the
+	// world there (StepPoint.Fork). The run waits while it runs. Defaults
+	// to nil.
+	AtStep func(StepPoint)
 }
 
 // Property is what one run saw of one property.
@@ -192,7 +196,7 @@ type Property struct {
 	Hits    int    `json:"hits"`
 	// Margin is, for comparison properties, the smallest margin of an
 	// always and the largest of a sometimes; nil for the other forms.
-	Margin *float64 `json:"margin,omitempty"`
+	Margin *margin.Value `json:"margin,omitempty"`
 	// FirstNs and FirstTrueNs are when the property was first reached
 	// and first true; MarginNs when Margin last moved. sf-run -explore
 	// branches a run there.

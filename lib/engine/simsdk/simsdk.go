@@ -3,10 +3,13 @@
 package simsdk
 
 import (
+	"math"
+
 	"github.com/tetratelabs/wazero/api"
 
 	"github.com/sf-dst/sf/lib/engine/core"
 	"github.com/sf-dst/sf/lib/engine/udp"
+	"github.com/sf-dst/sf/lib/margin"
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
@@ -42,30 +45,42 @@ var funcs = []core.HostFunc{
 	{Name: "fail", ID: 38, Params: p(i32, i32), Results: nil, Run: func(c *core.Call) {
 		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
 		msg, _ := readString(m, uint32(s[0]), uint32(s[1]))
-		c.Key(core.HashString(msg), 0)
+		c.KeyText(core.HashString(msg), 0, msg, "")
 		in.FailRun(ctx, core.ClassFail, msg)
 	}},
 	{Name: "property", ID: 39, Params: p(i32, i32, i32, i32, i32, i32), Results: nil, Run: func(c *core.Call) {
 		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
 		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
 		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
-		c.Key(core.HashString(msg), s[0]<<1|s[1]&1)
+		c.KeyText(core.HashString(msg), s[0]<<1|s[1]&1, msg, "")
 		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, nil)
 	}},
 	{Name: "property_margin", ID: 39, Params: p(i32, i32, i32, i32, i32, i32, f64), Results: nil, Run: func(c *core.Call) {
 		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
 		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
 		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
-		margin := api.DecodeF64(s[6])
-		c.Key(core.HashString(msg), s[0]<<1|s[1]&1|s[6]<<8)
-		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &margin)
+		v := margin.Float(api.DecodeF64(s[6]))
+		c.KeyText(core.HashString(msg), s[0]<<1|s[1]&1|s[6]<<8, msg, "")
+		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &v)
+	}},
+	// A comparison of integers passes its margin exact, as a sign and a
+	// magnitude. It adds the same words to the hash as property_margin of
+	// the nearest float64, so that a run whose margins a float64 holds
+	// exactly hashes as it did before integers had a call of their own.
+	{Name: "property_margin_int", ID: 39, Params: p(i32, i32, i32, i32, i32, i32, i32, i64), Results: nil, Run: func(c *core.Call) {
+		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
+		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
+		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
+		v := margin.Int(uint32(s[6]) != 0, s[7])
+		c.KeyText(core.HashString(msg), s[0]<<1|s[1]&1|math.Float64bits(v.Float64())<<8, msg, "")
+		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &v)
 	}},
 	{Name: "buggify", ID: 46, Params: p(i32, i32, f64), Results: p(i32), Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
 		site, _ := readString(m, uint32(s[0]), uint32(s[1]))
 		prob := api.DecodeF64(s[2])
 		fired := in.Buggify(site, prob)
-		c.Key(core.HashString(site), boolWord(fired))
+		c.KeyText(core.HashString(site), boolWord(fired), site, "")
 		s[0] = boolWord(fired)
 	}},
 	{Name: "quiet_for", ID: 47, Params: p(i64), Results: nil, Run: func(c *core.Call) {
@@ -97,7 +112,7 @@ var funcs = []core.HostFunc{
 		in, m, s := c.In, c.Mod, c.Stack
 		name, _ := readString(m, uint32(s[0]), uint32(s[1]))
 		details, _ := readString(m, uint32(s[2]), uint32(s[3]))
-		c.Key(core.HashString(name), core.HashString(details))
+		c.KeyText(core.HashString(name), core.HashString(details), name, details)
 		if details == "" {
 			in.Run.Tracef("event %s from %s", name, in.Name)
 		} else {
@@ -113,7 +128,7 @@ var funcs = []core.HostFunc{
 	{Name: "sock_listen", ID: 42, Params: p(i32, i32, i32), Results: p(i32), Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
 		addr, ok := readString(m, uint32(s[0]), uint32(s[1]))
-		c.Key(core.HashString(addr), 0)
+		c.KeyText(core.HashString(addr), 0, addr, "")
 		if !ok {
 			s[0] = core.EFault
 			return
@@ -138,7 +153,7 @@ var funcs = []core.HostFunc{
 	{Name: "sock_dial", ID: 43, Params: p(i32, i32, i32), Results: p(i32), Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
 		addr, ok := readString(m, uint32(s[0]), uint32(s[1]))
-		c.Key(core.HashString(addr), 0)
+		c.KeyText(core.HashString(addr), 0, addr, "")
 		if !ok {
 			s[0] = core.EFault
 			return

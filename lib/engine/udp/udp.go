@@ -51,7 +51,7 @@ var funcs = []core.HostFunc{
 	{Name: "sock_listen_packet", ID: idListen, Params: p(i32, i32, i32), Results: p(i32), Run: func(c *core.Call) {
 		in, s := c.In, c.Stack
 		addr, ok := readString(c.Mod, uint32(s[0]), uint32(s[1]))
-		c.Key(core.HashString(addr), markListenSDK)
+		c.KeyText(core.HashString(addr), markListenSDK, addr, "")
 		if !ok {
 			s[0] = core.EFault
 			return

@@ -29,7 +29,7 @@ func pathCall(op func(*disk.FS, disk.Ino, string) error) func(*core.Call) {
 	return func(c *core.Call) {
 		s := c.Stack
 		dir, path, errno := dirPath(c, int32(s[0]), uint32(s[1]), uint32(s[2]))
-		c.Key(uint64(dir), core.HashString(path))
+		c.KeyText(uint64(dir), core.HashString(path), "", path)
 		if errno != core.ESuccess {
 			s[0] = errno
 			return
@@ -46,7 +46,7 @@ func twoPathCall(at [6]int, op func(*disk.FS, disk.Ino, string, disk.Ino, string
 		s := c.Stack
 		od, oldPath, e1 := dirPath(c, int32(s[at[0]]), uint32(s[at[1]]), uint32(s[at[2]]))
 		nd, newPath, e2 := dirPath(c, int32(s[at[3]]), uint32(s[at[4]]), uint32(s[at[5]]))
-		c.Key(core.HashString(oldPath), core.HashString(newPath))
+		c.KeyText(core.HashString(oldPath), core.HashString(newPath), oldPath, newPath)
 		switch {
 		case e1 != core.ESuccess:
 			s[0] = e1
@@ -191,7 +191,7 @@ func dirPath(c *core.Call, dirfd int32, ptr, n uint32) (disk.Ino, string, uint64
 func pathOpen(c *core.Call, dirfd int32, lookup, pathPtr, pathLen, oflags uint32, rights uint64, fdflags uint32, fdPtr uint32) uint64 {
 	in := c.In
 	dir, path, errno := dirPath(c, dirfd, pathPtr, pathLen)
-	c.Key(core.HashString(path), uint64(oflags)|uint64(fdflags)<<16|(rights&(rightFdRead|rightFdWrite))<<32)
+	c.KeyText(core.HashString(path), uint64(oflags)|uint64(fdflags)<<16|(rights&(rightFdRead|rightFdWrite))<<32, path, "")
 	if errno != core.ESuccess {
 		return errno
 	}

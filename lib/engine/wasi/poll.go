@@ -25,42 +25,17 @@ func pollOneoff(c *core.Call, inPtr, outPtr, nsubs, neventsPtr uint32) uint64 {
 		return core.EFault
 	}
 	r := in.Run
-	deadline := int64(math.MaxInt64)
-	in.Waits = in.Waits[:0]
-	for i := uint32(0); i < nsubs; i++ {
-		sub := subs[48*i:]
-		switch sub[8] {
-		case 0: // clock
-			clockID := getU32(sub[16:])
-			timeout := int64(getU64(sub[24:]))
-			var d int64
-			if getU16(sub[40:])&1 != 0 { // absolute
-				if clockID == 0 {
-					d = timeout - (r.Wall(in.Node) - r.Now)
-				} else {
-					d = timeout - 1 - in.Node.MonoJumps
-				}
-			} else {
-				d = r.Now + timeout
-				if d < r.Now || timeout < 0 { // overflow: wait forever
-					d = math.MaxInt64
-				} else if f := in.Node.Slow; f > 1 {
-					// A slowed node waits f times as long for its timers. Go
-					// asks again with the time left after every early wake,
-					// so each timer deadline is stretched once, from the
-					// first time the node waited for it.
-					d = in.Stretch(d, timeout, f)
-				}
-			}
-			deadline = min(deadline, r.TimerAt(d))
-		case 1, 2:
-			in.Waits = append(in.Waits, core.Wait{FD: int32(getU32(sub[16:])), Write: sub[8] == 2})
-		}
-	}
-	c.Key(uint64(nsubs), uint64(deadline-r.Now))
-	if !in.Ready(deadline) {
-		in.ParkUntil(c.Ctx, deadline)
+	var deadline int64
+	if c.Resuming() { // a fork copied the node waiting here
+		deadline = in.ParkAgain(c.Ctx)
 		c.Event(pollWake, 0, 0)
+	} else {
+		deadline = pollDeadline(c, subs, nsubs)
+		c.Key(uint64(nsubs), uint64(deadline-r.Now))
+		if !in.Ready(deadline) {
+			in.ParkUntil(c.Ctx, deadline)
+			c.Event(pollWake, 0, 0)
+		}
 	}
 	var nev uint32
 	for i := uint32(0); i < nsubs; i++ {
@@ -100,6 +75,47 @@ func pollOneoff(c *core.Call, inPtr, outPtr, nsubs, neventsPtr uint32) uint64 {
 		return core.EFault
 	}
 	return core.ESuccess
+}
+
+// pollDeadline reads poll_oneoff's subscriptions: it returns the virtual
+// time of the earliest clock and sets the instance's Waits to the
+// descriptors.
+func pollDeadline(c *core.Call, subs []byte, nsubs uint32) int64 {
+	in := c.In
+	r := in.Run
+	deadline := int64(math.MaxInt64)
+	in.Waits = in.Waits[:0]
+	for i := uint32(0); i < nsubs; i++ {
+		sub := subs[48*i:]
+		switch sub[8] {
+		case 0: // clock
+			clockID := getU32(sub[16:])
+			timeout := int64(getU64(sub[24:]))
+			var d int64
+			if getU16(sub[40:])&1 != 0 { // absolute
+				if clockID == 0 {
+					d = timeout - (r.Wall(in.Node) - r.Now)
+				} else {
+					d = timeout - 1 - in.Node.MonoJumps
+				}
+			} else {
+				d = r.Now + timeout
+				if d < r.Now || timeout < 0 { // overflow: wait forever
+					d = math.MaxInt64
+				} else if f := in.Node.Slow; f > 1 {
+					// A slowed node waits f times as long for its timers. Go
+					// asks again with the time left after every early wake,
+					// so each timer deadline is stretched once, from the
+					// first time the node waited for it.
+					d = in.Stretch(d, timeout, f)
+				}
+			}
+			deadline = min(deadline, r.TimerAt(d))
+		case 1, 2:
+			in.Waits = append(in.Waits, core.Wait{FD: int32(getU32(sub[16:])), Write: sub[8] == 2})
+		}
+	}
+	return deadline
 }
 
 func getU16(b []byte) uint16 { return uint16(b[0]) | uint16(b[1])<<8 }

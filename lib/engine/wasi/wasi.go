@@ -418,7 +418,7 @@ var funcs = []core.HostFunc{
 	{Name: "path_filestat_get", ID: 20, Params: p(i32, i32, i32, i32, i32), Results: r1, Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
 		dir, path, errno := dirPath(c, int32(s[0]), uint32(s[2]), uint32(s[3]))
-		c.Key(uint64(dir), core.HashString(path))
+		c.KeyText(uint64(dir), core.HashString(path), "", path)
 		if errno != core.ESuccess {
 			s[0] = errno
 			return
@@ -438,7 +438,7 @@ var funcs = []core.HostFunc{
 	{Name: "path_filestat_set_times", ID: 28, Params: p(i32, i32, i32, i32, i64, i64, i32), Results: r1, Run: func(c *core.Call) {
 		in, s := c.In, c.Stack
 		dir, path, errno := dirPath(c, int32(s[0]), uint32(s[2]), uint32(s[3]))
-		c.Key(uint64(dir), core.HashString(path))
+		c.KeyText(uint64(dir), core.HashString(path), "", path)
 		if errno != core.ESuccess {
 			s[0] = errno
 			return
@@ -460,7 +460,7 @@ var funcs = []core.HostFunc{
 		in, m, s := c.In, c.Mod, c.Stack
 		target, ok := readString(m, uint32(s[0]), uint32(s[1]))
 		dir, path, errno := dirPath(c, int32(s[2]), uint32(s[3]), uint32(s[4]))
-		c.Key(core.HashString(target), core.HashString(path))
+		c.KeyText(core.HashString(target), core.HashString(path), target, path)
 		if !ok {
 			s[0] = core.EFault
 			return
@@ -474,7 +474,7 @@ var funcs = []core.HostFunc{
 	{Name: "path_readlink", ID: 34, Params: p(i32, i32, i32, i32, i32, i32), Results: r1, Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
 		dir, path, errno := dirPath(c, int32(s[0]), uint32(s[1]), uint32(s[2]))
-		c.Key(uint64(dir), core.HashString(path))
+		c.KeyText(uint64(dir), core.HashString(path), "", path)
 		if errno != core.ESuccess {
 			s[0] = errno
 			return

@@ -1,8 +1,7 @@
-package sweep
+package runner
 
 import (
 	"fmt"
-	"reflect"
 	"strings"
 
 	"github.com/sf-dst/sf/lib/config"
@@ -11,9 +10,11 @@ import (
 	"github.com/sf-dst/sf/lib/simnet"
 )
 
-// EngineSpec turns a world's settings and fault rates into the engine's
-// spec, without its nodes: every field of the world file that changes a run
-// goes through here, and a test checks that each one reaches the spec.
+// EngineSpec turns a world's settings into the engine's spec, without its
+// nodes: every field of the world file that changes a run goes through
+// here, and a test checks that each one reaches the spec. The fault kinds'
+// fields go as they are, by name (Spec.Kinds), so that a new kind's fields
+// reach the engine with no code here.
 func EngineSpec(w *config.World) (*engine.Spec, error) {
 	f := w.Faults
 	spec := &engine.Spec{
@@ -21,24 +22,16 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 		LatencyNs:        [2]int64{int64(w.Latency[0]), int64(w.Latency[1])},
 		WatchdogNs:       int64(w.Watchdog),
 		Supervise:        w.Supervise,
-		Rates:            Rates(&f),
-		RestartAfter:     [2]int64{int64(f.RestartAfter[0]), int64(f.RestartAfter[1])},
+		Kinds:            f.Kinds.Clone(),
 		LivenessWithinNs: int64(w.Liveness.Within),
 		ClockSkewNs:      int64(f.ClockSkew),
-		ClockJumpMaxNs:   int64(f.ClockJumpMax),
 		Swarm:            f.Swarm,
-		Buggify:          f.Buggify,
 		FaultsAfterSetup: w.FaultsAfterSetup,
 		CheckerModel:     w.Checker.Model,
 		NetOverlay:       w.NetOverlay,
 		Limits: engine.Limits{
 			StepsMax: w.Limits.Steps, TraceBytesMax: w.Limits.TraceBytes, FDsMax: w.Limits.FDs,
 			CheckStepsMax: w.Limits.CheckSteps,
-		},
-		Net: engine.NetFaults{
-			PartitionForNs: rangeNs(f.PartitionFor), PartitionTopologies: f.PartitionTopologies,
-			ClogForNs: rangeNs(f.ClogFor), ClogModes: f.ClogModes, ClogDelayNs: rangeNs(f.ClogDelay),
-			SlowForNs: rangeNs(f.SlowFor), SlowFactor: f.SlowFactor, PauseForNs: rangeNs(f.PauseFor),
 		},
 		Disk: engine.DiskFaults{
 			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
@@ -67,25 +60,6 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 }
 
 func rangeNs(r config.Range) [2]int64 { return [2]int64{int64(r[0]), int64(r[1])} }
-
-// Rates are the world's rates and probabilities of faults, every field of
-// the faults object that the world file checks as a rate or a probability,
-// by its name: a fault kind finds its own under its first field, so that a
-// kind's rate reaches the engine with no code here that names it.
-func Rates(f *config.Faults) map[string]float64 {
-	out := map[string]float64{}
-	v := reflect.ValueOf(f).Elem()
-	t := v.Type()
-	for i := range t.NumField() {
-		sf := t.Field(i)
-		switch sf.Tag.Get("check") {
-		case "rate", "prob":
-			name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
-			out[name] = v.Field(i).Float()
-		}
-	}
-	return out
-}
 
 // preemptSet reports whether the world sets any preempt field: only then do
 // its programs count calls, so a world without one runs as it always did.

@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 // This file loads a world, builds its packages and compiles them: what a
 // sweep, a shrink or a schedule edit needs before its first run.

@@ -1,4 +1,4 @@
-package sweep
+package runner
 
 import (
 	"fmt"
@@ -6,12 +6,23 @@ import (
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/schedule"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // ScheduleWorld is what a schedule for this world is checked against.
 func (p *Prepared) ScheduleWorld() schedule.World {
-	return schedule.World{File: p.World.File, Nodes: p.nodeNames(), DurationNs: p.Spec.DurationNs,
-		PreemptPCT: p.World.Preempt.Strategy == "pct", Liveness: p.Spec.LivenessWithinNs > 0 || p.World.Finally != nil}
+	w := schedule.World{File: p.World.File, Nodes: p.nodeNames(), DurationNs: p.Spec.DurationNs,
+		PreemptPCT: p.World.Preempt.Strategy == "pct", Liveness: p.Spec.LivenessWithinNs > 0 || p.World.Finally != nil,
+		NoFaults: map[string]string{}}
+	for _, n := range p.World.AllNodes() {
+		switch {
+		case n == p.World.Finally:
+			w.NoFaults[n.Name] = "the finally check never takes any"
+		case n.Faults != nil && !*n.Faults:
+			w.NoFaults[n.Name] = `"faults": false in the world`
+		}
+	}
+	return w
 }
 
 // ReadSchedule reads the schedule at path ("-" for stdin) and checks it
@@ -22,16 +33,9 @@ func (p *Prepared) ReadSchedule(path string, stdin io.Reader) (*schedule.Schedul
 		return nil, fmt.Errorf("-faults: %w", err)
 	}
 	if err := s.Check(p.ScheduleWorld()); err != nil {
-		return nil, fmt.Errorf("-faults: %s: %w", displayPath(path), err)
+		return nil, fmt.Errorf("-faults: %s: %w", textfmt.InputName(path), err)
 	}
 	return s, nil
-}
-
-func displayPath(path string) string {
-	if path == "-" {
-		return "<stdin>"
-	}
-	return path
 }
 
 // RunOptions are the engine options that replay sched; with a nil sched
