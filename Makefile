@@ -11,7 +11,8 @@ SHELL := /bin/bash
 #                engine, as ratios and rates, the
 #                disk's host memory per byte it holds (BenchmarkDiskMemory),
 #                Go as wasm against native (BenchmarkGuestSpeed), and how
-#                long forking and resuming a world takes (BenchmarkFork)
+#                long forking and resuming a world takes (BenchmarkFork), and
+#                seeds/s with and without "fork": "setup" (BenchmarkSetupFork)
 #   make fork-check  fork the example worlds of TestForkResume at every
 #                scheduler step and resume each fork (tens of minutes)
 GO    ?= go
@@ -102,7 +103,7 @@ demo: build
 
 bench: build
 	@tools/engine-share.sh bin/sf-run
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/engine/core ./lib/history ./lib/check ./lib/shrink ./lib/mutate ./lib/wasmrewrite
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/engine/core ./lib/history ./lib/check ./lib/shrink ./lib/mutate ./lib/wasmrewrite ./lib/runner
 
 # The determinism corpus (lib/determinism): every example world's first 20
 # seeds and a few whole traces, as sf-run runs them. make test compares a

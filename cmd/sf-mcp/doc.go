@@ -10,8 +10,10 @@
 // tools match the command line: sf_run (a sweep: failures, property
 // margins, buggify sites), sf_replay (one seed: its record, its events with
 // details as JSON, and its programs' output apart), sf_trace_search (a
-// regular expression over one seed's trace, by node), sf_shrink,
-// sf_faults_edit, sf_check, sf_mutate and sf_report. Each has a JSON schema
+// regular expression over one seed's trace, by node), sf_fork (a seed's
+// world written to a snapshot file at a virtual time, as sf-run -snapshot),
+// sf_resume (a snapshot continued, with sf_replay's result, as sf-run
+// -from), sf_shrink, sf_faults_edit, sf_check, sf_mutate and sf_report. Each has a JSON schema
 // for its input and its output, runs the same code as its command and gives
 // the same results; an input the command would refuse with exit status 2 is
 // a tool error that carries the command's message. docs/agents.md shows how
@@ -21,8 +23,8 @@
 // are relative to the working directory, which -dir sets; artifacts go
 // under .seedfall/ next to the world file, as with the commands. The tools
 // write only inside that folder: a world file, an output path (md, html,
-// findings, out, timeline) or a schedule edited in place that leads out of
-// it, through ".." or a symbolic link, is a tool error. Tool calls run one
+// findings, out, timeline, snapshot) or a schedule edited in place that
+// leads out of it, through ".." or a symbolic link, is a tool error. Tool calls run one
 // at a time, and each is bounded: at most 10000 seeds per sweep, and lists
 // of failures, events and matches cut at a limit the result reports.
 //

@@ -1,9 +1,10 @@
 // Package check checks recorded histories: linearizability with Porcupine for
 // the models kv, cas, append, queue, set and counter, each key on its own, and
 // serializability with Elle-style anomaly detection for list-append
-// transactions. A counter key whose adds all add one amount, a set key, and
-// an append key whose values are all different are decided in polynomial
-// time without Porcupine's search (see quick.go).
+// transactions (package listappend, below this one). A counter key whose adds
+// all add one amount, a set key, and an append key whose values are all
+// different are decided in polynomial time without Porcupine's search (see
+// quick.go). Both checkers read values with package jsonvalue.
 //
 // The engine calls Check at the end of a run with the operations its
 // history.Recorder collected; sf-check calls it on a history file. Both get a
@@ -18,6 +19,7 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -25,7 +27,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sf-dst/sf/lib/check/listappend"
 	"github.com/sf-dst/sf/lib/history"
+	"github.com/sf-dst/sf/lib/textfmt"
 )
 
 // TimeoutDefault is the real-time limit on checking one history for
@@ -140,7 +144,7 @@ func ModelList() string {
 }
 
 // ListAppend is the name of the transactional model.
-const ListAppend = "list-append"
+const ListAppend = listappend.Model
 
 // Anomaly is one kind of problem found in a history.
 type Anomaly struct {
@@ -226,6 +230,13 @@ func (e *InputError) Error() string {
 	return "history (model " + e.Model + "): " + e.Msg
 }
 
+// ErrInterrupted is Check's error when Options.Interrupt stopped it: there
+// is no verdict, the history neither passed nor failed.
+var ErrInterrupted = errors.New("interrupted: the check was stopped before it finished")
+
+// interrupted reports whether flag is set.
+func interrupted(flag *atomic.Bool) bool { return flag != nil && flag.Load() }
+
 // Check checks a history against opts.Model.
 func Check(ops []history.HistoryOp, opts Options) (*Report, error) {
 	if opts.Model == "" {
@@ -255,4 +266,34 @@ func Check(ops []history.HistoryOp, opts Options) (*Report, error) {
 		r.Elapsed = time.Since(start)
 	}
 	return r, err
+}
+
+// checkListAppend checks list-append transactions with package listappend
+// and makes its report: the anomalies found, and the verdict and summary
+// they give. The package's errors become this one's.
+func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, error) {
+	found, err := listappend.Check(ops, interrupt)
+	var ie *listappend.InputError
+	switch {
+	case errors.Is(err, listappend.ErrInterrupted):
+		return nil, ErrInterrupted
+	case errors.As(err, &ie):
+		return nil, &InputError{Model: ListAppend, Line: ie.Line, ID: ie.ID, Msg: ie.Msg}
+	case err != nil:
+		return nil, err
+	}
+	r := &Report{Model: ListAppend, Class: ClassIsolation, Operations: len(ops), Checked: len(ops), Verdict: Ok}
+	var kinds []string
+	for _, a := range found {
+		kinds = append(kinds, a.Kind)
+		r.Anomalies = append(r.Anomalies, Anomaly(a))
+	}
+	txns := textfmt.Plural(len(ops), "transaction")
+	if len(kinds) == 0 {
+		r.Summary = "history of " + txns + " is serializable"
+	} else {
+		r.Verdict = Illegal
+		r.Summary = "history of " + txns + " is not serializable: " + strings.Join(kinds, ", ")
+	}
+	return r, nil
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/sf-dst/sf/lib/check/jsonvalue"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/textfmt"
 )
@@ -44,7 +45,7 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 		if err := d.checkRange(op, &ins[i]); err != nil {
 			return nil, nil, err
 		}
-		k := d.keys.id([]byte(op.Key))
+		k := d.keys.ID([]byte(op.Key))
 		for int(k) >= len(counts) {
 			counts = append(counts, 0)
 		}
@@ -54,7 +55,7 @@ func (d *decoder) build(ops []history.HistoryOp) ([]porcupine.Operation, []strin
 	}
 	// Number the keys in sorted order, so partitions (and the timeline) come
 	// in the same order every time.
-	names := d.keys.names
+	names := d.keys.Names()
 	order := make([]int32, len(names))
 	for i := range order {
 		order[i] = int32(i)
@@ -190,7 +191,7 @@ func checkLinearizable(m *linModel, ops []history.HistoryOp, opts Options, start
 		// A register's writes nearly all write values of their own: size
 		// the interner for them at once rather than grow it (and collect
 		// what growing leaves behind) while the decoded history is live.
-		d.vals = newInternerSize(len(ops) / 2)
+		d.vals = jsonvalue.NewInternerSize(len(ops) / 2)
 	}
 	pops, keys, err := d.build(ops)
 	if err != nil {

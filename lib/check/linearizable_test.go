@@ -418,19 +418,6 @@ func TestCounterOverflow(t *testing.T) {
 	}
 }
 
-// TestReadListMemo: reading a key's lists with the memo of its previous read
-// gives what reading each list afresh gives, whether the next list extends
-// the last, ends inside one of its tokens (12 and 123), shrinks, or fails.
-func TestReadListMemo(t *testing.T) {
-	reads := []string{`["1","2"]`, `["1","2","3"]`, `["1","2","3"]`, `[1,12]`, `[1,123]`, `[1,123 ]`, `["1","2" ,"4"]`,
-		`["1"]`, `[]`, `null`, `["1",`, `["1","5"]`, `["1","5",null]`, `["1","5","6"]`, `["1","5"] x`, `["1","5","\u0036"]`}
-	in := newInterner()
-	checkListMemo(t, reads, in)
-	if n := len(in.names); n != 9 { // "", 1, 2, 3, 12, 123, 4, 5, 6 and nothing else
-		t.Errorf("%d values interned: %q", n, in.names)
-	}
-}
-
 // TestPartitionSlicesGroupedOperations holds partition's two paths to one
 // another: operations that build gave, grouped by key, are sliced; any other
 // order is grouped by copying, with the same groups.
@@ -489,27 +476,11 @@ func TestPlainPairAgrees(t *testing.T) {
 		if err != nil || n != 2 {
 			t.Fatalf("%s: the quick path took it, the scanner says %d elements, %v", raw, n, err)
 		}
-		if got, want := [2]string{string(a), string(b)}, [2]string{d.vals.names[pair[0]], d.vals.names[pair[1]]}; got != want {
+		if got, want := [2]string{string(a), string(b)}, [2]string{d.vals.Names()[pair[0]], d.vals.Names()[pair[1]]}; got != want {
 			t.Fatalf("%s: the quick path read %q, the scanner %q", raw, got, want)
 		}
 	}
 	if took != 6 {
 		t.Fatalf("the quick path took %d pairs, want 6", took)
-	}
-}
-
-// checkListMemo reads one key's lists in turn, each with the memo of the
-// read before, and requires what reading each afresh gives.
-func checkListMemo(t *testing.T, reads []string, in *interner) {
-	t.Helper()
-	memo := &valueReader{}
-	memos := map[string]*listMemo{}
-	fresh := &valueReader{}
-	for _, r := range reads {
-		got, gerr := memo.readList(memos, "x", []byte(r), in)
-		want, werr := fresh.readList(map[string]*listMemo{}, "x", []byte(r), in)
-		if (gerr == nil) != (werr == nil) || !slices.Equal(got, want) {
-			t.Errorf("%s: with the memo %v %v, afresh %v %v", r, got, gerr, want, werr)
-		}
 	}
 }

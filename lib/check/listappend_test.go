@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 
@@ -97,7 +96,7 @@ func TestListAppendAnomalies(t *testing.T) {
 			info(0, "a x 1 | a y 1"), ok(1, "r x | r y 1"), ok(2, "r x 1"),
 		}, "G-single", "T1 -rw x-> T0 -wr y-> T1; T1 (client 1, ok) [r x [], r y [\"1\"]]; T0 (client 0, unknown) [append x \"1\", append y \"1\"]"},
 		{"a pending transaction's appends count once read", []txnSpec{
-			{0, "pending", "a x 1 | a y 1"}, ok(1, "r x 1 | r y 1"),
+			{Process: 0, Status: "pending", Mops: "a x 1 | a y 1"}, ok(1, "r x 1 | r y 1"),
 		}, "", ""},
 		{"an unread unknown append adds nothing", []txnSpec{
 			info(0, "a x 1"), ok(1, "r x"), ok(2, "r x"),
@@ -345,46 +344,5 @@ func TestListAppendPrefixReads(t *testing.T) {
 				t.Errorf("G1a example: %s", a.Example)
 			}
 		}
-	}
-}
-
-// TestMopHead: micro-ops written compactly are read by mopHead, anything
-// else by the scanner, with the same results.
-func TestMopHead(t *testing.T) {
-	for raw, want := range map[string]string{
-		`["r","x",null]`: "read x", `["read","k1",["1"]]`: "read k1", `["append","",  "1"]`: "append ",
-		`[ "r","x",null]`: "", `["r" ,"x",null]`: "", `["r", "x",null]`: "", `["r","x" ,null]`: "",
-		`["r",1,null]`: "", `["r","a\"b",null]`: "", "[\"r\",\"a\x01\",null]": "", `["w","x","1"]`: "", `["r","x`: "",
-	} {
-		read, key, next, ok := mopHead([]byte(raw), 0)
-		got := ""
-		if ok {
-			got = map[bool]string{true: "read ", false: "append "}[read] + string(key)
-			if raw[next-1] != ',' || raw[next-2] != '"' {
-				t.Errorf("%s: next %d is not after the key's comma", raw, next)
-			}
-		}
-		if got != want {
-			t.Errorf("mopHead(%s) = %q, want %q", raw, got, want)
-		}
-	}
-	// The same history with its micro-ops spread out (which mopHead leaves
-	// to the scanner) gives the same report.
-	ops := genListAppend(3000, true, 4)
-	spread := slices.Clone(ops)
-	for i := range spread {
-		for _, raw := range []*json.RawMessage{&spread[i].Value, &spread[i].Output} {
-			if len(*raw) == 0 {
-				continue
-			}
-			var b bytes.Buffer
-			if err := json.Indent(&b, *raw, "", " "); err != nil {
-				t.Fatal(err)
-			}
-			*raw = b.Bytes()
-		}
-	}
-	if a, b := dump(mustCheck(t, ops, Options{Model: ListAppend})), dump(mustCheck(t, spread, Options{Model: ListAppend})); a != b {
-		t.Fatalf("compact:\n%s\nspread out:\n%s", a, b)
 	}
 }

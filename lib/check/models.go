@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/sf-dst/sf/lib/check/jsonvalue"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/history/jsontext"
 )
@@ -90,13 +91,13 @@ var linModels = map[string]*linModel{
 // decoder turns a history's operations into Porcupine operations for one model.
 type decoder struct {
 	m      *linModel
-	vals   *interner
+	vals   *jsonvalue.Interner
 	ids    []int32 // ids[v] == v, for every interned value (see boxAll)
-	keys   *interner
-	vr     valueReader
+	keys   *jsonvalue.Interner
+	vr     jsonvalue.Reader
 	sorted []int32 // scratch for set reads
 	// memos holds each key's last list read (append and set models).
-	memos map[string]*listMemo
+	memos map[string]*jsonvalue.ListMemo
 	// sums holds, per key of a counter history, the sum of its positive
 	// adds and the sum of its negative adds so far (see checkRange).
 	sums map[string]*[2]int64
@@ -105,7 +106,7 @@ type decoder struct {
 }
 
 func newDecoder(m *linModel) *decoder {
-	return &decoder{m: m, vals: newInterner(), keys: newInterner()}
+	return &decoder{m: m, vals: jsonvalue.NewInterner(), keys: jsonvalue.NewInterner()}
 }
 
 // boxAll prepares box for every interned value, after decoding and before
@@ -115,7 +116,7 @@ func newDecoder(m *linModel) *decoder {
 // allocated on its own), and one value has one pointer, so states compare
 // equal exactly when their values do.
 func (d *decoder) boxAll() {
-	d.ids = make([]int32, len(d.vals.names))
+	d.ids = make([]int32, len(d.vals.Names()))
 	for i := range d.ids {
 		d.ids[i] = int32(i)
 	}
@@ -159,11 +160,11 @@ func (d *decoder) errorf(op *history.HistoryOp, format string, args ...any) erro
 }
 
 func (d *decoder) valueError(op *history.HistoryOp, what string, raw []byte, want string, err error) error {
-	return d.errorf(op, "operation %q (id %d) has %s %s, want %s (%v)", op.F, op.ID, what, describeJSON(raw), want, err)
+	return d.errorf(op, "operation %q (id %d) has %s %s, want %s (%v)", op.F, op.ID, what, jsonvalue.Describe(raw), want, err)
 }
 
 func (d *decoder) str(op *history.HistoryOp, what string, raw []byte, nullOK bool) (int32, error) {
-	b, err := d.vr.str(raw, nullOK)
+	b, err := d.vr.Str(raw, nullOK)
 	if err != nil {
 		want := "a string"
 		if nullOK {
@@ -171,7 +172,7 @@ func (d *decoder) str(op *history.HistoryOp, what string, raw []byte, nullOK boo
 		}
 		return 0, d.valueError(op, what, raw, want, err)
 	}
-	return d.vals.id(b), nil
+	return d.vals.ID(b), nil
 }
 
 // decode decodes one operation; drop is true for operations the check leaves
@@ -189,7 +190,7 @@ func (d *decoder) decode(op *history.HistoryOp, in *linInput, out *linOutput) (d
 		in.a, err = d.str(op, "value", op.Value, false)
 	case opAdd:
 		if d.m.name == "counter" {
-			if in.n, err = d.vr.integer(op.Value); err != nil {
+			if in.n, err = d.vr.Integer(op.Value); err != nil {
 				err = d.valueError(op, "value", op.Value, "an integer", err)
 			}
 		} else {
@@ -217,14 +218,14 @@ func (d *decoder) decode(op *history.HistoryOp, in *linInput, out *linOutput) (d
 		}
 		switch d.m.name {
 		case "counter":
-			if out.n, err = d.vr.integer(op.Output); err != nil {
+			if out.n, err = d.vr.Integer(op.Output); err != nil {
 				err = d.valueError(op, "output", op.Output, "an integer", err)
 			}
 		default:
 			if d.memos == nil {
-				d.memos = map[string]*listMemo{}
+				d.memos = map[string]*jsonvalue.ListMemo{}
 			}
-			ids, lerr := d.vr.readList(d.memos, op.Key, op.Output, d.vals)
+			ids, lerr := d.vr.ReadList(d.memos, op.Key, op.Output, d.vals)
 			if lerr != nil {
 				err = d.valueError(op, "output", op.Output, "a list of strings", lerr)
 				break
@@ -249,14 +250,14 @@ func (d *decoder) decode(op *history.HistoryOp, in *linInput, out *linOutput) (d
 // returns the first two elements and how many there are.
 func (d *decoder) casPair(raw []byte) (pair [2]int32, n int, err error) {
 	if a, b, ok := plainPair(raw); ok {
-		return [2]int32{d.vals.id(a), d.vals.id(b)}, 2, nil
+		return [2]int32{d.vals.ID(a), d.vals.ID(b)}, 2, nil
 	}
 	return d.casPairScan(raw)
 }
 
 // casPairScan is casPair without the quick path.
 func (d *decoder) casPairScan(raw []byte) (pair [2]int32, n int, err error) {
-	s := &d.vr.s
+	s := &d.vr.Scanner
 	s.Reset(raw)
 	if err := s.Expect('['); err != nil {
 		return pair, 0, err
@@ -267,12 +268,12 @@ func (d *decoder) casPairScan(raw []byte) (pair [2]int32, n int, err error) {
 				return pair, 0, err
 			}
 		}
-		b, _, err := d.vr.scalar()
+		b, _, err := d.vr.Scalar()
 		if err != nil {
 			return pair, 0, err
 		}
 		if n < 2 {
-			pair[n] = d.vals.id(b)
+			pair[n] = d.vals.ID(b)
 		}
 	}
 	if !s.AtEnd() {
@@ -282,9 +283,9 @@ func (d *decoder) casPairScan(raw []byte) (pair [2]int32, n int, err error) {
 }
 
 // plainPair is casPair's quick path for what nearly every pair is: two
-// plain strings (see plainString) or nulls, in brackets, nothing else. A
-// null is absent, which the interner numbers as "". Anything else goes to
-// the scanner.
+// plain strings (no escapes, no control characters) or nulls, in brackets,
+// nothing else. A null is absent, which the interner numbers as "".
+// Anything else goes to the scanner.
 func plainPair(raw []byte) (a, b []byte, ok bool) {
 	if len(raw) < 2 || raw[0] != '[' || raw[len(raw)-1] != ']' {
 		return nil, nil, false
@@ -322,7 +323,7 @@ func plainElem(raw []byte) (elem, rest []byte, ok bool) {
 // casOutput decodes a cas result: true or false, or the [old, new] pair that
 // Jepsen echoes on a successful cas.
 func (d *decoder) casOutput(op *history.HistoryOp) (bool, error) {
-	s := &d.vr.s
+	s := &d.vr.Scanner
 	s.Reset(op.Output)
 	kind := s.Peek()
 	switch kind {
@@ -349,15 +350,15 @@ func (d *decoder) describeOp(in *linInput, out *linOutput) string {
 	b.WriteString(opKindNames[in.kind])
 	switch in.kind {
 	case opPut, opAppend, opEnqueue:
-		b.WriteString(" " + d.vals.quote(in.a))
+		b.WriteString(" " + d.vals.Quote(in.a))
 	case opAdd:
 		if d.m.name == "counter" {
 			b.WriteString(" " + strconv.FormatInt(in.n, 10))
 		} else {
-			b.WriteString(" " + d.vals.quote(in.a))
+			b.WriteString(" " + d.vals.Quote(in.a))
 		}
 	case opCas:
-		b.WriteString(" " + d.vals.quote(in.a) + " → " + d.vals.quote(in.b))
+		b.WriteString(" " + d.vals.Quote(in.a) + " → " + d.vals.Quote(in.b))
 	}
 	if out.unknown {
 		if in.op.Status == history.StatusPending {
@@ -369,7 +370,7 @@ func (d *decoder) describeOp(in *linInput, out *linOutput) string {
 	}
 	switch in.kind {
 	case opGet, opDequeue:
-		b.WriteString(" → " + d.vals.quote(out.v))
+		b.WriteString(" → " + d.vals.Quote(out.v))
 	case opCas:
 		b.WriteString(" → " + strconv.FormatBool(out.swapped))
 	case opRead:
@@ -389,7 +390,7 @@ func (d *decoder) describeList(ids []int32) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		b.WriteString(d.vals.quote(id))
+		b.WriteString(d.vals.Quote(id))
 	}
 	b.WriteByte(']')
 	return b.String()
@@ -430,7 +431,7 @@ func kvModel(name string, fs map[string]opKind) *linModel {
 			if *s.(*int32) == 0 {
 				return "absent"
 			}
-			return d.vals.quote(*s.(*int32))
+			return d.vals.Quote(*s.(*int32))
 		},
 	}
 }
@@ -598,7 +599,7 @@ func setModel() *linModel {
 			items := s.(*seqState).items
 			names := make([]string, len(items))
 			for i, id := range items {
-				names[i] = d.vals.quote(id)
+				names[i] = d.vals.Quote(id)
 			}
 			slices.Sort(names)
 			return "{" + strings.Join(names, " ") + "}"

@@ -6,11 +6,12 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/sf-dst/sf/lib/check/internal/txngen"
 	"github.com/sf-dst/sf/lib/history"
 )
 
 // ParseAndCheck on histories of overlapping transactions with failed and
-// unknown ones and cycles (see genConcurrentAppend), as written and with a
+// unknown ones and cycles (see txngen.Concurrent), as written and with a
 // byte changed, dropped or a tail put in anywhere: always what the strict
 // reading gives, and a written one read by the deferred reading alone.
 func TestParseAndCheckOverlapping(t *testing.T) {
@@ -19,7 +20,7 @@ func TestParseAndCheckOverlapping(t *testing.T) {
 	opts := Options{Model: ListAppend}
 	failing, broken := 0, 0
 	for round := range 120 {
-		file := historyFile(genConcurrentAppend(rng))
+		file := historyFile(txngen.Concurrent(rng))
 		want := sameAsStrict(t, file, read, opts)
 		if lazy := outcome(lazyParseAndCheck(file, read, opts)); lazy != want {
 			t.Fatalf("round %d: the deferred reading gives\n%s\nthe strict one\n%s", round, lazy, want)

@@ -188,8 +188,8 @@ func FuzzParseAndCheck(f *testing.F) {
 	f.Add(invHistory(map[string]string{"INV4": `[["append",x,"2"],["r","y",null]]`}))
 	f.Add(invHistory(map[string]string{"INV4": `[["append","x","2"],["r","y",` + strings.Repeat("[", 255) + strings.Repeat("]", 255) + `]]`}))
 	f.Add(invHistory(map[string]string{"INFO3": `nul`}))
-	// Reads long enough that listMemo.shared compares them at once, and
-	// tails at the edges of the integers the fast reader reads backwards.
+	// Reads long enough that jsonvalue.ListMemo.Shared compares them at
+	// once, and tails at the edges of the integers the fast reader reads backwards.
 	f.Add(historyFile(genListAppend(150, false, 2)))
 	f.Add(bytes.Replace(historyFile(genListAppend(10, false, 3)), []byte(`"time":`), []byte(`"time":1234567890123456789`), 3))
 	f.Add(bytes.Replace(historyFile(genListAppend(10, false, 3)), []byte(`,"id":`), []byte(`,"id":-0`), 2))

@@ -164,7 +164,7 @@ func (d *decoder) opName(op porcupine.Operation) string {
 	case d.m.name == "counter":
 		s = "add " + strconv.FormatInt(in.n, 10)
 	default:
-		s = opKindNames[in.kind] + " " + d.vals.quote(in.a)
+		s = opKindNames[in.kind] + " " + d.vals.Quote(in.a)
 	}
 	return fmt.Sprintf("%s (id %d, process %d)", s, in.op.ID, in.op.Process)
 }

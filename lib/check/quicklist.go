@@ -67,7 +67,7 @@ func quickSet(d *decoder, g []porcupine.Operation) quickResult {
 			}
 			e := elems[v]
 			if e == nil {
-				return d.illegal("%s sees %s, but no add of it succeeded or has an unknown outcome", d.arg(&g[r]), d.vals.quote(v))
+				return d.illegal("%s sees %s, but no add of it succeeded or has an unknown outcome", d.arg(&g[r]), d.vals.Quote(v))
 			}
 			e.block = int32(len(groupRead))
 			added = append(added, e)
@@ -134,17 +134,17 @@ func quickAppend(d *decoder, g []porcupine.Operation) quickResult {
 	pos := make(map[int32]int32, len(longest))
 	for p, v := range longest {
 		if _, dup := pos[v]; dup {
-			return d.illegal("%s sees %s twice, but it was appended at most once", d.arg(&g[long]), d.vals.quote(v))
+			return d.illegal("%s sees %s twice, but it was appended at most once", d.arg(&g[long]), d.vals.Quote(v))
 		}
 		if _, found := appends[v]; !found {
-			return d.illegal("%s sees %s, but no append of it succeeded or has an unknown outcome", d.arg(&g[long]), d.vals.quote(v))
+			return d.illegal("%s sees %s, but no append of it succeeded or has an unknown outcome", d.arg(&g[long]), d.vals.Quote(v))
 		}
 		pos[v] = int32(p)
 	}
 	for _, r := range reads {
 		for p, v := range g[r].Output.(*linOutput).list {
 			if v != longest[p] {
-				return d.illegal("%s sees %s at position %d, where %s sees %s", d.arg(&g[r]), d.vals.quote(v), p+1, d.arg(&g[long]), d.vals.quote(longest[p]))
+				return d.illegal("%s sees %s at position %d, where %s sees %s", d.arg(&g[r]), d.vals.Quote(v), p+1, d.arg(&g[long]), d.vals.Quote(longest[p]))
 			}
 		}
 	}
@@ -198,7 +198,7 @@ func addItem(g []porcupine.Operation, a, block int32) seqItem {
 func (d *decoder) incomparable(g []porcupine.Operation, a, b int32) quickResult {
 	x := firstMissing(g[a].Output.(*linOutput).list, g[b].Output.(*linOutput).list)
 	y := firstMissing(g[b].Output.(*linOutput).list, g[a].Output.(*linOutput).list)
-	qx, qy := d.vals.quote(x), d.vals.quote(y)
+	qx, qy := d.vals.Quote(x), d.vals.Quote(y)
 	return d.illegal("%s sees %s and not %s, and %s sees %s and not %s, but the set only grows", d.arg(&g[a]), qx, qy, d.arg(&g[b]), qy, qx)
 }
 
@@ -225,23 +225,23 @@ func firstMissing(list, other []int32) int32 {
 func (d *decoder) outOfOrder(g []porcupine.Operation, x, y seqItem, witness func(x, y seqItem) (int32, bool)) quickResult {
 	var which string
 	if !x.read && x.adds > 1 {
-		which = fmt.Sprintf(", the first of the %d adds of %s,", x.adds, d.vals.quote(x.val))
+		which = fmt.Sprintf(", the first of the %d adds of %s,", x.adds, d.vals.Quote(x.val))
 	}
 	const lead = "%s completed before %s%s was invoked, but "
 	X, Y := &g[x.callOp], &g[y.retOp]
 	switch {
 	case x.read && y.read:
 		v := firstMissing(Y.Output.(*linOutput).list, X.Output.(*linOutput).list)
-		return d.illegal(lead+"sees %s, which that read does not", d.arg(Y), d.arg(X), which, d.vals.quote(v))
+		return d.illegal(lead+"sees %s, which that read does not", d.arg(Y), d.arg(X), which, d.vals.Quote(v))
 	case x.read:
-		return d.illegal(lead+"that read does not see %s", d.arg(Y), d.arg(X), which, d.vals.quote(y.val))
+		return d.illegal(lead+"that read does not see %s", d.arg(Y), d.arg(X), which, d.vals.Quote(y.val))
 	case y.read:
-		return d.illegal(lead+"sees %s", d.arg(Y), d.arg(X), which, d.vals.quote(x.val))
+		return d.illegal(lead+"sees %s", d.arg(Y), d.arg(X), which, d.vals.Quote(x.val))
 	}
 	r, both := witness(x, y)
 	how := "%s and not %s"
 	if both {
 		how = "%s before %s"
 	}
-	return d.illegal(lead+"%s sees "+how, d.arg(Y), d.arg(X), which, d.arg(&g[r]), d.vals.quote(x.val), d.vals.quote(y.val))
+	return d.illegal(lead+"%s sees "+how, d.arg(Y), d.arg(X), which, d.arg(&g[r]), d.vals.Quote(x.val), d.vals.Quote(y.val))
 }

@@ -21,7 +21,8 @@ func TestTail(t *testing.T) {
 func TestCopyWorld(t *testing.T) {
 	src := filepath.Join(t.TempDir(), "w", "seedfall.json")
 	WriteFile(t, src, `{"nodes": [{"name": "s", "pkg": "./server"}, {"name": "m", "wasm": "/abs/m.wasm"}],
-		"workload": {"name": "c", "pkg": "./client"}, "finally": {"name": "f", "pkg": "check"}, "duration": "5s"}`)
+		"workload": {"name": "c", "pkg": "./client"}, "finally": {"name": "f", "pkg": "check"}, "duration": "5s",
+		"workloads": [{"name": "l", "pkg": "./loader"}]}`)
 	dst := filepath.Join(t.TempDir(), "copy.json")
 	CopyWorld(t, src, dst)
 	w := ReadJSON(t, dst)
@@ -35,6 +36,9 @@ func TestCopyWorld(t *testing.T) {
 	}
 	if got := w["workload"].(map[string]any)["pkg"]; got != filepath.Join(dir, "client") {
 		t.Errorf("workload pkg %v", got)
+	}
+	if got := w["workloads"].([]any)[0].(map[string]any)["pkg"]; got != filepath.Join(dir, "loader") {
+		t.Errorf("workloads[0] pkg %v", got)
 	}
 	if got := w["finally"].(map[string]any)["pkg"]; got != filepath.Join(dir, "check") {
 		t.Errorf("finally pkg %v", got)

@@ -50,7 +50,7 @@ func ReadJSON(t testing.TB, path string) map[string]any {
 }
 
 // CopyWorld copies the world file src to dst with every pkg and wasm (of the
-// nodes, the workload and the finally check) made absolute against src's
+// nodes, the workload or workloads and the finally check) made absolute against src's
 // folder, so that the copy builds the real packages but keeps its .seedfall
 // next to itself.
 func CopyWorld(t testing.TB, src, dst string) {
@@ -70,9 +70,11 @@ func CopyWorld(t testing.TB, src, dst string) {
 			}
 		}
 	}
-	if nodes, ok := w["nodes"].([]any); ok {
-		for _, n := range nodes {
-			abs(n)
+	for _, list := range []string{"nodes", "workloads"} {
+		if nodes, ok := w[list].([]any); ok {
+			for _, n := range nodes {
+				abs(n)
+			}
 		}
 	}
 	abs(w["workload"])

@@ -63,7 +63,7 @@ func runSpec(r *Run) *cmdspec.Command {
 			"seeds to run: 1-100, 7 or 1-5,9 (default 1-100); at most 10000"),
 		{Flag: "seed", Usage: "replay seed `N` alone and print its whole trace", Doc: "the seed to replay",
 			Required: "missing: name the seed to replay", Value: cmdspec.Seed(&r.seed)},
-		{Flag: "faults", Usage: "with -seed: apply the schedule in `FILE` (- for stdin), drawing no faults",
+		{Flag: "faults", Usage: "with -seed (or -from, for the rest): apply the schedule in `FILE` (- for stdin), drawing no faults",
 			Doc: "a fault schedule file to apply instead of drawing faults (sf-run -faults)", Stdin: true, Path: cmdspec.Input,
 			Value: cmdspec.String(&r.Faults, "")},
 		jobsOption(&r.Jobs, "run `N` seeds at once", "parallel workers (default: the number of CPUs)", 0),
@@ -86,6 +86,20 @@ func runSpec(r *Run) *cmdspec.Command {
 			Value: cmdspec.Bool(&r.Pin)},
 		{Flag: "compress", Usage: "write traces and histories as zstd files (seed-N.trace.log.zst)",
 			Doc: "write failing seeds' traces and histories as zstd files (seed-N.trace.log.zst)", Value: cmdspec.Bool(&r.Compress)},
+		{Flag: "stop-at", Usage: "with -seed and -snapshot: stop the run at virtual time `DURATION`, such as 2.5s",
+			Doc:      "the virtual time to fork the run at, a Go duration such as 2.5s: the first scheduler step at or after it",
+			Required: "missing: give the virtual time to fork at, such as 2.5s", Value: cmdspec.Duration(&r.StopAt, 0, func(d time.Duration) error {
+				if d <= 0 {
+					return cmdspec.Errorf("%v: must be more than 0", d)
+				}
+				return nil
+			})},
+		{Flag: "snapshot", Usage: "with -seed and -stop-at: write the world at that moment to `FILE`",
+			Doc: "the file to write the snapshot to (sf-run -snapshot)", Required: "missing: name the snapshot file to write",
+			Path: cmdspec.Output, Value: cmdspec.String(&r.Snapshot, "")},
+		{Flag: "from", Usage: "continue the snapshot in `FILE` as a replay of its seed",
+			Doc: "the snapshot file to continue, as sf_fork wrote it (sf-run -from)", Required: "missing: name the snapshot file to continue",
+			Path: cmdspec.Input, Value: cmdspec.String(&r.From, "")},
 		{Flag: "explore", Usage: "explore by branching from the passing seeds of -seeds (default 1-10)",
 			CLIOnly: "no tool explores yet: an exploration's records go to sf_report", Value: cmdspec.Bool(&r.Explore)},
 		{Flag: "explore-runs", Usage: "with -explore: make `N` runs, the starting seeds included",
@@ -128,6 +142,15 @@ func runSpec(r *Run) *cmdspec.Command {
 			Fields: []string{"config", "profile", "set", "seed", "pattern", "node", "max_matches", "faults", "replay"},
 			Docs: map[string]string{"seed": "the seed whose trace to search",
 				"faults": "replay with this fault schedule file instead of reading the trace sf-run wrote"}},
+		{Name: "sf_fork", Description: "Run one seed up to a virtual time and write the whole world there to a snapshot file " +
+			"(sf-run -seed N -stop-at D -snapshot FILE): every node's memory, disks, network, timers, faults and trace so far. " +
+			"sf_resume continues it. Returns the step and time it was taken at and the file's size.",
+			Fields: []string{"config", "profile", "set", "seed", "stop_at", "snapshot"},
+			Docs:   map[string]string{"seed": "the seed to run and fork"}},
+		{Name: "sf_resume", Description: "Continue a snapshot sf_fork wrote (sf-run -from FILE), as a replay of its seed: the same " +
+			"record, determinism hash, events and output as sf_replay of that seed. Give the world, profile and set it was " +
+			"taken with; a snapshot of another world, module build or sf version is refused, naming the difference.",
+			Fields: []string{"config", "profile", "set", "from", "max_events", "inspect"}},
 	}}
 }
 
@@ -153,6 +176,9 @@ func RunMain(doc string, args []string, s Streams) int {
 		r.Tool, r.Stdin, r.Stdout, r.Stderr = toolName(args), s.Stdin, s.Stdout, s.Stderr
 		if r.Explore || spec.Given("explore-runs") {
 			return r.exploreMain(spec, c, s)
+		}
+		if err := r.snapshotFlags(spec); err != nil {
+			return err
 		}
 		if err := r.fromCLI(spec, c); err != nil {
 			return err
@@ -187,6 +213,35 @@ func (r *Run) fromCLI(spec *cmdspec.Command, c *cli.Context) error {
 	}
 	if !r.Replay {
 		r.JSON, r.PipeNote = wantJSON(spec, r.JSON)
+	}
+	return nil
+}
+
+// snapshotFlags checks -stop-at, -snapshot and -from against the other
+// flags; -from makes the run a replay, of the seed the snapshot names.
+func (r *Run) snapshotFlags(spec *cmdspec.Command) error {
+	switch {
+	case r.From != "":
+		for _, f := range []string{"seed", "seeds", "shard", "check", "pin", "snapshot", "stop-at"} {
+			if spec.Given(f) {
+				return usage("-from does not take -%s: it continues the snapshot's own seed", f)
+			}
+		}
+		r.Replay = true
+	case spec.Given("snapshot") != spec.Given("stop-at"):
+		return usage("-snapshot FILE and -stop-at DURATION go together")
+	case r.Snapshot != "":
+		if !spec.Given("seed") {
+			return usage("-snapshot needs -seed N: it snapshots one seed's run")
+		}
+		for _, f := range []string{"check", "pin", "faults", "inspect", "json"} {
+			if spec.Given(f) {
+				return usage("-snapshot does not take -%s", f)
+			}
+		}
+		if r.Snapshot == "-" {
+			return usage("-snapshot writes a file, not stdout")
+		}
 	}
 	return nil
 }
@@ -253,7 +308,7 @@ func (r *Run) exploreMain(spec *cmdspec.Command, c *cli.Context, s Streams) erro
 	if !r.Explore {
 		return usage("-explore-runs needs -explore")
 	}
-	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin"} {
+	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin", "stop-at", "snapshot", "from"} {
 		if spec.Given(f) {
 			return usage("-explore does not take -%s", f)
 		}

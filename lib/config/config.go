@@ -264,6 +264,11 @@ type World struct {
 	Liveness Liveness `json:"liveness"`
 	// FaultsAfterSetup holds every fault back until a node calls sim.SetupComplete. Defaults to false.
 	FaultsAfterSetup bool `json:"faults_after_setup"`
+	// Fork "setup" runs the world up to sim.SetupComplete once, from seed 0, and every seed goes on from
+	// a fork of that run with streams of its own; it needs FaultsAfterSetup. Loading turns "none" into
+	// "", which the canonical form leaves out, so a world without it encodes as it did before the field
+	// existed. Defaults to "", none: every seed runs its own setup.
+	Fork string `json:"fork,omitempty"`
 	// NetOverlay routes plain net.Listen and net.Dial through the simulated network. Defaults to false.
 	NetOverlay bool `json:"net_overlay"`
 	// CompatOverlay builds dependencies that need mmap or flock with wasip1 shims. Defaults to false.
@@ -426,7 +431,44 @@ func (w *World) validate(d *decoder, p string) error {
 			}
 		}
 	}
+	if err := w.validateFork(d, p); err != nil {
+		return err
+	}
 	return w.checkKindsInWorld(d, joinPath(p, "faults"))
+}
+
+// The values of the world's fork field.
+const (
+	ForkNone  = "none"
+	ForkSetup = "setup"
+)
+
+// ForkModes lists the values of the fork field.
+var ForkModes = []string{ForkNone, ForkSetup}
+
+// validateFork checks the fork field. A world forked at its setup gives every seed the setup seed's run
+// up to sim.SetupComplete, so what a seed draws at its very start cannot be its own: the faults must wait
+// for the setup, and swarm testing and seeded preemption, whose choices are drawn before the first step,
+// would be the setup seed's in every seed, so they are refused rather than quietly shared.
+func (w *World) validateFork(d *decoder, p string) error {
+	fp := joinPath(p, "fork")
+	switch w.Fork {
+	case "", ForkNone:
+		w.Fork = ""
+		return nil
+	case ForkSetup:
+	default:
+		return d.errorf(fp, "unknown value %s (valid: %s)", echo.Quote(w.Fork), strings.Join(ForkModes, ", "))
+	}
+	switch {
+	case !w.FaultsAfterSetup:
+		return d.errorf(fp, `"setup" needs faults_after_setup: the setup that every seed shares must run without faults`)
+	case w.Faults.Swarm:
+		return d.errorf(fp, `"setup" cannot go with faults.swarm: a run draws its swarm choices before its first step, so every seed would have the setup seed's`)
+	case w.Preempt.Strategy == "random" || w.Preempt.Strategy == "pct":
+		return d.errorf(fp, `"setup" cannot go with preempt.strategy %s: a run draws its preemption points before its first step, so every seed would have the setup seed's`, w.Preempt.Strategy)
+	}
+	return nil
 }
 
 // nameList lists the names of nodes for messages.

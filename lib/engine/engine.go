@@ -97,6 +97,19 @@ func (e *Engine) Resume(f *Fork, opts Options) (*Result, error) {
 	return core.Resume(e, f, opts)
 }
 
+// ResumeRest continues a fork with a schedule for the rest of the run only
+// (core.ResumeRest).
+func (e *Engine) ResumeRest(f *Fork, opts Options) (*Result, error) {
+	return core.ResumeRest(e, f, opts)
+}
+
+// ResumeAs makes, from a fork, the run Run(spec, seed, opts) makes, byte
+// for byte, when the run agrees with the fork's up to the fork
+// (core.ResumeAs, Fork.Admits).
+func (e *Engine) ResumeAs(f *Fork, seed uint64, opts Options) (*Result, error) {
+	return core.ResumeAs(e, f, seed, opts)
+}
+
 // withOverlayFiles returns spec with net_overlay's /etc/hosts and
 // /etc/nsswitch.conf added to every node's seeded disk.
 func withOverlayFiles(spec *Spec) *Spec {

@@ -194,6 +194,12 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	if o.Tool == "" {
 		o.Tool = "sf-run"
 	}
+	// A world forked at its setup shares the run up to it in every seed:
+	// a branch comes after it.
+	setupAt, err := p.SetupAtNs()
+	if err != nil {
+		return nil, err
+	}
 	out := &Outcome{Tables: sweep.NewTables(p)}
 	cov := &coverage{seen: map[string]bool{}, margin: map[string]margin.Value{}}
 	var corpus []entry
@@ -246,7 +252,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 				if len(news) == 0 {
 					continue
 				}
-				e := entry{seed: c.seed, branches: c.branches, end: r.AtNs}
+				e := entry{seed: c.seed, branches: c.branches, from: setupAt, end: r.AtNs}
 				if n := len(c.branches); n > 0 {
 					// A branch before the run's last one could not follow
 					// it in the list.

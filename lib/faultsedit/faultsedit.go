@@ -162,6 +162,15 @@ const (
 	fromRun                    // the faults the seed draws on its own
 )
 
+// start is the schedule an invocation starts from, and where it came from.
+type start struct {
+	sched    *schedule.Schedule
+	from     source
+	name     string // the input, as the header shows it
+	note     string // what the header says of a run
+	artifact string // the seed's artifact: read from, or written to
+}
+
 func run(o Options) error {
 	ed, err := parseEdits(o)
 	if err != nil {
@@ -170,24 +179,11 @@ func run(o Options) error {
 	if o.Faults == "-" && ed.any() && o.Out == "" && !o.JSON {
 		return errors.New("-faults -: the schedule came from stdin, so there is no file to write the edit back to: give -out FILE (or -json to print it)")
 	}
-
-	var (
-		sched *schedule.Schedule
-		from  source
-		name  string // the input, as the header shows it
-		note  string // what the header says of a run
-	)
 	// A schedule file is read before the world is built, so that a
 	// mistake in it or in an edit is reported at once.
+	var st start
 	if o.Faults != "" {
-		from, name = fromFile, o.Faults
-		if o.Faults == "-" {
-			from, name = fromStdin, "<stdin>"
-		}
-		if sched, err = schedule.ReadFile(o.Faults, o.Stdin); err != nil {
-			return fmt.Errorf("-faults: %w", err)
-		}
-		if _, err := applyEdits(sched, ed, o); err != nil {
+		if st, err = readGiven(o, ed); err != nil {
 			return err
 		}
 	}
@@ -197,89 +193,126 @@ func run(o Options) error {
 		return err
 	}
 	defer prep.Engine.Close()
+	if err := st.fromSeed(o, prep); err != nil {
+		return err
+	}
+	st.notes(o)
 
-	// The seed's artifact: the schedule sf-shrink cut it down to when there
-	// is one, since that is the one a user works on after shrinking, else
-	// the one its failing run wrote.
-	dir := sweep.ArtifactDir(prep.World)
-	artifact := filepath.Join(dir, fmt.Sprintf("seed-%d.faults.json", o.Seed))
-	if shrunk := filepath.Join(dir, sweep.ShrunkName(o.Seed, 0)); sched == nil && exists(shrunk) {
-		if exists(artifact) {
-			fmt.Fprintf(o.Stderr, "sf-faults: note: starting from seed %d's shrunk schedule; -faults %s starts from its run's\n",
-				o.Seed, textfmt.Display(artifact))
-		}
-		artifact = shrunk
-	}
-	switch {
-	case sched != nil:
-	case exists(artifact):
-		from, name = fromArtifact, textfmt.Display(artifact)
-		if sched, err = schedule.ReadFile(artifact, nil); err != nil {
-			return err
-		}
-		// The folder is the world's, but a file can still come from
-		// another: one an older sf wrote there for every -set variant, or
-		// one copied in. Its faults and duration are that world's.
-		if other := otherWorld(sched, o); other != "" {
-			return fmt.Errorf("%s was written for %s, not for %s as given: give the same -profile and -set, or -faults FILE to start from it anyway",
-				name, other, worldText(o.Config, o.Profile, o.Set))
-		}
-	default:
-		from, name = fromRun, "a run of the seed"
-		run := prep.One(runner.Job{Seed: o.Seed}, nil)
-		if run.Err != nil {
-			return fmt.Errorf("seed %d: %w", o.Seed, run.Err)
-		}
-		res := run.Result
-		sched = &schedule.Schedule{Seed: o.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Faults: res.Faults}
-		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
-			sched.Duration = schedule.Dur(res.AtNs)
-			note = fmt.Sprintf(" (it fails at %s)", time.Duration(res.AtNs))
-		} else {
-			note = " (it passes)"
-		}
-	}
-	if other := otherWorld(sched, o); from == fromFile && other != "" {
-		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for %s, not for %s as given\n", name, other, worldText(o.Config, o.Profile, o.Set))
-	}
-	if sched.Seed == 0 {
-		sched.Seed = o.Seed
-	} else if sched.Seed != o.Seed {
-		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for seed %d; the replay below runs seed %d\n", name, sched.Seed, o.Seed)
-	}
-
-	edited, err := applyEdits(sched, ed, o)
+	edited, err := applyEdits(st.sched, ed, o)
 	if err != nil {
 		return err
 	}
-	did := editSummary(len(ed.remove), len(ed.shift), len(ed.add))
 	if err := edited.Check(prep.ScheduleWorld()); err != nil {
 		if ed.any() {
 			return fmt.Errorf("the edited schedule: %w", err)
 		}
-		return fmt.Errorf("%s: %w", name, err)
+		return fmt.Errorf("%s: %w", st.name, err)
 	}
-
-	// Where the result goes: -out; else back where it came from when it
-	// was edited; else, unedited, only the seed's own faults are written,
-	// to the artifact path, so that there is a file to edit next.
-	target := o.Out
-	switch {
-	case target != "":
-	case ed.any() && (from == fromFile || from == fromArtifact):
-		target = o.Faults
-		if from == fromArtifact {
-			target = artifact
-		}
-	case from == fromRun:
-		target = artifact
-	}
+	target := st.target(o, ed)
 	if target != "" {
 		if err := edited.WriteFile(target); err != nil {
 			return fmt.Errorf("writing the schedule: %w", err)
 		}
 	}
+	return st.report(o, prep, ed, edited, target)
+}
 
+// readGiven reads the schedule -faults names and tries the edits on it.
+func readGiven(o Options, ed edits) (start, error) {
+	st := start{from: fromFile, name: o.Faults}
+	if o.Faults == "-" {
+		st.from, st.name = fromStdin, "<stdin>"
+	}
+	var err error
+	if st.sched, err = schedule.ReadFile(o.Faults, o.Stdin); err != nil {
+		return st, fmt.Errorf("-faults: %w", err)
+	}
+	if _, err := applyEdits(st.sched, ed, o); err != nil {
+		return st, err
+	}
+	return st, nil
+}
+
+// fromSeed finds the seed's artifact and, when no -faults was given, starts
+// from it, or from a run of the seed when there is none.
+func (st *start) fromSeed(o Options, prep *runner.Prepared) error {
+	// The seed's artifact: the schedule sf-shrink cut it down to when there
+	// is one, since that is the one a user works on after shrinking, else
+	// the one its failing run wrote.
+	dir := sweep.ArtifactDir(prep.World)
+	st.artifact = filepath.Join(dir, fmt.Sprintf("seed-%d.faults.json", o.Seed))
+	if shrunk := filepath.Join(dir, sweep.ShrunkName(o.Seed, 0)); st.sched == nil && exists(shrunk) {
+		if exists(st.artifact) {
+			fmt.Fprintf(o.Stderr, "sf-faults: note: starting from seed %d's shrunk schedule; -faults %s starts from its run's\n",
+				o.Seed, textfmt.Display(st.artifact))
+		}
+		st.artifact = shrunk
+	}
+	var err error
+	switch {
+	case st.sched != nil:
+	case exists(st.artifact):
+		st.from, st.name = fromArtifact, textfmt.Display(st.artifact)
+		if st.sched, err = schedule.ReadFile(st.artifact, nil); err != nil {
+			return err
+		}
+		// The folder is the world's, but a file can still come from
+		// another: one an older sf wrote there for every -set variant, or
+		// one copied in. Its faults and duration are that world's.
+		if other := otherWorld(st.sched, o); other != "" {
+			return fmt.Errorf("%s was written for %s, not for %s as given: give the same -profile and -set, or -faults FILE to start from it anyway",
+				st.name, other, worldText(o.Config, o.Profile, o.Set))
+		}
+	default:
+		st.from, st.name = fromRun, "a run of the seed"
+		run := prep.One(runner.Job{Seed: o.Seed}, nil)
+		if run.Err != nil {
+			return fmt.Errorf("seed %d: %w", o.Seed, run.Err)
+		}
+		res := run.Result
+		st.sched = &schedule.Schedule{Seed: o.Seed, Config: o.Config, Profile: o.Profile, Set: o.Set, Faults: res.Faults}
+		if res.Status == engine.StatusFail || res.Status == engine.StatusNondeterministic {
+			st.sched.Duration = schedule.Dur(res.AtNs)
+			st.note = fmt.Sprintf(" (it fails at %s)", time.Duration(res.AtNs))
+		} else {
+			st.note = " (it passes)"
+		}
+	}
+	return nil
+}
+
+// notes says when the schedule was written for another world or seed than
+// the one given, and takes the given seed for a schedule that names none.
+func (st *start) notes(o Options) {
+	if other := otherWorld(st.sched, o); st.from == fromFile && other != "" {
+		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for %s, not for %s as given\n", st.name, other, worldText(o.Config, o.Profile, o.Set))
+	}
+	if st.sched.Seed == 0 {
+		st.sched.Seed = o.Seed
+	} else if st.sched.Seed != o.Seed {
+		fmt.Fprintf(o.Stderr, "sf-faults: note: %s was written for seed %d; the replay below runs seed %d\n", st.name, st.sched.Seed, o.Seed)
+	}
+}
+
+// target is where the result goes: -out; else back where it came from when
+// it was edited; else, unedited, only the seed's own faults are written, to
+// the artifact path, so that there is a file to edit next. "" is nowhere.
+func (st *start) target(o Options, ed edits) string {
+	switch {
+	case o.Out != "":
+		return o.Out
+	case ed.any() && st.from == fromFile:
+		return o.Faults
+	case ed.any() && st.from == fromArtifact, st.from == fromRun:
+		return st.artifact
+	}
+	return ""
+}
+
+// report lists the resulting schedule under a header saying where it came
+// from, what was done to it and where it went, with the line that replays
+// it; with -json the schedule goes to stdout and the list to stderr.
+func (st *start) report(o Options, prep *runner.Prepared, ed edits, edited *schedule.Schedule, target string) error {
 	human := o.Stdout
 	if o.JSON {
 		human = o.Stderr
@@ -287,8 +320,8 @@ func run(o Options) error {
 			return err
 		}
 	}
-	header := fmt.Sprintf("seed %d, %s from %s%s", o.Seed, count(len(edited.Faults), "fault"), name, note)
-	if len(did) > 0 {
+	header := fmt.Sprintf("seed %d, %s from %s%s", o.Seed, count(len(edited.Faults), "fault"), st.name, st.note)
+	if did := editSummary(len(ed.remove), len(ed.shift), len(ed.add)); len(did) > 0 {
 		header += " (" + strings.Join(did, ", ") + ")"
 	}
 	if target != "" {
@@ -308,8 +341,8 @@ func run(o Options) error {
 	replayFaults := target
 	if replayFaults == "" {
 		replayFaults = o.Faults
-		if from == fromArtifact {
-			replayFaults = artifact
+		if st.from == fromArtifact {
+			replayFaults = st.artifact
 		}
 	}
 	fmt.Fprintf(human, "replay: %s\n", replayLine(o, textfmt.Display(replayFaults)))

@@ -161,8 +161,19 @@ type ReplayOut struct {
 }
 
 func (s *Server) replay(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, ReplayOut, error) {
+	return s.replayTool(ctx, "sf_replay", in)
+}
+
+// resume is sf_resume: sf_replay's result for the seed a snapshot
+// continues.
+func (s *Server) resume(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, ReplayOut, error) {
+	return s.replayTool(ctx, "sf_resume", in)
+}
+
+// replayTool is sf_replay, or sf_resume, which replays as sf-run -from.
+func (s *Server) replayTool(ctx context.Context, tool string, in json.RawMessage) (*mcp.CallToolResult, ReplayOut, error) {
 	var out ReplayOut
-	r, err := commands.RunFromMCP("sf_replay", in, s.paths)
+	r, err := commands.RunFromMCP(tool, in, s.paths)
 	if err != nil {
 		return nil, out, err
 	}
@@ -242,4 +253,43 @@ func (s *Server) replayRun(ctx context.Context, o sweep.Options) (record.Seed, *
 		}
 	}
 	return record.Seed{}, nil, 0, fmt.Errorf("sf-run: its records hold no seed record")
+}
+
+// ForkOut is sf_fork's result.
+type ForkOut struct {
+	Snapshot   string `json:"snapshot" jsonschema:"the snapshot file written: sf_resume's from"`
+	Seed       uint64 `json:"seed" jsonschema:"the seed forked"`
+	Step       uint64 `json:"step" jsonschema:"the scheduler step it was forked at"`
+	AtNs       int64  `json:"at_ns" jsonschema:"the virtual time it was forked at, in nanoseconds: the first step at or after stop_at"`
+	Bytes      int    `json:"bytes" jsonschema:"the file's size"`
+	StateBytes int    `json:"state_bytes" jsonschema:"the snapshot's size uncompressed"`
+}
+
+// fork is sf_fork: sf-run -seed N -stop-at D -snapshot FILE.
+func (s *Server) fork(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMessage) (*mcp.CallToolResult, ForkOut, error) {
+	var out ForkOut
+	r, err := commands.RunFromMCP("sf_fork", in, s.paths)
+	if err != nil {
+		return nil, out, err
+	}
+	o := r.Options
+	o.Tool = s.opts.RunTool
+	var (
+		stdout, stderr bytes.Buffer
+		code           int
+		wrote          *sweep.SnapshotWritten
+	)
+	o.OnSnapshot = func(w sweep.SnapshotWritten) { wrote = &w }
+	err = s.tool(ctx, func(interrupt *atomic.Bool) error {
+		o.Interrupt, o.Stdout, o.Stderr = interrupt, &stdout, &stderr
+		code = sweep.Main(o)
+		return nil
+	})
+	if err != nil {
+		return nil, out, err
+	}
+	if code != exitPass || wrote == nil {
+		return nil, out, commandError("sf-run", code, stderr.String())
+	}
+	return nil, ForkOut{Snapshot: o.Snapshot, Seed: wrote.Seed, Step: wrote.Step, AtNs: wrote.AtNs, Bytes: wrote.Bytes, StateBytes: wrote.StateBytes}, nil
 }

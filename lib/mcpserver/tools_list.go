@@ -14,7 +14,7 @@ import (
 )
 
 // ToolNames are the tools sf-mcp serves, sorted as the SDK lists them.
-var ToolNames = []string{"sf_check", "sf_faults_edit", "sf_mutate", "sf_replay", "sf_report", "sf_run", "sf_shrink", "sf_trace_search"}
+var ToolNames = []string{"sf_check", "sf_faults_edit", "sf_fork", "sf_mutate", "sf_replay", "sf_report", "sf_resume", "sf_run", "sf_shrink", "sf_trace_search"}
 
 // addTools adds each tool with its description and input schema as its
 // command declares them (lib/commands).
@@ -27,6 +27,8 @@ func (s *Server) addTools(srv *mcp.Server) {
 	add(srv, run, "sf_run", s.run)
 	add(srv, run, "sf_replay", s.replay)
 	add(srv, run, "sf_trace_search", s.traceSearch)
+	add(srv, run, "sf_fork", s.fork)
+	add(srv, run, "sf_resume", s.resume)
 	add(srv, specs["sf-shrink"], "sf_shrink", s.shrink)
 	add(srv, specs["sf-faults"], "sf_faults_edit", s.faultsEdit)
 	add(srv, specs["sf-check"], "sf_check", s.check)

@@ -194,3 +194,10 @@ func Log(x float64) float64 {
 	fe := float64(e)
 	return float64(float64(fe*ln2hi) + float64(lnm+float64(fe*ln2lo)))
 }
+
+// State is where the stream stands, which FromState makes a stream of
+// again: a snapshot file saves a stream as it.
+func (s *Stream) State() uint64 { return s.state }
+
+// FromState returns the stream that stands at state.
+func FromState(state uint64) *Stream { return &Stream{state: state} }

@@ -15,7 +15,7 @@ import (
 func (p *Prepared) check(spec *engine.Spec, j Job, opts engine.Options, first Outcome) Outcome {
 	opts2 := opts
 	opts2.DivergeAtCall = j.DivergeAtCall
-	b, err := p.Engine.Run(spec, j.Seed, opts2)
+	b, err := p.start(spec, j.Seed, opts2, j.origin())
 	if err != nil {
 		return Outcome{Err: err}
 	}
@@ -53,8 +53,8 @@ func (p *Prepared) diagnose(spec *engine.Spec, seed uint64, oa, ob engine.Option
 	from := uint64(w) * engine.CheckpointEvery
 	window := [2]uint64{from, from + engine.CheckpointEvery}
 	oa.RecordCalls, ob.RecordCalls = window, window
-	ra, err1 := p.Engine.Run(spec, seed, oa)
-	rb, err2 := p.Engine.Run(spec, seed, ob)
+	ra, err1 := p.start(spec, seed, oa, origin{})
+	rb, err2 := p.start(spec, seed, ob, origin{})
 	where := fmt.Sprintf("host calls %d-%d", window[0]+1, window[1])
 	if err1 != nil || err2 != nil {
 		return fmt.Sprintf("the runs differ in %s (the re-runs failed to start)", where)

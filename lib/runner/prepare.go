@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/catalog"
@@ -28,6 +29,12 @@ type Prepared struct {
 	Manifest *build.Manifest
 	Spec     *engine.Spec
 	Engine   *engine.Engine
+
+	// setups are the runs of the world's setup that its seeds share, with
+	// "fork": "setup" (setup.go).
+	setupMu    sync.Mutex
+	setups     map[setupKey]*setupFork
+	setupOrder []setupKey // oldest first, at most SetupsHeld
 }
 
 // Prepare loads, builds and compiles the world at path. Build progress goes

@@ -48,8 +48,24 @@ type Job struct {
 	DivergeAtCall uint64
 	// StallFirstRun gives the first run a watchdog of 1ns, so that it
 	// stalls as on a host that stopped. Tests use it to exercise Recheck;
-	// no flag sets it.
+	// no flag sets it, and a world forked at its setup keeps its own.
 	StallFirstRun bool
+	// Continue, when set, is continued (engine.Engine.ResumeRest) instead
+	// of running Seed from its start (sf-run -from); Spec, Recheck, Check,
+	// StallFirstRun, From and Forks are then unused. Defaults to nil.
+	Continue *engine.Fork
+	// From, when set, is a fork of an earlier run of the world that this
+	// run may start from: when the run agrees with the fork's up to the
+	// fork (engine.Fork.Admits) it starts there, and ends exactly as it
+	// would from the start; otherwise it starts from the start. Forks
+	// finds one. Defaults to nil.
+	From *engine.Fork
+	// Forks, when set, holds forks of the world's runs: the run starts from
+	// the latest that admits it (when From does not), and leaves forks of
+	// itself there, on Forks' grid of steps, at times before
+	// ForksBeforeNs. Defaults to nil: no fork is looked for or taken.
+	Forks         *Forks
+	ForksBeforeNs int64
 }
 
 // Outcome is what one job came to.
@@ -196,25 +212,105 @@ func (p *Prepared) One(j Job, interrupt *atomic.Bool) Outcome {
 	}
 	opts := j.Options
 	opts.Interrupt = interrupt
+	if j.Continue != nil {
+		res, err := p.Engine.ResumeRest(j.Continue, opts)
+		if err != nil {
+			return Outcome{Err: err}
+		}
+		// In a world forked at its setup, the fork's run is the setup
+		// seed's with the job's branch; the result is the job's seed's.
+		res.Seed = j.Seed
+		return Outcome{Result: res, Interrupted: res.Status == engine.StatusInterrupted}
+	}
 	first := spec
-	if j.StallFirstRun {
+	if j.StallFirstRun && !p.forksAtSetup() {
 		s := *spec
 		s.WatchdogNs = 1
 		first = &s
 	}
-	a, err := p.Engine.Run(first, j.Seed, opts)
+	a, err := p.start(first, j.Seed, opts, j.origin())
 	if err != nil {
 		return Outcome{Err: err}
 	}
 	stalled := false
 	if j.Recheck {
-		a, stalled = p.Engine.RecheckWatchdog(spec, j.Seed, opts, a)
+		a, stalled = p.recheckWatchdog(spec, j, opts, a)
 	}
 	o := Outcome{Result: a, HostStall: stalled, Interrupted: a.Status == engine.StatusInterrupted}
 	if !j.Check {
 		return o
 	}
 	return p.check(spec, j, opts, o)
+}
+
+// origin is where a job's run may start, other than at the start, and
+// where it leaves forks of itself.
+type origin struct {
+	from   *engine.Fork
+	forks  *Forks
+	before int64
+}
+
+func (j Job) origin() origin { return origin{j.From, j.Forks, j.ForksBeforeNs} }
+
+// start makes one run of seed: from a fork the run agrees with (o.from or
+// one of o.forks), from the fork at the end of the world's setup for a
+// world that forks there, and from the start otherwise.
+func (p *Prepared) start(spec *engine.Spec, seed uint64, opts engine.Options, o origin) (*engine.Result, error) {
+	// A world forked at its setup runs every seed as the setup seed with
+	// a branch (setup.go); forks of its runs are taken and admitted so.
+	runSeed, runOpts := seed, opts
+	var setup *engine.Fork
+	if p.forksAtSetup() {
+		var err error
+		if setup, err = p.setup(spec, opts.Mutant); err != nil {
+			return nil, err
+		}
+		if runOpts, err = setupOptions(setup, seed, opts); err != nil {
+			return nil, err
+		}
+		runSeed = SetupSeed
+	}
+	from := o.from
+	if from != nil && from.Admits(runSeed, runOpts) != nil {
+		from = nil
+	}
+	if from == nil && o.forks != nil {
+		var done func()
+		from, done = o.forks.acquire(runSeed, runOpts)
+		defer done()
+	}
+	if o.forks != nil {
+		runOpts.AtStep = o.forks.collect(runSeed, runOpts, o.before, opts.AtStep)
+	}
+	var r *engine.Result
+	var err error
+	switch {
+	case from != nil:
+		r, err = p.Engine.ResumeAs(from, runSeed, runOpts)
+	case setup != nil:
+		r, err = p.Engine.Resume(setup, runOpts)
+	default:
+		r, err = p.Engine.Run(spec, seed, runOpts)
+	}
+	if r != nil {
+		r.Seed = seed
+	}
+	return r, err
+}
+
+// recheckWatchdog is engine.Engine.RecheckWatchdog for a run that start
+// makes: a run that failed on the real-time watchdog runs once more, the
+// same way, and when the second does not fail so it is the outcome.
+func (p *Prepared) recheckWatchdog(spec *engine.Spec, j Job, opts engine.Options, first *engine.Result) (*engine.Result, bool) {
+	if first == nil || first.Status != engine.StatusFail || first.Class != engine.ClassWatchdog {
+		return first, false
+	}
+	again, err := p.start(spec, j.Seed, opts, j.origin())
+	if err != nil || again.Status == engine.StatusFail && again.Class == engine.ClassWatchdog {
+		return first, false
+	}
+	return again, true
 }
 
 // LimitProcs lowers GOMAXPROCS to workers when it is higher, and returns

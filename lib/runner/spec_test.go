@@ -18,6 +18,7 @@ var elsewhere = map[string]string{
 	"faults.preset":           "expanded into the other fields by config",
 	"faults.include_workload": "per-node fault flags (World.FaultsFor in Prepare)",
 	"links":                   "checked below with a link of its own",
+	"fork":                    "the runner's fork at the end of the setup (setup.go, TestSetupFork)",
 }
 
 // TestEveryWorldFieldReachesTheEngine changes each field of the world file

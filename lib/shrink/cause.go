@@ -21,7 +21,8 @@ const (
 
 // CauseOptions tune one cause analysis.
 type CauseOptions struct {
-	// Moments is K: the moments spread evenly over [0, failure time), and
+	// Moments is K: the moments spread evenly over [0, failure time) (from
+	// the end of the setup in a world forked there), and
 	// the number of the latest faults before the failure that get a moment
 	// just before and just after them.
 	Moments int
@@ -37,6 +38,11 @@ type CauseOptions struct {
 	// moment keeps those before the moment and drops the rest, which the
 	// moment's redraw replaces. Defaults to none, the seed's own run.
 	Base []schedule.Branch
+	// NoForks runs every branch from the start. By default one more run of
+	// the seed, not counted, leaves forks of itself, and a branch starts
+	// from the latest before its moment, which ends the same and takes
+	// less time. Tests compare the two.
+	NoForks bool
 }
 
 // CausePoint is the curve at one moment.
@@ -71,28 +77,32 @@ type CauseOutcome struct {
 	Inevitable int
 	// Runs counts every run: the seed's own and the branches.
 	Runs int
+	// Forked counts the branches that started from a fork of the seed's
+	// run (CauseOptions.NoForks).
+	Forked int
 }
 
 // CauseMoments are the moments the curve is measured at, sorted and each
-// once: K spread evenly over [0, failAt), and for each of the last K fault
-// times before failAt, that time (a branch there re-randomizes the fault)
-// and 1ns later (a branch there keeps it).
-func CauseMoments(k int, failAt int64, faults []engine.Fault) []int64 {
+// once: K spread evenly over [from, failAt), and for each of the last K
+// fault times in it, that time (a branch there re-randomizes the fault) and
+// 1ns later (a branch there keeps it). from is 0 but in a world forked at
+// its setup, whose seeds share the run up to it.
+func CauseMoments(k int, from, failAt int64, faults []engine.Fault) []int64 {
 	seen := map[int64]bool{}
 	var out []int64
 	add := func(t int64) {
-		if t >= 0 && t < failAt && !seen[t] {
+		if t >= from && t < failAt && !seen[t] {
 			seen[t] = true
 			out = append(out, t)
 		}
 	}
 	for i := range k {
-		add(int64(float64(failAt) * float64(i) / float64(k)))
+		add(from + int64(float64(failAt-from)*float64(i)/float64(k)))
 	}
 	var times []int64
 	tseen := map[int64]bool{}
 	for _, f := range faults {
-		if t := int64(f.At); t < failAt && !tseen[t] {
+		if t := int64(f.At); t >= from && t < failAt && !tseen[t] {
 			tseen[t] = true
 			times = append(times, t)
 		}
@@ -167,19 +177,38 @@ func Cause(p *runner.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, erro
 		return nil, fmt.Errorf("%w (%s)", ErrPasses, first.Status)
 	}
 	out := &CauseOutcome{Seed: seed, Failure: FailureOf(first), FailAtNs: first.AtNs, Faults: first.Faults, Inevitable: -1, Runs: 1}
-	moments := CauseMoments(o.Moments, first.AtNs, first.Faults)
+	from, err := p.SetupAtNs()
+	if err != nil {
+		return nil, err
+	}
+	moments := CauseMoments(o.Moments, from, first.AtNs, first.Faults)
 	if len(moments)*o.Branches > MaxCauseRuns {
 		return nil, fmt.Errorf("%d moments × %d branches is over the limit of %d runs", len(moments), o.Branches, MaxCauseRuns)
+	}
+	var fs *runner.Forks
+	if !o.NoForks {
+		// The grid of steps comes from the seed's run, so the forks come
+		// from one more.
+		fs = runner.NewForks(0, max(1, first.Steps/ForkGrid))
+		defer fs.Release()
+		base := p.One(runner.Job{Seed: seed, Options: engine.Options{Branches: o.Base, RedrawAfterBranch: true},
+			Forks: fs, ForksBeforeNs: first.AtNs}, o.Interrupt)
+		if base.Err != nil {
+			return nil, base.Err
+		}
+		if interrupted() {
+			return nil, ErrInterrupted
+		}
 	}
 	var jobs []runner.Job
 	for _, at := range moments {
 		for i := range o.Branches {
 			jobs = append(jobs, runner.Job{Seed: seed, Options: engine.Options{RedrawAfterBranch: true,
-				Branches: branchAt(o.Base, at, CauseKey(seed, at, i))}})
+				Branches: branchAt(o.Base, at, CauseKey(seed, at, i))}, Forks: fs})
 		}
 	}
 	same := make([]int, len(moments))
-	err := p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(r runner.Outcome) error {
+	err = p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(r runner.Outcome) error {
 		m, i := r.Index/o.Branches, r.Index%o.Branches
 		switch {
 		case r.Err != nil:
@@ -209,6 +238,9 @@ func Cause(p *runner.Prepared, seed uint64, o CauseOptions) (*CauseOutcome, erro
 	}
 	for i := len(out.Points) - 1; i >= 0 && out.Points[i].Same == out.Points[i].Runs && out.Points[i].Runs > 0; i-- {
 		out.Inevitable = i
+	}
+	if fs != nil {
+		out.Forked = fs.Started()
 	}
 	return out, nil
 }

@@ -983,6 +983,17 @@ func faultTimeline(seed uint64) string { return faultTimelineCloned(seed, -1, ni
 // faultTimelineCloned is faultTimeline that, at time cloneAt, goes on with a
 // clone of the network, handing the original to scribble first.
 func faultTimelineCloned(seed uint64, cloneAt int64, scribble func(n *Net, socks []*Socket)) string {
+	return faultTimelineCopied(seed, cloneAt, scribble, func(n *Net, _ []*Socket) (*Net, func(*Socket) *Socket) {
+		cl := n.Clone()
+		return cl.Net, cl.Socket
+	})
+}
+
+// faultTimelineCopied is faultTimelineCloned with the copy made by copyNet,
+// which is given the sockets the script holds and returns the copy and the
+// map from the original's sockets to the copy's.
+func faultTimelineCopied(seed uint64, cloneAt int64, scribble func(n *Net, socks []*Socket),
+	copyNet func(n *Net, held []*Socket) (*Net, func(*Socket) *Socket)) string {
 	n := New(seed, [2]int64{1 * ms, 30 * ms}, []string{"a", "b", "c"})
 	n.SetLinks([]Link{{From: "c", LatencyNs: [2]int64{10 * ms, 90 * ms}}})
 	var out strings.Builder
@@ -1006,19 +1017,21 @@ func faultTimelineCloned(seed uint64, cloneAt int64, scribble func(n *Net, socks
 	var accepted []*Socket
 	for now := int64(0); now <= 400*ms; now += ms {
 		if now == cloneAt {
-			cl := n.Clone()
-			for _, p := range []**Socket{&lb, &pb, &pa, &pc} {
-				*p = cl.Socket(*p)
-			}
 			old := append(append([]*Socket(nil), conns...), accepted...)
+			c, sock := copyNet(n, append([]*Socket{lb, pb, pa, pc}, old...))
+			for _, p := range []**Socket{&lb, &pb, &pa, &pc} {
+				*p = sock(*p)
+			}
 			for i := range conns {
-				conns[i] = cl.Socket(conns[i])
+				conns[i] = sock(conns[i])
 			}
 			for i := range accepted {
-				accepted[i] = cl.Socket(accepted[i])
+				accepted[i] = sock(accepted[i])
 			}
-			scribble(n, old)
-			n = cl.Net
+			if scribble != nil {
+				scribble(n, old)
+			}
+			n = c
 		}
 		advanceTo(n, now)
 		if f := script[now]; f != nil {

@@ -28,6 +28,11 @@ func historyVerdict(r *engine.Result) string {
 // repro is the command that runs seed again exactly: the same world,
 // profile, overrides and schedule.
 func repro(o Options, seed uint64) string {
+	if o.From != "" && o.Faults != "" {
+		// The schedule applies from the snapshot on: from the seed's
+		// start it would be another run.
+		return ShellJoin(append(worldArgs(o), "-from", o.From, "-faults", o.Faults))
+	}
 	args := []string{o.Tool, "-c", o.Config, "-seed", strconv.FormatUint(seed, 10)}
 	if o.Profile != "" {
 		args = append(args, "-profile", o.Profile)

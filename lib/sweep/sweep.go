@@ -79,10 +79,21 @@ type Options struct {
 	// sweep; PinsOnly replays them and runs no seeds. simtest uses each.
 	// Default to false.
 	NoPins, PinsOnly bool
-	Tool             string // how the user invoked the tool, for repro lines
-	Stdin            io.Reader
-	Stdout           io.Writer
-	Stderr           io.Writer
+	// StopAt and Snapshot, with Replay, stop the seed's run at the first
+	// scheduler step at or after virtual time StopAt where it can be forked
+	// and write the world's snapshot to the file Snapshot (snapshot.go).
+	StopAt   time.Duration
+	Snapshot string
+	// From continues the snapshot in that file instead of running seeds:
+	// a replay of the seed it was taken from (snapshot.go).
+	From string
+	// OnSnapshot, when set, is called with the snapshot Snapshot wrote:
+	// sf-mcp's sf_fork returns it.
+	OnSnapshot func(SnapshotWritten)
+	Tool       string // how the user invoked the tool, for repro lines
+	Stdin      io.Reader
+	Stdout     io.Writer
+	Stderr     io.Writer
 
 	// budget and branches are those of the schedule replayed with -faults,
 	// kept in the schedule a failing replay writes.
@@ -146,6 +157,7 @@ type sweeper struct {
 	o         Options
 	p         *runner.Prepared
 	sched     *schedule.Schedule // the schedule of -faults; nil when each seed draws its faults
+	fork      *engine.Fork       // the snapshot -from continues; nil otherwise
 	interrupt *atomic.Bool
 	start     time.Time
 	jw        *record.Writer // the records, with -json
@@ -162,6 +174,13 @@ type sweeper struct {
 }
 
 func run(o Options) (int, error) {
+	var snap *snapshotFile
+	if o.From != "" {
+		var err error
+		if snap, err = readSnapshot(&o); err != nil {
+			return 0, err
+		}
+	}
 	if len(o.Seeds) == 0 && !o.PinsOnly {
 		return 0, errors.New("no seeds to run")
 	}
@@ -204,6 +223,14 @@ func run(o Options) (int, error) {
 	s.p = prep
 	if err := s.readSchedule(); err != nil {
 		return 0, err
+	}
+	if o.Snapshot != "" {
+		return s.snapshot()
+	}
+	if snap != nil {
+		if s.fork, err = snap.fork(o, prep); err != nil {
+			return 0, err
+		}
 	}
 	s.begin()
 
@@ -295,6 +322,9 @@ func (s *sweeper) runSeeds() error {
 func (s *sweeper) job(seed uint64, sched *schedule.Schedule) runner.Job {
 	opts := s.p.RunOptions(sched)
 	opts.Inspect = s.o.Inspect
+	if s.fork != nil {
+		return runner.Job{Seed: seed, Options: opts, Continue: s.fork}
+	}
 	return runner.Job{Seed: seed, Options: opts, Recheck: true, Check: s.o.Check,
 		DivergeAtCall: s.o.DivergeSecondRunAtCall, StallFirstRun: s.o.stallFirstRun}
 }

@@ -73,6 +73,14 @@ func (f *Fork) MemoryBytes() int {
 	return n
 }
 
+// Seed is the seed of the run the fork was taken from.
+func (f *Fork) Seed() uint64 {
+	if f.state == nil {
+		return 0
+	}
+	return f.state.run.Seed
+}
+
 // ParkedIn names the host call the node called name waited in when the
 // fork was taken ("poll_oneoff", "fd_sync"), or "" if it was down or had not
 // started.
@@ -93,7 +101,9 @@ type StepPoint struct {
 	// Step is how many steps have run, and AtNs the virtual time.
 	Step uint64
 	AtNs int64
-	r    *Run
+	// SetupDone says a node has called sim.SetupComplete.
+	SetupDone bool
+	r         *Run
 }
 
 // Fork copies the world at p. It may only be called during the AtStep call
@@ -107,7 +117,7 @@ func (r *Run) atStep() {
 		return
 	}
 	r.exec.stepSeen, r.exec.lastStep = true, r.res.Steps
-	r.Opts.AtStep(StepPoint{Step: r.res.Steps, AtNs: r.Now, r: r})
+	r.Opts.AtStep(StepPoint{Step: r.res.Steps, AtNs: r.Now, SetupDone: r.setupDone, r: r})
 }
 
 // fork copies the world: every guest's image, then the state.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tetratelabs/wazero/api"
 
+	"github.com/sf-dst/sf/lib/faults"
 	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/wasmrewrite"
 )
@@ -17,20 +18,44 @@ import (
 // step where it was taken, and returns the whole run's result: its trace,
 // hash, faults and verdict are those the run would have had if it had
 // never been forked. The seed, the world and the options that shaped the
-// run from its start (Faults, Mutant, Budget) are the fork's. Of opts,
-// Branches are added after those of the fork's run that were still to
-// come, and StopAtNs and RedrawAfterBranch replace the fork's when set;
-// RecordCalls, Inspect, Interrupt, AtStep, SnapshotAt, DivergeAtCall,
-// PanicAtCall and PanicAtStep apply to the run from the fork on. Each
-// node must run the module it ran when the fork was taken (the same path,
+// run from its start (Mutant, RedrawAfterBranch unless set) are the
+// fork's. Of opts, Branches are added after those of the fork's run that
+// were still to come, and StopAtNs and RedrawAfterBranch replace the fork's
+// when set. Faults, when not nil, replace the fork's schedule from the
+// fork on; they must agree with it on every fault that could have acted by
+// then (ResumeAs says when), and a fork of a run that drew its own faults
+// takes a schedule only if none had fired and the schedule lists none that
+// could have. Budget, when above 0, caps the sim.Budget calls from the fork
+// on. RecordCalls, Inspect, Interrupt, AtStep, SnapshotAt, DivergeAtCall,
+// PanicAtCall and PanicAtStep apply to the run from the fork on. Each node
+// must run the module it ran when the fork was taken (the same path,
 // compiled by mods).
 func Resume(mods Modules, f *Fork, opts Options) (*Result, error) {
+	if f.state != nil && opts.Faults != nil {
+		if err := f.scheduleAgrees(opts.Faults); err != nil {
+			return nil, fmt.Errorf("resume: the schedule cannot replace the fork's from step %d: %w", f.Step, err)
+		}
+	}
+	return resume(mods, f, func(r, src *Run) error {
+		applied := src.Opts.Branches[:src.nextBranch]
+		r.Opts = resumedOptions(src.Opts, src.Opts.Branches[src.nextBranch:], opts)
+		// The run keeps the branches it applied, so that a fork of it
+		// knows them (Fork.Admits).
+		r.Opts.Branches = append(slices.Clone(applied), r.Opts.Branches...)
+		r.nextBranch = len(applied)
+		if opts.Faults != nil {
+			r.switchSchedule(src, opts.Faults)
+		}
+		return nil
+	})
+}
+
+// resume continues the world f was taken from with the options set gives
+// the run, r, from those of the fork's, src.
+func resume(mods Modules, f *Fork, set func(r, src *Run) error) (*Result, error) {
 	start := time.Now()
-	switch {
-	case f.state == nil:
+	if f.state == nil {
 		return nil, errors.New("resume: the fork was released")
-	case opts.Restore != nil:
-		return nil, errors.New("resume: a resumed run cannot also restore a snapshot")
 	}
 	src := f.state.run
 	r := &Run{exec: &runExec{mods: mods, back: make(chan msg)}}
@@ -47,8 +72,12 @@ func Resume(mods Modules, f *Fork, opts Options) (*Result, error) {
 		fresh[s] = c
 		return c
 	})
-	r.Opts = resumedOptions(src.Opts, src.Opts.Branches[src.nextBranch:], opts)
-	r.nextBranch = 0
+	if err := set(r, src); err != nil {
+		return nil, err
+	}
+	if r.Opts.Restore != nil {
+		return nil, errors.New("resume: a resumed run cannot also restore a snapshot")
+	}
 	for i, n := range r.Nodes {
 		m, err := mods.CompileFor(n.wasm, r.Spec.Preempt)
 		if err != nil {
@@ -61,20 +90,58 @@ func Resume(mods Modules, f *Fork, opts Options) (*Result, error) {
 	}
 	r.resumeGuests(f)
 	r.guardedLoop()
-	return r.finish(start, opts.Inspect), nil
+	return r.finish(start, r.Opts.Inspect), nil
+}
+
+// ResumeRest continues f as Resume does, but Faults, when not nil, are a
+// schedule for the rest of the run only (sf-run -from -faults): they replace
+// the fork's from the fork on whatever fired before, which stays in the
+// result, and need not agree with the fork's run up to it. Its timed faults
+// at or after the fork's time fire, and its positional ones at the
+// operations the nodes have not reached yet. The run is then no longer one
+// that Execute could give from the start with that schedule.
+func ResumeRest(mods Modules, f *Fork, opts Options) (*Result, error) {
+	return resume(mods, f, func(r, src *Run) error {
+		applied := src.Opts.Branches[:src.nextBranch]
+		r.Opts = resumedOptions(src.Opts, src.Opts.Branches[src.nextBranch:], opts)
+		r.Opts.Branches = append(slices.Clone(applied), r.Opts.Branches...)
+		r.nextBranch = len(applied)
+		if opts.Faults != nil {
+			r.replaceSchedule(opts.Faults)
+		}
+		return nil
+	})
+}
+
+// replaceSchedule makes list the faults of the rest of the run: its timed
+// faults from now on, and its positional ones, in place of the planner's.
+func (r *Run) replaceSchedule(list []Fault) {
+	hits, ops, timed := r.scheduleOf(list)
+	var rest []Fault
+	for _, f := range timed {
+		if int64(f.At) >= r.Now {
+			rest = append(rest, f)
+		}
+	}
+	r.Opts.Faults = list
+	r.scheduledHits, r.scheduledOps, r.planner = hits, ops, faults.ListPlanner(rest)
 }
 
 // resumedOptions are the options of a resumed run: the fork's, with what
-// opts may change from the fork on (Resume).
+// opts may change from the fork on (Resume): its branches are pending, the
+// fork's run's still to come, and then opts's.
 func resumedOptions(forked Options, pending []schedule.Branch, opts Options) Options {
 	o := forked
 	o.Branches = append(slices.Clone(pending), opts.Branches...)
 	if opts.StopAtNs > 0 {
 		o.StopAtNs = opts.StopAtNs
 	}
+	if opts.Budget > 0 {
+		o.Budget = opts.Budget
+	}
 	o.RedrawAfterBranch = forked.RedrawAfterBranch || opts.RedrawAfterBranch
 	o.RecordCalls, o.Inspect, o.Interrupt, o.AtStep = opts.RecordCalls, opts.Inspect, opts.Interrupt, opts.AtStep
-	o.SnapshotAt, o.Restore = opts.SnapshotAt, nil
+	o.SnapshotAt, o.Restore = opts.SnapshotAt, opts.Restore
 	o.DivergeAtCall, o.PanicAtCall, o.PanicAtStep = opts.DivergeAtCall, opts.PanicAtCall, opts.PanicAtStep
 	return o
 }

@@ -224,36 +224,8 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	}
 	r.plan = r.newPlan()
 	if opts.Faults != nil {
-		r.scheduledHits = map[siteKey]bool{}
-		r.scheduledOps = map[opKey]Fault{}
-		for _, f := range opts.Faults {
-			n := r.NodeByName(f.Node)
-			switch {
-			case n == nil:
-			case f.Kind == faults.KindBuggify:
-				r.scheduledHits[siteKey{n.Idx, f.Site, f.Op}] = true
-			case faults.Positional(f.Kind):
-				r.scheduledOps[opKey{f.Kind, n.Idx, f.Op}] = f
-			}
-		}
-		// A side is cut from the other programs that network faults reach;
-		// one with "faults": false stays out of every group and talks to
-		// all.
-		var netNames []string
-		for _, ns := range spec.Nodes {
-			if ns.NetFaults {
-				netNames = append(netNames, ns.Name)
-			}
-		}
 		var timed []Fault
-		for _, f := range opts.Faults {
-			if f.Kind == faults.KindPartition && len(f.Side) > 0 {
-				f.Groups, f.Side = f.PartitionGroups(netNames), nil
-			}
-			if !faults.Positional(f.Kind) {
-				timed = append(timed, f)
-			}
-		}
+		r.scheduledHits, r.scheduledOps, timed = r.scheduleOf(opts.Faults)
 		r.planner = faults.ListPlanner(timed)
 	} else {
 		r.planner = faults.NewPlanner(r.plan, seed, 0)
@@ -266,6 +238,40 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 	}
 	r.guardedLoop()
 	return r.finish(start, opts.Inspect), nil
+}
+
+// scheduleOf is a replayed schedule as a run fires it: the buggify hits and
+// the faults at numbered events it lists, and its timed faults, a
+// partition's side turned into its groups.
+func (r *Run) scheduleOf(list []Fault) (hits map[siteKey]bool, ops map[opKey]Fault, timed []Fault) {
+	hits, ops = map[siteKey]bool{}, map[opKey]Fault{}
+	for _, f := range list {
+		n := r.NodeByName(f.Node)
+		switch {
+		case n == nil:
+		case f.Kind == faults.KindBuggify:
+			hits[siteKey{n.Idx, f.Site, f.Op}] = true
+		case faults.Positional(f.Kind):
+			ops[opKey{f.Kind, n.Idx, f.Op}] = f
+		}
+	}
+	// A side is cut from the other programs that network faults reach;
+	// one with "faults": false stays out of every group and talks to all.
+	var netNames []string
+	for _, ns := range r.Spec.Nodes {
+		if ns.NetFaults {
+			netNames = append(netNames, ns.Name)
+		}
+	}
+	for _, f := range list {
+		if f.Kind == faults.KindPartition && len(f.Side) > 0 {
+			f.Groups, f.Side = f.PartitionGroups(netNames), nil
+		}
+		if !faults.Positional(f.Kind) {
+			timed = append(timed, f)
+		}
+	}
+	return hits, ops, timed
 }
 
 // finish stops what still runs and returns the run's result, with each

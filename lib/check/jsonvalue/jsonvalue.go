@@ -1,4 +1,10 @@
-package check
+// Package jsonvalue reads the JSON values of history operations the way the
+// checkers need them, fast: a string or an integer's text, a whole value as
+// a string or an int64, a list of them, and a key's lists one after the
+// other with a memo of the last one (ListMemo), whose elements an Interner
+// numbers. Both the linearizability models (lib/check) and the list-append
+// checker (lib/check/listappend) decode values with it.
+package jsonvalue
 
 import (
 	"encoding/binary"
@@ -15,8 +21,8 @@ import (
 // text is the string, so 1 and "1" are the same value. An integer value may
 // likewise be a string holding a decimal integer.
 
-// describeJSON shortens a raw value for an error message.
-func describeJSON(raw []byte) string {
+// Describe shortens a raw value for an error message.
+func Describe(raw []byte) string {
 	const max = 60
 	if len(raw) > max {
 		return string(raw[:max]) + "..."
@@ -24,47 +30,50 @@ func describeJSON(raw []byte) string {
 	return string(raw)
 }
 
-// valueReader decodes raw values with one reusable scanner.
-type valueReader struct {
-	s jsontext.Scanner
+// Reader decodes raw values with one reusable scanner. A checker that
+// decodes a whole structure may drive Scanner itself and call Scalar for
+// each value in it.
+type Reader struct {
+	Scanner jsontext.Scanner
 }
 
-// scalar reads a string or an integer's text. null gives ok false.
-func (vr *valueReader) scalar() (b []byte, isNull bool, err error) {
+// Scalar reads a string or an integer's text at the scanner's position.
+// null gives isNull true.
+func (vr *Reader) Scalar() (b []byte, isNull bool, err error) {
 	// A string right here without escapes or control characters, as
 	// writers write values, is taken without the scanner's round of
 	// checks; it gives the same bytes, and anything else goes to it.
-	if d, p := vr.s.Data, vr.s.Pos; p < len(d) && d[p] == '"' {
+	if d, p := vr.Scanner.Data, vr.Scanner.Pos; p < len(d) && d[p] == '"' {
 		if j := plainEnd(d, p+1); j >= 0 {
-			vr.s.Pos = j + 1
+			vr.Scanner.Pos = j + 1
 			return d[p+1 : j], false, nil
 		}
 	}
-	switch vr.s.Peek() {
+	switch vr.Scanner.Peek() {
 	case jsontext.Null:
-		vr.s.Null()
+		vr.Scanner.Null()
 		return nil, true, nil
 	case jsontext.String:
-		b, err = vr.s.String()
+		b, err = vr.Scanner.String()
 		return b, false, err
 	case jsontext.Number:
-		b, err = vr.s.IntText()
+		b, err = vr.Scanner.IntText()
 		return b, false, err
 	}
-	return nil, false, fmt.Errorf("found %s", vr.s.Peek())
+	return nil, false, fmt.Errorf("found %s", vr.Scanner.Peek())
 }
 
-// str decodes a whole raw value as a string; null is "" when nullOK.
-func (vr *valueReader) str(raw []byte, nullOK bool) ([]byte, error) {
+// Str decodes a whole raw value as a string; null is "" when nullOK.
+func (vr *Reader) Str(raw []byte, nullOK bool) ([]byte, error) {
 	if b, ok := plainString(raw); ok {
 		return b, nil
 	}
-	vr.s.Reset(raw)
-	b, isNull, err := vr.scalar()
+	vr.Scanner.Reset(raw)
+	b, isNull, err := vr.Scalar()
 	if err == nil && isNull && !nullOK {
 		err = fmt.Errorf("found null")
 	}
-	if err == nil && !vr.s.AtEnd() {
+	if err == nil && !vr.Scanner.AtEnd() {
 		err = fmt.Errorf("found trailing text")
 	}
 	return b, err
@@ -103,7 +112,7 @@ func plainEnd(d []byte, i int) int {
 	return -1
 }
 
-// plainString is str's quick path for what nearly every value is: a string
+// plainString is Str's quick path for what nearly every value is: a string
 // with nothing around it, no escapes and no control characters, whose bytes
 // are its content. Anything else goes to the scanner.
 func plainString(raw []byte) ([]byte, bool) {
@@ -119,122 +128,122 @@ func plainString(raw []byte) ([]byte, bool) {
 	return b, true
 }
 
-// integer decodes a whole raw value as an int64 (a JSON integer or a string
+// Integer decodes a whole raw value as an int64 (a JSON integer or a string
 // holding one).
-func (vr *valueReader) integer(raw []byte) (int64, error) {
-	vr.s.Reset(raw)
+func (vr *Reader) Integer(raw []byte) (int64, error) {
+	vr.Scanner.Reset(raw)
 	var n int64
 	var err error
-	switch vr.s.Peek() {
+	switch vr.Scanner.Peek() {
 	case jsontext.Number:
-		n, err = vr.s.Int()
+		n, err = vr.Scanner.Int()
 	case jsontext.String:
 		var b []byte
-		if b, err = vr.s.String(); err == nil {
+		if b, err = vr.Scanner.String(); err == nil {
 			var perr error
 			if n, perr = strconv.ParseInt(string(b), 10, 64); perr != nil {
 				err = fmt.Errorf("found a string that is not an integer")
 			}
 		}
 	default:
-		err = fmt.Errorf("found %s", vr.s.Peek())
+		err = fmt.Errorf("found %s", vr.Scanner.Peek())
 	}
-	if err == nil && !vr.s.AtEnd() {
+	if err == nil && !vr.Scanner.AtEnd() {
 		err = fmt.Errorf("found trailing text")
 	}
 	return n, err
 }
 
-// list decodes a raw array of scalars (null is the empty list), calling each
+// List decodes a raw array of scalars (null is the empty list), calling each
 // with every element and the offset in raw just after it. With resume above
 // 0, raw[:resume] is known to be the valid start of the array up to the end
-// of an element (see listMemo), and decoding goes on from there.
-func (vr *valueReader) list(raw []byte, resume int, each func(b []byte, end int)) error {
-	vr.s.Reset(raw)
+// of an element (see ListMemo), and decoding goes on from there.
+func (vr *Reader) List(raw []byte, resume int, each func(b []byte, end int)) error {
+	vr.Scanner.Reset(raw)
 	if resume > 0 {
-		vr.s.Pos = resume
+		vr.Scanner.Pos = resume
 	} else {
-		if vr.s.Null() {
-			if !vr.s.AtEnd() {
+		if vr.Scanner.Null() {
+			if !vr.Scanner.AtEnd() {
 				return fmt.Errorf("found trailing text")
 			}
 			return nil
 		}
-		if err := vr.s.Expect('['); err != nil {
-			return fmt.Errorf("found %s", vr.s.Peek())
+		if err := vr.Scanner.Expect('['); err != nil {
+			return fmt.Errorf("found %s", vr.Scanner.Peek())
 		}
 	}
-	done := vr.s.Next(']')
+	done := vr.Scanner.Next(']')
 	if !done && resume > 0 {
-		if err := vr.s.Expect(','); err != nil {
+		if err := vr.Scanner.Expect(','); err != nil {
 			return err
 		}
 	}
 	for !done {
-		b, isNull, err := vr.scalar()
+		b, isNull, err := vr.Scalar()
 		if err != nil {
 			return fmt.Errorf("an element: %w", err)
 		}
 		if isNull {
 			return fmt.Errorf("an element is null")
 		}
-		each(b, vr.s.Pos)
-		if done = vr.s.Next(']'); !done {
-			if err := vr.s.Expect(','); err != nil {
+		each(b, vr.Scanner.Pos)
+		if done = vr.Scanner.Next(']'); !done {
+			if err := vr.Scanner.Expect(','); err != nil {
 				return err
 			}
 		}
 	}
-	if !vr.s.AtEnd() {
+	if !vr.Scanner.AtEnd() {
 		return fmt.Errorf("found trailing text")
 	}
 	return nil
 }
 
-// listMemo is the last list read from one key, decoded. Reads of a key
+// ListMemo is the last list read from one key, decoded. Reads of a key
 // mostly repeat the list the previous read saw and add to its end, so the
 // next read reuses the elements of the text the two share and decodes only
 // the rest: with lists of hundreds of elements, interning each one again
 // was most of the cost of checking append and set histories.
-type listMemo struct {
-	raw  []byte  // the list's JSON text (an operation's output, never changed)
-	ids  []int32 // its elements, interned, in the order of the text
-	ends []int32 // the offset in raw just after each element
+type ListMemo struct {
+	Raw  []byte  // the list's JSON text (an operation's output, never changed)
+	IDs  []int32 // its elements, interned, in the order of the text
+	Ends []int32 // the offset in Raw just after each element
 }
 
-// shared returns how many of the memo's leading elements raw has too: the
+// Shared returns how many of the memo's leading elements raw has too: the
 // bytes up to the end of each are the same, and in raw that end is the end
 // of a token (an integer 12 is not a prefix of 123).
-func (m *listMemo) shared(raw []byte) int {
-	n := min(len(m.raw), len(raw))
+func (m *ListMemo) Shared(raw []byte) int {
+	n := min(len(m.Raw), len(raw))
 	common := 0
 	// A read mostly repeats the last one and adds to it, or sees a prefix
 	// of it, so the two texts mostly differ first at the shorter's
 	// closing bracket: one comparison of everything before that takes
 	// the wide loop of memequal instead of a call per chunk. When it
 	// fails, the chunks below find where they part.
-	if n > 32 && string(m.raw[:n-1]) == string(raw[:n-1]) {
+	if n > 32 && string(m.Raw[:n-1]) == string(raw[:n-1]) {
 		common = n - 1
 	}
 	// Compare in chunks: most of the text is shared. Then eight bytes at a
 	// time, and the first that differ end the common part.
-	for common+32 <= n && string(m.raw[common:common+32]) == string(raw[common:common+32]) {
+	for common+32 <= n && string(m.Raw[common:common+32]) == string(raw[common:common+32]) {
 		common += 32
 	}
 	for common+8 <= n {
-		if x := binary.LittleEndian.Uint64(m.raw[common:]) ^ binary.LittleEndian.Uint64(raw[common:]); x != 0 {
+		if x := binary.LittleEndian.Uint64(m.Raw[common:]) ^ binary.LittleEndian.Uint64(raw[common:]); x != 0 {
 			common += bits.TrailingZeros64(x) / 8
 			n = common
 			break
 		}
 		common += 8
 	}
-	for common < n && m.raw[common] == raw[common] {
+	for common < n && m.Raw[common] == raw[common] {
 		common++
 	}
-	i, _ := slices.BinarySearch(m.ends, int32(common)+1) // the elements that end within common
+	i, _ := slices.BinarySearch(m.Ends, int32(common)+1) // the elements that end within common
 	for i > 0 {
-		end := int(m.ends[i-1])
+		end := int(m.Ends[i-1])
 		if end < len(raw) {
 			switch raw[end] {
 			case ',', ']', ' ', '\t', '\n', '\r':
@@ -246,50 +255,52 @@ func (m *listMemo) shared(raw []byte) int {
 	return 0
 }
 
-// readList decodes raw, the list a read of key returned, into the elements'
+// ReadList decodes raw, the list a read of key returned, into the elements'
 // ids in the order of the text, reusing what it shares with the key's
 // previous read. The result is valid until the next call for the same key.
-func (vr *valueReader) readList(memos map[string]*listMemo, key string, raw []byte, intern *interner) ([]int32, error) {
+func (vr *Reader) ReadList(memos map[string]*ListMemo, key string, raw []byte, intern *Interner) ([]int32, error) {
 	m := memos[key]
 	if m == nil {
-		m = &listMemo{}
+		m = &ListMemo{}
 		memos[key] = m
 	}
-	n := m.shared(raw)
+	n := m.Shared(raw)
 	resume := 0
 	if n > 0 {
-		resume = int(m.ends[n-1])
+		resume = int(m.Ends[n-1])
 	}
-	m.ids, m.ends = m.ids[:n], m.ends[:n]
-	err := vr.list(raw, resume, func(b []byte, end int) {
-		m.ids = append(m.ids, intern.id(b))
-		m.ends = append(m.ends, int32(end))
+	m.IDs, m.Ends = m.IDs[:n], m.Ends[:n]
+	err := vr.List(raw, resume, func(b []byte, end int) {
+		m.IDs = append(m.IDs, intern.ID(b))
+		m.Ends = append(m.Ends, int32(end))
 	})
 	if err != nil {
-		m.raw, m.ids, m.ends = nil, m.ids[:0], m.ends[:0]
+		m.Raw, m.IDs, m.Ends = nil, m.IDs[:0], m.Ends[:0]
 		return nil, err
 	}
-	m.raw = raw
-	return m.ids, nil
+	m.Raw = raw
+	return m.IDs, nil
 }
 
-// interner numbers distinct strings from 1; 0 is the empty string, which the
+// Interner numbers distinct strings from 1; 0 is the empty string, which the
 // models read as "absent".
-type interner struct {
+type Interner struct {
 	ids   map[string]int32
 	names []string
 }
 
-func newInterner() *interner { return newInternerSize(0) }
+// NewInterner returns an empty Interner.
+func NewInterner() *Interner { return NewInternerSize(0) }
 
-// newInternerSize returns an interner with room for n strings.
-func newInternerSize(n int) *interner {
-	in := &interner{ids: make(map[string]int32, n+1), names: make([]string, 1, n+1)}
+// NewInternerSize returns an Interner with room for n strings.
+func NewInternerSize(n int) *Interner {
+	in := &Interner{ids: make(map[string]int32, n+1), names: make([]string, 1, n+1)}
 	in.ids[""] = 0
 	return in
 }
 
-func (in *interner) id(b []byte) int32 {
+// ID returns b's number, giving it the next one if b is new.
+func (in *Interner) ID(b []byte) int32 {
 	if id, ok := in.ids[string(b)]; ok {
 		return id
 	}
@@ -300,4 +311,9 @@ func (in *interner) id(b []byte) int32 {
 	return id
 }
 
-func (in *interner) quote(id int32) string { return strconv.Quote(in.names[id]) }
+// Quote returns the string numbered id, quoted as Go quotes it.
+func (in *Interner) Quote(id int32) string { return strconv.Quote(in.names[id]) }
+
+// Names returns the strings by number, "" first. It is the Interner's
+// own slice, valid until the next new string: read it, do not change it.
+func (in *Interner) Names() []string { return in.names }

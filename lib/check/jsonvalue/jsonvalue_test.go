@@ -1,4 +1,4 @@
-package check
+package jsonvalue
 
 import (
 	"slices"
@@ -6,6 +6,35 @@ import (
 	"strings"
 	"testing"
 )
+
+// TestReadListMemo: reading a key's lists with the memo of its previous read
+// gives what reading each list afresh gives, whether the next list extends
+// the last, ends inside one of its tokens (12 and 123), shrinks, or fails.
+func TestReadListMemo(t *testing.T) {
+	reads := []string{`["1","2"]`, `["1","2","3"]`, `["1","2","3"]`, `[1,12]`, `[1,123]`, `[1,123 ]`, `["1","2" ,"4"]`,
+		`["1"]`, `[]`, `null`, `["1",`, `["1","5"]`, `["1","5",null]`, `["1","5","6"]`, `["1","5"] x`, `["1","5","\u0036"]`}
+	in := NewInterner()
+	checkListMemo(t, reads, in)
+	if n := len(in.Names()); n != 9 { // "", 1, 2, 3, 12, 123, 4, 5, 6 and nothing else
+		t.Errorf("%d values interned: %q", n, in.Names())
+	}
+}
+
+// checkListMemo reads one key's lists in turn, each with the memo of the
+// read before, and requires what reading each afresh gives.
+func checkListMemo(t *testing.T, reads []string, in *Interner) {
+	t.Helper()
+	memo := &Reader{}
+	memos := map[string]*ListMemo{}
+	fresh := &Reader{}
+	for _, r := range reads {
+		got, gerr := memo.ReadList(memos, "x", []byte(r), in)
+		want, werr := fresh.ReadList(map[string]*ListMemo{}, "x", []byte(r), in)
+		if (gerr == nil) != (werr == nil) || !slices.Equal(got, want) {
+			t.Errorf("%s: with the memo %v %v, afresh %v %v", r, got, gerr, want, werr)
+		}
+	}
+}
 
 // TestReadListMemoLong is TestReadListMemo with lists longer than the
 // 32 bytes past which shared compares everything before the shorter list's
@@ -26,7 +55,7 @@ func TestReadListMemoLong(t *testing.T) {
 		reads = append(reads, list(parted...), list(base...))
 		reads = append(reads, list(base[:i+1]...), list(base...), list(base[:i+1]...)[:len(list(base[:i+1]...))-1]+`,1]`)
 	}
-	checkListMemo(t, reads, newInterner())
+	checkListMemo(t, reads, NewInterner())
 }
 
 // TestPlainEnd holds plainEnd's eight bytes at a time to a byte at a time:

@@ -1,94 +1,13 @@
-package check
+package listappend
 
 import (
-	"encoding/json"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"testing"
 
+	"github.com/sf-dst/sf/lib/check/internal/txngen"
 	"github.com/sf-dst/sf/lib/history"
 )
-
-// genConcurrentAppend makes a list-append history of overlapping
-// transactions: each commits when it is invoked, some on a stale snapshot
-// (which plants G-single and G2 cycles), some appends are lost, and some
-// transactions fail or end unknown. The transactions, numbered by
-// invocation, then have dependencies pointing backwards too.
-func genConcurrentAppend(rng *rand.Rand) []history.HistoryOp {
-	procs, keys, n := 2+rng.IntN(6), 1+rng.IntN(5), 5+rng.IntN(120)
-	db := make([][]int, keys)
-	var snaps [][][]int
-	var ops []history.HistoryOp
-	open := map[int]int{} // process -> its open operation
-	next, now := 1, int64(0)
-	for len(ops) < n || len(open) > 0 {
-		p := rng.IntN(procs)
-		now++
-		if i, ok := open[p]; ok {
-			if rng.IntN(2) == 0 {
-				ops[i].Return = now
-				delete(open, p)
-			}
-			continue
-		}
-		if len(ops) >= n {
-			continue
-		}
-		state := db
-		if len(snaps) > 0 && rng.IntN(6) == 0 {
-			state = snaps[rng.IntN(len(snaps))]
-		}
-		local := make([][]int, keys)
-		for k := range local {
-			local[k] = slices.Clone(state[k])
-		}
-		var inv, out []any
-		var appended [][2]int
-		for range 1 + rng.IntN(4) {
-			k := rng.IntN(keys)
-			key := "k" + strconv.Itoa(k)
-			if rng.IntN(2) == 0 {
-				inv = append(inv, []any{"r", key, nil})
-				out = append(out, []any{"r", key, slices.Clone(local[k])})
-				continue
-			}
-			inv = append(inv, []any{"append", key, next})
-			out = append(out, []any{"append", key, next})
-			local[k] = append(local[k], next)
-			appended = append(appended, [2]int{k, next})
-			next++
-		}
-		status := history.StatusOK
-		switch r := rng.IntN(20); {
-		case r == 0:
-			status = history.StatusFailed
-		case r == 1:
-			status = history.StatusUnknown
-		}
-		if status == history.StatusOK || (status == history.StatusUnknown && rng.IntN(2) == 0) {
-			if rng.IntN(50) != 0 {
-				for _, a := range appended {
-					db[a[0]] = append(db[a[0]], a[1])
-				}
-			}
-		}
-		snap := make([][]int, keys)
-		for k := range snap {
-			snap[k] = slices.Clone(db[k])
-		}
-		snaps = append(snaps, snap)
-		iv, _ := json.Marshal(inv)
-		op := history.HistoryOp{ID: int64(len(ops)), Process: int64(p), F: "txn", Value: iv, Status: status,
-			Call: now, Return: -1, Line: len(ops) + 1}
-		if status == history.StatusOK {
-			op.Output, _ = json.Marshal(out)
-		}
-		open[p] = len(ops)
-		ops = append(ops, op)
-	}
-	return ops
-}
 
 // fullGraph is the graph c.edges builds, but with every node keeping its
 // edges: the dependency graph before any is left out.
@@ -134,7 +53,7 @@ func TestGraphSkipSameCycles(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 12))
 	cyclic, left := 0, 0
 	for round := range 300 {
-		ops := genConcurrentAppend(rng)
+		ops := txngen.Concurrent(rng)
 		c := &listAppend{ops: ops, txns: make([]laTxn, len(ops)), keyID: map[string]int32{}, status: make([]history.Status, len(ops))}
 		for i := range c.keyCache {
 			c.keyCache[i] = -1

@@ -1,17 +1,59 @@
-package check
+// Package listappend checks a history of list-append transactions for
+// serializability, the way Elle does, and reports each kind of anomaly it
+// finds with one explained example. Its Check knows nothing of verdicts,
+// reports or the other models: lib/check calls it for the model
+// list-append and makes its Report from the anomalies.
+//
+// The checker is polynomial, and tuned: a million transactions take a few
+// seconds (docs/checkers.md has the figures, RATIONALE.md how they came).
+package listappend
 
 import (
 	"fmt"
 	"slices"
-	"strings"
 	"sync/atomic"
 
+	"github.com/sf-dst/sf/lib/check/jsonvalue"
 	"github.com/sf-dst/sf/lib/history"
 	"github.com/sf-dst/sf/lib/history/jsontext"
-	"github.com/sf-dst/sf/lib/textfmt"
 )
 
-// Checking list-append transactions for serializability, the way Elle does:
+// Model is the name of the model this package checks, as histories and
+// errors give it.
+const Model = "list-append"
+
+// Anomaly is one kind of anomaly found in a history.
+type Anomaly struct {
+	// Kind is one of G0, G1a, G1b, G1c, G-single, G2, internal,
+	// incompatible-order, duplicate-elements, duplicate-append,
+	// garbage-read.
+	Kind string
+	// Count is how many instances were found: cycles are counted once per
+	// strongly connected component, other anomalies once per read, key or
+	// transaction they concern.
+	Count int
+	// Example explains one instance, for a cycle in the form
+	// "T4 -rw z-> T0 -wr z-> T6 -ww y-> T4; T4 (client 4, ok) [...]; ...".
+	Example string
+	// Ops are the ids of the operations in the example.
+	Ops []int64
+}
+
+// InputError is a history that is not one of list-append transactions: an
+// operation other than txn, or a value that is not a list of [f, key,
+// value] micro-ops. Line is the input line of the operation's invocation,
+// when known.
+type InputError struct {
+	Line int
+	ID   int64
+	Msg  string
+}
+
+// Error returns the message in the form lib/check gives every model's,
+// "history (model list-append): ...".
+func (e *InputError) Error() string { return "history (model " + Model + "): " + e.Msg }
+
+// Checking list-append transactions for serializability:
 //
 //  1. Parse every transaction once into flat arrays: micro-ops, read elements
 //     and values all become int32 ids. A value is known by (key, string).
@@ -113,8 +155,8 @@ type laKey struct {
 	longest int32            // the mop with the longest committed read, or -1
 	bad     bool             // no version order can be trusted for this key
 	// last is the key's last read list, whose text the next read mostly
-	// repeats (see listMemo); its ids are a view of the elements.
-	last listMemo
+	// repeats (see jsonvalue.ListMemo); its IDs are a view of the elements.
+	last jsonvalue.ListMemo
 	// seq is the list the key's reads agree on so far: every read that is
 	// a prefix of it, or extends it, is stored as seq[:n] rather than in a
 	// copy of its own, which would repeat most of the key's history for
@@ -153,7 +195,7 @@ type listAppend struct {
 	// front of keyID: a transaction names a few hot keys over and over.
 	keyCache [keyCacheSize]int32
 
-	vr      valueReader
+	vr      jsonvalue.Reader
 	found   [kindCount]anomalyAcc
 	keySeen []int32 // per key: transaction index + 1 of the last visit
 	keyLast []int32 // per key: the last value the visiting transaction appended
@@ -167,7 +209,12 @@ type listAppend struct {
 	stop stopper // polled as the passes and searches go (see interrupt.go)
 }
 
-func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, error) {
+// Check checks the transactions ops for serializability and returns every
+// kind of anomaly found, in the order of the spec's table: none when the
+// history is serializable. Its error is an *InputError for a history that
+// is not one of list-append transactions, or ErrInterrupted once interrupt,
+// when not nil, became true (see interrupt.go): there is then no verdict.
+func Check(ops []history.HistoryOp, interrupt *atomic.Bool) ([]Anomaly, error) {
 	// Size the arrays for a first sample of the transactions from their
 	// raw JSON: an invoked micro-op takes about 16 bytes ( ["r","k1",null] ).
 	// Reads mostly share their key's seq and need no room in elems. Once
@@ -220,31 +267,22 @@ func checkListAppend(ops []history.HistoryOp, interrupt *atomic.Bool) (*Report, 
 		return nil, ErrInterrupted
 	}
 
-	r := &Report{Model: ListAppend, Class: ClassIsolation, Operations: len(ops), Checked: len(ops), Verdict: Ok}
-	var kinds []string
+	var found []Anomaly
 	for k := range kindCount {
 		a := &c.found[k]
 		if a.count == 0 {
 			continue
 		}
-		kinds = append(kinds, anomalyKinds[k])
 		ids := make([]int64, len(a.txns))
 		for i, t := range a.txns {
 			ids[i] = c.id(t)
 		}
-		r.Anomalies = append(r.Anomalies, Anomaly{Kind: anomalyKinds[k], Count: a.count, Example: a.render(), Ops: ids})
+		found = append(found, Anomaly{Kind: anomalyKinds[k], Count: a.count, Example: a.render(), Ops: ids})
 	}
-	txns := textfmt.Plural(len(ops), "transaction")
-	if len(kinds) == 0 {
-		r.Summary = "history of " + txns + " is serializable"
-	} else {
-		r.Verdict = Illegal
-		r.Summary = "history of " + txns + " is not serializable: " + strings.Join(kinds, ", ")
-	}
-	return r, nil
+	return found, nil
 }
 
-// sampleTxnsMin is the fewest transactions checkListAppend parses before
+// sampleTxnsMin is the fewest transactions Check parses before
 // it sizes its arrays for the rest; histories up to 32 times as long are
 // sampled by their first 32nd.
 const sampleTxnsMin = 4096
@@ -274,7 +312,7 @@ func reserve[S ~[]E, E any](s S, scale float64) S {
 }
 
 func (c *listAppend) errorf(op *history.HistoryOp, format string, args ...any) error {
-	return &InputError{Model: ListAppend, Line: op.Line, ID: op.ID, Msg: fmt.Sprintf(format, args...)}
+	return &InputError{Line: op.Line, ID: op.ID, Msg: fmt.Sprintf(format, args...)}
 }
 
 const keyCacheSize = 256
@@ -412,14 +450,14 @@ func (c *listAppend) parse(t int32) error {
 	err := c.parseMops(t, raw, withReads)
 	txn.mop1 = int32(len(c.mops))
 	if err != nil {
-		return c.errorf(op, "operation \"txn\" (id %d) has %s %s, want a list of [f, key, value] micro-ops: %v", op.ID, what, describeJSON(raw), err)
+		return c.errorf(op, "operation \"txn\" (id %d) has %s %s, want a list of [f, key, value] micro-ops: %v", op.ID, what, jsonvalue.Describe(raw), err)
 	}
 	// The invocation of an ok transaction adds nothing to the check, which
 	// stands on the result alone, whatever micro-ops the invocation names;
 	// but it must be valid JSON, and is mostly shown to be so by
 	// invocationMatches.
 	if withReads && !invocationMatches(op.Value, raw, c.readSpans) && !jsontext.Valid(op.Value) {
-		return c.errorf(op, "operation \"txn\" (id %d) has value %s, want a list of [f, key, value] micro-ops: not valid JSON", op.ID, describeJSON(op.Value))
+		return c.errorf(op, "operation \"txn\" (id %d) has value %s, want a list of [f, key, value] micro-ops: not valid JSON", op.ID, jsonvalue.Describe(op.Value))
 	}
 	return nil
 }
@@ -448,7 +486,7 @@ func invocationMatches(v, out []byte, spans []int) bool {
 }
 
 // parseMops decodes one transaction's micro-ops from raw. It must accept
-// only valid JSON: ParseAndCheck has the reader leave the values of
+// only valid JSON: lib/check's ParseAndCheck has the reader leave the values of
 // invocations and ok completions unchecked
 // (history.ReadOptions.DeferValueCheck) and relies on this decoding, and on
 // parse's check of ok transactions' invocations, to refuse any that is
@@ -456,18 +494,18 @@ func invocationMatches(v, out []byte, spans []int) bool {
 // c.readSpans, for that check. Each path is as strict as the
 // reader's validator: the scanner's calls (strings with their escapes,
 // integers by JSON's grammar; neither checks UTF-8, nor does the validator);
-// mopHead and scalar's quick path, which take only strings with no escape
-// or control character; listMemo.shared, whose elements are text that this
+// mopHead and Scalar's quick path, which take only strings with no escape
+// or control character; ListMemo.Shared, whose elements are text that this
 // function decoded before, byte for byte, each followed by a delimiter; null
 // as a key, an appended value or a read element, which is an error (so
-// whatever scalar takes for null because it starts with n never passes);
+// whatever Scalar takes for null because it starts with n never passes);
 // and the check for trailing text. Without withReads a read's value is
 // skipped by the scanner, which counts nesting from that value rather than
 // from raw: a list or object there has raw validated whole, so that depth
-// is counted as the reader counts it. FuzzParseAndCheck holds this to the
-// validator.
+// is counted as the reader counts it. lib/check's FuzzParseAndCheck holds
+// this to the validator.
 func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
-	s := &c.vr.s
+	s := &c.vr.Scanner
 	s.Reset(raw)
 	if withReads {
 		c.readSpans = c.readSpans[:0]
@@ -510,7 +548,7 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 			if err := s.Expect(','); err != nil {
 				return err
 			}
-			kb, isNull, err := c.vr.scalar()
+			kb, isNull, err := c.vr.Scalar()
 			if err == nil && isNull {
 				err = fmt.Errorf("found null")
 			}
@@ -526,7 +564,7 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 		mi := int32(len(c.mops))
 		switch {
 		case !read:
-			vb, isNull, err := c.vr.scalar()
+			vb, isNull, err := c.vr.Scalar()
 			if err == nil && isNull {
 				err = fmt.Errorf("found null")
 			}
@@ -559,18 +597,18 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 				// Take the elements this list shares with the key's last
 				// read from that read, without scanning them again.
 				last := &kk.last
-				j := last.shared(raw[start:])
+				j := last.Shared(raw[start:])
 				if j > 0 {
 					if kk.lastInSeq {
 						e.n = int32(j) // they are seq's already
 					} else {
-						for _, v := range last.ids[:j] {
+						for _, v := range last.IDs[:j] {
 							e.push(v)
 						}
 					}
-					s.Pos = start + int(last.ends[j-1])
+					s.Pos = start + int(last.Ends[j-1])
 				}
-				last.ends = last.ends[:j]
+				last.Ends = last.Ends[:j]
 				for ; !s.Next(']'); j++ {
 					if j > 0 {
 						if !at(s, ',') {
@@ -579,7 +617,7 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 							}
 						}
 					}
-					vb, isNull, err := c.vr.scalar()
+					vb, isNull, err := c.vr.Scalar()
 					if err == nil && isNull {
 						err = fmt.Errorf("found null")
 					}
@@ -595,13 +633,13 @@ func (c *listAppend) parseMops(t int32, raw []byte, withReads bool) error {
 						v = c.value(k, vb)
 					}
 					e.push(v)
-					last.ends = append(last.ends, int32(s.Pos-start))
+					last.Ends = append(last.Ends, int32(s.Pos-start))
 				}
-				last.raw = raw[start:s.Pos]
+				last.Raw = raw[start:s.Pos]
 				if e.own {
-					last.ids = c.elems[e.start:len(c.elems):len(c.elems)]
+					last.IDs = c.elems[e.start:len(c.elems):len(c.elems)]
 				} else {
-					last.ids = kk.seq[:e.n:e.n]
+					last.IDs = kk.seq[:e.n:e.n]
 				}
 				kk.lastInSeq = !e.own
 			}

@@ -1,4 +1,4 @@
-package check
+package listappend
 
 import (
 	"errors"
@@ -6,16 +6,16 @@ import (
 	"sync/atomic"
 )
 
-// ErrInterrupted is Check's error when Options.Interrupt stopped it: there
+// ErrInterrupted is Check's error when its interrupt flag stopped it: there
 // is no verdict, the history neither passed nor failed.
 var ErrInterrupted = errors.New("interrupted: the check was stopped before it finished")
 
-// stopper looks at an interrupt flag while a checker works. The checkers
-// call poll once per unit of work: a node expanded in a path search, or
-// itemsPerPoll transactions in a pass over them. It loads the flag only
-// every pollEvery polls, so that polling costs a decrement and a comparison
-// on paths that take a few nanoseconds a unit. Once the flag was seen set,
-// poll keeps reporting true, and the checker unwinds. A stopper without a
+// stopper looks at an interrupt flag while the checker works. Its passes
+// and searches call poll once per unit of work: a node expanded in a path
+// search, or itemsPerPoll transactions in a pass over them. It loads the
+// flag only every pollEvery polls, so that polling costs a decrement and a
+// comparison on paths that take a few nanoseconds a unit. Once the flag was
+// seen set, poll keeps reporting true, and the checker unwinds. A stopper without a
 // flag never stops. Each stopper is used by one goroutine.
 type stopper struct {
 	flag    *atomic.Bool
@@ -81,6 +81,3 @@ func (s *stopper) look() bool {
 	}
 	return s.stopped
 }
-
-// interrupted reports whether flag is set.
-func interrupted(flag *atomic.Bool) bool { return flag != nil && flag.Load() }

@@ -1,4 +1,4 @@
-package check
+package listappend
 
 import "sort"
 

@@ -1,4 +1,4 @@
-package check
+package listappend
 
 import (
 	"fmt"
@@ -466,9 +466,9 @@ func (c *listAppend) findCycles(g *graph) {
 	if c.stop.stopped {
 		return
 	}
-	s := newSearcher(g, within, f.low, &c.stop) // Tarjan is done with low
-	const unlimited = int(^uint(0) >> 1)
-	budgetSingle, budgetG2 := searchBudget(g.edges), searchBudget(g.edges)
+	cs := &cycleSearch{g: g, s: newSearcher(g, within, f.low, &c.stop), // Tarjan is done with low
+		within: within, wwComp: wwComp, wrComp: wrComp,
+		budgetSingle: searchBudget(g.edges), budgetG2: searchBudget(g.edges)}
 
 	// Members of each component, components in the order of their first node.
 	members := map[int32][]int32{}
@@ -480,119 +480,137 @@ func (c *listAppend) findCycles(g *graph) {
 		}
 		members[cv] = append(members[cv], v)
 	}
-	inside := func(v, e int32) bool { return within[g.to[e]] == within[v] }
 	for _, cv := range order {
 		if c.stop.stopped {
 			return
 		}
-		nodes := members[cv]
-		var found [kindCount]bool
-		record := func(cycle []int32) {
-			k := c.classify(g, cycle)
-			if !found[k] {
-				found[k] = true
-				c.note(k, len(cycle), c.cycleTxns(g, cycle), func() string { return c.describeCycle(g, cycle) })
+		c.componentCycles(cs, members[cv])
+	}
+}
+
+// cycleSearch is what findCycles's searches of the components share: the
+// graph; its components of all edges, of ww edges and of ww and wr edges;
+// the path searcher; and the budgets left for the G-single and G2 searches,
+// which every component draws on in turn.
+type cycleSearch struct {
+	g                      *graph
+	s                      *searcher
+	within, wwComp, wrComp []int32
+	budgetSingle, budgetG2 int
+}
+
+// componentCycles finds one short cycle of each kind inside the component
+// whose nodes, in increasing order, are nodes.
+func (c *listAppend) componentCycles(cs *cycleSearch, nodes []int32) {
+	g, s, within, wwComp, wrComp := cs.g, cs.s, cs.within, cs.wwComp, cs.wrComp
+	const unlimited = int(^uint(0) >> 1)
+	inside := func(v, e int32) bool { return within[g.to[e]] == within[v] }
+	var found [kindCount]bool
+	record := func(cycle []int32) {
+		k := c.classify(g, cycle)
+		if !found[k] {
+			found[k] = true
+			c.note(k, len(cycle), c.cycleTxns(g, cycle), func() string { return c.describeCycle(g, cycle) })
+		}
+	}
+	// G0: a ww edge inside a ww component closes a ww cycle.
+	s.budget = unlimited
+g0:
+	for _, v := range nodes {
+		for e := g.start[v]; e < g.start[v+1]; e++ {
+			if g.kind[e] == edgeWW && inside(v, e) && wwComp[v] == wwComp[g.to[e]] {
+				if p := s.path(g.to[e], v, edgeWW); p != nil {
+					record(append([]int32{e}, p...))
+					break g0
+				}
 			}
 		}
-		// G0: a ww edge inside a ww component closes a ww cycle.
+	}
+	// G1c: a wr edge inside a ww+wr component.
+g1c:
+	for _, v := range nodes {
+		for e := g.start[v]; e < g.start[v+1]; e++ {
+			if g.kind[e] == edgeWR && inside(v, e) && wrComp[v] == wrComp[g.to[e]] {
+				if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
+					record(append([]int32{e}, p...))
+					break g1c
+				}
+			}
+		}
+	}
+	// G-single: an rw edge u->v and a ww/wr path back from v to u. It
+	// surely exists when both are in one ww+wr component; otherwise v's
+	// component must come no later than u's in topological order.
+	single := false
+sure:
+	for _, v := range nodes {
+		for e := g.start[v]; e < g.start[v+1]; e++ {
+			if g.kind[e] == edgeRW && inside(v, e) && wrComp[v] == wrComp[g.to[e]] {
+				if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
+					record(append([]int32{e}, p...))
+					single = true
+					break sure
+				}
+			}
+		}
+	}
+	if !single && cs.budgetSingle > 0 {
+		s.budget = cs.budgetSingle
+	maybe:
+		for _, v := range nodes {
+			for e := g.start[v]; e < g.start[v+1]; e++ {
+				if g.kind[e] == edgeRW && inside(v, e) && wrComp[g.to[e]] >= wrComp[v] {
+					if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
+						record(append([]int32{e}, p...))
+						break maybe
+					}
+					if s.budget <= 0 {
+						break maybe
+					}
+				}
+			}
+		}
+		cs.budgetSingle = s.budget
+	}
+	// G2: an rw edge u->v and a path back from v to u with another rw
+	// edge. A closed walk found that way may repeat a node; split it into
+	// simple cycles and keep one with two or more rw edges.
+	if cs.budgetG2 > 0 {
+		s.budget = cs.budgetG2
+	g2:
+		for _, v := range nodes {
+			for e := g.start[v]; e < g.start[v+1]; e++ {
+				if g.kind[e] != edgeRW || !inside(v, e) {
+					continue
+				}
+				p := s.pathVia(g.to[e], v)
+				if p == nil {
+					if s.budget <= 0 {
+						break g2
+					}
+					continue
+				}
+				for _, cyc := range g.simpleCycles(append([]int32{e}, p...)) {
+					if c.classify(g, cyc) == kG2 {
+						record(cyc)
+						break g2
+					}
+				}
+			}
+		}
+		cs.budgetG2 = s.budget
+	}
+	// Every component has a cycle; if the budgets ran out before any was
+	// found, report the one a plain search finds.
+	if found == [kindCount]bool{} {
 		s.budget = unlimited
-	g0:
+	any:
 		for _, v := range nodes {
 			for e := g.start[v]; e < g.start[v+1]; e++ {
-				if g.kind[e] == edgeWW && inside(v, e) && wwComp[v] == wwComp[g.to[e]] {
-					if p := s.path(g.to[e], v, edgeWW); p != nil {
+				if inside(v, e) {
+					if p := s.path(g.to[e], v, edgeAll); p != nil {
 						record(append([]int32{e}, p...))
-						break g0
-					}
-				}
-			}
-		}
-		// G1c: a wr edge inside a ww+wr component.
-	g1c:
-		for _, v := range nodes {
-			for e := g.start[v]; e < g.start[v+1]; e++ {
-				if g.kind[e] == edgeWR && inside(v, e) && wrComp[v] == wrComp[g.to[e]] {
-					if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
-						record(append([]int32{e}, p...))
-						break g1c
-					}
-				}
-			}
-		}
-		// G-single: an rw edge u->v and a ww/wr path back from v to u. It
-		// surely exists when both are in one ww+wr component; otherwise v's
-		// component must come no later than u's in topological order.
-		single := false
-	sure:
-		for _, v := range nodes {
-			for e := g.start[v]; e < g.start[v+1]; e++ {
-				if g.kind[e] == edgeRW && inside(v, e) && wrComp[v] == wrComp[g.to[e]] {
-					if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
-						record(append([]int32{e}, p...))
-						single = true
-						break sure
-					}
-				}
-			}
-		}
-		if !single && budgetSingle > 0 {
-			s.budget = budgetSingle
-		maybe:
-			for _, v := range nodes {
-				for e := g.start[v]; e < g.start[v+1]; e++ {
-					if g.kind[e] == edgeRW && inside(v, e) && wrComp[g.to[e]] >= wrComp[v] {
-						if p := s.path(g.to[e], v, edgeWW|edgeWR); p != nil {
-							record(append([]int32{e}, p...))
-							break maybe
-						}
-						if s.budget <= 0 {
-							break maybe
-						}
-					}
-				}
-			}
-			budgetSingle = s.budget
-		}
-		// G2: an rw edge u->v and a path back from v to u with another rw
-		// edge. A closed walk found that way may repeat a node; split it into
-		// simple cycles and keep one with two or more rw edges.
-		if budgetG2 > 0 {
-			s.budget = budgetG2
-		g2:
-			for _, v := range nodes {
-				for e := g.start[v]; e < g.start[v+1]; e++ {
-					if g.kind[e] != edgeRW || !inside(v, e) {
-						continue
-					}
-					p := s.pathVia(g.to[e], v)
-					if p == nil {
-						if s.budget <= 0 {
-							break g2
-						}
-						continue
-					}
-					for _, cyc := range g.simpleCycles(append([]int32{e}, p...)) {
-						if c.classify(g, cyc) == kG2 {
-							record(cyc)
-							break g2
-						}
-					}
-				}
-			}
-			budgetG2 = s.budget
-		}
-		// Every component has a cycle; if the budgets ran out before any was
-		// found, report the one a plain search finds.
-		if found == [kindCount]bool{} {
-			s.budget = unlimited
-		any:
-			for _, v := range nodes {
-				for e := g.start[v]; e < g.start[v+1]; e++ {
-					if inside(v, e) {
-						if p := s.path(g.to[e], v, edgeAll); p != nil {
-							record(append([]int32{e}, p...))
-							break any
-						}
+						break any
 					}
 				}
 			}
