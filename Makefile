@@ -61,13 +61,28 @@ lint: vet $(STATICCHECK)
 # each package's test binary: go test's own default of 10 minutes is too
 # little for cmd/sf-run on a 2-core machine that other work shares.
 TEST_TIMEOUT ?= 45m
-test: deps build lint race
-	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) ./... ./sim/... ./examples/...
+RACE := $(GO) test -race -short -count=1 -timeout $(TEST_TIMEOUT) ./lib/...
 
-# The race detector over lib/: about 4 minutes on 2 cores, nearly all of it
-# lib/engine (RATIONALE.md: "Why race-test all of lib/?").
+# Every package's tests compile their guests into one cache (SF_CACHE_DIR,
+# docs/sf-run.md), kept between runs like Go's build cache, so that a guest
+# is compiled once and not once per package, per test folder and again under
+# the race detector, whose instrumented compiler is many times slower. The
+# race run comes last for that reason: it finds the guests compiled. Entries
+# nothing read for a week are dropped first; make clean drops them all.
+TEST_CACHE := $(CURDIR)/.seedfall/test-cache
+PRUNE_TEST_CACHE := find $(TEST_CACHE) -type f -atime +7 -delete 2>/dev/null || true
+test race test-long corpus corpus-update: export SF_CACHE_DIR ?= $(TEST_CACHE)
+
+test: deps build lint
+	@$(PRUNE_TEST_CACHE)
+	$(GO) test -short -count=1 -timeout $(TEST_TIMEOUT) ./... ./sim/... ./examples/...
+	$(RACE)
+
+# The race detector over lib/, nearly all of it lib/engine (RATIONALE.md:
+# "Why race-test all of lib/?").
 race:
-	$(GO) test -race -short -count=1 -timeout $(TEST_TIMEOUT) ./lib/...
+	@$(PRUNE_TEST_CACHE)
+	$(RACE)
 
 test-long: deps build
 	$(GO) test -count=1 -timeout 60m ./... ./sim/... ./examples/...

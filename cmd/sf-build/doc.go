@@ -25,6 +25,14 @@
 // a generated go.work). A "compat" line per shim on stderr, and the
 // manifest's "compat" list, say which shim was chosen for what.
 //
+// A failed build shows go's output with the node it was building. When go
+// finds no module for sf's own packages (github.com/sf-dst/sf/sim,
+// simtest), which are not published, a remedy follows in place of go's "go
+// get": the commands that tie the module to a checkout of sf (the checkout
+// this sf-build was built from), as docs/real-systems.md gives them. A
+// name compat_overlay shims that is undefined (syscall.Mmap, unix.Flock)
+// gets a line suggesting compat_overlay.
+//
 // -c - reads the world file from standard input (at most 16 MiB, like a
 // file): its relative paths and .seedfall are then those of the current
 // directory, and its errors name <stdin>.

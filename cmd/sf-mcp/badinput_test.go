@@ -69,6 +69,7 @@ func answerTo(t *testing.T, as []map[string]any, id any) map[string]any {
 // closed (printf ... | sf-mcp), are all answered before sf-mcp exits,
 // a tool call that takes a while included (issue 30, item 4).
 func TestEveryRequestAnswered(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	copyWorld(t, dir, "examples/kvlog/seedfall.json")
 	for trial := range 3 {

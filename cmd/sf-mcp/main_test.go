@@ -204,6 +204,7 @@ func TestListTools(t *testing.T) {
 // TestKvlog calls every tool on a copy of examples/kvlog, whose planted bug
 // (acknowledging writes before fsync) loses writes when the server crashes.
 func TestKvlog(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	copyWorld(t, dir, "examples/kvlog/seedfall.json")
 	copyWorld(t, dir, "examples/kvlog/seedfall.fixed.json")
@@ -546,6 +547,7 @@ func TestUsage(t *testing.T) {
 // client states comparison properties, and its buggify sites on
 // examples/buggify, whose server has two.
 func TestMarginsAndBuggify(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, w := range []string{"ledger", "buggify"} {
 		if err := os.Mkdir(filepath.Join(dir, w), 0o755); err != nil {

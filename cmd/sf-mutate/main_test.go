@@ -83,6 +83,7 @@ func TestBadOnly(t *testing.T) {
 // bound, truncate_not_durable survives, and dirsync_noop (no strict_dirs)
 // is not exercised; -json and -md say the same as the table.
 func TestLedger(t *testing.T) {
+	t.Parallel()
 	dir := copyWorld(t, "examples/ledger/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1-10", "-only", "net_dup_chunk,truncate_not_durable,dirsync_noop", "-json", "-md", "mutants.md")
 	if r.Code != 1 {
@@ -126,6 +127,7 @@ func TestLedger(t *testing.T) {
 // TestFailingBaseline: a world that fails with no mutant is reported with
 // the failing seed's replay line, and no mutant is judged.
 func TestFailingBaseline(t *testing.T) {
+	t.Parallel()
 	dir := copyWorld(t, "examples/kvlog/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1-4", "-only", "fsync_noop", "-json")
 	if r.Code != 1 {
@@ -147,6 +149,7 @@ func TestFailingBaseline(t *testing.T) {
 // returns an int does not build (and is no survivor); the flipped
 // comparison makes the node exit 3 and is killed. The tree is untouched.
 func TestSourceMutants(t *testing.T) {
+	t.Parallel()
 	src := filepath.Join(tools.Root, "cmd/sf-mutate/testdata/nobuild/server/main.go")
 	before, _ := os.ReadFile(src)
 	dir := copyWorld(t, "cmd/sf-mutate/testdata/nobuild/seedfall.json")
@@ -174,6 +177,7 @@ func TestSourceMutants(t *testing.T) {
 // compat_overlay (examples/bboltkv's bbolt server) build with its shims too,
 // and run.
 func TestSourceMutantsCompatOverlay(t *testing.T) {
+	t.Parallel()
 	dir := copyWorld(t, "examples/bboltkv/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1", "-app", "-mutants", "2", "-json")
 	if r.Code != 0 {

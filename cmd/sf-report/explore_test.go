@@ -17,6 +17,7 @@ import (
 // exploration's property table, with its columns counting runs, in text,
 // Markdown and HTML.
 func TestExplorePipeline(t *testing.T) {
+	t.Parallel()
 	dir := tools.FreshExample(t, "httpkv", "seedfall.json")
 	explore := "sf-run -seeds 1 -explore -explore-runs 14 -j 2"
 	r := shell(t, dir, explore+" | sf-report -findings '' -md r.md -html r.html")

@@ -40,6 +40,7 @@ func shell(t *testing.T, dir, line string) result {
 // TestPipeline runs the pipeline as written: sf-run's stdout is a
 // pipe, so it writes records, and sf-report reads them.
 func TestPipeline(t *testing.T) {
+	t.Parallel()
 	dir := world(t)
 	r := shell(t, dir, "sf-run -seeds 1-6 | sf-report -html r.html -md r.md")
 	// pipefail: sf-run's status 1 (seeds failed) is the pipeline's.
@@ -75,6 +76,7 @@ func TestPipeline(t *testing.T) {
 // sweep's finding of their seed, in the text report and as a chart and
 // table in the HTML page.
 func TestCausePipeline(t *testing.T) {
+	t.Parallel()
 	dir := world(t)
 	r := shell(t, dir, "sf-run -seeds 10 -json > run.jsonl; sf-shrink -c seedfall.json -seed 10 -cause -cause-moments 2 -cause-branches 2 -j 2 -json > cause.jsonl 2>/dev/null; "+
 		"sf-report -findings '' -html r.html run.jsonl cause.jsonl")
@@ -96,6 +98,7 @@ func TestCausePipeline(t *testing.T) {
 // sf-report's merged report equals its report of the whole sweep, real
 // times aside.
 func TestShards(t *testing.T) {
+	t.Parallel()
 	dir := world(t)
 	// Build once, so the five runs below do not race to build.
 	if r := shell(t, dir, "sf-run -seeds 1 -json > /dev/null"); r.Code != 1 && r.Code != 0 {
@@ -203,6 +206,7 @@ func TestDevStdout(t *testing.T) {
 // fails (and fails the report), counts the pins of a sharded sweep once,
 // and passes a sweep whose pins all pass.
 func TestPins(t *testing.T) {
+	t.Parallel()
 	dir := world(t)
 	pins := filepath.Join(".seedfall", "pinned", "seedfall")
 	// Seed 3 of kvlog's buggy world pinned as it fails; seed 1 pinned by
@@ -274,6 +278,7 @@ func TestPins(t *testing.T) {
 // current folder's, as its artifacts; records whose world's folder is not
 // here are an input error unless -findings names a file.
 func TestFindingsBesideTheWorld(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "kv", "seedfall.json"))
 	r := shell(t, dir, "sf-run -c kv/seedfall.json -seeds 1-2 | tee run.jsonl | sf-report")

@@ -581,7 +581,7 @@ func TestWorldLimitsInProcess(t *testing.T) {
 		clitest.WriteFile(t, filepath.Join(dir, "world.json"), []byte("\xef\xbb\xbf"+`{"workload": {"name": "client", "pkg": "`+sleeper+`", "args": ["-for", "1s"]}}`))
 		t.Chdir(dir)
 		r := clitest.Run(t, run, "", "sf-run", "-c", "world.json", "-seeds", "1")
-		if r.Code != 0 || !strings.Contains(r.Stdout, "ok  1 seeds passed") {
+		if r.Code != 0 || !strings.Contains(r.Stdout, "ok  1 seed passed") {
 			t.Errorf("want the world with a byte order mark to run\n%s", r)
 		}
 	})

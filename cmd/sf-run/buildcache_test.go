@@ -52,6 +52,7 @@ type cacheManifest struct {
 // rebuilds that package only.
 func TestContentCache(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := ownModule(t)
 	path, since := goLogger(t)
 	build := func() (cacheManifest, []string) {
@@ -107,6 +108,7 @@ func TestContentCache(t *testing.T) {
 // the package, and the catalog sees the edited file.
 func TestStartListsPackagesOnce(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "svc")
 	clitest.WriteFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
 		"module example.com/svc\n\ngo 1.26\n\nrequire github.com/sf-dst/sf/sim v0.0.0\n\nreplace github.com/sf-dst/sf/sim => %s\n",
@@ -167,4 +169,41 @@ func countCmds(cmds []string, name string) int {
 		}
 	}
 	return n
+}
+
+// TestCacheDir: compiled modules go to .seedfall/cache next to the world,
+// or to $SF_CACHE_DIR when it is set, where another world running the same
+// module finds them.
+func TestCacheDir(t *testing.T) {
+	tools.Need(t)
+	t.Parallel()
+	world := func(dir string) {
+		clitest.WriteJSON(t, filepath.Join(dir, "seedfall.json"), map[string]any{
+			"workload": map[string]any{"name": "client", "pkg": filepath.Join(tools.Root, "lib", "engine", "testdata", "guests", "noop")},
+		})
+	}
+	cached := func(dir string) int {
+		entries, _ := os.ReadDir(dir)
+		return len(entries)
+	}
+	own := t.TempDir()
+	world(own)
+	r := runBin(t, clitest.Cmd{Dir: own, Env: []string{"SF_CACHE_DIR="}}, tools.Path("sf-run"), "-seed", "1")
+	r.WantExit(t, 0)
+	if cached(filepath.Join(own, ".seedfall", "cache")) == 0 {
+		t.Errorf("without SF_CACHE_DIR, nothing was cached in .seedfall/cache")
+	}
+
+	shared := filepath.Join(t.TempDir(), "compiled")
+	for _, dir := range []string{t.TempDir(), t.TempDir()} {
+		world(dir)
+		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"SF_CACHE_DIR=" + shared}}, tools.Path("sf-run"), "-seed", "1")
+		r.WantExit(t, 0)
+		if _, err := os.Stat(filepath.Join(dir, ".seedfall", "cache")); err == nil {
+			t.Errorf("with SF_CACHE_DIR, sf-run made .seedfall/cache too")
+		}
+	}
+	if n, want := cached(shared), cached(filepath.Join(own, ".seedfall", "cache")); n != want {
+		t.Errorf("two worlds of one module left %d files in SF_CACHE_DIR, want %d, as one world does", n, want)
+	}
 }

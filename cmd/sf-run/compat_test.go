@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -265,11 +266,16 @@ func TestMmapTooLarge(t *testing.T) {
 // not written.
 func TestCompatOverlay(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := compatModule(t)
 	r := runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "nocompat.json", "-q")
 	r.WantExit(t, 2)
 	if !strings.Contains(r.Stderr, "undefined: syscall.Mmap") && !strings.Contains(r.Stderr, "undefined: unix.Mmap") {
 		t.Errorf("without compat_overlay the build should fail on Mmap\n%s", r)
+	}
+	// ... and say what builds it (issue 29).
+	if hint := regexp.MustCompile(`\nwasip1 has no mmap or flock, and compat_overlay shims what this build lacks \(((syscall|unix)\.\w+, ){0,2}(syscall|unix)\.\w+(, \.\.\.)?\): set "compat_overlay": true in the world file \(docs/compat.md\)\n$`); !hint.MatchString(r.Stderr) {
+		t.Errorf("the build error does not end suggesting compat_overlay\n%s", r)
 	}
 
 	r = runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "seedfall.json")
@@ -342,6 +348,7 @@ func TestMmapWriteWatch(t *testing.T) {
 // and without it the same schedule passes.
 func TestMmapEarlyWriteback(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := compatModule(t)
 	r := sfRun(t, dir, "-c", "noearly.json", "-seed", "1")
 	r.WantExit(t, 0)

@@ -40,6 +40,11 @@
 // 5 seconds, as make demo's last sweep sets it); a value that is not a
 // duration of at least 100ms is a usage error.
 //
+// Compiled modules are kept in .seedfall/cache next to the world, so a
+// module compiles once; the environment variable SF_CACHE_DIR names one
+// folder for the compiled modules of every world instead (a CI cache, or
+// many worlds of the same services).
+//
 // -seed N replays one seed and prints its whole trace: every fault, every
 // line each node printed (with virtual time and instance, such as server#2)
 // and the failure, identical to that seed's run in a sweep. With -faults FILE

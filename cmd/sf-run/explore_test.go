@@ -46,6 +46,9 @@ func tracePart(t *testing.T, what, s string) string {
 // and every schedule it writes holds its branch and replays with -faults to
 // the same failure, printing the trace written for the run byte for byte.
 func TestExplore(t *testing.T) {
+	// Parallel: the other tests of the shared httpkv folder run one after
+	// the other, before any parallel test starts.
+	t.Parallel()
 	dir := httpkvDir(t)
 	args := []string{"-c", "seedfall.json", "-seeds", "1", "-explore", "-explore-runs", "8"}
 	r := sfRun(t, dir, append(args, "-j", "2")...)

@@ -115,6 +115,7 @@ func fileHash(t *testing.T, path string) string {
 // apart, under .seedfall/<world>/.
 func TestIssue10SiblingWorlds(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := t.TempDir()
 	for _, w := range []string{"seedfall.json", "seedfall.lost_write.json"} {
 		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", w), filepath.Join(dir, w))
@@ -171,6 +172,7 @@ func bash(t *testing.T, dir, line string) result {
 // replays the same run, profile, overrides and schedule included.
 func TestIssue10ReproKeepsProfileSetAndFaults(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := t.TempDir()
 	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
 	var w map[string]any

@@ -85,6 +85,7 @@ func recoveryText(why string, restarting int, by string) string {
 // liveness once the recovery phase is over, with the message and trace the
 // spec shows. One that finishes within the recovery phase passes.
 func TestLivenessStuckWorkload(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	stuck := pgProg("client", "worker", "-for", "-1s")
 	live := pgWorld(t, dir, "stuck.json", map[string]any{"workload": stuck, "duration": "2s", "liveness": map[string]any{"within": "1s"}})
@@ -131,6 +132,7 @@ var crashLineRE = regexp.MustCompile(`(?m)^\s*(\S+)  fault crash (\S+), restart 
 // ended (liveness) or every workload exited 0 (finally); without either it
 // stays down.
 func TestRecoveryRestartsCrashedNodes(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	faults := map[string]any{"crash_per_sec": 5, "restart_after": []string{"20s", "20s"}}
 	server := pgProg("server", "worker", "-for", "-1s")
@@ -283,6 +285,7 @@ func TestSeveralWorkloads(t *testing.T) {
 // "faults": false, it is never crashed; its "faults": true alone gives it
 // the node faults.
 func TestWorkloadFaults(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	const found = "a restarted workload found its fsynced file"
 	for _, tc := range []struct {
@@ -391,6 +394,7 @@ const simEpochNs = 1_700_000_000 * int64(time.Second)
 // and time.Since follows them. The workload takes no skew. The same seed
 // gives the same skews; other seeds give others.
 func TestClockSkew(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	const bound = 500 * time.Millisecond
 	cfg := pgWorld(t, dir, "skew.json", map[string]any{
@@ -465,6 +469,7 @@ var jumpTraceRE = regexp.MustCompile(`(?m)^\s*\S+  fault clock jump (\S+) by (\S
 // leaves the monotonic clock, and so time.Since, alone. The workload takes
 // no jumps.
 func TestClockJumps(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	const maxJump = 3 * time.Second
 	cfg := pgWorld(t, dir, "jumps.json", map[string]any{
@@ -553,6 +558,7 @@ func swarmTypes(t *testing.T, list string) map[string]string {
 // on. The line is a function of the seed: a replay prints it again, and the
 // seeds differ.
 func TestSwarm(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	const seeds = 12
 	cfg := pgWorld(t, dir, "swarm.json", map[string]any{
@@ -622,6 +628,7 @@ func TestSwarm(t *testing.T) {
 // overrides a field after it, and an unknown profile or a bad -set exits 2
 // with a message that names it, before any seed runs.
 func TestProfileAndSet(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "profiles.json", map[string]any{
 		"nodes":    []any{pgProg("server", "worker", "-for", "-1s")},

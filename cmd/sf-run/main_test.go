@@ -497,6 +497,7 @@ func TestErrorsNameTheTool(t *testing.T) {
 // hit.
 func TestSfBuildCache(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := t.TempDir()
 	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "kvlog", "seedfall.json"), filepath.Join(dir, "seedfall.json"))
 	type manifest struct {

@@ -141,10 +141,12 @@ func TestHttpkvExample(t *testing.T) {
 	for _, f := range []string{"seedfall.json", "seedfall.fixed.json"} {
 		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "httpkv", f), filepath.Join(dir, f))
 	}
-	bug := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-50")
+	// About a third of the seeds fail (lib/determinism's corpus keeps
+	// which): twenty find the bug as fifty did.
+	bug := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-20")
 	bug.WantExit(t, 1)
 	if !strings.Contains(bug.Stdout, "acknowledged write lost after failover") {
-		t.Errorf("the bug was not found in 50 seeds\n%s", bug)
+		t.Errorf("the bug was not found in 20 seeds\n%s", bug)
 	}
 	seeds := "1-200"
 	if testing.Short() {

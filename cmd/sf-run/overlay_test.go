@@ -43,6 +43,9 @@ func overlayDir(t *testing.T) string {
 // TestNetOverlayHTTP: with net_overlay the client's every check passes on
 // every seed, and -check finds each seed's two runs identical.
 func TestNetOverlayHTTP(t *testing.T) {
+	// Parallel: the other test of overlay.json, TestNetOverlayManifest, runs
+	// before the parallel tests start.
+	t.Parallel()
 	dir := overlayDir(t)
 	r := sfRun(t, dir, "-c", "overlay.json", "-seeds", "1-5", "-check", "-json")
 	recs := jsonRecords(t, r)
@@ -83,6 +86,10 @@ func TestNetOverlayHTTP(t *testing.T) {
 // TestNetOverlayOff: the same world without net_overlay fails, since Go's
 // own wasip1 network knows no other node: the overlay is what connects them.
 func TestNetOverlayOff(t *testing.T) {
+	// Parallel: it runs plain.json only, which no other test runs; the
+	// tests that run overlay.json are over before it starts or, for
+	// TestNetOverlayHTTP, write only overlay.json's artifacts.
+	t.Parallel()
 	dir := overlayDir(t)
 	r := sfRun(t, dir, "-c", "plain.json", "-seed", "1")
 	r.WantExit(t, 1)

@@ -19,6 +19,7 @@ import (
 
 func TestPinnedRegressions(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := t.TempDir()
 	src := filepath.Join(tools.Root, "examples", "kvlog")
 	for _, w := range []string{"seedfall.json", "seedfall.fixed.json"} {

@@ -430,8 +430,8 @@ func TestPropertyForms(t *testing.T) {
 			if tc.verdict.verdict == "never true" && (row.SeedsReached != 4 || row.SeedsTrue != 0) {
 				t.Errorf("never-true row %+v: want 4 seeds reached, 0 true", row)
 			}
-			if !strings.Contains(p.report, "\nFAIL 1 properties were never reached or never true in 4 seeds\n") {
-				t.Errorf("no line `FAIL 1 properties were never reached or never true in 4 seeds`\n%s", p.result)
+			if !strings.Contains(p.report, "\nFAIL 1 property was never reached or never true in 4 seeds\n") {
+				t.Errorf("no line `FAIL 1 property was never reached or never true in 4 seeds`\n%s", p.result)
 			}
 		})
 	}
@@ -442,6 +442,7 @@ func TestPropertyForms(t *testing.T) {
 // seconds in nanoseconds (AlwaysGreaterThan(int64(2e9), 0, ...)) must read
 // "(smallest margin 2000000000)", not "2e+09"; -json has the exact number.
 func TestPropertyMarginIsPrintedInFull(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "big.json", map[string]any{"workload": pgProg("client", "bigmargin"), "duration": "5s"})
 	p := pgSweep(t, dir, cfg, "-seeds", "1")
@@ -542,6 +543,7 @@ func bugsitesWorld(buggify bool, args ...string) map[string]any {
 // table and buggify_sites agree, and a site no seed reaches is reported
 // with its location without failing the sweep.
 func TestBuggifyRates(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	const seeds, hits, p = 200, 40, 0.6
 	cfg := pgWorld(t, dir, "rates.json", bugsitesWorld(true, "-hits", strconv.Itoa(hits), "-p", "0.6"))
@@ -602,6 +604,7 @@ func TestBuggifyRates(t *testing.T) {
 // TestBuggifyNeverFired: a site that is reached but cannot fire (p=0) is
 // marked never fired, which does not fail the sweep.
 func TestBuggifyNeverFired(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "p0.json", bugsitesWorld(true, "-hits", "5", "-p", "0"))
 	r := pgSweep(t, dir, cfg, "-seeds", "1-20")
@@ -619,6 +622,7 @@ func TestBuggifyNeverFired(t *testing.T) {
 // guest fails a seed where one does), no fault is recorded, and the sweep
 // prints no buggify table.
 func TestBuggifyOff(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	cfg := pgWorld(t, dir, "off.json", bugsitesWorld(false, "-hits", "40", "-p", "1", "-none"))
 	r := pgSweep(t, dir, cfg, "-seeds", "1-50")
@@ -642,6 +646,7 @@ func TestBuggifyOff(t *testing.T) {
 // site" in the first hits where it was; "prob site" at a lower p fires at a
 // subset of the hits it fired at before.
 func TestBuggifyKeyedStreams(t *testing.T) {
+	t.Parallel()
 	dir := pgDir(t)
 	const seeds = 20
 	firings := func(name string, args ...string) map[uint64][]bugFiring {

@@ -17,6 +17,7 @@ import (
 // first build of raft for wasm takes about 30 s, so it runs without -short.
 func TestRaftKV(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds hashicorp/raft and two bolts for wasm; runs without -short")
 	}

@@ -62,6 +62,7 @@ func TestStdinWorld(t *testing.T) {
 // is a usage error.
 func TestStdinTwice(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	r := runBin(t, clitest.Cmd{Dir: t.TempDir(), Stdin: "{}"}, tools.Path("sf-run"), "-c", "-", "-seed", "1", "-faults", "-")
 	r.WantExit(t, 2)
 	if want := "sf-run: -c - and -faults - cannot both read stdin (see sf-run -h)\n"; r.Stderr != want {

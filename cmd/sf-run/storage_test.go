@@ -16,6 +16,7 @@ import (
 // so they run only without -short.
 func TestStorageExamples(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	for _, tc := range []struct {
 		example string
 		long    bool

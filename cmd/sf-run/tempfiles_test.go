@@ -16,6 +16,7 @@ import (
 // still be writing.
 func TestIssue30StaleTempFiles(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := tools.FreshExample(t, "kvlog", "seedfall.fixed.json")
 	old := time.Now().Add(-2 * time.Hour)
 	files := map[string]bool{ // path -> whether the sweep removes it

@@ -111,6 +111,7 @@ func TestCause(t *testing.T) {
 // in about one run of three; seed 1 does not.
 func TestCauseExploreRun(t *testing.T) {
 	tools.Need(t)
+	t.Parallel()
 	dir := t.TempDir()
 	clitest.WriteJSON(t, filepath.Join(dir, "w.json"), map[string]any{
 		"workload": map[string]any{"name": "client", "pkg": filepath.Join(tools.Root, "lib", "sweep", "testdata", "guests", "maybestale")},

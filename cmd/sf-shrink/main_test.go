@@ -185,6 +185,7 @@ func TestPipelineKvlog(t *testing.T) {
 // TestPipelineExamples runs the pipeline on the other examples with planted
 // bugs.
 func TestPipelineExamples(t *testing.T) {
+	t.Parallel()
 	seeds, max := "1-20", "3"
 	if testing.Short() {
 		seeds, max = "1-5", "2"

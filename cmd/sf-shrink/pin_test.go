@@ -13,6 +13,7 @@ import (
 )
 
 func TestShrinkPin(t *testing.T) {
+	t.Parallel()
 	dir := tools.FreshExample(t, "kvlog", "seedfall.json")
 	pinFile := filepath.Join(".seedfall", "pinned", "seedfall", "seed-4.json")
 

@@ -29,6 +29,7 @@ func sweepSummary(t *testing.T, dir, world, seeds string, code int, extra ...str
 // under -check, a pct failure shrinks to its preempt faults, and sf-faults
 // adds a preempt fault that the replay applies.
 func TestIssue16Race(t *testing.T) {
+	t.Parallel()
 	dir := tools.FreshExample(t, "race", raceWorlds...)
 
 	noneSeeds := "1-1000"

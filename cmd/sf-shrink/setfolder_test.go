@@ -17,6 +17,7 @@ import (
 // schedules as they were; its repro lines replay its own schedules, and
 // sf-shrink, sf-faults and pins follow it there.
 func TestIssue30SetGetsItsOwnFolder(t *testing.T) {
+	t.Parallel()
 	dir := tools.FreshExample(t, "kvlog", "seedfall.json")
 	const set = "faults.crash_per_sec=2"
 	const folder = ".seedfall/seedfall.set-f061c506" // sha256("faults.crash_per_sec=2")[:4]

@@ -15,6 +15,7 @@ import (
 // sf-shrink printed still replays the shrunk run (issue 29). sf-faults then
 // starts from the shrunk schedule and says so.
 func TestShrunkScheduleSurvivesASweep(t *testing.T) {
+	t.Parallel()
 	dir := tools.FreshExample(t, "kvlog", "seedfall.json")
 	r := sfShrink(t, dir, "", "-c", "seedfall.json", "-seed", "1", "-json")
 	r.WantExitClean(t, 1)

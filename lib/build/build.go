@@ -106,6 +106,22 @@ var ErrNoToolchain = errors.New("no Go toolchain found: install Go 1.26 or later
 // Dir returns the state folder of a world.
 func Dir(w *config.World) string { return filepath.Join(w.Dir, StateDir) }
 
+// CacheDirEnv names the environment variable that moves the compiled
+// modules of every world into one folder, instead of each world's
+// .seedfall/cache: worlds and checkouts that run the same modules then
+// compile each once.
+const CacheDirEnv = "SF_CACHE_DIR"
+
+// CacheDir returns the folder where the engine keeps a world's compiled
+// modules: $SF_CACHE_DIR when it is set, and .seedfall/cache next to the
+// world file otherwise.
+func CacheDir(w *config.World) string {
+	if d := os.Getenv(CacheDirEnv); d != "" {
+		return d
+	}
+	return filepath.Join(Dir(w), "cache")
+}
+
 // Build compiles every package of w that is not already prebuilt, and writes
 // the manifest to .seedfall/build/manifest.json next to the world file.
 func Build(w *config.World, opts Options) (*Manifest, error) {
@@ -295,7 +311,7 @@ func buildPackage(pb *pkgBuild, man *Manifest, store, goCmd string, opts Options
 	}
 	if !hit {
 		var err error
-		if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay); err != nil {
+		if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay, opts.CompatOverlay); err != nil {
 			return Module{}, fmt.Errorf("%s: %w", j.where, err)
 		}
 		if pb.keyErr == nil {
@@ -370,9 +386,10 @@ func buildFlags(overlay string) []string {
 	return flags
 }
 
-// compile builds one package with the given flags. netOverlay says whether
-// they hold the net_overlay, whose own file a build error may name.
-func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Module, error) {
+// compile builds one package with the given flags. netOverlay and
+// compatOverlay say whether they hold the overlays, which a build error's
+// hint takes into account.
+func compile(goCmd, store, pkg string, flags, env []string, netOverlay, compatOverlay bool) (Module, error) {
 	tmp, err := os.CreateTemp(store, "build-*.wasm")
 	if err != nil {
 		return Module{}, err
@@ -393,6 +410,10 @@ func compile(goCmd, store, pkg string, flags, env []string, netOverlay bool) (Mo
 		}
 		if netOverlay && strings.Contains(text, NetOverlayFile) {
 			text += "\n" + overlayBuildHint
+		}
+		text, hint := buildHint(text, pkg, compatOverlay)
+		if hint != "" {
+			return Module{}, fmt.Errorf("go build of %s failed:\n%s\n%s", pkg, indent(text), hint)
 		}
 		return Module{}, fmt.Errorf("go build of %s failed:\n%s", pkg, indent(text))
 	}

@@ -62,7 +62,7 @@ func Package(w *config.World, dir string, replace map[string]string, out string)
 		return "", err
 	}
 	defer os.Remove(overlay)
-	mod, err := compile(goCmd, out, dir, buildFlags(overlay), env, w.NetOverlay)
+	mod, err := compile(goCmd, out, dir, buildFlags(overlay), env, w.NetOverlay, w.CompatOverlay)
 	if err != nil {
 		return "", err
 	}

@@ -120,55 +120,76 @@ type line struct {
 
 // TestCorpus runs the corpus's worlds through sf-run and compares each seed
 // with what the corpus holds. make test runs the quick part; -full runs
-// all of it and -update writes it anew.
+// all of it and -update writes it anew. The worlds of one example run one
+// after the other in one folder, which builds and compiles the example's
+// guests once; the examples run side by side.
 func TestCorpus(t *testing.T) {
 	tools.Need(t)
+	if raceDetector {
+		// The race detector would watch only this harness: the runs are
+		// those of the sf-run binary, built without it, and make test's
+		// run without -race compares them already.
+		t.Skip("the corpus runs the sf-run binary, which -race does not instrument; the run without -race compares it")
+	}
 	all := *full || *update
-	var dirs = map[string]string{}
+	byExample := map[string][]world{}
+	var examples []string
 	for _, w := range corpus(t) {
 		if !all && !w.quick() {
 			continue
 		}
-		t.Run(w.name(), func(t *testing.T) {
-			dir, ok := dirs[w.example]
-			if !ok {
-				dir = copyExample(t, w)
-				dirs[w.example] = dir
-			}
-			seeds := quickSeeds
-			if all {
-				seeds = fullSeeds
-			}
-			got := sweep(t, dir, w, seeds)
-			path := filepath.Join("testdata", w.name()+".jsonl")
-			if *update {
-				writeLines(t, path, got)
-			} else {
-				compareLines(t, path, got)
-			}
-			traces := w.traces
-			if !all && len(traces) > 0 {
-				traces = traces[:1]
-			}
-			for _, seed := range traces {
-				got := replayTrace(t, dir, w, seed)
-				path := filepath.Join("testdata", fmt.Sprintf("%s.seed-%d.trace", w.name(), seed))
-				if *update {
-					clitest.WriteFile(t, path, got)
-					continue
-				}
-				want, err := os.ReadFile(path)
-				if err != nil {
-					t.Fatalf("%v: run make corpus-update to record the corpus", err)
-				}
-				if got != string(want) {
-					t.Errorf("seed %d's trace is not the one in %s: the run changed\n%s", seed, path, firstDiff(string(want), got))
-				}
+		if byExample[w.example] == nil {
+			examples = append(examples, w.example)
+		}
+		byExample[w.example] = append(byExample[w.example], w)
+	}
+	if *update {
+		// After every example's subtest, parallel ones included.
+		t.Cleanup(func() { pruneStale(t, corpus(t)) })
+	}
+	for _, ex := range examples {
+		t.Run(ex, func(t *testing.T) {
+			t.Parallel()
+			dir := copyExample(t, byExample[ex][0])
+			for _, w := range byExample[ex] {
+				t.Run(w.name(), func(t *testing.T) { corpusWorld(t, dir, w, all) })
 			}
 		})
 	}
+}
+
+// corpusWorld runs one world of the corpus in dir, the folder of its
+// example, and compares it with the corpus or, with -update, records it.
+func corpusWorld(t *testing.T, dir string, w world, all bool) {
+	seeds := quickSeeds
+	if all {
+		seeds = fullSeeds
+	}
+	got := sweep(t, dir, w, seeds)
+	path := filepath.Join("testdata", w.name()+".jsonl")
 	if *update {
-		pruneStale(t, corpus(t))
+		writeLines(t, path, got)
+	} else {
+		compareLines(t, path, got)
+	}
+	traces := w.traces
+	if !all && len(traces) > 0 {
+		traces = traces[:1]
+	}
+	for _, seed := range traces {
+		got := replayTrace(t, dir, w, seed)
+		path := filepath.Join("testdata", fmt.Sprintf("%s.seed-%d.trace", w.name(), seed))
+		if *update {
+			clitest.WriteFile(t, path, got)
+			continue
+		}
+		want, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("%v: run make corpus-update to record the corpus", err)
+		}
+		if got != string(want) {
+			t.Errorf("seed %d's trace is not the one in %s: the run changed\n%s", seed, path, firstDiff(string(want), got))
+		}
 	}
 }
 

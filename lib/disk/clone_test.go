@@ -11,12 +11,14 @@ import (
 // random writes, syncs, faults and crashes ends exactly as the run without
 // the clone does, however the original is used after the clone.
 func TestCloneGoesOnApart(t *testing.T) {
+	skipUnderRace(t)
 	rules := []CrashRules{{}, {Torn: true}, {Torn: true, Reorder: true, Model: ModelPageIndependent, CorruptOnCrash: true}}
 	for seed := uint64(1); seed <= 12; seed++ {
 		r := rules[seed%uint64(len(rules))]
 		want, wantReps := faultRun(t, seed, r)
 		for _, at := range []int{0, 1, 57, 200, 399} {
 			t.Run(fmt.Sprintf("seed %d step %d", seed, at), func(t *testing.T) {
+				t.Parallel()
 				var before string
 				got, gotReps := faultRunWith(t, seed, r, func(step int, fs *FS) *FS {
 					if step != at {

@@ -195,6 +195,7 @@ func checkDurableTree(t *testing.T, fs *FS) {
 }
 
 func TestRandomOperations(t *testing.T) {
+	skipUnderRace(t)
 	steps := 3000
 	if testing.Short() {
 		steps = 500
@@ -202,6 +203,7 @@ func TestRandomOperations(t *testing.T) {
 	for _, strict := range []bool{false, true} {
 		for seed := uint64(1); seed <= 20; seed++ {
 			t.Run(fmt.Sprintf("strict=%v/seed=%d", strict, seed), func(t *testing.T) {
+				t.Parallel()
 				randomRun(t, seed*0x9e3779b97f4a7c15, strict, steps)
 			})
 		}
@@ -209,6 +211,7 @@ func TestRandomOperations(t *testing.T) {
 }
 
 func TestDeterministic(t *testing.T) {
+	skipUnderRace(t)
 	for _, strict := range []bool{false, true} {
 		a := randomRun(t, 42, strict, 2000)
 		b := randomRun(t, 42, strict, 2000)

@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/engine"
 )
 
 func guestGoTool(t *testing.T) string {
@@ -38,17 +40,16 @@ func guestNames(t *testing.T) []string {
 	return names
 }
 
-// TestGuestProgramsBuildForWasip1 builds every guest as sf-build would.
+// TestGuestProgramsBuildForWasip1 builds every guest as sf-build would,
+// into the builds the other tests share.
 func TestGuestProgramsBuildForWasip1(t *testing.T) {
-	goCmd := guestGoTool(t)
-	out := t.TempDir()
+	guestGoTool(t)
 	for _, name := range guestNames(t) {
-		cmd := exec.Command(goCmd, "build", "-trimpath", "-o", filepath.Join(out, name+".wasm"), ".")
-		cmd.Dir = filepath.Join("testdata", "guests", name)
-		cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-		if b, err := cmd.CombinedOutput(); err != nil {
-			t.Errorf("guest %s does not build for wasip1: %v\n%s", name, err, b)
-		}
+		t.Run(name, func(t *testing.T) {
+			if wasm := engine.BuildSharedForTest(t, "./testdata/guests/"+name, "-trimpath"); wasm == "" {
+				t.Errorf("guest %s: no module", name)
+			}
+		})
 	}
 }
 

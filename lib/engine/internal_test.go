@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,7 @@ import (
 // for a report, never as the guest's trap or with a Go stack trace.
 func TestInternalErrors(t *testing.T) {
 	wasm := buildGuest(t, "sleeper")
-	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

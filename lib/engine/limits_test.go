@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -11,7 +10,7 @@ import (
 // args, under limits.
 func limitRun(t *testing.T, name string, duration time.Duration, limits Limits, args ...string) *Result {
 	t.Helper()
-	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

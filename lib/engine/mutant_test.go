@@ -14,7 +14,7 @@ import (
 // takes no faults is not weakened, and the mutant is then not exercised.
 func TestOSyncIgnored(t *testing.T) {
 	wasm := buildGuest(t, "osync")
-	e, err := New(t.TempDir())
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestOSyncIgnored(t *testing.T) {
 // weaken. The mutant run replays exactly.
 func TestMonotonicJump(t *testing.T) {
 	wasm := buildGuest(t, "elapsed")
-	e, err := New(t.TempDir())
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 // after the write shows what survived: the restarted guest counts it.
 func TestOSyncWritesMeetFsyncFaults(t *testing.T) {
 	wasm := buildGuest(t, "osync")
-	e, err := New(t.TempDir())
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

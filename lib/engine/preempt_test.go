@@ -14,7 +14,7 @@ import (
 func TestPreemptLoopsBusyLoopFailsOnLiveness(t *testing.T) {
 	pre := &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true}
 	spin := runnable(t, buildRawGuest(t, "spin"), pre)
-	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestPreemptLoopsBusyLoopFailsOnLiveness(t *testing.T) {
 func TestPreemptLoopsLetOtherNodesRun(t *testing.T) {
 	pre := &Preempt{Strategy: "none", Depth: 3, Steps: 1 << 20, Calls: 4096, Loops: true}
 	spin, sleeper := runnable(t, buildRawGuest(t, "spin"), pre), runnable(t, buildRawGuest(t, "sleeper"), pre)
-	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,9 +6,6 @@ package engine_test
 // prints one line per operation with a number from its random stream.
 
 import (
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -23,19 +20,8 @@ import (
 // it, or skips the test when there is no go toolchain.
 func unitOpsSetup(t *testing.T) (*engine.Engine, string) {
 	t.Helper()
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain on PATH to build the guest")
-	}
-	dir := t.TempDir()
-	wasm := filepath.Join(dir, "ops.wasm")
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=false", "-o", wasm, "./testdata/propguests/ops")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the ops guest: %v\n%s", err, out)
-	}
-	wasm = prepared(t, wasm)
-	e, err := engine.New(filepath.Join(dir, "cache"))
+	wasm := prepared(t, engine.BuildSharedForTest(t, "./testdata/propguests/ops", "-trimpath", "-buildvcs=false"))
+	e, err := engine.New(engine.SharedCacheForTest())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -471,19 +457,8 @@ func unitBranches(t *testing.T, e *engine.Engine, wasm string) {
 // TestBranchBuggify: a branch re-keys when buggify sites fire, never which
 // sites are enabled.
 func TestBranchBuggify(t *testing.T) {
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain on PATH to build the guest")
-	}
-	dir := t.TempDir()
-	wasm := filepath.Join(dir, "bugsites.wasm")
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=false", "-o", wasm, "./testdata/propguests/bugsites")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the bugsites guest: %v\n%s", err, out)
-	}
-	wasm = prepared(t, wasm)
-	e, err := engine.New(filepath.Join(dir, "cache"))
+	wasm := prepared(t, engine.BuildSharedForTest(t, "./testdata/propguests/bugsites", "-trimpath", "-buildvcs=false"))
+	e, err := engine.New(engine.SharedCacheForTest())
 	if err != nil {
 		t.Fatal(err)
 	}

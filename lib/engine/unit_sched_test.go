@@ -2,9 +2,6 @@ package engine_test
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -22,19 +19,8 @@ import (
 // go toolchain.
 func unitTimersSetup(t *testing.T) (*engine.Engine, string) {
 	t.Helper()
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain on PATH to build the guest")
-	}
-	dir := t.TempDir()
-	wasm := filepath.Join(dir, "timers.wasm")
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-buildvcs=false", "-o", wasm, "./testdata/guests/timers")
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm", "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build of the timers guest: %v\n%s", err, out)
-	}
-	wasm = prepared(t, wasm)
-	e, err := engine.New(filepath.Join(dir, "cache"))
+	wasm := prepared(t, engine.BuildSharedForTest(t, "./testdata/guests/timers", "-trimpath", "-buildvcs=false"))
+	e, err := engine.New(engine.SharedCacheForTest())
 	if err != nil {
 		t.Fatal(err)
 	}

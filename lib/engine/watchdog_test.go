@@ -2,8 +2,6 @@ package engine
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -38,17 +36,7 @@ func runnable(t testing.TB, wasm string, p *Preempt) string {
 // buildRawGuest builds the test guest name for wasip1, as Go emits it.
 func buildRawGuest(t testing.TB, name string) string {
 	t.Helper()
-	goCmd, err := exec.LookPath("go")
-	if err != nil {
-		t.Skip("no go toolchain")
-	}
-	out := filepath.Join(t.TempDir(), name+".wasm")
-	cmd := exec.Command(goCmd, "build", "-trimpath", "-o", out, "./testdata/guests/"+name)
-	cmd.Env = append(os.Environ(), "GOOS=wasip1", "GOARCH=wasm")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("build %s: %v\n%s", name, err, b)
-	}
-	return out
+	return buildShared(t, "./testdata/guests/"+name, "-trimpath")
 }
 
 // TestWatchdogStopsSpinningGuests runs several busy-looping guests at once,
@@ -86,7 +74,7 @@ func BenchmarkWatchdog(b *testing.B) {
 func watchdogWorld(t testing.TB) (*Engine, *Spec) {
 	spin := buildGuest(t, "spin")
 	sleeper := buildGuest(t, "sleeper")
-	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

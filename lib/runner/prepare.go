@@ -48,7 +48,7 @@ func Prepare(path string, load config.LoadOptions, log io.Writer) (*Prepared, er
 	if err != nil {
 		return nil, err
 	}
-	eng, err := engine.New(filepath.Join(build.Dir(w), "cache"))
+	eng, err := engine.New(build.CacheDir(w))
 	if err != nil {
 		return nil, err
 	}

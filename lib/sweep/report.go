@@ -252,18 +252,18 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration, check bool)
 		}
 		fmt.Fprintf(w, ") in %s\n", d)
 		if s.PropertyFailures > 0 {
-			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+			fmt.Fprintln(w, propertyFailLine(s))
 		}
 	case gaveUp > 0:
 		fmt.Fprintf(w, "GAVE UP %d of %d seeds gave up checking their history (%d passed, %d hit the time horizon) in %s\n",
 			gaveUp, s.Seeds, s.Passed, s.Horizon, d)
 		if s.PropertyFailures > 0 {
-			fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+			fmt.Fprintln(w, propertyFailLine(s))
 		}
 	case s.PropertyFailures > 0:
-		fmt.Fprintf(w, "FAIL %d properties were never reached or never true in %d seeds\n", s.PropertyFailures, s.Seeds)
+		fmt.Fprintln(w, propertyFailLine(s))
 	default:
-		fmt.Fprintf(w, "ok  %d seeds passed (%d hit the time horizon) in %s\n", s.Seeds, s.Horizon, d)
+		fmt.Fprintf(w, "ok  %s passed (%d hit the time horizon) in %s\n", plural(s.Seeds, "seed"), s.Horizon, d)
 	}
 	printPinsSummary(w, s)
 }
@@ -356,4 +356,21 @@ func shellQuote(s string) string {
 		return s
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// propertyFailLine is the summary line of the properties that failed a
+// sweep.
+func propertyFailLine(s record.Summary) string {
+	if s.PropertyFailures == 1 {
+		return fmt.Sprintf("FAIL 1 property was never reached or never true in %s", plural(s.Seeds, "seed"))
+	}
+	return fmt.Sprintf("FAIL %d properties were never reached or never true in %s", s.PropertyFailures, plural(s.Seeds, "seed"))
+}
+
+// plural counts n of a noun that takes an s: "1 seed", "3 seeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

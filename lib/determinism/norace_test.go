@@ -1,0 +1,6 @@
+//go:build !race
+
+package determinism
+
+// raceDetector says whether the test binary runs under the race detector.
+const raceDetector = false
