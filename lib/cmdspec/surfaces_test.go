@@ -87,10 +87,13 @@ func toolFor(spec *cmdspec.Command, o *cmdspec.Option) *cmdspec.Tool {
 
 // required are the values both ways of a tool's required fields.
 var required = map[string]cmdspec.Sample{
-	"config":  {CLI: []string{"w.json"}, MCP: "w.json"},
-	"seed":    {CLI: []string{"3"}, MCP: 3},
-	"history": {CLI: []string{"h.jsonl"}, MCP: "h.jsonl"},
-	"records": {CLI: []string{"r.jsonl"}, MCP: []string{"r.jsonl"}},
+	"config":   {CLI: []string{"w.json"}, MCP: "w.json"},
+	"seed":     {CLI: []string{"3"}, MCP: 3},
+	"history":  {CLI: []string{"h.jsonl"}, MCP: "h.jsonl"},
+	"records":  {CLI: []string{"r.jsonl"}, MCP: []string{"r.jsonl"}},
+	"stop_at":  {CLI: []string{"2s"}, MCP: "2s"},
+	"snapshot": {CLI: []string{"s.snap"}, MCP: "s.snap"},
+	"from":     {CLI: []string{"s.snap"}, MCP: "s.snap"},
 }
 
 // agree reads the option key as s gives it, with the tool's required
