@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -41,6 +42,52 @@ func TestRaftKV(t *testing.T) {
 	for _, want := range []string{"check#1: client: every key read again", "recovery"} {
 		if !strings.Contains(r.Stdout, want) {
 			t.Errorf("the trace lacks %q\n%s", want, r)
+		}
+	}
+}
+
+// TestRaftKVForkSetup: examples/raftkv/seedfall.setup.json, whose loader
+// loads 500 keys through the first leader before sim.SetupComplete, runs
+// that setup once and every seed from a fork of it: the seeds pass, are
+// different runs, come out the same with -j 1 and -j 2, and a seed's replay
+// shows the shared setup and its own branch after it. It builds raft for
+// wasm, as TestRaftKV does, so it runs without -short.
+func TestRaftKVForkSetup(t *testing.T) {
+	tools.Need(t)
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds hashicorp/raft and two bolts for wasm; runs without -short")
+	}
+	dir := t.TempDir()
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "raftkv", "seedfall.setup.json"), filepath.Join(dir, "seedfall.setup.json"))
+	sweep := func(j string) map[float64]string {
+		r := sfRun(t, dir, "-c", "seedfall.setup.json", "-seeds", "1-3", "-j", j, "-json")
+		r.WantExitClean(t, 0)
+		return seedLines(t, r)
+	}
+	one, two := sweep("1"), sweep("2")
+	if len(one) != 3 {
+		t.Fatalf("%d seed records, want 3: %v", len(one), one)
+	}
+	if fmt.Sprint(one) != fmt.Sprint(two) {
+		t.Errorf("-j 2:\n got %v\nwant %v", two, one)
+	}
+	hashes := map[string]bool{}
+	for _, l := range one {
+		hashes[strings.Fields(l)[1]] = true
+	}
+	if len(hashes) != len(one) {
+		t.Errorf("3 seeds ran %d different runs: %v", len(hashes), one)
+	}
+	// The replay of a passing seed prints its trace, and its hash and steps
+	// are the sweep's.
+	f := strings.Fields(one[2])
+	r := sfRun(t, dir, "-c", "seedfall.setup.json", "-seed", "2")
+	r.WantExitClean(t, 0)
+	for _, want := range []string{"(" + f[2] + " scheduler steps", "determinism hash " + f[1],
+		"loader#1: loader: loaded 500 keys", "setup complete (loader#1)", "branch: re-keyed every stream at", "(key 2)"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("sf-run -seed 2 does not say %q\n%s", want, r)
 		}
 	}
 }
