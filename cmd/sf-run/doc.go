@@ -6,7 +6,7 @@
 //	sf-run [-c FILE] [-seeds RANGE [-shard K/N]] [-j N] [-check] [-json] [-compress]
 //	sf-run [-c FILE] -seed N [-faults FILE] [-pin] [-inspect] [-check]
 //	sf-run [-c FILE] -explore [-explore-runs N] [-seeds RANGE] [-j N] [-json] [-compress]
-//	sf-run [-c FILE] -seed N -stop-at DURATION -snapshot FILE
+//	sf-run [-c FILE] -seed N -stop-at DURATION -snapshot FILE [-inspect]
 //	sf-run [-c FILE] -from FILE [-faults FILE] [-inspect] [-json]
 //
 // Every form also takes -profile NAME and -set PATH=VALUE; a sweep and a
@@ -184,7 +184,10 @@
 // sf-run exits 1 for it, as sf-check does. -inspect, with
 // -seed, lists each node's disk after the run: every file with its size, the
 // bytes that would survive a crash and those still pending, the ranges a
-// fault corrupted, and how full the disk is.
+// fault corrupted, and how full the disk is. With -snapshot, -inspect lists
+// the world at the snapshot's moment instead: each node's disk, then the
+// open descriptors of its running instance (files with their offsets,
+// sockets with their ends, state and unread bytes), or "down".
 //
 // Exit status: 0 every seed passed, 1 a seed failed, its history check gave
 // up, or a property was never true, 2 bad usage or input (a broken world

@@ -205,3 +205,41 @@ func snapshotFaults(t *testing.T, dir, failing string) {
 		}
 	}
 }
+
+// TestSnapshotInspect: -snapshot FILE -inspect lists, after writing the
+// file, each node's disk and the open descriptors of its running instance
+// at the snapshot's moment: files with their offsets, listeners and
+// connections with their state, a node that is down. The file is the one
+// written without -inspect.
+func TestSnapshotInspect(t *testing.T) {
+	tools.Need(t)
+	dir := kvlogDir(t)
+	tmp := t.TempDir()
+	for _, c := range []struct {
+		stopAt string
+		want   []string
+	}{
+		// Seed 3 runs its writes over one connection at 1s...
+		{"1s", []string{"disks at the snapshot (step ", "data/kv.log ", "open descriptors at the snapshot (step ",
+			"  server#1:\n", "  3  dir / (the disk's root, preopened)\n", "  4  file data/kv.log (read, write) at offset ",
+			"  5  socket tcp listening on port 7000, 0 waiting to be accepted\n",
+			"  6  socket tcp from client on port 7000, established, ", "  client#1:\n", "  4  socket tcp to server:7000, established, "}},
+		// ...and at 3s its server is down (crashed at 2.75s until 3.16s)
+		// while the client dials it again.
+		{"3s", []string{"  server: down\n", "  client#1:\n", "  4  socket tcp to server:7000, connecting, 0 bytes unread\n"}},
+	} {
+		plain, inspected := filepath.Join(tmp, "plain-"+c.stopAt+".snap"), filepath.Join(tmp, "inspect-"+c.stopAt+".snap")
+		sfRun(t, dir, "-c", "seedfall.fixed.json", "-seed", "3", "-stop-at", c.stopAt, "-snapshot", plain).WantExitClean(t, 0)
+		r := sfRun(t, dir, "-c", "seedfall.fixed.json", "-seed", "3", "-stop-at", c.stopAt, "-snapshot", inspected, "-inspect")
+		r.WantExitClean(t, 0)
+		for _, want := range c.want {
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("-stop-at %s -inspect: the listing lacks %q\n%s", c.stopAt, want, r)
+			}
+		}
+		a, b := clitest.ReadFile(t, plain), clitest.ReadFile(t, inspected)
+		if a != b {
+			t.Errorf("-stop-at %s: the snapshot written with -inspect differs from the one without", c.stopAt)
+		}
+	}
+}

@@ -77,7 +77,7 @@ func runSpec(r *Run) *cmdspec.Command {
 				return err
 			})},
 		profileOption(&r.Profile),
-		{Flag: "inspect", Usage: "with -seed: list each node's files and disk use after the run",
+		{Flag: "inspect", Usage: "with -seed: list each node's files and disk use after the run; with -snapshot: its files, descriptors and sockets at the snapshot",
 			Doc:   "also return each node's disk after the run: files, sizes, durable and pending bytes, corrupted ranges (sf-run -inspect)",
 			Value: cmdspec.Bool(&r.Inspect)},
 		setOption(&r.Set),
@@ -234,7 +234,7 @@ func (r *Run) snapshotFlags(spec *cmdspec.Command) error {
 		if !spec.Given("seed") {
 			return usage("-snapshot needs -seed N: it snapshots one seed's run")
 		}
-		for _, f := range []string{"check", "pin", "faults", "inspect", "json"} {
+		for _, f := range []string{"check", "pin", "faults", "json"} {
 			if spec.Given(f) {
 				return usage("-snapshot does not take -%s", f)
 			}

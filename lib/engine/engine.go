@@ -17,6 +17,7 @@ type (
 	Property   = core.Property
 	SiteResult = core.SiteResult
 	NodeDisk   = core.NodeDisk
+	NodeFDs    = core.NodeFDs
 	Limits     = core.Limits
 	Preempt    = core.Preempt
 	NetFaults  = core.NetFaults

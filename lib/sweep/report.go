@@ -169,6 +169,29 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 // what is pending and what is damaged, and how full the disk is.
 func printDisks(w io.Writer, disks []engine.NodeDisk) {
 	fmt.Fprintln(w, "disks at the end of the run:")
+	printFiles(w, disks)
+}
+
+// printNodes is the -snapshot -inspect view: each node's disk, then the
+// descriptors of its running instance, at the snapshot's moment.
+func printNodes(w io.Writer, when string, disks []engine.NodeDisk, fds []engine.NodeFDs) {
+	fmt.Fprintf(w, "disks %s:\n", when)
+	printFiles(w, disks)
+	fmt.Fprintf(w, "open descriptors %s:\n", when)
+	for _, n := range fds {
+		if n.Instance == "" {
+			fmt.Fprintf(w, "  %s: down\n", n.Node)
+			continue
+		}
+		fmt.Fprintf(w, "  %s:\n", n.Instance)
+		for _, f := range n.FDs {
+			fmt.Fprintf(w, "    %3d  %s\n", f.FD, f.What)
+		}
+	}
+}
+
+// printFiles lists each node's disk usage and files.
+func printFiles(w io.Writer, disks []engine.NodeDisk) {
 	for _, d := range disks {
 		if d.CapacityBytes > 0 {
 			fmt.Fprintf(w, "  %s: %d of %d bytes used (%.1f%%)\n", d.Node, d.UsageBytes, d.CapacityBytes, 100*float64(d.UsageBytes)/float64(d.CapacityBytes))

@@ -35,6 +35,8 @@ func (s *sweeper) snapshot() (int, error) {
 	opts := s.p.RunOptions(nil)
 	var (
 		fork    *engine.Fork
+		disks   []engine.NodeDisk
+		fds     []engine.NodeFDs
 		refused error
 		tried   int
 	)
@@ -51,6 +53,9 @@ func (s *sweeper) snapshot() (int, error) {
 			return
 		}
 		fork = f
+		if o.Inspect {
+			disks, fds = p.Inspect()
+		}
 		s.interrupt.Store(true) // the rest of the run is the snapshot's to make
 	}
 	out := s.p.One(runner.Job{Seed: seed, Options: opts}, s.interrupt)
@@ -87,6 +92,10 @@ func (s *sweeper) snapshot() (int, error) {
 	fmt.Fprintf(s.human, "seed %d: snapshot at step %d, t=%s, written to %s (%s, %s of state uncompressed)\n", seed, fork.Step,
 		time.Duration(fork.AtNs), textfmt.Display(o.Snapshot), mib(n), mib(w.Len()))
 	fmt.Fprintf(s.human, "continue it: %s\n", ShellJoin(append(worldArgs(o), "-from", o.Snapshot)))
+	if o.Inspect {
+		fmt.Fprintln(s.human)
+		printNodes(s.human, fmt.Sprintf("at the snapshot (step %d, t=%s)", fork.Step, time.Duration(fork.AtNs)), disks, fds)
+	}
 	return ExitPass, nil
 }
 
