@@ -72,10 +72,11 @@ func (sf *seedForks) take(p *runner.Prepared, cands []candidate, o Options) erro
 			return fmt.Errorf("running seed %d again for its forks: %w", seed, out.Err)
 		case out.Interrupted:
 		case out.Result.Hash != b.hash || out.Result.AtNs != b.end:
-			// The runs are the same seed with the same options: anything
-			// else is a bug in sf.
-			return fmt.Errorf("seed %d, run again for its forks, ended at t=%s with hash %016x, its first run at t=%s with hash %016x",
-				seed, schedule.Time(out.Result.AtNs), out.Result.Hash, schedule.Time(b.end), b.hash)
+			// The runs are the same seed with the same options: branches
+			// started from forks of this one would not be those of the
+			// first.
+			return fmt.Errorf("seed %d, run again for its forks, ended at t=%s with hash %016x, its first run at t=%s with hash %016x: the world does not run deterministically (sf-run -check -seed %d shows where)",
+				seed, schedule.Time(out.Result.AtNs), out.Result.Hash, schedule.Time(b.end), b.hash, seed)
 		}
 		return nil
 	})
