@@ -69,6 +69,13 @@ type Options struct {
 	// Interrupt, when it becomes true, ends the runs at their next step
 	// and stops the exploration.
 	Interrupt *atomic.Bool
+	// NoForks runs every branch from the start. By default the first time
+	// a seed is branched, one more run of it, not counted, leaves forks of
+	// itself (within runner.ForkBytesMax bytes of guest memory for all the
+	// seeds), and each of its branches starts from the latest fork before
+	// its first branch point, which ends the same and takes less time.
+	// Tests compare the two.
+	NoForks bool
 }
 
 // Found is one failure explore found.
@@ -99,6 +106,9 @@ type Outcome struct {
 	Found       []Found
 	Signals     int // distinct things reached (see reached)
 	Interrupted bool
+	// Forked counts the branches that started from a fork of their seed's
+	// run (Options.NoForks).
+	Forked int
 	// Tables sums the properties and buggify sites of every run made, as a
 	// sweep's summary sums its seeds'.
 	Tables *sweep.Tables
@@ -203,6 +213,11 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	out := &Outcome{Tables: sweep.NewTables(p)}
 	cov := &coverage{seen: map[string]bool{}, margin: map[string]margin.Value{}}
 	var corpus []entry
+	var forks *seedForks
+	if !o.NoForks {
+		forks = newSeedForks()
+		defer forks.release()
+	}
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
 
 	// consider takes the results of a batch in candidate order, so the
@@ -252,6 +267,9 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 				if len(news) == 0 {
 					continue
 				}
+				if forks != nil && len(c.branches) == 0 {
+					forks.remember(c.seed, r)
+				}
 				e := entry{seed: c.seed, branches: c.branches, from: setupAt, end: r.AtNs}
 				if n := len(c.branches); n > 0 {
 					// A branch before the run's last one could not follow
@@ -285,7 +303,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 		for _, s := range seeds[from:min(from+batch, len(seeds))] {
 			cands = append(cands, candidate{seed: s})
 		}
-		results, err := runAll(p, cands, o)
+		results, err := runAll(p, cands, o, nil)
 		if err != nil {
 			return nil, err
 		}
@@ -308,7 +326,15 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 			br := append(append([]schedule.Branch{}, e.branches...), schedule.Branch{At: schedule.Dur(at), Key: s.Uint64()})
 			cands = append(cands, candidate{seed: e.seed, branches: br})
 		}
-		results, err := runAll(p, cands, o)
+		if forks != nil {
+			if err := forks.take(p, cands, o); err != nil {
+				return nil, err
+			}
+			if interrupted() {
+				break
+			}
+		}
+		results, err := runAll(p, cands, o, forks.forks())
 		if err != nil {
 			return nil, err
 		}
@@ -320,14 +346,16 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 		}
 	}
 	out.Interrupted = interrupted()
+	out.Forked = forks.started()
 	return out, nil
 }
 
-// runAll makes the runs of a batch, up to o.Jobs at once.
-func runAll(p *runner.Prepared, cands []candidate, o Options) ([]*engine.Result, error) {
+// runAll makes the runs of a batch, up to o.Jobs at once, each from the
+// latest of fs's forks that admits it when fs is set.
+func runAll(p *runner.Prepared, cands []candidate, o Options, fs *runner.Forks) ([]*engine.Result, error) {
 	jobs := make([]runner.Job, len(cands))
 	for i, c := range cands {
-		jobs[i] = runner.Job{Seed: c.seed, Options: engine.Options{Branches: c.branches, RedrawAfterBranch: true}}
+		jobs[i] = runner.Job{Seed: c.seed, Options: engine.Options{Branches: c.branches, RedrawAfterBranch: true}, Forks: fs}
 	}
 	results := make([]*engine.Result, len(cands))
 	err := p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(out runner.Outcome) error {

@@ -22,17 +22,16 @@ import (
 // The kernel's ABI, from linux/userfaultfd.h and linux/fs.h; the ioctl
 // numbers are _IOWR(type, nr, size), encoded alike on amd64 and arm64.
 const (
-	uffdAPI             = 0xAA
-	uffdFeatureWPUnpop  = 1 << 13 // protect pages not yet touched too
-	uffdFeatureWPAsync  = 1 << 15
-	uffdRegisterModeWP  = 1 << 1
-	pmScanWPMatching    = 1 << 0 // protect what the scan reports
-	pmScanCheckWPAsync  = 1 << 1 // fail on a range not under async protection
-	pageIsWritten       = 1 << 1
-	ioctlUffdAPI        = 3<<30 | 24<<16 | uffdAPI<<8 | 0x3F
-	ioctlUffdRegister   = 3<<30 | 32<<16 | uffdAPI<<8 | 0x00
-	ioctlUffdUnregister = 2<<30 | 16<<16 | uffdAPI<<8 | 0x01
-	ioctlPagemapScan    = 3<<30 | 96<<16 | 'f'<<8 | 16
+	uffdAPI            = 0xAA
+	uffdFeatureWPUnpop = 1 << 13 // protect pages not yet touched too
+	uffdFeatureWPAsync = 1 << 15
+	uffdRegisterModeWP = 1 << 1
+	pmScanWPMatching   = 1 << 0 // protect what the scan reports
+	pmScanCheckWPAsync = 1 << 1 // fail on a range not under async protection
+	pageIsWritten      = 1 << 1
+	ioctlUffdAPI       = 3<<30 | 24<<16 | uffdAPI<<8 | 0x3F
+	ioctlUffdRegister  = 3<<30 | 32<<16 | uffdAPI<<8 // nr 0x00
+	ioctlPagemapScan   = 3<<30 | 96<<16 | 'f'<<8 | 16
 )
 
 // pmScanArg is struct pm_scan_arg.
@@ -108,13 +107,6 @@ func watchStart(host, n uintptr) bool {
 		m.watched = true
 	}
 	return true
-}
-
-// watchStop takes a guest memory out of the watch, which also unprotects
-// its pages, before it is reused or unmapped.
-func watchStop(buf []byte) {
-	r := [2]uint64{uint64(uintptr(unsafe.Pointer(unsafe.SliceData(buf)))), uint64(len(buf))}
-	ioctl(watch.uffd, ioctlUffdUnregister, unsafe.Pointer(&r))
 }
 
 // scanBuf is what one PAGEMAP_SCAN reads and writes. The kernel finds the

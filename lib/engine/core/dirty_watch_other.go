@@ -8,5 +8,3 @@ package core
 func watchStart(host, n uintptr) bool { return false }
 
 func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool { return false }
-
-func watchStop(buf []byte) {}

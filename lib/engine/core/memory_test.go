@@ -28,3 +28,30 @@ func TestImageMemoryIsZeroAboveTheImage(t *testing.T) {
 		m.Free()
 	}
 }
+
+// TestReusedLargeMemoryIsZero: a freed memory that used more than the
+// pool clears on reuse gives its pages past that back (dropPages); a guest
+// that reuses it must read zero there too.
+func TestReusedLargeMemoryIsZero(t *testing.T) {
+	const used = memoryPoolClearMax + 8<<20
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	for range 2 {
+		dirty := newLinearMemory(1<<20, limit)
+		buf := dirty.Reallocate(used)
+		for i := 0; i < len(buf); i += 4096 {
+			buf[i], buf[len(buf)-1] = 0xa5, 0xa5
+		}
+		dirty.Free()
+		m := newLinearMemory(1<<20, limit)
+		got := m.Reallocate(used)
+		for i := 0; i < len(got); i += 4096 {
+			if got[i] != 0 {
+				t.Fatalf("byte %d of a reused memory is %#x, not zero", i, got[i])
+			}
+		}
+		if got[len(got)-1] != 0 {
+			t.Fatalf("the last byte of a reused memory is %#x, not zero", got[len(got)-1])
+		}
+		m.Free()
+	}
+}

@@ -91,7 +91,7 @@ func (m *mmapMemory) Free() {
 		// Keep the first pages, which a reuse clears, and give the rest
 		// back: a large guest then costs page faults only past them, where
 		// unmapping the whole of it cost them everywhere.
-		syscall.Madvise(m.buf[memoryPoolClearMax:min((used+4095)&^4095, uint64(len(m.buf)))], syscall.MADV_DONTNEED)
+		dropPages(m.buf[memoryPoolClearMax:min((used+4095)&^4095, uint64(len(m.buf)))])
 		used = memoryPoolClearMax
 	}
 	select {
