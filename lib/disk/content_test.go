@@ -5,6 +5,8 @@ import (
 	"maps"
 	"slices"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/wire"
 )
 
 // heldPages counts the distinct pages the files of fs hold, and the pages
@@ -165,10 +167,29 @@ func TestSparseFile(t *testing.T) {
 		}
 	}
 	read(fs, "after the writes")
+	// A snapshot keeps the pages past the list too, and only those.
+	decoded := func(what string) {
+		t.Helper()
+		enc := encodeFS(fs)
+		rd := wire.NewReader(enc)
+		d := Decode(rd, func() int64 { return 0 })
+		if err := rd.Done(); err != nil {
+			t.Fatalf("%s: decoding: %v", what, err)
+		}
+		read(d, what+", decoded")
+		if !bytes.Equal(encodeFS(d), enc) {
+			t.Errorf("%s: the decoded file system encodes otherwise", what)
+		}
+		if dn := d.inodes[f]; len(dn.data.far) != len(n.data.far) {
+			t.Errorf("%s: decoded, %d pages past the list, want %d", what, len(dn.data.far), len(n.data.far))
+		}
+	}
+	decoded("before the sync")
 	sync(t, fs, f)
 	if distinct, _ := heldPages(fs); distinct != 4 {
 		t.Errorf("after a sync the file holds %d distinct pages, want the 4 written", distinct)
 	}
+	decoded("after the sync")
 	fs.Crash()
 	read(fs, "after a crash")
 	c := fs.Clone(func() int64 { return 0 })

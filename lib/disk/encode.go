@@ -95,16 +95,29 @@ const (
 func (c *content) encode(w *wire.Writer, twin *content) {
 	w.Int(c.size)
 	w.Uint(uint64(len(c.pages)))
-	for p, pg := range c.pages {
-		switch {
-		case pg == nil:
-			w.Uint(pageNil)
-		case twin != nil && c.shared(int64(p), twin):
-			w.Uint(pageTwin)
-		default:
-			w.Uint(pageOwn)
-			w.Bytes(pg[:])
-		}
+	for p := range c.pages {
+		c.encodePage(w, int64(p), twin)
+	}
+	// A sparse file's pages past the list: only those written, by index.
+	far := c.farPages()
+	w.Uint(uint64(len(far)))
+	for _, p := range far {
+		w.Int(p)
+		c.encodePage(w, p, twin)
+	}
+}
+
+// encodePage writes page p of c as a tag and, for a page of its own, its
+// bytes.
+func (c *content) encodePage(w *wire.Writer, p int64, twin *content) {
+	switch pg := c.page(p); {
+	case pg == nil:
+		w.Uint(pageNil)
+	case twin != nil && c.shared(p, twin):
+		w.Uint(pageTwin)
+	default:
+		w.Uint(pageOwn)
+		w.Bytes(pg[:])
 	}
 }
 
@@ -209,20 +222,20 @@ func decodeInode(r *wire.Reader, pool *pagePool) *inode {
 	if k := r.Len(wire.ListMax); k > 0 || !keepNil {
 		n.pending = make([]fileOp, k)
 		for i := range n.pending {
-			n.pending[i] = fileOp{seq: r.Uint(), truncate: r.Bool(), off: r.IntIn(0, FileBytesMax), data: r.Bytes(FileBytesMax), rest: r.Bool()}
+			n.pending[i] = fileOp{seq: r.Uint(), truncate: r.Bool(), off: r.IntIn(0, SparseFileBytesMax), data: r.Bytes(FileBytesMax), rest: r.Bool()}
 		}
 	}
 	hasStale := r.Bool()
 	if k := r.Len(wire.ListMax); k > 0 || hasStale {
 		n.stale = make(map[int64]bool, k)
 		for range k {
-			n.stale[r.IntIn(0, FileBytesMax/PageBytes)] = r.Bool()
+			n.stale[r.IntIn(0, SparseFileBytesMax/PageBytes)] = r.Bool()
 		}
 	}
 	if k := r.Len(wire.ListMax); k > 0 {
 		n.damaged = make(ranges, k)
 		for i := range n.damaged {
-			n.damaged[i] = [2]int64{r.IntIn(0, FileBytesMax), r.IntIn(0, FileBytesMax)}
+			n.damaged[i] = [2]int64{r.IntIn(0, SparseFileBytesMax), r.IntIn(0, SparseFileBytesMax)}
 		}
 	}
 	n.entries = decodeEntries(r)
@@ -238,37 +251,65 @@ func decodeInode(r *wire.Reader, pool *pagePool) *inode {
 }
 
 func decodeContent(r *wire.Reader, twin *content) content {
-	c := content{size: r.IntIn(0, FileBytesMax)}
+	c := content{size: r.IntIn(0, SparseFileBytesMax)}
 	k := r.Len(wire.ListMax)
-	if int64(k) != numPages(c.size) {
+	if int64(k) != min(numPages(c.size), denseSlots) {
 		r.Failf("a content of %d bytes in %d pages", c.size, k)
 		return content{}
 	}
-	if k == 0 {
-		return c
+	if k > 0 {
+		c.pages = make([]*page, k)
 	}
-	c.pages = make([]*page, k)
 	for p := range c.pages {
-		switch r.UintIn(pageTwin) {
-		case pageNil:
-		case pageOwn:
-			b := r.View(PageBytes)
-			if len(b) != PageBytes {
-				r.Failf("a page of %d bytes", len(b))
-				return content{}
-			}
-			pg := new(page)
-			copy(pg[:], b)
-			c.pages[p] = pg
-		case pageTwin:
-			if twin == nil || p >= len(twin.pages) || twin.pages[p] == nil {
-				r.Failf("page %d shared with a page the current content does not have", p)
-				return content{}
-			}
-			c.pages[p] = twin.pages[p]
+		pg, ok := decodePage(r, int64(p), twin)
+		if !ok {
+			return content{}
 		}
+		c.pages[p] = pg
+	}
+	nfar := r.Len(wire.ListMax)
+	last := int64(denseSlots - 1)
+	for range nfar {
+		p := r.Int()
+		if p <= last || p >= numPages(c.size) {
+			r.Failf("page %d of a sparse file of %d bytes, after page %d", p, c.size, last)
+			return content{}
+		}
+		last = p
+		pg, ok := decodePage(r, p, twin)
+		if !ok {
+			return content{}
+		}
+		if pg == nil {
+			r.Failf("a hole listed as page %d of a sparse file", p)
+			return content{}
+		}
+		c.setPage(p, pg)
 	}
 	return c
+}
+
+// decodePage reads page p as encodePage wrote it; a page shared with twin
+// must be one twin has.
+func decodePage(r *wire.Reader, p int64, twin *content) (*page, bool) {
+	switch r.UintIn(pageTwin) {
+	case pageOwn:
+		b := r.View(PageBytes)
+		if len(b) != PageBytes {
+			r.Failf("a page of %d bytes", len(b))
+			return nil, false
+		}
+		pg := new(page)
+		copy(pg[:], b)
+		return pg, true
+	case pageTwin:
+		if twin == nil || twin.page(p) == nil {
+			r.Failf("page %d shared with a page the current content does not have", p)
+			return nil, false
+		}
+		return twin.page(p), true
+	}
+	return nil, r.Err() == nil
 }
 
 func decodeEdits(r *wire.Reader) []entryEdit {

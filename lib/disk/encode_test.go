@@ -105,7 +105,7 @@ func TestEncodeCoversEveryField(t *testing.T) {
 		reflect.TypeFor[FS](): "StrictDirs now capacityBytes usedBytes inodes nextIno seq dirOps pool mutant mutantHits holes",
 		reflect.TypeFor[inode](): "ino typ atim mtim ctim links lastPath durableLinks data durable pool pending opBuf stale damaged " +
 			"entries durableEntries parent subdirs dead target",
-		reflect.TypeFor[content]():   "size pages",
+		reflect.TypeFor[content]():   "size pages far",
 		reflect.TypeFor[fileOp]():    "seq truncate off data rest",
 		reflect.TypeFor[dirOp]():     "seq kind edits parents unsynced movesDir emptied",
 		reflect.TypeFor[link]():      "dir name",

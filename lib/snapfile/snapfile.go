@@ -34,8 +34,9 @@ const Magic = "sf-snapshot\n"
 
 // Format is the version of the encoding. A file of another format is
 // refused as written by another sf. Format 2: a mapping holds its shadow's
-// bytes, kept by the host, instead of the guest address of a copy.
-const Format = 2
+// bytes, kept by the host, instead of the guest address of a copy. Format
+// 3: a sparse file's pages past the dense list are written too.
+const Format = 3
 
 const (
 	// HeaderBytesMax bounds the header.
