@@ -19,7 +19,12 @@ import (
 // forked. A fork decoded in another engine ends the same.
 func TestForkEncodeResume(t *testing.T) {
 	worlds := forkWorlds
-	if testing.Short() {
+	switch {
+	case raceEnabled:
+		// The resumption's goroutines on one world; the encoding is
+		// sequential, and the run without -race does every world.
+		worlds = worlds[:1]
+	case testing.Short():
 		worlds = worlds[:3]
 	}
 	for _, w := range worlds {
@@ -88,6 +93,9 @@ func encode(t *testing.T, f *engine.Fork) []byte {
 // corrupt, or to a fork, and never panics; a fork decoded for a world with
 // other nodes is refused with an error that names them.
 func TestForkDecodeCorrupt(t *testing.T) {
+	if raceEnabled {
+		t.Skip("decoding runs on one goroutine: nothing for -race to watch; the run without -race does it")
+	}
 	p := prepareWorld(t, "examples/kvlog/seedfall.fixed.json", []string{"faults.preset=everything"})
 	f := forkAt(t, func(o engine.Options) (*engine.Result, error) { return p.Engine.Run(p.Spec, 1, o) }, 40)
 	enc := encode(t, f)
