@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/wire"
+	"github.com/sf-dst/sf/lib/wire/wiretest"
 )
 
 // TestPlannerEncodeGoesOn: a planner encoded and decoded after any number
@@ -122,13 +122,5 @@ func TestPlannerEncodeCoversEveryField(t *testing.T) {
 		reflect.TypeFor[Gen]():     "Kind Node S T Ahead Done",
 		reflect.TypeFor[head]():    "f ok",
 	}
-	for typ, want := range pinned {
-		var got []string
-		for i := range typ.NumField() {
-			got = append(got, typ.Field(i).Name)
-		}
-		if g := strings.Join(got, " "); g != want {
-			t.Errorf("%s's fields are now\n\t%s\nEncode knows\n\t%s", typ, g, want)
-		}
-	}
+	wiretest.CheckFields(t, pinned)
 }

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/wire"
+	"github.com/sf-dst/sf/lib/wire/wiretest"
 )
 
 // TestRecorderEncodeGoesOn: a recorder encoded and decoded with operations
@@ -76,13 +76,5 @@ func TestRecorderEncodeCoversEveryField(t *testing.T) {
 		reflect.TypeFor[Recorder](): "events open nextID ops",
 		reflect.TypeFor[Event]():    "Index Type Process F Key Value Time ID Line",
 	}
-	for typ, want := range pinned {
-		var got []string
-		for i := range typ.NumField() {
-			got = append(got, typ.Field(i).Name)
-		}
-		if g := strings.Join(got, " "); g != want {
-			t.Errorf("%s's fields are now\n\t%s\nEncode knows\n\t%s", typ, g, want)
-		}
-	}
+	wiretest.CheckFields(t, pinned)
 }

@@ -4,10 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/sf-dst/sf/lib/wire"
+	"github.com/sf-dst/sf/lib/wire/wiretest"
 )
 
 // TestEncodeGoesOn: a network encoded and decoded at any moment of a script
@@ -118,13 +118,5 @@ func TestEncodeCoversEveryField(t *testing.T) {
 		reflect.TypeFor[Drops]():       "Loss Cut NoSocket Full",
 		reflect.TypeFor[Link]():        "From To LatencyNs",
 	}
-	for typ, want := range pinned {
-		var got []string
-		for i := range typ.NumField() {
-			got = append(got, typ.Field(i).Name)
-		}
-		if g := strings.Join(got, " "); g != want {
-			t.Errorf("%s's fields are now\n\t%s\nEncode knows\n\t%s", typ, g, want)
-		}
-	}
+	wiretest.CheckFields(t, pinned)
 }
