@@ -1,7 +1,6 @@
 package schedule
 
 import (
-	"strings"
 	"testing"
 	"time"
 )
@@ -32,23 +31,7 @@ func TestCheckNodesWithoutFaults(t *testing.T) {
 		{"buggify on it stands", `{"at": "1s", "kind": "buggify", "node": "n2", "site": "s", "op": 1, "until": "1s"}`, ``},
 		{"a partition that leaves it out stands", `{"at": "1s", "kind": "partition", "side": ["n1"], "until": "2s"}`, ``},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse("f.json", []byte("["+tt.fault+"]"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = s.Check(offWorld)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tt.want != "" && err == nil:
-				t.Fatalf("accepted")
-			case tt.want != "" && !strings.HasPrefix(err.Error(), tt.want):
-				t.Fatalf("error\n  %s\nwant\n  %s", err, tt.want)
-			}
-		})
-	}
+	checkFaults(t, offWorld, tests)
 }
 
 // TestCheckNoOps is issue 27's: a fault that would do nothing is refused
@@ -64,23 +47,7 @@ func TestCheckNoOps(t *testing.T) {
 		{"a jump back stands", `{"at": "1s", "kind": "clock_jump", "node": "server", "delta": "-2s", "until": "1s"}`, ``},
 		{"a slow clog with a delay stands", `{"at": "1s", "kind": "clog", "from": "server", "to": "client", "mode": "slow", "delay": "5ms", "until": "2s"}`, ``},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse("f.json", []byte("["+tt.fault+"]"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = s.Check(world)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tt.want != "" && err == nil:
-				t.Fatalf("accepted")
-			case tt.want != "" && !strings.HasPrefix(err.Error(), tt.want):
-				t.Fatalf("error\n  %s\nwant\n  %s", err, tt.want)
-			}
-		})
-	}
+	checkFaults(t, world, tests)
 }
 
 // TestRingPartitionStands: a ring is written as overlapping groups (the

@@ -97,23 +97,7 @@ func TestCheck(t *testing.T) {
 		{"buggify site", `{"at": "1s", "kind": "buggify", "node": "server", "op": 2}`, `faults[0].site: missing: a buggify fault names its site`},
 		{"preempt without pct", `{"at": "1s", "kind": "preempt", "node": "server", "op": 2}`, `faults[0].kind: a preempt fault needs preempt.strategy pct in the world`},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			s, err := Parse("f.json", []byte("["+tt.fault+"]"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = s.Check(world)
-			switch {
-			case tt.want == "" && err != nil:
-				t.Fatalf("refused: %v", err)
-			case tt.want != "" && err == nil:
-				t.Fatalf("accepted")
-			case tt.want != "" && !strings.HasPrefix(err.Error(), tt.want):
-				t.Fatalf("error\n  %s\nwant\n  %s", err, tt.want)
-			}
-		})
-	}
+	checkFaults(t, world, tests)
 	s := &Schedule{Duration: Dur(2 * time.Second), Faults: []Fault{{At: Dur(3 * time.Second), Kind: faults.KindNetReset, Node: "server"}}}
 	if err := s.Check(world); err == nil || err.Error() != "faults[0].at: 3s is after the end of the run (2s)" {
 		t.Fatalf("the schedule's own duration is the end: %v", err)
@@ -170,5 +154,29 @@ func TestDescribeAndLines(t *testing.T) {
 	want := []string{"  1     427.268ms  crash server, restart at 791.388ms", "  2       1.7052s  reset the connections of server"}
 	if !reflect.DeepEqual(lines, want) {
 		t.Fatalf("Lines =\n%q\nwant\n%q", lines, want)
+	}
+}
+
+// checkFaults reads each case's fault as a one-fault schedule and checks it
+// against w: a case with want is refused with an error that starts with
+// it, one without stands.
+func checkFaults(t *testing.T, w World, tests []struct{ name, fault, want string }) {
+	t.Helper()
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, err := Parse("f.json", []byte("["+tt.fault+"]"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.Check(w)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("refused: %v", err)
+			case tt.want != "" && err == nil:
+				t.Fatalf("accepted")
+			case tt.want != "" && !strings.HasPrefix(err.Error(), tt.want):
+				t.Fatalf("error\n  %s\nwant\n  %s", err, tt.want)
+			}
+		})
 	}
 }
