@@ -16,13 +16,16 @@ SHELL := /bin/bash
 #                (BenchmarkGuestSpeed), how long forking and resuming a
 #                world takes (BenchmarkFork), and seeds/s with and without
 #                "fork": "setup" (BenchmarkSetupFork)
+#   make campaign  the long sweeps of the library campaign (docs/findings.md):
+#                every fault mix of examples/rosedbwal and tidwallwal, at -j 1,
+#                CAMPAIGN_SEEDS seeds each (hours; kept out of make test)
 #   make fork-check  fork the example worlds of TestForkResume at every
 #                scheduler step and resume each fork (tens of minutes)
 GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
 
-.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update fork-check
+.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update fork-check campaign
 
 all: build
 
@@ -119,6 +122,13 @@ corpus:
 
 corpus-update:
 	$(GO) test -count=1 -timeout 60m -run '^TestCorpus$$' ./lib/determinism -update
+
+# campaign runs tools/campaign.sh: one sweep per library and fault mix, each
+# replaying its world's pinned findings first, so it fails while a library
+# keeps a bug that docs/findings.md lists.
+CAMPAIGN_SEEDS ?= 1-1000
+campaign: build
+	@tools/campaign.sh bin/sf-run $(CAMPAIGN_SEEDS)
 
 # fork-check forks every step of TestForkResume's seeds, where make test forks
 # a spread of them.

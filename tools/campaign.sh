@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# campaign.sh SF_RUN [SEEDS]: the long sweeps of the library campaign (issue 28,
+# docs/findings.md), one fault mix after another at -j 1, under nice, SEEDS
+# seeds each (default 1-1000). A mix is a world file and -set overrides; the
+# faults follow config-and-faults "Choosing rates": crashes and torn writes,
+# then crash_on_io, fsync_eio with strict_dirs, reorder_writes with each
+# fs_model, then the disk faults a storage engine must survive or detect.
+# Each sweep replays its world's pinned findings first, so a world whose
+# library still has a finding fails; the script goes on and prints a summary
+# line for every mix, and exits 1 when any failed.
+set -uo pipefail
+sfrun=${1:?usage: campaign.sh SF_RUN [SEEDS]}
+seeds=${2:-1-1000}
+mixes=(
+  "examples/rosedbwal/seedfall.json"
+  "examples/rosedbwal/seedfall.repair.json faults.crash_on_io=0"
+  "examples/rosedbwal/seedfall.repair.json"
+  "examples/rosedbwal/seedfall.repair.json faults.fsync_eio=0.01 faults.strict_dirs=true"
+  "examples/rosedbwal/seedfall.reorder.json"
+  "examples/rosedbwal/seedfall.reorder.json faults.fs_model=page_independent"
+  "examples/rosedbwal/seedfall.reorder.json faults.fs_model=dir_reorder faults.strict_dirs=true"
+  "examples/rosedbwal/seedfall.repair.json faults.read_corrupt=0.001 faults.corrupt_on_crash=true faults.write_eio=0.005"
+  "examples/rosedbwal/seedfall.repair.json faults.disk_bytes=4194304"
+  "examples/tidwallwal/seedfall.json faults.crash_on_io=0"
+  "examples/tidwallwal/seedfall.json"
+  "examples/tidwallwal/seedfall.json faults.fsync_eio=0.01 faults.strict_dirs=true"
+  "examples/tidwallwal/seedfall.json faults.reorder_writes=true faults.fs_model=ext4_ordered"
+  "examples/tidwallwal/seedfall.json faults.reorder_writes=true faults.fs_model=page_independent"
+  "examples/tidwallwal/seedfall.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true"
+  "examples/tidwallwal/seedfall.json faults.read_corrupt=0.001 faults.corrupt_on_crash=true faults.write_eio=0.005"
+  "examples/tidwallwal/seedfall.json faults.disk_bytes=4194304"
+)
+status=0
+for mix in "${mixes[@]}"; do
+  read -r world sets <<<"$mix"
+  args=(-c "$world" -seeds "$seeds" -j 1 -json=false)
+  for s in $sets; do args+=(-set "$s"); done
+  echo "\$ $sfrun ${args[*]}"
+  nice -n 10 "$sfrun" "${args[@]}" | grep -E '^(ok|FAIL [0-9]+ of|FAIL pin)'
+  rc=${PIPESTATUS[0]}
+  [ "$rc" = 0 ] || status=1
+  [ "$rc" -le 1 ] || echo "campaign: $world exited $rc"
+done
+exit $status
