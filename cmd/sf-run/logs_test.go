@@ -37,6 +37,8 @@ func TestLogExamples(t *testing.T) {
 				{"seedfall.json", "seedfall", "9", "acknowledged record lost: record 74"},
 				{"seedfall.reorder.json", "seedfall.reorder", "25", `read a record that was never written: BAD 17138 "r88/9964:`},
 				{"seedfall.reorder.json", "seedfall.reorder", "57", "server#9 panic: runtime error: slice bounds out of range [:37696] with capacity 32768"},
+				{"seedfall.strict_dirs.json", "seedfall.strict_dirs", "3", "acknowledged record lost: record 47"},
+				{"seedfall.fsync_eio.json", "seedfall.fsync_eio", "2", "acknowledged record lost: record 167"},
 			},
 		},
 		{
