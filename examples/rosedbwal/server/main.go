@@ -24,10 +24,11 @@
 // Usage:
 //
 // With -reread N, a read of the log that stops on an error is done again, up
-// to N times, until two reads in a row stop at the same record with the same
-// error: a checksum error from a read that flipped a bit (read_corrupt) is
-// not the log's, and reading again gets past it, while a damaged record
-// fails every read. Without it (the default) a read is done once.
+// to N times, until one gets to the end or two in a row stop at the same
+// record, and the one that got furthest counts: a checksum error from a read
+// that flipped a bit (read_corrupt) is not the log's, and reading again gets
+// past it, while a damaged record stops every read. Without it (the
+// default) a read is done once.
 //
 // Usage:
 //
@@ -107,13 +108,17 @@ type server struct {
 }
 
 // replay reads the whole log (readOnce), and after an error reads it again,
-// up to s.reread times, until two reads in a row agree.
+// up to s.reread times, until a read gets to the end or two reads in a row
+// stop at the same record. It keeps the read that got furthest: a flipped
+// bit on read only ever stops a read early.
 func (s *server) replay() ([]string, wal.ChunkPosition, error) {
 	lines, end, err := s.readOnce()
 	for i := 0; i < s.reread && err != nil; i++ {
 		again, againEnd, againErr := s.readOnce()
-		agree := againErr != nil && len(again) == len(lines) && againErr.Error() == err.Error()
-		lines, end, err = again, againEnd, againErr
+		agree := againErr != nil && len(again) == len(lines)
+		if againErr == nil || len(again) > len(lines) {
+			lines, end, err = again, againEnd, againErr
+		}
 		if agree {
 			break
 		}
