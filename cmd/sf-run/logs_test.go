@@ -47,6 +47,7 @@ func TestLogExamples(t *testing.T) {
 			example: "tidwallwal", passing: "seedfall.json", seeds: "1-2", set: []string{"faults.crash_on_io=0"},
 			pins: []logPin{
 				{"seedfall.json", "seedfall", "2", `server#2: the log opens after a crash {"error":"log corrupt"}`},
+				{"seedfall.fsync.json", "seedfall.fsync", "4", `read a record that was never written: BAD 0 ""`},
 			},
 		},
 	} {
