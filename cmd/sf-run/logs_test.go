@@ -48,6 +48,8 @@ func TestLogExamples(t *testing.T) {
 			pins: []logPin{
 				{"seedfall.json", "seedfall", "2", `server#2: the log opens after a crash {"error":"log corrupt"}`},
 				{"seedfall.fsync.json", "seedfall.fsync", "4", `read a record that was never written: BAD 0 ""`},
+				{"seedfall.strict_dirs.json", "seedfall.strict_dirs", "2", "acknowledged record lost: record 1 (35012 bytes) of 245 acknowledged"},
+				{"seedfall.dir_reorder.json", "seedfall.dir_reorder", "1", "server#2 panic: runtime error: index out of range [47] with length 47"},
 			},
 		},
 	} {
