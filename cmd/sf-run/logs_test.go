@@ -68,6 +68,9 @@ func TestLogExamples(t *testing.T) {
 				args = append(args, "-set", s)
 			}
 			sfRun(t, dir, args...).WantExit(t, 0)
+			if tc.example == "rosedbwal" {
+				rosedbReread(t, dir)
+			}
 			for _, p := range tc.pins {
 				pin := filepath.Join(src, ".seedfall", "pinned", p.pin, "seed-"+p.seed+".json")
 				r := sfRun(t, dir, "-c", p.world, "-seed", p.seed, "-faults", pin)
@@ -78,4 +81,20 @@ func TestLogExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rosedbReread: under read_corrupt a bit flipped on read makes rosedblabs/wal
+// report a checksum error for a record that is fine on disk. The server
+// without -reread takes it for damage and seed 1 loses acknowledged records;
+// with -reread 5 it reads the log again and the seed passes.
+func rosedbReread(t *testing.T, dir string) {
+	t.Helper()
+	disk := []string{"-c", "seedfall.repair.json", "-seed", "1",
+		"-set", "faults.read_corrupt=0.001", "-set", "faults.corrupt_on_crash=true", "-set", "faults.write_eio=0.005"}
+	r := sfRun(t, dir, disk...)
+	r.WantExit(t, 1)
+	if want := "acknowledged record lost"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("without -reread: the report lacks %q\n%s", want, r)
+	}
+	sfRun(t, dir, append(disk, "-set", `nodes[0].args=["-on-error","repair","-reread","5"]`)...).WantExit(t, 0)
 }
