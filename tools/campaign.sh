@@ -7,6 +7,8 @@
 # fs_model, then the disk faults a storage engine must survive or detect.
 # rosedbwal's disk-fault mix reads the log again after a checksum error
 # (-reread), since read_corrupt flips bits on the way and the log is fine.
+# disk_bytes is left out until the servers answer ERR on a full disk: with a
+# disk smaller than the log, every seed ends with the client giving up.
 # tidwallwal's later mixes leave crash_on_io out: with it most seeds fail on
 # its pinned finding before the other faults matter.
 # Each sweep replays its world's pinned findings first, so a world whose
@@ -26,7 +28,6 @@ mixes=(
   "examples/rosedbwal/seedfall.reorder.json faults.fs_model=page_independent"
   "examples/rosedbwal/seedfall.reorder.json faults.fs_model=dir_reorder faults.strict_dirs=true"
   "examples/rosedbwal/seedfall.repair.json faults.read_corrupt=0.001 faults.corrupt_on_crash=true faults.write_eio=0.005 nodes[0].args=[\"-on-error\",\"repair\",\"-reread\",\"5\"]"
-  "examples/rosedbwal/seedfall.repair.json faults.disk_bytes=4194304"
   "examples/tidwallwal/seedfall.json faults.crash_on_io=0"
   "examples/tidwallwal/seedfall.json"
   "examples/tidwallwal/seedfall.fsync.json"
@@ -34,7 +35,6 @@ mixes=(
   "examples/tidwallwal/seedfall.json faults.reorder_writes=true faults.fs_model=page_independent faults.crash_on_io=0"
   "examples/tidwallwal/seedfall.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true faults.crash_on_io=0"
   "examples/tidwallwal/seedfall.json faults.read_corrupt=0.001 faults.corrupt_on_crash=true faults.write_eio=0.005 faults.crash_on_io=0"
-  "examples/tidwallwal/seedfall.json faults.disk_bytes=4194304 faults.crash_on_io=0"
 )
 status=0
 for mix in "${mixes[@]}"; do
