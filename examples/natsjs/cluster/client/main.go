@@ -13,7 +13,7 @@
 //
 // Usage:
 //
-//	client -nodes n1,n2,n3 [-messages 300] [-pause 20ms]
+//	client -nodes n1,n2,n3 [-messages 300] [-pause 20ms] [-for 40s]
 package main
 
 import (
@@ -40,6 +40,10 @@ func main() {
 	nodes := flag.String("nodes", "n1,n2,n3", "comma-separated names of the NATS servers")
 	messages := flag.Int("messages", 300, "messages to publish")
 	pause := flag.Duration("pause", 20*time.Millisecond, "wait between two publishes")
+	// Elections under crashes and partitions can stall the publishes for
+	// many seconds; a bound on their time makes every seed end in the
+	// check rather than at the time horizon.
+	publishFor := flag.Duration("for", 40*time.Second, "stop publishing after this long, even before -messages")
 	flag.Parse()
 
 	// One connection per server, each held to its own server, so a
@@ -82,7 +86,10 @@ func main() {
 	acked := map[int]string{}
 	order := []int{}
 	n := sim.Budget(*messages)
-	for i := 1; i <= n; i++ {
+	started := time.Now()
+	sent := 0
+	for i := 1; i <= n && time.Since(started) < *publishFor; i++ {
+		sent = i
 		payload := fmt.Sprintf("m-%d", i)
 		op := sim.Invoke(0, "append", stream, payload)
 		// The same message id on every attempt and every server:
@@ -103,7 +110,7 @@ func main() {
 		}
 		time.Sleep(*pause)
 	}
-	fmt.Printf("client: %d of %d messages acknowledged\n", len(acked), n)
+	fmt.Printf("client: %d of %d messages acknowledged in %v\n", len(acked), sent, time.Since(started).Round(time.Millisecond))
 
 	// No fault while the stream is read back, and the network healed:
 	// what is missing now was lost during the publishes.
