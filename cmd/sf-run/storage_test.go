@@ -8,7 +8,7 @@ import (
 	"github.com/sf-dst/sf/lib/clitest"
 )
 
-// TestStorageExamples: examples/bboltkv, pebblekv and badgerkv, each a
+// TestStorageExamples: examples/bboltkv, pebblekv (v1 and v2) and badgerkv, each a
 // storage library built through compat_overlay, keep every acknowledged
 // write under crashes, torn writes and crash_on_io with their durable
 // settings, and their planted unsafe setting is found. bbolt builds in a few
@@ -41,10 +41,34 @@ func TestStorageExamples(t *testing.T) {
 			if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
 				t.Errorf("the report lacks %q\n%s", want, r)
 			}
-			if tc.example == "badgerkv" {
+			switch tc.example {
+			case "pebblekv":
+				pebbleV2(t, dir)
+			case "badgerkv":
 				badgerSizes(t, dir)
 			}
 		})
+	}
+}
+
+// pebbleV2: the same server on pebble v2, built through its own shim,
+// keeps every acknowledged write with pebble.Sync and loses some with
+// pebble.NoSync.
+func pebbleV2(t *testing.T, dir string) {
+	for _, w := range []string{"seedfall.v2.json", "seedfall.v2nosync.json"} {
+		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "pebblekv", w), filepath.Join(dir, w))
+	}
+	r := sfRun(t, dir, "-c", "seedfall.v2.json", "-seeds", "1-2")
+	r.WantExit(t, 0)
+	r = runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "seedfall.v2.json")
+	r.WantExit(t, 0)
+	if want := "github.com/cockroachdb/pebble/v2@v2.1.7: pebble v2"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("sf-build does not say it used pebble v2's shim (%q)\n%s", want, r)
+	}
+	r = sfRun(t, dir, "-c", "seedfall.v2nosync.json", "-seeds", "1-6")
+	r.WantExit(t, 1)
+	if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("pebble v2 with NoSync: the report lacks %q\n%s", want, r)
 	}
 }
 
