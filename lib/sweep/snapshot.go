@@ -88,7 +88,7 @@ func (s *sweeper) snapshot() (int, error) {
 		return 0, fmt.Errorf("-snapshot: %w", err)
 	}
 	if o.OnSnapshot != nil {
-		o.OnSnapshot(SnapshotWritten{Seed: seed, Step: fork.Step, AtNs: fork.AtNs, Bytes: n, StateBytes: w.Len()})
+		o.OnSnapshot(SnapshotWritten{Seed: seed, Step: fork.Step, AtNs: fork.AtNs, Bytes: n, StateBytes: w.Len(), Disks: disks, FDs: fds})
 	}
 	fmt.Fprintf(s.human, "seed %d: snapshot at step %d, t=%s, written to %s (%s, %s of state uncompressed)\n", seed, fork.Step,
 		time.Duration(fork.AtNs), textfmt.Display(o.Snapshot), mib(n), mib(w.Len()))
@@ -141,6 +141,10 @@ type SnapshotWritten struct {
 	Step              uint64
 	AtNs              int64
 	Bytes, StateBytes int
+	// Disks and FDs, with Inspect, are each node's disk and open
+	// descriptors at the snapshot, as -inspect lists them.
+	Disks []engine.NodeDisk
+	FDs   []engine.NodeFDs
 }
 
 // worldArgs are the tool and the flags that name o's world.
