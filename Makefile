@@ -21,11 +21,14 @@ SHELL := /bin/bash
 #                CAMPAIGN_SEEDS seeds each (hours; kept out of make test)
 #   make fork-check  fork the example worlds of TestForkResume at every
 #                scheduler step and resume each fork (tens of minutes)
+#   make fork-worlds  fork every world under examples/ at a spread of steps
+#                and resume each fork (TestForkEveryWorld, about 7 minutes;
+#                test-long runs it too)
 GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
 
-.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update fork-check campaign
+.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update fork-check fork-worlds campaign
 
 all: build
 
@@ -134,6 +137,12 @@ campaign: build
 # a spread of them.
 fork-check:
 	$(GO) test -count=1 -timeout 180m -run '^TestForkResume$$' ./lib/engine/core -fork-all
+
+# fork-worlds forks seed 1 of every example world (examples/*/seedfall*.json)
+# at a spread of its steps, where make test forks TestForkResume's few.
+fork-worlds: export SF_CACHE_DIR ?= $(TEST_CACHE)
+fork-worlds:
+	$(GO) test -count=1 -timeout 60m -run '^TestForkEveryWorld$$' ./lib/engine/core -fork-worlds
 
 # clean keeps .seedfall/pinned/: pinned regressions are committed with the code.
 clean:

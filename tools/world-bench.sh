@@ -8,7 +8,8 @@
 # own code (sf-run: engine, wazero, Go runtime) and the kernel, and what
 # starting every node of the world once costs: the CPU per seed of sweeps
 # that end at 1ms of virtual time, so that each node instantiates, runs Go's
-# runtime start and its packages' init, and runs main until it first waits.
+# runtime start and its packages' init, and runs main until it first waits
+# (over SF_BENCH_START_SEEDS seeds, default 200).
 #
 # The machine may be shared, so the CPU figures are the ones to compare from
 # run to run: CPU per seed and the shares are those of seeds 2-SEEDS, the
@@ -37,6 +38,10 @@ if [ "$seeds" -lt 2 ]; then
   exit 2
 fi
 limit=${SF_BENCH_TIMEOUT:-300}
+# A start costs a few milliseconds of CPU, so the difference of two sweeps of
+# SEEDS seeds each would be lost in the noise of their own starts: the starts
+# are measured over more seeds.
+startn=${SF_BENCH_START_SEEDS:-200}
 perfok=0
 if command -v perf >/dev/null && perf record -q -e cpu-clock -o /dev/null -- true >/dev/null 2>&1; then
   perfok=1
@@ -90,7 +95,7 @@ for w in "${worlds[@]}"; do
   perfok=0
   run "$tmp/j2" -c "$w" -seeds "1-$seeds" -j 2
   run "$tmp/s1" -c "$w" -seeds 1-1 -j 1 -set duration=1ms -set faults.crash_per_sec=0
-  run "$tmp/sn" -c "$w" -seeds "1-$seeds" -j 1 -set duration=1ms -set faults.crash_per_sec=0
+  run "$tmp/sn" -c "$w" -seeds "1-$startn" -j 1 -set duration=1ms -set faults.crash_per_sec=0
   perfok=$perfsave
   read -r _ sc1 <"$tmp/s1.time"
   read -r _ scn <"$tmp/sn.time"
@@ -100,7 +105,7 @@ for w in "${worlds[@]}"; do
   read -r g1 s1 k1 <<<"$(samples "$tmp/one")"
   read -r gn sn kn <<<"$(samples "$tmp/j1")"
   awk -v w="$w" -v n="$seeds" -v wall1="$wall1" -v wall2="$wall2" -v c1="$c1" -v cn="$cn" \
-    -v g1="$g1" -v s1="$s1" -v k1="$k1" -v gn="$gn" -v sn="$sn" -v kn="$kn" -v sc1="$sc1" -v scn="$scn" '
+    -v g1="$g1" -v s1="$s1" -v k1="$k1" -v gn="$gn" -v sn="$sn" -v kn="$kn" -v sc1="$sc1" -v scn="$scn" -v startn="$startn" '
     function num(k) { if (match($0, "\"" k "\":[0-9]+")) return substr($0, RSTART+length(k)+3, RLENGTH-length(k)-3)+0; return 0 }
     /"kind":"seed"/ {
       cnt++; at += num("at_ns"); real += num("real_ns"); steps += num("steps")
@@ -118,7 +123,7 @@ for w in "${worlds[@]}"; do
       }
       # Both CPU figures are differences of two sweeps; one that is not
       # positive was lost in the noise of the start of the sweeps.
-      st = 1000 * (scn - sc1) / (n - 1)
+      st = 1000 * (scn - sc1) / (startn - 1)
       printf "%-42s %9.2f %9.2f %9s %9.0f %9s %9s %7s %7s %7s %9s\n", w, n/wall1, n/wall2, (at > 0 ? sprintf("%.1f", at/real) : "-"), real/1e3/steps, (cpu > 0 ? sprintf("%.3f", cpu) : "-"), vc, gs, ss, ks, (st > 0 ? sprintf("%.1f", st) : "-")
     }' "$tmp/j1.jsonl"
 done

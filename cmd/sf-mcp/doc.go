@@ -11,9 +11,11 @@
 // margins, buggify sites), sf_replay (one seed: its record, its events with
 // details as JSON, and its programs' output apart), sf_trace_search (a
 // regular expression over one seed's trace, by node), sf_fork (a seed's
-// world written to a snapshot file at a virtual time, as sf-run -snapshot),
-// sf_resume (a snapshot continued, with sf_replay's result, as sf-run
-// -from), sf_shrink, sf_faults_edit, sf_check, sf_mutate and sf_report. Each has a JSON schema
+// world written to a snapshot file at a virtual time, as sf-run -snapshot,
+// with inspect each node's disk and open descriptors there), sf_resume (a
+// snapshot continued, with sf_replay's result, as sf-run -from, with faults
+// a schedule for the rest and with branch its streams re-keyed), sf_shrink,
+// sf_faults_edit, sf_check, sf_mutate and sf_report. Each has a JSON schema
 // for its input and its output, runs the same code as its command and gives
 // the same results; an input the command would refuse with exit status 2 is
 // a tool error that carries the command's message. docs/agents.md shows how

@@ -7,7 +7,7 @@
 //	sf-run [-c FILE] -seed N [-faults FILE] [-pin] [-inspect] [-check]
 //	sf-run [-c FILE] -explore [-explore-runs N] [-seeds RANGE] [-j N] [-json] [-compress]
 //	sf-run [-c FILE] -seed N -stop-at DURATION -snapshot FILE [-inspect]
-//	sf-run [-c FILE] -from FILE [-faults FILE] [-inspect] [-json]
+//	sf-run [-c FILE] -from FILE [-faults FILE] [-branch KEY] [-inspect] [-json]
 //
 // Every form also takes -profile NAME and -set PATH=VALUE; a sweep and a
 // replay take -history-timeout DURATION. The seeds are 1-100 unless given
@@ -69,11 +69,19 @@
 // timed faults at or after the snapshot's time and its faults at
 // operations the nodes have not reached fire; the faults before the
 // snapshot stay. That run is no longer the seed's: its replay line
-// continues the snapshot with the schedule. The file is zstd-compressed and written whole or
-// not at all; it records the sf version, the world's content key and every
-// node's module SHA-256, and -from refuses a snapshot of another sf
-// version, another world or another module build, naming the difference
-// (exit status 2), as it does a cut-short or damaged file. A seed that ends
+// continues the snapshot with the schedule. The schedule's branches must
+// come after the snapshot's time (one at or before it is an input error,
+// exit status 2). -from FILE -branch KEY continues it with every random
+// stream re-keyed by KEY 1ns after the snapshot's time: the run a replay of
+// the seed with that branch in its schedule gives, trace and
+// determinism_hash alike; its replay line continues the snapshot with
+// -branch, and the schedule a failure writes holds the branch, so that
+// -seed N -faults that schedule replays it from t=0. The file is
+// zstd-compressed and written whole or not at all; it records the sf
+// version, the world's content key and every node's module SHA-256, and
+// -from refuses a snapshot of another sf version, another world or another
+// module build, naming the difference (exit status 2), as it does a
+// cut-short or damaged file. A seed that ends
 // before -stop-at writes no file (exit status 2). A step where a node waits
 // where it cannot be resumed (at the end of a preemption time slice) is
 // passed for the next. Measured sizes: kvlog (two nodes) at 1s, 0.7 MiB

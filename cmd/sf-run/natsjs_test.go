@@ -43,3 +43,37 @@ func TestNATSJetStream(t *testing.T) {
 		t.Errorf("the report names no lost acknowledged message\n%s", r)
 	}
 }
+
+// TestNATSJetStreamCluster: examples/natsjs's cluster world, three
+// nats-server nodes routed over the simulated network with an R3 stream,
+// elects a metadata leader and a stream leader without faults, and keeps
+// every acknowledged message, in order, under crashes, torn writes,
+// partitions, clogs, slowdowns, pauses and clock jumps. It builds
+// nats-server, so it runs only without -short.
+func TestNATSJetStreamCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds nats-server for wasm; runs without -short")
+	}
+	tools.Need(t)
+	dir := t.TempDir()
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "natsjs", "seedfall.cluster.json"), filepath.Join(dir, "seedfall.cluster.json"))
+	calm := sfRun(t, dir, "-c", "seedfall.cluster.json", "-profile", "calm", "-seed", "1")
+	calm.WantExit(t, 0)
+	for _, want := range []string{
+		"Self is new JetStream cluster metadata leader",
+		"JetStream cluster new stream leader for '$G > EVENTS'",
+		"client: all 300 acknowledged messages are in the stream (300 messages)",
+	} {
+		if !strings.Contains(calm.Stdout, want) {
+			t.Errorf("the trace of seed 1 without faults does not show %q\n%s", want, calm)
+		}
+	}
+	r := sfRun(t, dir, "-c", "seedfall.cluster.json", "-seeds", "1-2", "-json")
+	r.WantExit(t, 0)
+	recs := jsonRecords(t, r)
+	for _, rec := range recs[1 : len(recs)-1] {
+		if rec["status"] != "pass" || rec["history_check"] != "ok" || rec["faults"] == 0.0 {
+			t.Errorf("seed %v: status %v, history_check %v, %v faults (%v); want a pass, an ok history and faults", rec["seed"], rec["status"], rec["history_check"], rec["faults"], rec["message"])
+		}
+	}
+}

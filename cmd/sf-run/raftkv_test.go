@@ -14,7 +14,8 @@ import (
 // through net_overlay). Reads through the leader with Barrier and
 // VerifyLeader stay linearizable under crashes and partitions; reads from
 // any node's local state are caught by the kv model; and in liveness mode
-// the cluster serves a read of every key again once the faults stop. The
+// the cluster serves a read of every key again once the faults stop; and
+// seedfall.late.json catches stale reads after its setup. The
 // first build of raft for wasm takes about 30 s, so it runs without -short.
 func TestRaftKV(t *testing.T) {
 	tools.Need(t)
@@ -23,7 +24,7 @@ func TestRaftKV(t *testing.T) {
 		t.Skip("builds hashicorp/raft and two bolts for wasm; runs without -short")
 	}
 	dir := t.TempDir()
-	for _, w := range []string{"seedfall.json", "seedfall.stale.json", "seedfall.liveness.json"} {
+	for _, w := range []string{"seedfall.json", "seedfall.stale.json", "seedfall.liveness.json", "seedfall.late.json"} {
 		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "raftkv", w), filepath.Join(dir, w))
 	}
 	r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", "1-3")
@@ -33,6 +34,15 @@ func TestRaftKV(t *testing.T) {
 	r.WantExit(t, 1)
 	if want := "is not linearizable (model kv)"; !strings.Contains(r.Stdout, want) {
 		t.Errorf("the report lacks %q\n%s", want, r)
+	}
+
+	// The late world's stale reads are caught after a setup its faults
+	// wait for, which is what makes it the measure of sf-shrink's forks.
+	r = sfRun(t, dir, "-c", "seedfall.late.json", "-seed", "4")
+	r.WantExit(t, 1)
+	setup, fault := strings.Index(r.Stdout, "setup complete (loader#1)"), strings.Index(r.Stdout, "s  fault ")
+	if !strings.Contains(r.Stdout, "is not linearizable (model kv)") || setup < 0 || fault < setup {
+		t.Errorf("want a linearizability failure whose first fault comes after the setup (at %d, %d)\n%s", setup, fault, r)
 	}
 
 	r = sfRun(t, dir, "-c", "seedfall.liveness.json", "-seeds", "1-2")

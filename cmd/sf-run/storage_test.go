@@ -8,7 +8,7 @@ import (
 	"github.com/sf-dst/sf/lib/clitest"
 )
 
-// TestStorageExamples: examples/bboltkv, pebblekv and badgerkv, each a
+// TestStorageExamples: examples/bboltkv, pebblekv (v1 and v2) and badgerkv, each a
 // storage library built through compat_overlay, keep every acknowledged
 // write under crashes, torn writes and crash_on_io with their durable
 // settings, and their planted unsafe setting is found. bbolt builds in a few
@@ -41,10 +41,104 @@ func TestStorageExamples(t *testing.T) {
 			if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
 				t.Errorf("the report lacks %q\n%s", want, r)
 			}
-			if tc.example == "badgerkv" {
+			switch tc.example {
+			case "pebblekv":
+				pebbleV2(t, dir)
+			case "bboltkv":
+				bboltCreate(t, dir)
+			case "badgerkv":
 				badgerSizes(t, dir)
 			}
+			if tc.example == "badgerkv" {
+				badgerFlush(t, dir)
+			} else {
+				strictDirs(t, dir, tc.example)
+			}
 		})
+	}
+}
+
+// pebbleV2: the same server on pebble v2, built through its own shim,
+// keeps every acknowledged write with pebble.Sync and loses some with
+// pebble.NoSync.
+func pebbleV2(t *testing.T, dir string) {
+	for _, w := range []string{"seedfall.v2.json", "seedfall.v2nosync.json"} {
+		clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "pebblekv", w), filepath.Join(dir, w))
+	}
+	r := sfRun(t, dir, "-c", "seedfall.v2.json", "-seeds", "1-2")
+	r.WantExit(t, 0)
+	r = runBin(t, clitest.Cmd{Dir: dir}, tools.Path("sf-build"), "-c", "seedfall.v2.json")
+	r.WantExit(t, 0)
+	if want := "github.com/cockroachdb/pebble/v2@v2.1.7: pebble v2"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("sf-build does not say it used pebble v2's shim (%q)\n%s", want, r)
+	}
+	r = sfRun(t, dir, "-c", "seedfall.v2nosync.json", "-seeds", "1-6")
+	r.WantExit(t, 1)
+	if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("pebble v2 with NoSync: the report lacks %q\n%s", want, r)
+	}
+}
+
+// strictDirs: the campaign's directory findings. Under strict_dirs a
+// crash drops a directory entry that was never fsynced: bbolt never fsyncs
+// the directory it creates its file in, and pebble v1's Open creates its
+// directory without fsyncing the one above, so seed 5's one crash takes
+// every acknowledged write. Synced (bbolt's server with -syncdir, pebble
+// v2, whose Open syncs the parents it creates) the same seed passes.
+func strictDirs(t *testing.T, dir, example string) {
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", example, "seedfall.strict_dirs.json"), filepath.Join(dir, "seedfall.strict_dirs.json"))
+	r := sfRun(t, dir, "-c", "seedfall.strict_dirs.json", "-seed", "5")
+	r.WantExit(t, 1)
+	if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("%s under strict_dirs: the report lacks %q\n%s", example, want, r)
+	}
+	if example == "bboltkv" {
+		r = sfRun(t, dir, "-c", "seedfall.strict_dirs.json", "-seed", "5", "-set", `nodes[0].args=["-syncdir"]`)
+	} else {
+		r = sfRun(t, dir, "-c", "seedfall.v2.json", "-seed", "5", "-set", "faults.strict_dirs=true")
+	}
+	r.WantExit(t, 0)
+}
+
+// badgerFlush: the campaign's badger finding. A memtable flush creates its
+// level 0 table and records it in the MANIFEST without fsyncing the
+// directory (compactions do fsync it), so under strict_dirs a crash leaves
+// a MANIFEST naming a table file that is gone, and badger never opens
+// again. The pin is seed 2, shrunk to three crashes.
+func badgerFlush(t *testing.T, dir string) {
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "badgerkv", "seedfall.strict_dirs.json"), filepath.Join(dir, "seedfall.strict_dirs.json"))
+	pin := filepath.Join(tools.Root, "examples", "badgerkv", ".seedfall", "pinned", "seedfall.strict_dirs", "seed-2.json")
+	r := sfRun(t, dir, "-c", "seedfall.strict_dirs.json", "-seed", "2", "-faults", pin)
+	r.WantExit(t, 1)
+	for _, want := range []string{"server: open: file does not exist for table 2", "gave up on"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("badger under strict_dirs: the report lacks %q\n%s", want, r)
+		}
+	}
+}
+
+// bboltCreate: the campaign's bbolt finding. A crash during bbolt's first
+// write of a new database file leaves a file that no later Open can use:
+// with the first meta page cut Open finds no database, with fewer than two
+// pages it refuses the file's size, and with the meta pages but not the
+// root page the first transaction panics. The pins in examples/bboltkv
+// are seed 2 and the panic (seed 1 of the world at crash_on_io 0.3).
+func bboltCreate(t *testing.T, dir string) {
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "bboltkv", "seedfall.create.json"), filepath.Join(dir, "seedfall.create.json"))
+	for seed, open := range map[string]string{"2": "server: open: invalid database", "11": "server: open: file size too small 100443"} {
+		r := sfRun(t, dir, "-c", "seedfall.create.json", "-seed", seed)
+		r.WantExit(t, 1)
+		for _, want := range []string{"crash server during disk op #1 (data/kv.db)", open, "gave up on k1 after 30s"} {
+			if !strings.Contains(r.Stdout, want) {
+				t.Errorf("seed %s: the report lacks %q\n%s", seed, want, r)
+			}
+		}
+	}
+	pin := filepath.Join(tools.Root, "examples", "bboltkv", ".seedfall", "pinned", "seedfall.create", "seed-1.json")
+	r := sfRun(t, dir, "-c", "seedfall.create.json", "-seed", "1", "-faults", pin)
+	r.WantExit(t, 1)
+	if want := "panic: assertion failed: Page expected to be: 3, but self identifies as 0"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("the pin of seed 1: the report lacks %q\n%s", want, r)
 	}
 }
 

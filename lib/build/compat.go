@@ -70,6 +70,9 @@ var compatBadgerDsync []byte
 //go:embed compat/pebble_vfs_wasip1.go.txt
 var compatPebbleVFS []byte
 
+//go:embed compat/pebble2_vfs_wasip1.go.txt
+var compatPebble2VFS []byte
+
 // CompatSyscallFile is the name of the file compat_overlay adds to syscall.
 const CompatSyscallFile = "syscall_seedfall_wasip1.go"
 
@@ -97,6 +100,12 @@ var moduleShims = map[string]moduleShim{
 	"github.com/cockroachdb/pebble": {"pebble (its wasm constants, and a wasip1 file system with flock through the generic shim)",
 		map[string][]byte{"internal/rawalloc/rawalloc_wasm.go": compatPebbleRawalloc,
 			"internal/manual/manual_wasm.go": compatPebbleManual, "vfs/seedfall_wasip1.go": compatPebbleVFS},
+		[]string{"vfs/file_lock_generic.go"}},
+	// pebble v2 is pebble's module of a new path; its file system asks for
+	// device IDs and wrapped file infos too, and internal/manual builds
+	// as it is.
+	"github.com/cockroachdb/pebble/v2": {"pebble v2 (its wasm constants, and a wasip1 file system with flock through the generic shim)",
+		map[string][]byte{"internal/rawalloc/rawalloc_wasm.go": compatPebbleRawalloc, "vfs/seedfall_wasip1.go": compatPebble2VFS},
 		[]string{"vfs/file_lock_generic.go"}},
 	// badger maps its files through ristretto's z package, whose wasip1
 	// file fails every call with ENOSYS.

@@ -265,9 +265,18 @@ func (v *durationValue) parse(s string) error {
 
 // Seed is a seed, a whole number from 0, stored in to; unset unless given
 // (Command.Given says). A flag writes it as text, a field as a number.
-func Seed(to *uint64) Value { return &seedValue{typed[uint64]{to: to}} }
+func Seed(to *uint64) Value { return &seedValue{typed[uint64]{to: to}, "seed"} }
 
-type seedValue struct{ typed[uint64] }
+// Key is a key of a random stream, such as a branch's, read as Seed reads
+// a seed.
+func Key(to *uint64) Value { return &seedValue{typed[uint64]{to: to}, "key"} }
+
+// seedValue is a whole number from 0 that names a random stream: a seed,
+// or a key (noun says which, for the error a bad one gets).
+type seedValue struct {
+	typed[uint64]
+	noun string
+}
 
 func (v *seedValue) flag(o *Option) cli.Flag {
 	return &cli.StringFlag{Name: o.Flag, DefaultText: o.DefaultText, Usage: o.Usage}
@@ -287,7 +296,7 @@ func (v *seedValue) defaultText() string { return "" }
 func (v *seedValue) fromCLI(c *cli.Context, n string) error {
 	s, err := strconv.ParseUint(c.String(n), 10, 64)
 	if err != nil {
-		return fmt.Errorf("%s is not a seed (a whole number)", echo.Quote(c.String(n)))
+		return fmt.Errorf("%s is not a %s (a whole number)", echo.Quote(c.String(n)), v.noun)
 	}
 	return v.store(s)
 }

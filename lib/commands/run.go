@@ -100,6 +100,10 @@ func runSpec(r *Run) *cmdspec.Command {
 		{Flag: "from", Usage: "continue the snapshot in `FILE` as a replay of its seed",
 			Doc: "the snapshot file to continue, as sf_fork wrote it (sf-run -from)", Required: "missing: name the snapshot file to continue",
 			Path: cmdspec.Input, Value: cmdspec.String(&r.From, "")},
+		{Flag: "branch", Usage: "with -from: re-key every random stream of the continued run with `KEY` just after the snapshot, as a schedule's branch does",
+			Doc: "re-key every random stream of the continued run with this key just after the snapshot's moment, as a schedule's branch " +
+				"there would (sf-run -from FILE -branch KEY): the run a replay of the seed with that branch gives",
+			Nullable: true, Value: cmdspec.Key(&r.Branch)},
 		{Flag: "explore", Usage: "explore by branching from the passing seeds of -seeds (default 1-10)",
 			CLIOnly: "no tool explores yet: an exploration's records go to sf_report", Value: cmdspec.Bool(&r.Explore)},
 		{Flag: "explore-runs", Usage: "with -explore: make `N` runs, the starting seeds included",
@@ -144,13 +148,19 @@ func runSpec(r *Run) *cmdspec.Command {
 				"faults": "replay with this fault schedule file instead of reading the trace sf-run wrote"}},
 		{Name: "sf_fork", Description: "Run one seed up to a virtual time and write the whole world there to a snapshot file " +
 			"(sf-run -seed N -stop-at D -snapshot FILE): every node's memory, disks, network, timers, faults and trace so far. " +
-			"sf_resume continues it. Returns the step and time it was taken at and the file's size.",
-			Fields: []string{"config", "profile", "set", "seed", "stop_at", "snapshot"},
-			Docs:   map[string]string{"seed": "the seed to run and fork"}},
+			"sf_resume continues it. Returns the step and time it was taken at and the file's size; with inspect, each node's " +
+			"disk and open descriptors at that moment.",
+			Fields: []string{"config", "profile", "set", "seed", "stop_at", "snapshot", "inspect"},
+			Docs: map[string]string{"seed": "the seed to run and fork",
+				"inspect": "also return each node's disk (files, sizes, durable and pending bytes) and its running instance's open " +
+					"descriptors (files with their offsets, sockets with their state) at the snapshot (sf-run -snapshot FILE -inspect)"}},
 		{Name: "sf_resume", Description: "Continue a snapshot sf_fork wrote (sf-run -from FILE), as a replay of its seed: the same " +
 			"record, determinism hash, events and output as sf_replay of that seed. Give the world, profile and set it was " +
-			"taken with; a snapshot of another world, module build or sf version is refused, naming the difference.",
-			Fields: []string{"config", "profile", "set", "from", "max_events", "inspect"}},
+			"taken with; a snapshot of another world, module build or sf version is refused, naming the difference. With faults, " +
+			"a schedule replaces the seed's faults from the snapshot on; with branch, the random streams are re-keyed just after it.",
+			Fields: []string{"config", "profile", "set", "from", "faults", "branch", "max_events", "inspect"},
+			Docs: map[string]string{"faults": "a fault schedule file for the rest of the run (sf-run -from FILE -faults FILE): its faults " +
+				"and branches after the snapshot's time apply; a branch at or before it is refused"}},
 	}}
 }
 
@@ -227,7 +237,9 @@ func (r *Run) snapshotFlags(spec *cmdspec.Command) error {
 				return usage("-from does not take -%s: it continues the snapshot's own seed", f)
 			}
 		}
-		r.Replay = true
+		r.Replay, r.Branched = true, spec.Given("branch")
+	case spec.Given("branch"):
+		return usage("-branch needs -from FILE: it branches the run a snapshot continues")
 	case spec.Given("snapshot") != spec.Given("stop-at"):
 		return usage("-snapshot FILE and -stop-at DURATION go together")
 	case r.Snapshot != "":
@@ -267,6 +279,7 @@ func RunFromMCP(tool string, args json.RawMessage, paths cmdspec.PathCheck) (*Ru
 	r.JSON = true
 	if tool != "sf_run" {
 		r.Seeds, r.SeedsText, r.Replay, r.Jobs = []uint64{r.seed}, strconv.FormatUint(r.seed, 10), true, 1
+		r.Branched = spec.Given("branch")
 		return r, nil
 	}
 	if err := seedsBound(spec, r.Seeds, r.SeedsText, ": split it (shard, or smaller ranges)"); err != nil {
@@ -308,7 +321,7 @@ func (r *Run) exploreMain(spec *cmdspec.Command, c *cli.Context, s Streams) erro
 	if !r.Explore {
 		return usage("-explore-runs needs -explore")
 	}
-	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin", "stop-at", "snapshot", "from"} {
+	for _, f := range []string{"seed", "faults", "shard", "check", "inspect", "history-timeout", "pin", "stop-at", "snapshot", "from", "branch"} {
 		if spec.Given(f) {
 			return usage("-explore does not take -%s", f)
 		}

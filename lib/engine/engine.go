@@ -18,6 +18,7 @@ type (
 	SiteResult = core.SiteResult
 	NodeDisk   = core.NodeDisk
 	NodeFDs    = core.NodeFDs
+	FDView     = core.FDView
 	Limits     = core.Limits
 	Preempt    = core.Preempt
 	NetFaults  = core.NetFaults

@@ -183,19 +183,7 @@ func (s *Server) replayTool(ctx context.Context, tool string, in json.RawMessage
 		return nil, out, err
 	}
 	trace := res.Trace
-	out.ExitStatus, out.Result, out.Lines = code, seedView(rec), len(trace)
-	for _, d := range res.Disks {
-		od := Disk{Node: d.Node, UsageBytes: d.UsageBytes, CapacityBytes: d.CapacityBytes, Files: []File{}}
-		for _, f := range d.Files {
-			if len(od.Files) == filesMax {
-				od.FilesOmitted++
-				continue
-			}
-			od.Files = append(od.Files, File{Path: f.Path, Type: f.Type.String(), Size: f.Size, DurableSize: f.DurableSize,
-				PendingBytes: f.PendingBytes, PendingOps: f.PendingOps, Corrupted: f.Corrupted})
-		}
-		out.Disks = append(out.Disks, od)
-	}
+	out.ExitStatus, out.Result, out.Lines, out.Disks = code, seedView(rec), len(trace), disksOf(res.Disks)
 	out.Events, out.Output = []Event{}, []Line{}
 	size := 0
 	for i, l := range trace {
@@ -219,6 +207,57 @@ func (s *Server) replayTool(ctx context.Context, tool string, in json.RawMessage
 		out.Events = append(out.Events, eventOf(line))
 	}
 	return nil, out, nil
+}
+
+// disksOf is each node's disk as a result shows it.
+func disksOf(disks []engine.NodeDisk) []Disk {
+	var out []Disk
+	for _, d := range disks {
+		od := Disk{Node: d.Node, UsageBytes: d.UsageBytes, CapacityBytes: d.CapacityBytes, Files: []File{}}
+		for _, f := range d.Files {
+			if len(od.Files) == filesMax {
+				od.FilesOmitted++
+				continue
+			}
+			od.Files = append(od.Files, File{Path: f.Path, Type: f.Type.String(), Size: f.Size, DurableSize: f.DurableSize,
+				PendingBytes: f.PendingBytes, PendingOps: f.PendingOps, Corrupted: f.Corrupted})
+		}
+		out = append(out, od)
+	}
+	return out
+}
+
+// Descriptors are a node's open descriptors at a snapshot.
+type Descriptors struct {
+	Node     string       `json:"node"`
+	Instance string       `json:"instance,omitempty" jsonschema:"the running instance (server#2); left out when the node is down"`
+	Down     bool         `json:"down,omitempty" jsonschema:"the node was not running at the snapshot"`
+	FDs      []Descriptor `json:"fds"`
+	Omitted  int          `json:"fds_omitted" jsonschema:"descriptors past the first 1000, left out"`
+}
+
+// Descriptor is one open descriptor: a file with its offset, a directory,
+// a socket with its state.
+type Descriptor struct {
+	FD   int    `json:"fd"`
+	What string `json:"what" jsonschema:"what it is, as sf-run -snapshot -inspect lists it: file data/kv.log (read, write) at offset 882, socket tcp listening on port 7000, ..."`
+}
+
+// descriptorsOf is each node's open descriptors as a result shows them.
+func descriptorsOf(fds []engine.NodeFDs) []Descriptors {
+	var out []Descriptors
+	for _, n := range fds {
+		d := Descriptors{Node: n.Node, Instance: n.Instance, Down: n.Instance == "", FDs: []Descriptor{}}
+		for _, f := range n.FDs {
+			if len(d.FDs) == filesMax {
+				d.Omitted++
+				continue
+			}
+			d.FDs = append(d.FDs, Descriptor{FD: f.FD, What: f.What})
+		}
+		out = append(out, d)
+	}
+	return out
 }
 
 // replayRun replays one seed as sf-run -seed does, o being what
@@ -263,6 +302,9 @@ type ForkOut struct {
 	AtNs       int64  `json:"at_ns" jsonschema:"the virtual time it was forked at, in nanoseconds: the first step at or after stop_at"`
 	Bytes      int    `json:"bytes" jsonschema:"the file's size"`
 	StateBytes int    `json:"state_bytes" jsonschema:"the snapshot's size uncompressed"`
+	// Disks and Descriptors are what inspect asks for.
+	Disks       []Disk        `json:"disks,omitempty" jsonschema:"with inspect: each node's disk at the snapshot"`
+	Descriptors []Descriptors `json:"descriptors,omitempty" jsonschema:"with inspect: each node's open descriptors at the snapshot (files, sockets), or down"`
 }
 
 // fork is sf_fork: sf-run -seed N -stop-at D -snapshot FILE.
@@ -291,5 +333,6 @@ func (s *Server) fork(ctx context.Context, _ *mcp.CallToolRequest, in json.RawMe
 	if code != exitPass || wrote == nil {
 		return nil, out, commandError("sf-run", code, stderr.String())
 	}
-	return nil, ForkOut{Snapshot: o.Snapshot, Seed: wrote.Seed, Step: wrote.Step, AtNs: wrote.AtNs, Bytes: wrote.Bytes, StateBytes: wrote.StateBytes}, nil
+	return nil, ForkOut{Snapshot: o.Snapshot, Seed: wrote.Seed, Step: wrote.Step, AtNs: wrote.AtNs, Bytes: wrote.Bytes, StateBytes: wrote.StateBytes,
+		Disks: disksOf(wrote.Disks), Descriptors: descriptorsOf(wrote.FDs)}, nil
 }

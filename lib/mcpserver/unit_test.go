@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/sf-dst/sf/lib/compressed"
+	"github.com/sf-dst/sf/lib/engine"
 )
 
 func TestParseLine(t *testing.T) {
@@ -143,5 +144,29 @@ func TestReportExploration(t *testing.T) {
 	}
 	if f := sw.Findings[0]; !slices.Equal(f.Runs, []int{6, 8}) || !slices.Equal(f.Seeds, []uint64{1}) {
 		t.Errorf("finding %+v: want runs [6 8] of seed 1", f)
+	}
+}
+
+// TestDescriptorsOf: sf_fork's inspect lists a running node's descriptors,
+// says down for a node that is not running, and bounds a long list.
+func TestDescriptorsOf(t *testing.T) {
+	many := make([]engine.FDView, filesMax+5)
+	for i := range many {
+		many[i] = engine.FDView{FD: i, What: "file f"}
+	}
+	got := descriptorsOf([]engine.NodeFDs{
+		{Node: "server", Instance: "server#2", FDs: []engine.FDView{{FD: 5, What: "socket tcp listening on port 7000, 0 waiting to be accepted"}}},
+		{Node: "client"},
+		{Node: "big", Instance: "big#1", FDs: many},
+	})
+	if len(got) != 3 || got[0].Down || got[0].Instance != "server#2" || len(got[0].FDs) != 1 || got[0].FDs[0].FD != 5 ||
+		!strings.HasPrefix(got[0].FDs[0].What, "socket tcp listening") {
+		t.Fatalf("descriptorsOf: %+v", got)
+	}
+	if !got[1].Down || got[1].Instance != "" || got[1].FDs == nil || len(got[1].FDs) != 0 {
+		t.Errorf("a node that is down: %+v", got[1])
+	}
+	if len(got[2].FDs) != filesMax || got[2].Omitted != 5 {
+		t.Errorf("a long list: %d descriptors, %d omitted", len(got[2].FDs), got[2].Omitted)
 	}
 }

@@ -2,6 +2,7 @@ package shrink
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"syscall"
 	"testing"
@@ -98,6 +99,48 @@ func benchmarkShrinkForks(b *testing.B, preset string) {
 				b.ReportMetric((cpuTime()-cpu).Seconds()/float64(shrunk), "cpu-s/seed")
 				b.ReportMetric(float64(forked)/float64(shrunk), "forked/seed")
 				b.ReportMetric(float64(runs)/float64(shrunk), "replays/seed")
+			}
+		})
+	}
+}
+
+// BenchmarkShrinkLate shrinks failing seeds of raftkv's seedfall.late.json
+// with -j 1, from forks and from the start: its faults begin after a setup
+// (an election and 500 acknowledged writes) that takes some two thirds of
+// each run's scheduler steps, so every candidate can start from a fork taken
+// after the setup. It reports CPU seconds per shrunk seed of each and fails
+// when the two shrink a seed to different schedules.
+func BenchmarkShrinkLate(b *testing.B) {
+	p, err := runner.Prepare("../../examples/raftkv/seedfall.late.json", config.LoadOptions{}, io.Discard)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer p.Engine.Close()
+	seeds := []uint64{2, 3, 4}
+	shrunk := map[uint64]string{}
+	for _, mode := range []string{"forks", "noforks"} {
+		b.Run(mode, func(b *testing.B) {
+			for range max(b.N, 1) {
+				forked, runs := 0, 0
+				start, cpu := time.Now(), cpuTime()
+				for _, seed := range seeds {
+					out, err := Seed(p, seed, Options{Jobs: 1, NoForks: mode == "noforks"})
+					if err != nil {
+						b.Fatalf("seed %d: %v", seed, err)
+					}
+					forked += out.Forked
+					runs += out.Runs
+					got := fmt.Sprint(out.Schedule.Faults, out.Schedule.Budget)
+					if want, ok := shrunk[seed]; ok && want != got {
+						b.Fatalf("seed %d shrinks to %s from forks and to %s from the start", seed, want, got)
+					}
+					shrunk[seed] = got
+				}
+				n := float64(len(seeds))
+				b.ReportMetric(time.Since(start).Seconds()/n, "s/seed")
+				b.ReportMetric((cpuTime()-cpu).Seconds()/n, "cpu-s/seed")
+				b.ReportMetric(float64(forked)/n, "forked/seed")
+				b.ReportMetric(float64(runs)/n, "replays/seed")
 			}
 		})
 	}

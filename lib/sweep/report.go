@@ -28,10 +28,19 @@ func historyVerdict(r *engine.Result) string {
 // repro is the command that runs seed again exactly: the same world,
 // profile, overrides and schedule.
 func repro(o Options, seed uint64) string {
-	if o.From != "" && o.Faults != "" {
-		// The schedule applies from the snapshot on: from the seed's
-		// start it would be another run.
-		return ShellJoin(append(worldArgs(o), "-from", o.From, "-faults", o.Faults))
+	if o.From != "" && (o.Faults != "" || o.Branched) {
+		// The schedule applies from the snapshot on, and the branch at its
+		// moment: from the seed's start it would be another run (the
+		// schedule a failure writes holds the branch and every fault that
+		// fired, for that).
+		args := append(worldArgs(o), "-from", o.From)
+		if o.Faults != "" {
+			args = append(args, "-faults", o.Faults)
+		}
+		if o.Branched {
+			args = append(args, "-branch", strconv.FormatUint(o.Branch, 10))
+		}
+		return ShellJoin(args)
 	}
 	args := []string{o.Tool, "-c", o.Config, "-seed", strconv.FormatUint(seed, 10)}
 	if o.Profile != "" {

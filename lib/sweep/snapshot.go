@@ -16,6 +16,7 @@ import (
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/runner"
+	"github.com/sf-dst/sf/lib/schedule"
 	"github.com/sf-dst/sf/lib/snapfile"
 	"github.com/sf-dst/sf/lib/textfmt"
 	"github.com/sf-dst/sf/lib/wire"
@@ -87,7 +88,7 @@ func (s *sweeper) snapshot() (int, error) {
 		return 0, fmt.Errorf("-snapshot: %w", err)
 	}
 	if o.OnSnapshot != nil {
-		o.OnSnapshot(SnapshotWritten{Seed: seed, Step: fork.Step, AtNs: fork.AtNs, Bytes: n, StateBytes: w.Len()})
+		o.OnSnapshot(SnapshotWritten{Seed: seed, Step: fork.Step, AtNs: fork.AtNs, Bytes: n, StateBytes: w.Len(), Disks: disks, FDs: fds})
 	}
 	fmt.Fprintf(s.human, "seed %d: snapshot at step %d, t=%s, written to %s (%s, %s of state uncompressed)\n", seed, fork.Step,
 		time.Duration(fork.AtNs), textfmt.Display(o.Snapshot), mib(n), mib(w.Len()))
@@ -97,6 +98,37 @@ func (s *sweeper) snapshot() (int, error) {
 		printNodes(s.human, fmt.Sprintf("at the snapshot (step %d, t=%s)", fork.Step, time.Duration(fork.AtNs)), disks, fds)
 	}
 	return ExitPass, nil
+}
+
+// branchFork makes the branches of the run -from continues: -branch's
+// first, just after the snapshot's moment, then those of the -faults
+// schedule, each of which must come after that moment too. The run keeps
+// them in the schedule it writes for a failure, which replays it from the
+// seed's start.
+//
+// A branch of a schedule takes effect when virtual time first reaches its
+// at, before anything else happens at that time; the snapshot may have been
+// taken after some steps at its time had run. So a branch at the snapshot's
+// time itself would have acted before the snapshot in a replay of the seed,
+// and the continued run could not be that replay. A branch 1ns after the
+// snapshot's time is the first that acts after the snapshot in both: it
+// re-keys the streams before the clock next moves (RATIONALE.md).
+func (s *sweeper) branchFork() error {
+	o := &s.o
+	at := s.fork.AtNs
+	var bs []schedule.Branch
+	if o.Branched {
+		bs = append(bs, schedule.Branch{At: schedule.Dur(at + 1), Key: o.Branch})
+	}
+	for i, b := range o.branches {
+		if int64(b.At) <= at {
+			return &InputError{fmt.Errorf("-faults %s: branches[%d].at: %s is not after the snapshot's time %s (step %d): "+
+				"a run continued from a snapshot can branch only after it (-branch KEY branches just after it)",
+				textfmt.InputName(o.Faults), i, time.Duration(b.At), time.Duration(at), s.fork.Step)}
+		}
+	}
+	o.branches = append(bs, o.branches...)
+	return nil
 }
 
 // mib writes a size in MiB, to a tenth.
@@ -109,6 +141,10 @@ type SnapshotWritten struct {
 	Step              uint64
 	AtNs              int64
 	Bytes, StateBytes int
+	// Disks and FDs, with Inspect, are each node's disk and open
+	// descriptors at the snapshot, as -inspect lists them.
+	Disks []engine.NodeDisk
+	FDs   []engine.NodeFDs
 }
 
 // worldArgs are the tool and the flags that name o's world.

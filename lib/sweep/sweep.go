@@ -87,6 +87,11 @@ type Options struct {
 	// From continues the snapshot in that file instead of running seeds:
 	// a replay of the seed it was taken from (snapshot.go).
 	From string
+	// Branch, with From and Branched, re-keys every random stream of the
+	// continued run with that key just after the snapshot's moment, as a
+	// schedule's branch there would (branchFork).
+	Branch   uint64
+	Branched bool
 	// OnSnapshot, when set, is called with the snapshot Snapshot wrote:
 	// sf-mcp's sf_fork returns it.
 	OnSnapshot func(SnapshotWritten)
@@ -231,6 +236,9 @@ func run(o Options) (int, error) {
 		if s.fork, err = snap.fork(o, prep); err != nil {
 			return 0, err
 		}
+		if err := s.branchFork(); err != nil {
+			return 0, err
+		}
 	}
 	s.begin()
 
@@ -323,6 +331,7 @@ func (s *sweeper) job(seed uint64, sched *schedule.Schedule) runner.Job {
 	opts := s.p.RunOptions(sched)
 	opts.Inspect = s.o.Inspect
 	if s.fork != nil {
+		opts.Branches = s.o.branches
 		return runner.Job{Seed: seed, Options: opts, Continue: s.fork}
 	}
 	return runner.Job{Seed: seed, Options: opts, Recheck: true, Check: s.o.Check,

@@ -9,13 +9,18 @@
 //
 // Usage:
 //
-//	server [-addr :7000] [-db data/kv.db] [-nosync]
+//	server [-addr :7000] [-db data/kv.db] [-nosync] [-syncdir]
 //
 // By default bbolt fsyncs every commit, its documented durable setting. With
 // -nosync (the planted misuse) the database is opened with NoSync: true,
 // which bbolt documents as unsafe: a commit returns before its pages are
 // durable, so a crash can lose a write that was acknowledged, or leave a
 // meta page that points at pages that never reached the disk.
+//
+// bbolt never fsyncs the directory it creates its file in, so under strict
+// POSIX (the world's strict_dirs) a crash can take the whole file, every
+// acknowledged write with it. -syncdir fsyncs the database's directory and
+// the one above it once Open has returned, before the first write.
 //
 // bbolt needs mmap and flock, which wasip1 lacks, so the world builds it with
 // compat_overlay.
@@ -41,6 +46,7 @@ func main() {
 	addr := flag.String("addr", ":7000", "address to listen on")
 	path := flag.String("db", "data/kv.db", "the bbolt database file")
 	noSync := flag.Bool("nosync", false, "open the database with NoSync (unsafe: acknowledged writes can be lost)")
+	syncDir := flag.Bool("syncdir", false, "fsync the database's directory and its parent after Open")
 	flag.Parse()
 	if err := os.MkdirAll(filepath.Dir(*path), 0o755); err != nil {
 		die("mkdir", err)
@@ -48,6 +54,13 @@ func main() {
 	db, err := bolt.Open(*path, 0o600, &bolt.Options{Timeout: time.Second, NoSync: *noSync})
 	if err != nil {
 		die("open", err)
+	}
+	if *syncDir {
+		for _, d := range []string{filepath.Dir(*path), filepath.Dir(filepath.Dir(*path))} {
+			if err := fsyncDir(d); err != nil {
+				die("sync dir", err)
+			}
+		}
 	}
 	if err := db.Update(func(tx *bolt.Tx) error {
 		_, err := tx.CreateBucketIfNotExists(bucket)
@@ -74,6 +87,16 @@ func main() {
 		}
 		go serve(db, c)
 	}
+}
+
+// fsyncDir makes the entries of directory dir durable.
+func fsyncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
 }
 
 // die exits with an error, which the supervisor restarts; a database that

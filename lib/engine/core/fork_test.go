@@ -31,6 +31,7 @@ const forkAllMax = 1000
 // and compat_overlay's mappings in raftkv), buggify, a history recorded by
 // a workload that crashes, UDP with lost and repeated datagrams, and
 // liveness with a finally check. -short keeps the first three.
+// TestForkEveryWorld forks every world under examples/ as it is.
 var forkWorlds = []struct {
 	world string
 	set   []string

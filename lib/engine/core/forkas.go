@@ -32,7 +32,9 @@ import (
 //     disk operation numbered, a buggify site hit); faults at events still
 //     to come may differ. A pct preemption point that differs is refused:
 //     the countdown to a node's next one is in its guest's image;
-//   - its budget is the fork's, or no node had called sim.Budget yet;
+//   - its budget is the fork's, or neither cap changed an answer of
+//     sim.Budget before the fork (no node called it, or each asked at most
+//     both caps);
 //   - it does not stop before the fork's time, and the test hooks that
 //     could have acted before the fork (DivergeAtCall, PanicAtCall,
 //     PanicAtStep, RecordCalls, SnapshotAt) are the fork's.
@@ -54,8 +56,8 @@ func (f *Fork) Admits(seed uint64, opts Options) error {
 		return errors.New("one run redraws its planned faults after a branch and the other does not")
 	case opts.Restore != nil:
 		return errors.New("a run that restores a snapshot cannot start from a fork")
-	case opts.Budget != o.Budget && r.res.BudgetAsked > 0:
-		return fmt.Errorf("a node called sim.Budget before the fork, with a cap of %d, and the run caps it at %d", o.Budget, opts.Budget)
+	case opts.Budget != o.Budget && !(capsNothing(o.Budget, r.res.BudgetAsked) && capsNothing(opts.Budget, r.res.BudgetAsked)):
+		return fmt.Errorf("a node called sim.Budget(%d) before the fork, with a cap of %d, and the run caps it at %d", r.res.BudgetAsked, o.Budget, opts.Budget)
 	case opts.StopAtNs > 0 && opts.StopAtNs < r.Now:
 		return fmt.Errorf("the run stops at %s, before the fork's time %s", fmtTime(opts.StopAtNs), fmtTime(r.Now))
 	case (opts.Faults == nil) != (o.Faults == nil):
@@ -78,6 +80,12 @@ func (f *Fork) Admits(seed uint64, opts Options) error {
 	}
 	return nil
 }
+
+// capsNothing says whether a sim.Budget cap (0 for none) left every call
+// unchanged when the largest asked was asked: two caps that both did answer
+// alike, which lets shrinking's bisection of the cap start from forks taken
+// after a workload's first, smaller calls.
+func capsNothing(limit, asked int) bool { return limit == 0 || asked <= limit }
 
 // hooksAgree says why the test hooks of opts could have made the run other
 // than the fork's before the fork.

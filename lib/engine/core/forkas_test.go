@@ -185,7 +185,8 @@ func TestResumeAsBranches(t *testing.T) {
 }
 
 // TestResumeAsBudget: a fork taken before any node called sim.Budget starts
-// a run with another cap, exactly; one taken after refuses it.
+// a run with another cap, exactly; one taken after refuses a cap that
+// changes an answer sim.Budget gave before it, and admits one that does not.
 func TestResumeAsBudget(t *testing.T) {
 	p := prepareWorld(t, "examples/kvlog/seedfall.json", nil)
 	const seed = 1
@@ -219,9 +220,24 @@ func TestResumeAsBudget(t *testing.T) {
 		t.Fatal(err)
 	}
 	same(t, "a cap of 50 from step 0", got, want)
-	if err := late.Admits(seed, capped); err == nil || !strings.Contains(err.Error(), "called sim.Budget before the fork") {
+	if err := late.Admits(seed, capped); err == nil || !strings.Contains(err.Error(), "called sim.Budget(200) before the fork") {
 		t.Errorf("a cap after sim.Budget was called: %v", err)
 	}
+	// A cap no call before the fork asked past answers those calls as no
+	// cap does: the late fork starts such a run, exactly.
+	asked := engine.Options{Budget: want.BudgetAsked}
+	if err := late.Admits(seed, asked); err != nil {
+		t.Fatalf("a cap at the largest budget asked: %v", err)
+	}
+	got, err = p.Engine.ResumeAs(late, seed, asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantAsked, err := p.Engine.Run(p.Spec, seed, asked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	same(t, "a cap of the largest budget asked from step 200", got, wantAsked)
 	if err := early.Admits(seed+1, capped); err == nil || !strings.Contains(err.Error(), "the fork is of seed 1, the run of seed 2") {
 		t.Errorf("another seed: %v", err)
 	}
