@@ -180,8 +180,11 @@ func TestSourceMutantsCompatOverlay(t *testing.T) {
 	t.Parallel()
 	dir := copyWorld(t, "examples/bboltkv/seedfall.json")
 	r := sfMutate(t, dir, "-seeds", "1", "-app", "-mutants", "2", "-json")
-	if r.Code != 0 {
-		t.Fatalf("want exit 0\n%s", r)
+	// Which two sites are drawn depends on the server's code, and whether
+	// kvlog's client notices each is another test's question: a survivor
+	// (exit 1) is an answer too. What must hold is that every mutant built.
+	if r.Code != 0 && r.Code != 1 {
+		t.Fatalf("want exit 0 or 1\n%s", r)
 	}
 	_, sum := records(t, r.Stdout)
 	if sum == nil || sum.Mutants != 2 || sum.DidNotBuild != 0 {
