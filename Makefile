@@ -17,7 +17,8 @@ SHELL := /bin/bash
 #                world takes (BenchmarkFork), and seeds/s with and without
 #                "fork": "setup" (BenchmarkSetupFork)
 #   make campaign  the long sweeps of the library campaign (docs/findings.md):
-#                every fault mix of examples/rosedbwal and tidwallwal, at -j 1,
+#                every fault mix of the campaign's examples (the logs, the
+#                key-value stores, NATS's cluster, raftkv), at -j 1,
 #                CAMPAIGN_SEEDS seeds each (hours; kept out of make test)
 #   make fork-check  fork the example worlds of TestForkResume at every
 #                scheduler step and resume each fork (tens of minutes)

@@ -10,7 +10,11 @@
 # disk_bytes is left out until the servers answer ERR on a full disk: with a
 # disk smaller than the log, every seed ends with the client giving up.
 # tidwallwal's later mixes leave crash_on_io out: with it most seeds fail on
-# its pinned finding before the other faults matter.
+# its pinned finding before the other faults matter. bboltkv's mixes after the
+# first run the server with -syncdir, pebblekv's and badgerkv's reordering
+# without strict_dirs, for the same reason (their directory findings). A word
+# profile=NAME in a mix applies the world's profile NAME; natsjs's cluster and
+# raftkv get the faults of a replicated system.
 # Each sweep replays its world's pinned findings first, so a world whose
 # library still has a finding fails; the script goes on and prints a summary
 # line for every mix, and exits 1 when any failed.
@@ -35,12 +39,52 @@ mixes=(
   "examples/tidwallwal/seedfall.json faults.reorder_writes=true faults.fs_model=page_independent faults.crash_on_io=0"
   "examples/tidwallwal/seedfall.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true faults.crash_on_io=0"
   "examples/tidwallwal/seedfall.json faults.read_corrupt=0.001 faults.corrupt_on_crash=true faults.write_eio=0.005 faults.crash_on_io=0"
+  "examples/bboltkv/seedfall.json"
+  "examples/bboltkv/seedfall.json faults.fsync_eio=0.01 nodes[0].args=[\"-syncdir\"]"
+  "examples/bboltkv/seedfall.strict_dirs.json"
+  "examples/bboltkv/seedfall.strict_dirs.json nodes[0].args=[\"-syncdir\"]"
+  "examples/bboltkv/seedfall.json faults.reorder_writes=true faults.fs_model=ext4_ordered faults.strict_dirs=true nodes[0].args=[\"-syncdir\"]"
+  "examples/bboltkv/seedfall.json faults.reorder_writes=true faults.fs_model=page_independent faults.strict_dirs=true nodes[0].args=[\"-syncdir\"]"
+  "examples/bboltkv/seedfall.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true nodes[0].args=[\"-syncdir\"]"
+  "examples/bboltkv/seedfall.json faults.write_eio=0.005 faults.write_enospc=0.005 nodes[0].args=[\"-syncdir\"]"
+  "examples/bboltkv/seedfall.json faults.read_corrupt=0.001 faults.reorder_writes=true faults.corrupt_on_crash=true nodes[0].args=[\"-syncdir\"]"
+  "examples/pebblekv/seedfall.json"
+  "examples/pebblekv/seedfall.json faults.fsync_eio=0.01"
+  "examples/pebblekv/seedfall.strict_dirs.json"
+  "examples/pebblekv/seedfall.json faults.reorder_writes=true faults.fs_model=ext4_ordered"
+  "examples/pebblekv/seedfall.json faults.reorder_writes=true faults.fs_model=page_independent"
+  "examples/pebblekv/seedfall.json faults.write_eio=0.005 faults.write_enospc=0.005"
+  "examples/pebblekv/seedfall.json faults.read_corrupt=0.001 faults.reorder_writes=true faults.corrupt_on_crash=true"
+  "examples/pebblekv/seedfall.v2.json"
+  "examples/pebblekv/seedfall.v2.json faults.strict_dirs=true"
+  "examples/pebblekv/seedfall.v2.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true"
+  "examples/badgerkv/seedfall.json"
+  "examples/badgerkv/seedfall.json faults.fsync_eio=0.01"
+  "examples/badgerkv/seedfall.strict_dirs.json"
+  "examples/badgerkv/seedfall.json faults.reorder_writes=true faults.fs_model=ext4_ordered"
+  "examples/badgerkv/seedfall.json faults.reorder_writes=true faults.fs_model=page_independent"
+  "examples/badgerkv/seedfall.json faults.write_eio=0.005 faults.write_enospc=0.005"
+  "examples/badgerkv/seedfall.json faults.read_corrupt=0.001 faults.reorder_writes=true faults.corrupt_on_crash=true"
+  "examples/natsjs/seedfall.cluster.json"
+  "examples/natsjs/seedfall.cluster.json profile=net"
+  "examples/natsjs/seedfall.cluster.json profile=disk"
+  "examples/natsjs/seedfall.cluster.json profile=swarm"
+  "examples/raftkv/seedfall.json"
+  "examples/raftkv/seedfall.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
+  "examples/raftkv/seedfall.json faults.preset=high_availability"
+  "examples/raftkv/seedfall.json faults.torn_writes=true faults.crash_on_io=0.005 faults.fsync_eio=0.01 faults.reorder_writes=true"
+  "examples/raftkv/seedfall.json faults.preset=everything faults.swarm=true"
 )
 status=0
 for mix in "${mixes[@]}"; do
   read -r world sets <<<"$mix"
   args=(-c "$world" -seeds "$seeds" -j 1 -json=false)
-  for s in $sets; do args+=(-set "$s"); done
+  for s in $sets; do
+    case $s in
+    profile=*) args+=(-profile "${s#profile=}") ;;
+    *) args+=(-set "$s") ;;
+    esac
+  done
   echo "\$ $sfrun ${args[*]}"
   nice -n 10 "$sfrun" "${args[@]}" | grep -E '^(ok|FAIL [0-9]+ of|FAIL pin)'
   rc=${PIPESTATUS[0]}
