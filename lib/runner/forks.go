@@ -33,6 +33,7 @@ type Forks struct {
 	bytes    int64 // of the held forks not dropped
 	taken    int
 	started  int
+	skipped  uint64 // the steps of the forks runs started from
 }
 
 // heldFork is a fork and the runs starting from it now: a fork dropped
@@ -57,6 +58,10 @@ func NewForks(maxBytes int64, every uint64) *Forks {
 func (fs *Forks) Taken() int   { fs.mu.Lock(); defer fs.mu.Unlock(); return fs.taken }
 func (fs *Forks) Started() int { fs.mu.Lock(); defer fs.mu.Unlock(); return fs.started }
 
+// Skipped sums the steps at which the runs that started from a fork
+// started: the steps they did not run again.
+func (fs *Forks) Skipped() uint64 { fs.mu.Lock(); defer fs.mu.Unlock(); return fs.skipped }
+
 // Bytes is the size of the images the forks hold now.
 func (fs *Forks) Bytes() int64 { fs.mu.Lock(); defer fs.mu.Unlock(); return fs.bytes }
 
@@ -78,6 +83,7 @@ func (fs *Forks) acquire(seed uint64, opts engine.Options) (*engine.Fork, func()
 	}
 	best.users++
 	fs.started++
+	fs.skipped += best.f.Step
 	return best.f, func() {
 		fs.mu.Lock()
 		defer fs.mu.Unlock()

@@ -76,6 +76,10 @@ func TestForksStartRuns(t *testing.T) {
 	if fs.Started() < 3 {
 		t.Errorf("%d runs started from a fork, want the three that agree with the base run early on", fs.Started())
 	}
+	// Each started past step 0 and before the base run's end.
+	if sk := fs.Skipped(); sk < uint64(fs.Started()) || sk >= uint64(fs.Started())*base.Steps {
+		t.Errorf("the %d runs started from forks skipped %d steps in all, want between %d and %d", fs.Started(), sk, fs.Started(), uint64(fs.Started())*base.Steps)
+	}
 	taken := fs.Taken()
 	one(t, p, Job{Seed: seed + 1, Forks: fs, ForksBeforeNs: 0})
 	if fs.Taken() != taken {
