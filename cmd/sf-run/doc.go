@@ -123,10 +123,11 @@
 // -compress makes the trace and history zstd files, as in a sweep. After
 // the runs it prints a sweep's property and buggify tables summed over
 // every run; as in a sweep, a property never reached or never true fails
-// it. A branch starts from a fork of its seed's run (the first branch of a
-// seed runs the seed once more, uncounted, to take forks on a grid of its
-// steps, within 1 GiB of guest memory for all seeds), the latest before its
-// first branch point, and ends as it would from t=0, only sooner. The same
+// it. A branch starts from a fork of the run it branches (the first branch
+// of a kept run, a starting seed's or a branch's, runs it once more,
+// uncounted, from its own parent's forks, to take forks on a grid of its
+// steps, within 1 GiB of guest memory for all runs), the latest before its
+// new branch point, and ends as it would from t=0, only sooner. The same
 // flags explore the same way whatever -j is. It takes none of
 // -seed, -faults, -shard, -check, -inspect, -pin, -history-timeout. With
 // -json, or on a pipe as a sweep, it writes records (docs/records.md): a

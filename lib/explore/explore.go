@@ -70,11 +70,12 @@ type Options struct {
 	// and stops the exploration.
 	Interrupt *atomic.Bool
 	// NoForks runs every branch from the start. By default the first time
-	// a seed is branched, one more run of it, not counted, leaves forks of
-	// itself (within runner.ForkBytesMax bytes of guest memory for all the
-	// seeds), and each of its branches starts from the latest fork before
-	// its first branch point, which ends the same and takes less time.
-	// Tests compare the two.
+	// a run of the corpus (a starting seed or a branch) is branched, one
+	// more run of it, not counted, leaves forks of itself (within
+	// runner.ForkBytesMax bytes of guest memory for all the runs), and each
+	// of its branches starts from the latest fork before its new branch
+	// point, which ends the same and takes less time. Tests compare the
+	// two.
 	NoForks bool
 }
 
@@ -106,12 +107,25 @@ type Outcome struct {
 	Found       []Found
 	Signals     int // distinct things reached (see reached)
 	Interrupted bool
-	// Forked counts the branches that started from a fork of their seed's
-	// run (Options.NoForks).
-	Forked int
+	// Forked counts the branches that started from a fork of a run they
+	// branch (Options.NoForks); ForkRuns the uncounted runs that left the
+	// forks, one per run of the corpus branched.
+	Forked, ForkRuns int
 	// Tables sums the properties and buggify sites of every run made, as a
 	// sweep's summary sums its seeds'.
 	Tables *sweep.Tables
+	// cost says where the branches' time went, for BenchmarkExploreForks.
+	cost cost
+}
+
+// cost is what the branches of an exploration ran and skipped, in steps.
+type cost struct {
+	seedSteps   uint64  // the steps of the starting seeds' runs
+	branchSteps uint64  // the steps of the branches' runs, from t=0
+	skipped     uint64  // of them, the steps before the forks they started from
+	rerunSteps  uint64  // the steps the runs that left forks ran (from their own forks)
+	pointFrac   float64 // the sum over branches of new branch point / parent run's end
+	forksTaken  int     // the forks the runs that left forks took
 }
 
 // reached is one thing a run can reach for the first time, with when.
@@ -166,12 +180,15 @@ func (c *coverage) news(r *engine.Result) []reached {
 
 // entry is a run kept in the corpus: a seed, its branches, the moments it
 // reached something new, and the span [from, end) after its last branch
-// and before it ended, where its own branches go.
+// and before it ended, where its own branches go; its steps and hash are
+// what the run that leaves forks of it must come to again.
 type entry struct {
 	seed      uint64
 	branches  []schedule.Branch
 	moments   []int64
 	from, end int64
+	steps     uint64
+	hash      uint64
 }
 
 // moment draws where to branch e: half the time 1ns after one of the
@@ -186,10 +203,12 @@ func (e *entry) moment(s *rng.Stream) int64 {
 	return s.Between(e.from, e.end-1)
 }
 
-// candidate is one run to make.
+// candidate is one run to make: a starting seed (parent -1) or a branch
+// of the corpus's entry parent.
 type candidate struct {
 	seed     uint64
 	branches []schedule.Branch
+	parent   int
 }
 
 // Run explores the prepared world and reports each failure to report as it
@@ -227,6 +246,11 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 			out.Runs++
 			out.Tables.Add(r)
 			c := cands[i]
+			if c.parent >= 0 {
+				out.cost.branchSteps += r.Steps
+			} else {
+				out.cost.seedSteps += r.Steps
+			}
 			switch r.Status {
 			case engine.StatusFail:
 				f := Found{Run: out.Runs, Seed: c.seed, Branches: c.branches, Result: r, Failure: shrink.FailureOf(r)}
@@ -267,10 +291,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 				if len(news) == 0 {
 					continue
 				}
-				if forks != nil && len(c.branches) == 0 {
-					forks.remember(c.seed, r)
-				}
-				e := entry{seed: c.seed, branches: c.branches, from: setupAt, end: r.AtNs}
+				e := entry{seed: c.seed, branches: c.branches, from: setupAt, end: r.AtNs, steps: r.Steps, hash: r.Hash}
 				if n := len(c.branches); n > 0 {
 					// A branch before the run's last one could not follow
 					// it in the list.
@@ -301,7 +322,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	for from := 0; from < len(seeds) && !interrupted(); from += batch {
 		var cands []candidate
 		for _, s := range seeds[from:min(from+batch, len(seeds))] {
-			cands = append(cands, candidate{seed: s})
+			cands = append(cands, candidate{seed: s, parent: -1})
 		}
 		results, err := runAll(p, cands, o, nil)
 		if err != nil {
@@ -321,13 +342,15 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 			// Each branch is drawn from the number of the run it will be,
 			// so the exploration is a function of the flags alone.
 			s := rng.New(0, "explore", uint64(out.Runs+i))
-			e := corpus[s.Intn(len(corpus))]
+			parent := s.Intn(len(corpus))
+			e := corpus[parent]
 			at := e.moment(s)
 			br := append(append([]schedule.Branch{}, e.branches...), schedule.Branch{At: schedule.Dur(at), Key: s.Uint64()})
-			cands = append(cands, candidate{seed: e.seed, branches: br})
+			cands = append(cands, candidate{seed: e.seed, branches: br, parent: parent})
+			out.cost.pointFrac += float64(at) / float64(e.end)
 		}
 		if forks != nil {
-			if err := forks.take(p, cands, o); err != nil {
+			if err := forks.take(p, corpus, cands, o); err != nil {
 				return nil, err
 			}
 			if interrupted() {
@@ -347,6 +370,12 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	}
 	out.Interrupted = interrupted()
 	out.Forked = forks.started()
+	out.ForkRuns = forks.runs()
+	if forks != nil && forks.fs != nil {
+		out.cost.skipped = forks.fs.Skipped() - forks.rerunSkipped
+		out.cost.rerunSteps = forks.rerunSteps
+		out.cost.forksTaken = forks.fs.Taken()
+	}
 	return out, nil
 }
 

@@ -2,6 +2,7 @@ package explore
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/runner"
@@ -9,77 +10,109 @@ import (
 	"github.com/sf-dst/sf/lib/shrink"
 )
 
-// This file starts branches from forks of their seed's run instead of from
-// t=0. The first time a batch branches a seed, one more run of the seed,
-// not counted, leaves forks of itself on a grid of its steps, and every
-// branch of that seed starts from the latest fork before its first branch
-// point (engine.Fork.Admits). A branch started from a fork ends byte for
-// byte as it would from the start, so the exploration finds what it would
-// have, only sooner.
+// This file starts branches from forks of the run they branch instead of
+// from t=0. The first time a batch branches a run of the corpus, a starting
+// seed's or a branch's, one more run of it, not counted, leaves forks of
+// itself on a grid of steps, and every branch starts from the latest fork
+// that admits it (engine.Fork.Admits): of its own parent's run before its
+// new branch point, or, where the parent left none there, of the runs the
+// parent branched in turn. The run that leaves a branch's forks starts from
+// its parent's forks too, so a chain of branches pays, at each link, only
+// the part of the run after the last fork it shares with its parent. A
+// branch started from a fork ends byte for byte as it would from the
+// start, so the exploration finds what it would have, only sooner.
 
-// baseRun is what the forks of a seed's run are taken by: its steps, which
-// space the grid, and its end and hash, which the run that takes the forks
-// must reach again.
-type baseRun struct {
-	steps uint64
-	end   int64
-	hash  uint64
-}
-
-// seedForks holds the forks of the runs of the seeds branched so far, all
+// seedForks holds the forks of the corpus's runs branched so far, all
 // within runner.ForkBytesMax bytes of guest images: when they pass it, the
-// grid thins out over every seed alike (runner.Forks).
+// grid thins out over every run alike (runner.Forks).
 type seedForks struct {
 	fs    *runner.Forks
-	bases map[uint64]baseRun // a starting seed's own run, by seed
-	taken map[uint64]bool    // the seeds whose run has left its forks
+	taken map[int]bool // the corpus entries whose run has left its forks
+	// reruns counts the runs that left forks, and rerunStarts those of
+	// them that started from a fork, which Outcome.Forked leaves out;
+	// rerunSkipped the steps they did not run, rerunSteps those they did.
+	reruns, rerunStarts      int
+	rerunSkipped, rerunSteps uint64
 }
 
 func newSeedForks() *seedForks {
-	return &seedForks{bases: map[uint64]baseRun{}, taken: map[uint64]bool{}}
+	return &seedForks{taken: map[int]bool{}}
 }
 
-// remember notes a starting seed's run, which its branches will want forks
-// of.
-func (sf *seedForks) remember(seed uint64, r *engine.Result) {
-	sf.bases[seed] = baseRun{steps: r.Steps, end: r.AtNs, hash: r.Hash}
-}
-
-// take runs, once each, the seeds of cands that no run has left forks of
-// yet, leaving forks of them. The grid's spacing comes from the first seed
-// taken: the seeds of a world run for a similar number of steps, and the
-// bound on bytes spreads the grid out when they do not.
-func (sf *seedForks) take(p *runner.Prepared, cands []candidate, o Options) error {
-	var jobs []runner.Job
+// take runs, once each, the corpus entries that cands branch and that no
+// run has left forks of yet, leaving forks of them. The grid's spacing
+// comes from the first run taken: the runs of a world take a similar
+// number of steps, and the bound on bytes spreads the grid out when they
+// do not.
+func (sf *seedForks) take(p *runner.Prepared, corpus []entry, cands []candidate, o Options) error {
+	var todo []int
 	for _, c := range cands {
-		b, ok := sf.bases[c.seed]
-		if !ok || sf.taken[c.seed] {
+		if c.parent < 0 || sf.taken[c.parent] {
 			continue
 		}
-		sf.taken[c.seed] = true
+		sf.taken[c.parent] = true
+		todo = append(todo, c.parent)
 		if sf.fs == nil {
-			sf.fs = runner.NewForks(0, max(1, b.steps/shrink.ForkGrid))
+			sf.fs = runner.NewForks(0, max(1, corpus[c.parent].steps/shrink.ForkGrid))
 		}
-		jobs = append(jobs, runner.Job{Seed: c.seed, Options: engine.Options{RedrawAfterBranch: true}, Forks: sf.fs, ForksBeforeNs: b.end})
 	}
-	if len(jobs) == 0 {
-		return nil
+	// A run with fewer branches goes first: one that branches it, taken
+	// in the same batch, then starts from its forks.
+	sort.SliceStable(todo, func(i, j int) bool { return len(corpus[todo[i]].branches) < len(corpus[todo[j]].branches) })
+	for len(todo) > 0 {
+		n := 1
+		for n < len(todo) && len(corpus[todo[n]].branches) == len(corpus[todo[0]].branches) {
+			n++
+		}
+		if err := sf.rerun(p, corpus, todo[:n], o); err != nil {
+			return err
+		}
+		todo = todo[n:]
 	}
+	return nil
+}
+
+// rerun makes the runs of the entries at, which leave forks of themselves,
+// and checks that they end as the entries' runs did.
+func (sf *seedForks) rerun(p *runner.Prepared, corpus []entry, at []int, o Options) error {
+	jobs := make([]runner.Job, len(at))
+	for i, k := range at {
+		e := corpus[k]
+		jobs[i] = runner.Job{Seed: e.seed, Options: engine.Options{Branches: e.branches, RedrawAfterBranch: true}, Forks: sf.fs, ForksBeforeNs: e.end}
+	}
+	started, skipped := sf.fs.Started(), sf.fs.Skipped()
+	var steps uint64
+	defer func() {
+		sf.reruns += len(jobs)
+		sf.rerunStarts += sf.fs.Started() - started
+		sf.rerunSkipped += sf.fs.Skipped() - skipped
+		sf.rerunSteps += steps - (sf.fs.Skipped() - skipped)
+	}()
 	return p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(out runner.Outcome) error {
-		seed := jobs[out.Index].Seed
-		switch b := sf.bases[seed]; {
+		b := corpus[at[out.Index]]
+		switch {
 		case out.Err != nil:
-			return fmt.Errorf("running seed %d again for its forks: %w", seed, out.Err)
+			return fmt.Errorf("running %s again for its forks: %w", b.name(), out.Err)
 		case out.Interrupted:
+			return nil
 		case out.Result.Hash != b.hash || out.Result.AtNs != b.end:
-			// The runs are the same seed with the same options: branches
-			// started from forks of this one would not be those of the
-			// first.
-			return fmt.Errorf("seed %d, run again for its forks, ended at t=%s with hash %016x, its first run at t=%s with hash %016x: the world does not run deterministically (sf-run -check -seed %d shows where)",
-				seed, schedule.Time(out.Result.AtNs), out.Result.Hash, schedule.Time(b.end), b.hash, seed)
+			// The runs are the same seed with the same branches and
+			// options: branches started from forks of this one would not
+			// be those of the first.
+			return fmt.Errorf("%s, run again for its forks, ended at t=%s with hash %016x, its first run at t=%s with hash %016x: the world does not run deterministically (sf-run -check -seed %d shows where)",
+				b.name(), schedule.Time(out.Result.AtNs), out.Result.Hash, schedule.Time(b.end), b.hash, b.seed)
 		}
+		steps += out.Result.Steps
 		return nil
 	})
+}
+
+// name says which run an entry is, for an error.
+func (e entry) name() string {
+	if len(e.branches) == 0 {
+		return fmt.Sprintf("seed %d", e.seed)
+	}
+	return fmt.Sprintf("seed %d with %d branches (the last at %s)", e.seed, len(e.branches), schedule.Time(int64(e.branches[len(e.branches)-1].At)))
 }
 
 // forks is what branches start from: nil before any is taken.
@@ -90,12 +123,13 @@ func (sf *seedForks) forks() *runner.Forks {
 	return sf.fs
 }
 
-// started counts the branches that started from a fork.
+// started counts the branches that started from a fork, the runs that
+// left forks left out.
 func (sf *seedForks) started() int {
 	if sf == nil || sf.fs == nil {
 		return 0
 	}
-	return sf.fs.Started()
+	return sf.fs.Started() - sf.rerunStarts
 }
 
 // release lets go of every fork.
@@ -103,4 +137,12 @@ func (sf *seedForks) release() {
 	if sf != nil && sf.fs != nil {
 		sf.fs.Release()
 	}
+}
+
+// runs counts the uncounted runs that left forks.
+func (sf *seedForks) runs() int {
+	if sf == nil {
+		return 0
+	}
+	return sf.reruns
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/runner"
+	"github.com/sf-dst/sf/lib/schedule"
 )
 
 // explored is an exploration's outcome, its failures' results without the
@@ -50,21 +51,31 @@ func explore(t *testing.T, p *runner.Prepared, o Options) explored {
 }
 
 // TestForksExploreTheSame: an exploration whose branches start from forks
-// of their seed's run makes the runs, keeps the corpus, finds the failures
-// and writes the artifacts, byte for byte, of one whose branches all run
-// from the start, for a world of one node (kvlog, whose seed 17 passes and
-// the others fail) and one of two nodes on the network (httpkv), and its
-// branches do start from forks.
+// of the runs they branch makes the runs, keeps the corpus, finds the
+// failures and writes the artifacts, byte for byte, of one whose branches
+// all run from the start, for a world of one node (kvlog, whose seed 17
+// passes and the others fail) and one of two nodes on the network
+// (httpkv); its branches do start from forks, and it branches branches,
+// whose runs leave forks too.
 func TestForksExploreTheSame(t *testing.T) {
 	for _, c := range []struct {
 		world string
 		seeds []uint64
 		runs  int
+		// chains: the exploration keeps branches and branches them, so
+		// more runs leave forks than seeds are branched.
+		chains bool
 	}{
-		{"kvlog", []uint64{1, 2, 17}, 30},
-		{"httpkv", []uint64{1, 2}, 24},
+		{"kvlog", []uint64{1, 2, 17}, 30, false},
+		{"httpkv", []uint64{1, 2}, 24, false},
+		// raftkv's properties (a leader in a later term, a write committed
+		// with a follower unreachable, ...) keep branches of seed 1.
+		{"raftkv", []uint64{1}, 24, true},
 	} {
 		t.Run(c.world, func(t *testing.T) {
+			if c.world == "raftkv" && testing.Short() {
+				t.Skip("builds hashicorp/raft for wasm; runs without -short")
+			}
 			p, err := runner.Prepare("../../examples/"+c.world+"/seedfall.json", config.LoadOptions{}, io.Discard)
 			if err != nil {
 				t.Fatal(err)
@@ -81,8 +92,20 @@ func TestForksExploreTheSame(t *testing.T) {
 			if branches == 0 || got.out.Forked < branches/2 {
 				t.Errorf("%d of %d branches started from a fork", got.out.Forked, branches)
 			}
-			forked := got.out.Forked
-			got.out.Forked = 0
+			if want.out.ForkRuns != 0 {
+				t.Errorf("%d runs left forks with NoForks", want.out.ForkRuns)
+			}
+			if got.out.ForkRuns < 1 || c.chains && got.out.ForkRuns <= len(c.seeds) {
+				t.Errorf("%d runs left forks from %d seeds (chains: %v)", got.out.ForkRuns, len(c.seeds), c.chains)
+			}
+			forked, forkRuns := got.out.Forked, got.out.ForkRuns
+			got.out.Forked, got.out.ForkRuns = 0, 0
+			// The steps the runs take from t=0 are the same; what the
+			// forks skipped and what the runs that took them ran are not.
+			if got.out.cost.skipped == 0 || want.out.cost.skipped != 0 || want.out.cost.rerunSteps != 0 {
+				t.Errorf("skipped %d steps with forks and %d without, reran %d without", got.out.cost.skipped, want.out.cost.skipped, want.out.cost.rerunSteps)
+			}
+			got.out.cost.skipped, got.out.cost.rerunSteps, got.out.cost.forksTaken = 0, 0, 0
 			if !reflect.DeepEqual(got.out, want.out) {
 				t.Errorf("with forks:\n%+v\nfrom the start:\n%+v", got.out, want.out)
 			}
@@ -92,7 +115,74 @@ func TestForksExploreTheSame(t *testing.T) {
 			if !reflect.DeepEqual(got.artifacts, want.artifacts) {
 				t.Errorf("the artifacts differ: with forks %d files, from the start %d", len(got.artifacts), len(want.artifacts))
 			}
-			t.Logf("%d runs, %d branches, %d from a fork, %d failures found", got.out.Runs, branches, forked, len(got.out.Found))
+			t.Logf("%d runs, %d branches, %d from a fork, %d runs left forks, %d failures found", got.out.Runs, branches, forked, forkRuns, len(got.out.Found))
 		})
+	}
+}
+
+// TestForksOfABranch: a branch of a kept branch starts from a fork of the
+// kept branch's own run, past that run's branch point (a fork of the seed's
+// run could only take it up to there), and ends as it does from the start;
+// when one batch branches a seed's run and a branch of it, the branch's
+// run, which leaves its forks, goes second and starts from the seed's.
+func TestForksOfABranch(t *testing.T) {
+	p, err := runner.Prepare("../../examples/kvlog/seedfall.json", config.LoadOptions{}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Engine.Close()
+	const seed = 17 // passes
+	o := Options{Jobs: 2}
+	run := func(c candidate, fs *runner.Forks) *engine.Result {
+		t.Helper()
+		rs, err := runAll(p, []candidate{c}, o, fs)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rs[0]
+	}
+	base := run(candidate{seed: seed, parent: -1}, nil)
+	if base.Status != engine.StatusPass {
+		t.Fatalf("seed %d %s: the test needs a pass", seed, base.Status)
+	}
+	t1, t2 := base.AtNs*2/5, base.AtNs*4/5
+	entryOf := func(c candidate, r *engine.Result) entry {
+		return entry{seed: c.seed, branches: c.branches, end: r.AtNs, steps: r.Steps, hash: r.Hash}
+	}
+	kept := candidate{seed: seed, branches: []schedule.Branch{{At: schedule.Dur(t1), Key: 1}}, parent: 0}
+	keptRun := run(kept, nil)
+	corpus := []entry{entryOf(candidate{seed: seed}, base), entryOf(kept, keptRun)}
+	// The step at which the kept branch passes t1, its branch point.
+	var stepAtT1 uint64
+	o2 := engine.Options{Branches: kept.branches, RedrawAfterBranch: true, AtStep: func(s engine.StepPoint) {
+		if stepAtT1 == 0 && s.AtNs > t1 {
+			stepAtT1 = s.Step
+		}
+	}}
+	if out := p.One(runner.Job{Seed: seed, Options: o2}, nil); out.Err != nil || out.Result.Hash != keptRun.Hash {
+		t.Fatalf("the kept branch ran differently the second time: %v", out.Err)
+	}
+
+	child := candidate{seed: seed, branches: append(append([]schedule.Branch{}, kept.branches...), schedule.Branch{At: schedule.Dur(t2), Key: 2}), parent: 1}
+	sibling := candidate{seed: seed, branches: []schedule.Branch{{At: schedule.Dur(t2), Key: 3}}, parent: 0}
+	sf := newSeedForks()
+	defer sf.release()
+	if err := sf.take(p, corpus, []candidate{child, sibling}, o); err != nil {
+		t.Fatal(err)
+	}
+	if sf.runs() != 2 || sf.rerunStarts != 1 {
+		t.Errorf("%d runs left forks, %d of them from a fork; want the seed's and then the kept branch's from the seed's", sf.runs(), sf.rerunStarts)
+	}
+	skipped := sf.fs.Skipped()
+	got := run(child, sf.forks())
+	if from := sf.fs.Skipped() - skipped; from <= stepAtT1 {
+		t.Errorf("the branch of the branch started at step %d, not past its parent's branch point at step %d", from, stepAtT1)
+	}
+	want := run(child, nil)
+	if got.Hash != want.Hash || got.Steps != want.Steps || got.AtNs != want.AtNs || !reflect.DeepEqual(got.Trace, want.Trace) {
+		t.Errorf("from a fork: %d steps, hash %016x; from the start: %d steps, hash %016x", got.Steps, got.Hash, want.Steps, want.Hash)
+	}
+	if sf.started() != 1 {
+		t.Errorf("%d branches started from a fork, want 1", sf.started())
 	}
 }
