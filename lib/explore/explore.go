@@ -77,6 +77,10 @@ type Options struct {
 	// point, which ends the same and takes less time. Tests compare the
 	// two.
 	NoForks bool
+	// seedForksOnly leaves forks of the starting seeds' runs only, as
+	// explore did before branches left forks: BenchmarkExploreForks
+	// measures what the forks of branches add.
+	seedForksOnly bool
 }
 
 // Found is one failure explore found.
@@ -116,16 +120,6 @@ type Outcome struct {
 	Tables *sweep.Tables
 	// cost says where the branches' time went, for BenchmarkExploreForks.
 	cost cost
-}
-
-// cost is what the branches of an exploration ran and skipped, in steps.
-type cost struct {
-	seedSteps   uint64  // the steps of the starting seeds' runs
-	branchSteps uint64  // the steps of the branches' runs, from t=0
-	skipped     uint64  // of them, the steps before the forks they started from
-	rerunSteps  uint64  // the steps the runs that left forks ran (from their own forks)
-	pointFrac   float64 // the sum over branches of new branch point / parent run's end
-	forksTaken  int     // the forks the runs that left forks took
 }
 
 // reached is one thing a run can reach for the first time, with when.
@@ -196,11 +190,11 @@ type entry struct {
 // follows afresh; otherwise anywhere in its span, which explores other
 // ways to the states it reached (a Sometimes evaluated once, at the end of
 // the run, has no time left after it).
-func (e *entry) moment(s *rng.Stream) int64 {
+func (e *entry) moment(s *rng.Stream) (at int64, reached bool) {
 	if len(e.moments) > 0 && s.Chance(0.5) {
-		return e.moments[s.Intn(len(e.moments))]
+		return e.moments[s.Intn(len(e.moments))], true
 	}
-	return s.Between(e.from, e.end-1)
+	return s.Between(e.from, e.end-1), false
 }
 
 // candidate is one run to make: a starting seed (parent -1) or a branch
@@ -235,6 +229,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	var forks *seedForks
 	if !o.NoForks {
 		forks = newSeedForks()
+		forks.seedsOnly = o.seedForksOnly
 		defer forks.release()
 	}
 	interrupted := func() bool { return o.Interrupt != nil && o.Interrupt.Load() }
@@ -246,11 +241,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 			out.Runs++
 			out.Tables.Add(r)
 			c := cands[i]
-			if c.parent >= 0 {
-				out.cost.branchSteps += r.Steps
-			} else {
-				out.cost.seedSteps += r.Steps
-			}
+			out.cost.ran(c, r)
 			switch r.Status {
 			case engine.StatusFail:
 				f := Found{Run: out.Runs, Seed: c.seed, Branches: c.branches, Result: r, Failure: shrink.FailureOf(r)}
@@ -337,18 +328,7 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	}
 	out.SeedRuns = out.Runs
 	for out.Runs < o.Runs && len(corpus) > 0 && !interrupted() {
-		var cands []candidate
-		for i := range min(batch, o.Runs-out.Runs) {
-			// Each branch is drawn from the number of the run it will be,
-			// so the exploration is a function of the flags alone.
-			s := rng.New(0, "explore", uint64(out.Runs+i))
-			parent := s.Intn(len(corpus))
-			e := corpus[parent]
-			at := e.moment(s)
-			br := append(append([]schedule.Branch{}, e.branches...), schedule.Branch{At: schedule.Dur(at), Key: s.Uint64()})
-			cands = append(cands, candidate{seed: e.seed, branches: br, parent: parent})
-			out.cost.pointFrac += float64(at) / float64(e.end)
-		}
+		cands := draw(corpus, out.Runs, min(batch, o.Runs-out.Runs), &out.cost)
 		if forks != nil {
 			if err := forks.take(p, corpus, cands, o); err != nil {
 				return nil, err
@@ -371,12 +351,25 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	out.Interrupted = interrupted()
 	out.Forked = forks.started()
 	out.ForkRuns = forks.runs()
-	if forks != nil && forks.fs != nil {
-		out.cost.skipped = forks.fs.Skipped() - forks.rerunSkipped
-		out.cost.rerunSteps = forks.rerunSteps
-		out.cost.forksTaken = forks.fs.Taken()
-	}
+	forks.costs(&out.cost)
 	return out, nil
+}
+
+// draw draws the n branches that will be runs first, first+1, ... Each is
+// drawn from the number of the run it will be, so the exploration is a
+// function of the flags alone.
+func draw(corpus []entry, first, n int, c *cost) []candidate {
+	var cands []candidate
+	for i := range n {
+		s := rng.New(0, "explore", uint64(first+i))
+		parent := s.Intn(len(corpus))
+		e := corpus[parent]
+		at, reached := e.moment(s)
+		br := append(append([]schedule.Branch{}, e.branches...), schedule.Branch{At: schedule.Dur(at), Key: s.Uint64()})
+		cands = append(cands, candidate{seed: e.seed, branches: br, parent: parent})
+		c.drew(at, e.end, reached)
+	}
+	return cands
 }
 
 // runAll makes the runs of a batch, up to o.Jobs at once, each from the

@@ -28,6 +28,9 @@ import (
 type seedForks struct {
 	fs    *runner.Forks
 	taken map[int]bool // the corpus entries whose run has left its forks
+	// seedsOnly takes forks of the starting seeds' runs only
+	// (Options.seedForksOnly).
+	seedsOnly bool
 	// reruns counts the runs that left forks, and rerunStarts those of
 	// them that started from a fork, which Outcome.Forked leaves out;
 	// rerunSkipped the steps they did not run, rerunSteps those they did.
@@ -47,7 +50,7 @@ func newSeedForks() *seedForks {
 func (sf *seedForks) take(p *runner.Prepared, corpus []entry, cands []candidate, o Options) error {
 	var todo []int
 	for _, c := range cands {
-		if c.parent < 0 || sf.taken[c.parent] {
+		if c.parent < 0 || sf.taken[c.parent] || sf.seedsOnly && len(corpus[c.parent].branches) > 0 {
 			continue
 		}
 		sf.taken[c.parent] = true
@@ -145,4 +148,15 @@ func (sf *seedForks) runs() int {
 		return 0
 	}
 	return sf.reruns
+}
+
+// costs notes in c what the branches skipped and what the runs that left
+// forks ran.
+func (sf *seedForks) costs(c *cost) {
+	if sf == nil || sf.fs == nil {
+		return
+	}
+	c.skipped = sf.fs.Skipped() - sf.rerunSkipped
+	c.rerunSteps = sf.rerunSteps
+	c.forksTaken = sf.fs.Taken()
 }
