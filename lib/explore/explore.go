@@ -226,9 +226,9 @@ func Run(p *runner.Prepared, o Options, report func(Found)) (*Outcome, error) {
 	out := &Outcome{Tables: sweep.NewTables(p)}
 	cov := &coverage{seen: map[string]bool{}, margin: map[string]margin.Value{}}
 	var corpus []entry
-	var forks *seedForks
+	var forks *runForks
 	if !o.NoForks {
-		forks = newSeedForks()
+		forks = newRunForks()
 		forks.seedsOnly = o.seedForksOnly
 		defer forks.release()
 	}

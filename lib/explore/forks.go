@@ -22,10 +22,10 @@ import (
 // branch started from a fork ends byte for byte as it would from the
 // start, so the exploration finds what it would have, only sooner.
 
-// seedForks holds the forks of the corpus's runs branched so far, all
+// runForks holds the forks of the corpus's runs branched so far, all
 // within runner.ForkBytesMax bytes of guest images: when they pass it, the
 // grid thins out over every run alike (runner.Forks).
-type seedForks struct {
+type runForks struct {
 	fs    *runner.Forks
 	taken map[int]bool // the corpus entries whose run has left its forks
 	// seedsOnly takes forks of the starting seeds' runs only
@@ -38,8 +38,8 @@ type seedForks struct {
 	rerunSkipped, rerunSteps uint64
 }
 
-func newSeedForks() *seedForks {
-	return &seedForks{taken: map[int]bool{}}
+func newRunForks() *runForks {
+	return &runForks{taken: map[int]bool{}}
 }
 
 // take runs, once each, the corpus entries that cands branch and that no
@@ -47,16 +47,16 @@ func newSeedForks() *seedForks {
 // comes from the first run taken: the runs of a world take a similar
 // number of steps, and the bound on bytes spreads the grid out when they
 // do not.
-func (sf *seedForks) take(p *runner.Prepared, corpus []entry, cands []candidate, o Options) error {
+func (rf *runForks) take(p *runner.Prepared, corpus []entry, cands []candidate, o Options) error {
 	var todo []int
 	for _, c := range cands {
-		if c.parent < 0 || sf.taken[c.parent] || sf.seedsOnly && len(corpus[c.parent].branches) > 0 {
+		if c.parent < 0 || rf.taken[c.parent] || rf.seedsOnly && len(corpus[c.parent].branches) > 0 {
 			continue
 		}
-		sf.taken[c.parent] = true
+		rf.taken[c.parent] = true
 		todo = append(todo, c.parent)
-		if sf.fs == nil {
-			sf.fs = runner.NewForks(0, max(1, corpus[c.parent].steps/shrink.ForkGrid))
+		if rf.fs == nil {
+			rf.fs = runner.NewForks(0, max(1, corpus[c.parent].steps/shrink.ForkGrid))
 		}
 	}
 	// A run with fewer branches goes first: one that branches it, taken
@@ -67,7 +67,7 @@ func (sf *seedForks) take(p *runner.Prepared, corpus []entry, cands []candidate,
 		for n < len(todo) && len(corpus[todo[n]].branches) == len(corpus[todo[0]].branches) {
 			n++
 		}
-		if err := sf.rerun(p, corpus, todo[:n], o); err != nil {
+		if err := rf.rerun(p, corpus, todo[:n], o); err != nil {
 			return err
 		}
 		todo = todo[n:]
@@ -77,19 +77,19 @@ func (sf *seedForks) take(p *runner.Prepared, corpus []entry, cands []candidate,
 
 // rerun makes the runs of the entries at, which leave forks of themselves,
 // and checks that they end as the entries' runs did.
-func (sf *seedForks) rerun(p *runner.Prepared, corpus []entry, at []int, o Options) error {
+func (rf *runForks) rerun(p *runner.Prepared, corpus []entry, at []int, o Options) error {
 	jobs := make([]runner.Job, len(at))
 	for i, k := range at {
 		e := corpus[k]
-		jobs[i] = runner.Job{Seed: e.seed, Options: engine.Options{Branches: e.branches, RedrawAfterBranch: true}, Forks: sf.fs, ForksBeforeNs: e.end}
+		jobs[i] = runner.Job{Seed: e.seed, Options: engine.Options{Branches: e.branches, RedrawAfterBranch: true}, Forks: rf.fs, ForksBeforeNs: e.end}
 	}
-	started, skipped := sf.fs.Started(), sf.fs.Skipped()
+	started, skipped := rf.fs.Started(), rf.fs.Skipped()
 	var steps uint64
 	defer func() {
-		sf.reruns += len(jobs)
-		sf.rerunStarts += sf.fs.Started() - started
-		sf.rerunSkipped += sf.fs.Skipped() - skipped
-		sf.rerunSteps += steps - (sf.fs.Skipped() - skipped)
+		rf.reruns += len(jobs)
+		rf.rerunStarts += rf.fs.Started() - started
+		rf.rerunSkipped += rf.fs.Skipped() - skipped
+		rf.rerunSteps += steps - (rf.fs.Skipped() - skipped)
 	}()
 	return p.Run(jobs, runner.Pool{Workers: o.Jobs, Interrupt: o.Interrupt}, func(out runner.Outcome) error {
 		b := corpus[at[out.Index]]
@@ -119,44 +119,44 @@ func (e entry) name() string {
 }
 
 // forks is what branches start from: nil before any is taken.
-func (sf *seedForks) forks() *runner.Forks {
-	if sf == nil {
+func (rf *runForks) forks() *runner.Forks {
+	if rf == nil {
 		return nil
 	}
-	return sf.fs
+	return rf.fs
 }
 
 // started counts the branches that started from a fork, the runs that
 // left forks left out.
-func (sf *seedForks) started() int {
-	if sf == nil || sf.fs == nil {
+func (rf *runForks) started() int {
+	if rf == nil || rf.fs == nil {
 		return 0
 	}
-	return sf.fs.Started() - sf.rerunStarts
+	return rf.fs.Started() - rf.rerunStarts
 }
 
 // release lets go of every fork.
-func (sf *seedForks) release() {
-	if sf != nil && sf.fs != nil {
-		sf.fs.Release()
+func (rf *runForks) release() {
+	if rf != nil && rf.fs != nil {
+		rf.fs.Release()
 	}
 }
 
 // runs counts the uncounted runs that left forks.
-func (sf *seedForks) runs() int {
-	if sf == nil {
+func (rf *runForks) runs() int {
+	if rf == nil {
 		return 0
 	}
-	return sf.reruns
+	return rf.reruns
 }
 
 // costs notes in c what the branches skipped and what the runs that left
 // forks ran.
-func (sf *seedForks) costs(c *cost) {
-	if sf == nil || sf.fs == nil {
+func (rf *runForks) costs(c *cost) {
+	if rf == nil || rf.fs == nil {
 		return
 	}
-	c.skipped = sf.fs.Skipped() - sf.rerunSkipped
-	c.rerunSteps = sf.rerunSteps
-	c.forksTaken = sf.fs.Taken()
+	c.skipped = rf.fs.Skipped() - rf.rerunSkipped
+	c.rerunSteps = rf.rerunSteps
+	c.forksTaken = rf.fs.Taken()
 }

@@ -168,24 +168,24 @@ func TestForksOfABranch(t *testing.T) {
 
 	child := candidate{seed: seed, branches: append(append([]schedule.Branch{}, kept.branches...), schedule.Branch{At: schedule.Dur(t2), Key: 2}), parent: 1}
 	sibling := candidate{seed: seed, branches: []schedule.Branch{{At: schedule.Dur(t2), Key: 3}}, parent: 0}
-	sf := newSeedForks()
-	defer sf.release()
-	if err := sf.take(p, corpus, []candidate{child, sibling}, o); err != nil {
+	rf := newRunForks()
+	defer rf.release()
+	if err := rf.take(p, corpus, []candidate{child, sibling}, o); err != nil {
 		t.Fatal(err)
 	}
-	if sf.runs() != 2 || sf.rerunStarts != 1 {
-		t.Errorf("%d runs left forks, %d of them from a fork; want the seed's and then the kept branch's from the seed's", sf.runs(), sf.rerunStarts)
+	if rf.runs() != 2 || rf.rerunStarts != 1 {
+		t.Errorf("%d runs left forks, %d of them from a fork; want the seed's and then the kept branch's from the seed's", rf.runs(), rf.rerunStarts)
 	}
-	skipped := sf.fs.Skipped()
-	got := run(child, sf.forks())
-	if from := sf.fs.Skipped() - skipped; from <= stepAtT1 {
+	skipped := rf.fs.Skipped()
+	got := run(child, rf.forks())
+	if from := rf.fs.Skipped() - skipped; from <= stepAtT1 {
 		t.Errorf("the branch of the branch started at step %d, not past its parent's branch point at step %d", from, stepAtT1)
 	}
 	want := run(child, nil)
 	if got.Hash != want.Hash || got.Steps != want.Steps || got.AtNs != want.AtNs || !reflect.DeepEqual(got.Trace, want.Trace) {
 		t.Errorf("from a fork: %d steps, hash %016x; from the start: %d steps, hash %016x", got.Steps, got.Hash, want.Steps, want.Hash)
 	}
-	if sf.started() != 1 {
-		t.Errorf("%d branches started from a fork, want 1", sf.started())
+	if rf.started() != 1 {
+		t.Errorf("%d branches started from a fork, want 1", rf.started())
 	}
 }
