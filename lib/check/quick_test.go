@@ -433,6 +433,9 @@ func TestIssue29NoGiveUp(t *testing.T) {
 // an illegal one is found with its timeline cut short by the step budget
 // rather than searched for as long as the time limit allows.
 func TestQuickLarge(t *testing.T) {
+	if raceEnabled {
+		t.Skip("one goroutine: nothing for -race to watch; the run without -race does it")
+	}
 	for _, model := range []string{"counter", "set", "append"} {
 		n := 100_000
 		if model != "counter" {

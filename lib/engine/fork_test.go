@@ -15,7 +15,7 @@ import (
 // there: the sync's faults and the write's result come after the wait, and
 // the resumed run ends as the run that was never forked.
 func TestForkInsideFsyncLatency(t *testing.T) {
-	e, err := New(t.TempDir())
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestForkRefusals(t *testing.T) {
 			Nodes: []NodeSpec{{Name: "sleeper", Wasm: raw, Args: []string{"-for", "100ms", "-step", "20ms"}, Workload: true}},
 		}, "sleeper#1: " + raw + ": the module was not prepared for forking"},
 	}
-	e, err := New(t.TempDir())
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -81,7 +80,7 @@ func TestPreemptLoopsLetOtherNodesRun(t *testing.T) {
 // also with a preemption every 100 counted calls.
 func TestPreemptInsideLeafFunctions(t *testing.T) {
 	raw := buildRawGuest(t, "leaf")
-	e, err := New(filepath.Join(t.TempDir(), "cache"))
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

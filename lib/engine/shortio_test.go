@@ -18,7 +18,7 @@ import (
 // as the schedule says; with both at 0 nothing is cut and nothing recorded.
 func TestShortReadsAndWrites(t *testing.T) {
 	wasm := buildGuest(t, "shortio")
-	e, err := New(t.TempDir())
+	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)
 	}

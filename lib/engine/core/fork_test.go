@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/sf-dst/sf/lib/build"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/engine/core"
@@ -171,7 +172,10 @@ func TestForkOfAFork(t *testing.T) {
 	}
 	same(t, "a fork of a fork", resumed, whole)
 
-	other, err := engine.New(t.TempDir())
+	// Another runtime, sharing the compilation cache: what is tested is a
+	// fork resumed in instances of modules that runtime loaded itself, and
+	// a cold compile under -race took most of this test's time.
+	other, err := engine.New(build.CacheDir(p.World))
 	if err != nil {
 		t.Fatal(err)
 	}
