@@ -14,7 +14,9 @@
 # first run the server with -syncdir, pebblekv's and badgerkv's reordering
 # without strict_dirs, for the same reason (their directory findings). A word
 # profile=NAME in a mix applies the world's profile NAME; natsjs's cluster and
-# raftkv get the faults of a replicated system.
+# raftkv get the faults of a replicated system; memberlist's profiles each
+# take one family of network faults (UDP loss and duplication, partitions,
+# gray failures, crashes) and swarm all of them.
 # Each sweep replays its world's pinned findings first, so a world whose
 # library still has a finding fails; the script goes on and prints a summary
 # line for every mix, and exits 1 when any failed.
@@ -74,6 +76,12 @@ mixes=(
   "examples/raftkv/seedfall.json faults.preset=high_availability"
   "examples/raftkv/seedfall.json faults.torn_writes=true faults.crash_on_io=0.005 faults.fsync_eio=0.01 faults.reorder_writes=true"
   "examples/raftkv/seedfall.json faults.preset=everything faults.swarm=true"
+  "examples/memberlist/seedfall.json"
+  "examples/memberlist/seedfall.json profile=udp"
+  "examples/memberlist/seedfall.json profile=partition"
+  "examples/memberlist/seedfall.json profile=gray"
+  "examples/memberlist/seedfall.json profile=crash"
+  "examples/memberlist/seedfall.json profile=swarm"
 )
 status=0
 for mix in "${mixes[@]}"; do

@@ -73,6 +73,9 @@ var compatPebbleVFS []byte
 //go:embed compat/pebble2_vfs_wasip1.go.txt
 var compatPebble2VFS []byte
 
+//go:embed compat/sockaddr_route_info_wasip1.go.txt
+var compatSockaddrRoute []byte
+
 // CompatSyscallFile is the name of the file compat_overlay adds to syscall.
 const CompatSyscallFile = "syscall_seedfall_wasip1.go"
 
@@ -113,6 +116,13 @@ var moduleShims = map[string]moduleShim{
 		map[string][]byte{"z/mmap_wasip1.go": compatRistrettoMmap}, nil},
 	"github.com/dgraph-io/badger/v4": {"badger (O_DSYNC for the files it opens synchronous, as on Linux)",
 		map[string][]byte{"y/file_dsync_wasip1.go": compatBadgerDsync}, nil},
+	// hashicorp/memberlist imports go-sockaddr, which has a route table
+	// reader for each system but none for wasip1, and so does not build.
+	// The file fits v1.0.6 and later, where route_info.go declares
+	// routeInfo and its errors for every system; before, each system's
+	// file declared its own.
+	"github.com/hashicorp/go-sockaddr": {"go-sockaddr (no route table on wasip1, as on js)",
+		map[string][]byte{"route_info_wasip1.go": compatSockaddrRoute}, nil},
 }
 
 // compatSetup is what a compat_overlay build of one package needs.

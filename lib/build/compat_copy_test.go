@@ -1,8 +1,12 @@
 package build
 
 import (
+	"bytes"
+	"go/parser"
+	"go/token"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +47,31 @@ func TestCompatCopyWithoutGoMod(t *testing.T) {
 	}
 	if got, _ := os.ReadFile(filepath.Join(dst2, "go.mod")); string(got) != "module example.com/new\n\ngo 1.22\n" {
 		t.Errorf("a module's own go.mod was changed: %q", got)
+	}
+}
+
+// TestCompatShimFiles: every file a module shim adds parses as Go, builds
+// only for wasm (a build constraint or a _wasm/_wasip1 name), and is named
+// for the package directory it goes in; go-sockaddr's, for one, must build
+// for wasip1 or memberlist does not build.
+func TestCompatShimFiles(t *testing.T) {
+	for mod, shim := range moduleShims {
+		for path, data := range shim.files {
+			f, err := parser.ParseFile(token.NewFileSet(), path, data, parser.ParseComments)
+			if err != nil {
+				t.Errorf("%s: %s does not parse: %v", mod, path, err)
+				continue
+			}
+			wasmOnly := strings.HasSuffix(path, "_wasm.go") || strings.HasSuffix(path, "_wasip1.go") || bytes.Contains(data, []byte("//go:build wasip1"))
+			if !wasmOnly {
+				t.Errorf("%s: %s would build outside wasm", mod, path)
+			}
+			if dir := filepath.Base(filepath.Dir(path)); dir != "." && f.Name.Name != dir {
+				t.Errorf("%s: %s is package %s, in directory %s", mod, path, f.Name.Name, dir)
+			}
+		}
+	}
+	if _, ok := moduleShims["github.com/hashicorp/go-sockaddr"].files["route_info_wasip1.go"]; !ok {
+		t.Error("no wasip1 route file for github.com/hashicorp/go-sockaddr")
 	}
 }

@@ -31,6 +31,9 @@ import (
 //   - interface_stub.go: interfaceTable and interfaceAddrTable describe the
 //     node's simulated interfaces, through seedfallInterfaceTable and
 //     seedfallInterfaceAddrTable, instead of none;
+//   - sockopt_fake.go and tcpsockopt_stub.go: the option setters (buffer
+//     sizes, keep-alive, linger, no delay) succeed on the simulated network's
+//     sockets, through seedfallSockopt, instead of failing with ENOPROTOOPT;
 //   - net_seedfall_wasip1.go: a new file of our own with those functions,
 //     the methods of *netFD that UDPConn calls (readFrom, writeTo and the
 //     rest, which take the place of fakeNetFD's), and the host imports they
@@ -47,7 +50,7 @@ var netOverlayFile []byte
 
 // netOverlayVersion changes whenever the patches change, so that the
 // overlay's directory, and the modules built with it, change too.
-const netOverlayVersion = "3"
+const netOverlayVersion = "4"
 
 // NetOverlayFile is the name of the file net_overlay adds to package net.
 const NetOverlayFile = "net_seedfall_wasip1.go"
@@ -60,7 +63,21 @@ const (
 	writeHook  = ` if seedfallDatagram(fd) { return fd.seedfallWrite(p) };`
 	ifaceHook  = ` return seedfallInterfaceTable(ifindex);`
 	addrHook   = ` return seedfallInterfaceAddrTable(ifi);`
+	optHook    = ` if seedfallSockopt(fd) { return nil };`
 )
+
+// overlayPatches are the toolchain's files of package net that the overlay
+// patches, in the order they are read, and how.
+var overlayPatches = []struct {
+	name  string
+	patch func(path string, src []byte) ([]byte, error)
+}{
+	{"net_fake.go", patchSocket},
+	{"fd_fake.go", patchFD},
+	{"interface_stub.go", patchInterfaces},
+	{"sockopt_fake.go", patchSockopts},
+	{"tcpsockopt_stub.go", patchTCPSockopts},
+}
 
 // netOverlay writes the overlay for the toolchain rooted at goroot into
 // store/overlay/<key>/ and returns the path of its overlay.json. key hashes
@@ -68,44 +85,30 @@ const (
 // new directory and an existing one is reused as is.
 func netOverlay(store, goroot string) (string, error) {
 	netDir := filepath.Join(goroot, "src", "net")
-	fakePath := filepath.Join(netDir, "net_fake.go")
-	fdPath := filepath.Join(netDir, "fd_fake.go")
-	ifacePath := filepath.Join(netDir, "interface_stub.go")
-	fakeSrc, err := os.ReadFile(fakePath)
-	if err != nil {
-		return "", fmt.Errorf("net_overlay: %w", err)
-	}
-	fdSrc, err := os.ReadFile(fdPath)
-	if err != nil {
-		return "", fmt.Errorf("net_overlay: %w", err)
-	}
-	ifaceSrc, err := os.ReadFile(ifacePath)
-	if err != nil {
-		return "", fmt.Errorf("net_overlay: %w", err)
-	}
-	fakeOut, err := patchSocket(fakePath, fakeSrc)
-	if err != nil {
-		return "", err
-	}
-	fdOut, err := patchFD(fdPath, fdSrc)
-	if err != nil {
-		return "", err
-	}
-	ifaceOut, err := patchInterfaces(ifacePath, ifaceSrc)
-	if err != nil {
-		return "", err
-	}
+	files := map[string][]byte{NetOverlayFile: netOverlayFile}
 	h := sha256.New()
-	for _, part := range [][]byte{[]byte(netOverlayVersion), []byte(goroot), fakeOut, fdOut, ifaceOut, netOverlayFile} {
-		fmt.Fprintf(h, "%d:", len(part))
-		h.Write(part)
+	fmt.Fprintf(h, "%d:%s%d:%s", len(netOverlayVersion), netOverlayVersion, len(goroot), goroot)
+	for _, f := range overlayPatches {
+		path := filepath.Join(netDir, f.name)
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return "", fmt.Errorf("net_overlay: %w", err)
+		}
+		out, err := f.patch(path, src)
+		if err != nil {
+			return "", err
+		}
+		files[f.name] = out
+		fmt.Fprintf(h, "%d:", len(out))
+		h.Write(out)
 	}
+	fmt.Fprintf(h, "%d:", len(netOverlayFile))
+	h.Write(netOverlayFile)
 	dir := filepath.Join(store, "overlay", hex.EncodeToString(h.Sum(nil))[:16])
 	jsonPath := filepath.Join(dir, "overlay.json")
 	if _, err := os.Stat(jsonPath); err == nil {
 		return jsonPath, nil
 	}
-	files := map[string][]byte{"net_fake.go": fakeOut, "fd_fake.go": fdOut, "interface_stub.go": ifaceOut, NetOverlayFile: netOverlayFile}
 	replace := map[string]string{}
 	for name, data := range files {
 		dst := filepath.Join(dir, name)
@@ -270,6 +273,15 @@ func patchFD(path string, src []byte) ([]byte, error) {
 	return src, nil
 }
 
+// A funcPatch is a hook for the top of one top-level function, with the
+// parameters and results it relies on.
+type funcPatch struct {
+	name        string
+	params      map[string]string
+	resultTypes string
+	hook        string
+}
+
 // patchInterfaces makes interface_stub.go's interfaceTable and
 // interfaceAddrTable return what seedfallInterfaceTable and
 // seedfallInterfaceAddrTable say. Patching the file, rather than leaving it
@@ -278,6 +290,46 @@ func patchFD(path string, src []byte) ([]byte, error) {
 // clear error instead of a compile error inside package net.
 // interfaceMulticastAddrTable keeps Go's code: it lists no address.
 func patchInterfaces(path string, src []byte) ([]byte, error) {
+	return patchFuncs(path, src, []funcPatch{
+		{"interfaceTable", map[string]string{"ifindex": "int"}, "[]Interface, error", ifaceHook},
+		{"interfaceAddrTable", map[string]string{"ifi": "*Interface"}, "[]Addr, error", addrHook},
+	})
+}
+
+// patchSockopts makes sockopt_fake.go's buffer size, keep-alive and linger
+// options succeed on the simulated network's sockets, which have no such
+// settings, as a Linux socket takes them; Go's code answers ENOPROTOOPT for
+// every socket that is not its fake network's, and a library that checks
+// the error (memberlist sizes its UDP buffer, and stops when it cannot)
+// would stop where it runs on Linux.
+func patchSockopts(path string, src []byte) ([]byte, error) {
+	var fs []funcPatch
+	for name, arg := range map[string]string{"setReadBuffer": "bytes int", "setWriteBuffer": "bytes int", "setKeepAlive": "keepalive bool", "setLinger": "sec int"} {
+		fs = append(fs, sockoptPatch(name, arg))
+	}
+	return patchFuncs(path, src, fs)
+}
+
+// patchTCPSockopts does the same for tcpsockopt_stub.go's TCP options: no
+// delay and the keep-alive timings.
+func patchTCPSockopts(path string, src []byte) ([]byte, error) {
+	var fs []funcPatch
+	for name, arg := range map[string]string{"setNoDelay": "noDelay bool", "setKeepAliveIdle": "d time.Duration", "setKeepAliveInterval": "d time.Duration", "setKeepAliveCount": "n int"} {
+		fs = append(fs, sockoptPatch(name, arg))
+	}
+	return patchFuncs(path, src, fs)
+}
+
+// sockoptPatch is the patch of a socket option setter func name(fd *netFD,
+// arg) error.
+func sockoptPatch(name, arg string) funcPatch {
+	argName, argType, _ := strings.Cut(arg, " ")
+	return funcPatch{name, map[string]string{"fd": "*netFD", argName: argType}, "error", optHook}
+}
+
+// patchFuncs inserts each patch's hook at the top of its function, after
+// checking that the function has the parameters and results the hook uses.
+func patchFuncs(path string, src []byte, patches []funcPatch) ([]byte, error) {
 	fset := token.NewFileSet()
 	f, err := parser.ParseFile(fset, path, src, parser.SkipObjectResolution)
 	if err != nil {
@@ -289,17 +341,11 @@ func patchInterfaces(path string, src []byte) ([]byte, error) {
 			funcs[d.Name.Name] = d
 		}
 	}
+	// In a fixed order, so that the first error is the same on every run.
+	slices.SortFunc(patches, func(a, b funcPatch) int { return strings.Compare(a.name, b.name) })
 	var offs []int
 	hooks := map[int]string{}
-	for _, fp := range []struct {
-		name        string
-		params      map[string]string
-		resultTypes string
-		hook        string
-	}{
-		{"interfaceTable", map[string]string{"ifindex": "int"}, "[]Interface, error", ifaceHook},
-		{"interfaceAddrTable", map[string]string{"ifi": "*Interface"}, "[]Addr, error", addrHook},
-	} {
+	for _, fp := range patches {
 		fn := funcs[fp.name]
 		if fn == nil {
 			return nil, shapeError(path, "no func "+fp.name)

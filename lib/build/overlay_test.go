@@ -52,6 +52,18 @@ func TestPatchToolchainFiles(t *testing.T) {
 			"func interfaceTable(ifindex int) ([]Interface, error) {":   ifaceHook,
 			"func interfaceAddrTable(ifi *Interface) ([]Addr, error) {": addrHook,
 		}, patchInterfaces},
+		{"sockopt_fake.go", map[string]string{
+			"func setReadBuffer(fd *netFD, bytes int) error {":     optHook,
+			"func setWriteBuffer(fd *netFD, bytes int) error {":    optHook,
+			"func setKeepAlive(fd *netFD, keepalive bool) error {": optHook,
+			"func setLinger(fd *netFD, sec int) error {":           optHook,
+		}, patchSockopts},
+		{"tcpsockopt_stub.go", map[string]string{
+			"func setNoDelay(fd *netFD, noDelay bool) error {":              optHook,
+			"func setKeepAliveIdle(fd *netFD, d time.Duration) error {":     optHook,
+			"func setKeepAliveInterval(fd *netFD, d time.Duration) error {": optHook,
+			"func setKeepAliveCount(fd *netFD, n int) error {":              optHook,
+		}, patchTCPSockopts},
 	} {
 		t.Run(tc.file, func(t *testing.T) {
 			path := filepath.Join(netDir, tc.file)
@@ -99,6 +111,8 @@ func TestPatchShapes(t *testing.T) {
 	const sig = "func socket(ctx context.Context, net string, family, sotype, proto int, ipv6only bool, laddr, raddr sockaddr, ctrlCtxFn func(context.Context, string, string, syscall.RawConn) error)"
 	const readWrite = "func (fd *netFD) Read(p []byte) (n int, err error) { return }\nfunc (fd *netFD) Write(p []byte) (nn int, err error) { return }\n"
 	const tables = "func interfaceTable(ifindex int) ([]Interface, error) {\n\treturn nil, nil\n}\nfunc interfaceAddrTable(ifi *Interface) ([]Addr, error) {\n\treturn nil, nil\n}\n"
+	const opts = "func setReadBuffer(fd *netFD, bytes int) error { return nil }\nfunc setWriteBuffer(fd *netFD, bytes int) error { return nil }\n" +
+		"func setKeepAlive(fd *netFD, keepalive bool) error { return nil }\nfunc setLinger(fd *netFD, sec int) error { return nil }\n"
 	const unsupported = "; this Go release is not supported by net_overlay (turn it off, or use a Go release it supports)"
 	tests := []struct {
 		name, src, want string
@@ -140,6 +154,14 @@ func TestPatchShapes(t *testing.T) {
 			"net_overlay: interface_stub.go: func interfaceAddrTable: ifi is Interface, want *Interface" + unsupported, patchInterfaces},
 		{"interfaces with other results", "package net\n" + strings.Replace(tables, "([]Addr, error)", "([]Addr, bool, error)", 1),
 			"net_overlay: interface_stub.go: func interfaceAddrTable returns ([]Addr, bool, error), want ([]Addr, error)" + unsupported, patchInterfaces},
+
+		{"sockopts as expected", "package net\n" + opts, "", patchSockopts},
+		{"sockopts without setLinger", "package net\n" + strings.Replace(opts, "setLinger", "setLingerTime", 1),
+			"net_overlay: sockopt_fake.go: no func setLinger" + unsupported, patchSockopts},
+		{"sockopts with the buffer size renamed", "package net\n" + strings.Replace(opts, "setReadBuffer(fd *netFD, bytes int)", "setReadBuffer(fd *netFD, n int)", 1),
+			"net_overlay: sockopt_fake.go: func setReadBuffer: no bytes int" + unsupported, patchSockopts},
+		{"sockopts with fd retyped", "package net\n" + strings.Replace(opts, "setKeepAlive(fd *netFD", "setKeepAlive(fd *fakeNetFD", 1),
+			"net_overlay: sockopt_fake.go: func setKeepAlive: fd is *fakeNetFD, want *netFD" + unsupported, patchSockopts},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -149,6 +171,8 @@ func TestPatchShapes(t *testing.T) {
 				file = "fd_fake.go"
 			case strings.HasPrefix(tt.name, "interfaces"):
 				file = "interface_stub.go"
+			case strings.HasPrefix(tt.name, "sockopts"):
+				file = "sockopt_fake.go"
 			}
 			out, err := tt.patch(file, []byte(tt.src))
 			switch {
@@ -188,10 +212,10 @@ func TestNetOverlayFiles(t *testing.T) {
 	if err := json.Unmarshal(data, &ov); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
-	if len(ov.Replace) != 4 {
-		t.Errorf("the overlay replaces %d files, want 4: %v", len(ov.Replace), ov.Replace)
+	if len(ov.Replace) != 6 {
+		t.Errorf("the overlay replaces %d files, want 6: %v", len(ov.Replace), ov.Replace)
 	}
-	for _, name := range []string{"net_fake.go", "fd_fake.go", "interface_stub.go", NetOverlayFile} {
+	for _, name := range []string{"net_fake.go", "fd_fake.go", "interface_stub.go", "sockopt_fake.go", "tcpsockopt_stub.go", NetOverlayFile} {
 		key := filepath.Join(root, "src", "net", name)
 		dst, ok := ov.Replace[key]
 		if !ok {

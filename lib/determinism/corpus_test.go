@@ -34,10 +34,11 @@ const (
 
 // slowBuilds are the examples whose guests take many seconds to build and
 // compile (a storage engine or a Raft or NATS server each), or whose seeds
-// take seconds each (the campaign's logs, which write megabytes): make test
+// take seconds each (the campaign's logs, which write megabytes, and
+// memberlist's five nodes gossiping for 70 virtual seconds): make test
 // leaves them to make corpus, and to the tests of cmd/sf-run that run them
 // anyway.
-var slowBuilds = []string{"badgerkv", "natsjs", "pebblekv", "raftkv", "rosedbwal", "tidwallwal"}
+var slowBuilds = []string{"badgerkv", "memberlist", "natsjs", "pebblekv", "raftkv", "rosedbwal", "tidwallwal"}
 
 // world is one entry of the corpus: a world file, maybe with -set
 // overrides that make a variant of it.

@@ -110,6 +110,14 @@ func main() {
 	check(c.RemoteAddr().String() == serverIP+":7000", "RemoteAddr = %s, want %s:7000", c.RemoteAddr(), serverIP)
 	lhost, lport, _ := net.SplitHostPort(c.LocalAddr().String())
 	check(lhost == selfIP && lport != "0", "LocalAddr = %s, want %s:<port>", c.LocalAddr(), selfIP)
+	// Socket options succeed and change nothing, as on Linux.
+	tc := c.(*net.TCPConn)
+	check(tc.SetNoDelay(false) == nil, "SetNoDelay: %v", tc.SetNoDelay(false))
+	check(tc.SetKeepAlive(true) == nil, "SetKeepAlive: %v", tc.SetKeepAlive(true))
+	check(tc.SetKeepAlivePeriod(time.Second) == nil, "SetKeepAlivePeriod: %v", tc.SetKeepAlivePeriod(time.Second))
+	check(tc.SetLinger(0) == nil, "SetLinger: %v", tc.SetLinger(0))
+	check(tc.SetReadBuffer(1<<20) == nil, "SetReadBuffer: %v", tc.SetReadBuffer(1<<20))
+	check(tc.SetWriteBuffer(1<<20) == nil, "SetWriteBuffer: %v", tc.SetWriteBuffer(1<<20))
 	payload := bytes.Repeat([]byte("0123456789abcdef"), 6400)
 	go func() {
 		if _, err := c.Write(payload); err != nil {

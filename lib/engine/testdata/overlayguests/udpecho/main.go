@@ -110,6 +110,10 @@ func main() {
 	// A read deadline on a socket nobody writes to.
 	quiet, err := net.ListenUDP("udp", &net.UDPAddr{})
 	check(err == nil, "ListenUDP(:0): %v", err)
+	// Buffer sizes succeed and change nothing, as on Linux; memberlist,
+	// for one, stops when it cannot size its buffer.
+	check(quiet.SetReadBuffer(2<<20) == nil, "SetReadBuffer: %v", quiet.SetReadBuffer(2<<20))
+	check(quiet.SetWriteBuffer(2<<20) == nil, "SetWriteBuffer: %v", quiet.SetWriteBuffer(2<<20))
 	start := time.Now()
 	quiet.SetReadDeadline(start.Add(300 * time.Millisecond))
 	_, _, err = quiet.ReadFromUDP(make([]byte, 16))
