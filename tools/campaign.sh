@@ -14,7 +14,12 @@
 # first run the server with -syncdir, pebblekv's and badgerkv's reordering
 # without strict_dirs, for the same reason (their directory findings). A word
 # profile=NAME in a mix applies the world's profile NAME; natsjs's cluster and
-# raftkv get the faults of a replicated system.
+# raftkv get the faults of a replicated system. etcdraft's worlds set
+# torn_sector 512, the sector atomicity etcd's WAL counts on to tell a torn
+# tail from corruption; its disk mixes run on the liveness world, whose
+# finally check reads from every node, so that a node that can never start
+# again from its WAL fails the seed; seedfall.bytetear.json tears inside a
+# sector and fails on its pin.
 # Each sweep replays its world's pinned findings first, so a world whose
 # library still has a finding fails; the script goes on and prints a summary
 # line for every mix, and exits 1 when any failed.
@@ -74,6 +79,18 @@ mixes=(
   "examples/raftkv/seedfall.json faults.preset=high_availability"
   "examples/raftkv/seedfall.json faults.torn_writes=true faults.crash_on_io=0.005 faults.fsync_eio=0.01 faults.reorder_writes=true"
   "examples/raftkv/seedfall.json faults.preset=everything faults.swarm=true"
+  "examples/etcdraft/seedfall.json"
+  "examples/etcdraft/seedfall.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
+  "examples/etcdraft/seedfall.json faults.preset=high_availability faults.torn_sector=512"
+  "examples/etcdraft/seedfall.liveness.json"
+  "examples/etcdraft/seedfall.liveness.json faults.crash_on_io=0.005"
+  "examples/etcdraft/seedfall.liveness.json faults.fsync_eio=0.01"
+  "examples/etcdraft/seedfall.liveness.json faults.strict_dirs=true"
+  "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=ext4_ordered faults.crash_on_io=0.005"
+  "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=page_independent faults.crash_on_io=0.005"
+  "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true"
+  "examples/etcdraft/seedfall.bytetear.json"
+  "examples/etcdraft/seedfall.json faults.preset=everything faults.swarm=true faults.torn_sector=512"
 )
 status=0
 for mix in "${mixes[@]}"; do

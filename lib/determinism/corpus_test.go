@@ -37,7 +37,7 @@ const (
 // take seconds each (the campaign's logs, which write megabytes): make test
 // leaves them to make corpus, and to the tests of cmd/sf-run that run them
 // anyway.
-var slowBuilds = []string{"badgerkv", "natsjs", "pebblekv", "raftkv", "rosedbwal", "tidwallwal"}
+var slowBuilds = []string{"badgerkv", "etcdraft", "natsjs", "pebblekv", "raftkv", "rosedbwal", "tidwallwal"}
 
 // world is one entry of the corpus: a world file, maybe with -set
 // overrides that make a variant of it.

@@ -14,11 +14,14 @@
 // With -final, the program is the world's finally check instead: it reads
 // every key until one read of each has been served (retrying forever; the
 // world's liveness.within decides how long is too long), and records those
-// reads too.
+// reads too. With -final-each as well, every node must serve a read of every
+// key itself: a node that cannot start again from its disk (its WAL
+// unreadable, say) keeps the check from ending, and the run fails on
+// liveness.
 //
 // Usage:
 //
-//	client -nodes n1,n2,n3 [-port 7000] [-clients 3] [-ops 40] [-keys 3] [-pause 50ms] [-final]
+//	client -nodes n1,n2,n3 [-port 7000] [-clients 3] [-ops 40] [-keys 3] [-pause 50ms] [-final [-final-each]]
 package main
 
 import (
@@ -42,8 +45,15 @@ func main() {
 	keys := flag.Int("keys", 3, "keys k0..k<keys-1>")
 	pause := flag.Duration("pause", 50*time.Millisecond, "think time between a client's operations")
 	final := flag.Bool("final", false, "read every key once, through the cluster, and exit")
+	each := flag.Bool("final-each", false, "with -final: read every key from every node")
 	flag.Parse()
 	names := strings.Split(*nodes, ",")
+	if *final && *each {
+		for _, n := range names {
+			finalReads([]string{n}, *port, *keys)
+		}
+		return
+	}
 	if *final {
 		finalReads(names, *port, *keys)
 		return
@@ -75,11 +85,12 @@ func main() {
 func finalReads(names []string, port, keys int) {
 	c := &client{proc: 1000, names: names, port: port, conns: map[string]*conn{}}
 	start := time.Now()
+	c.pinned = len(names) == 1
 	for k := 0; k < keys; k++ {
 		key := fmt.Sprintf("k%d", k)
 		for tries := 1; ; tries++ {
 			if v, ok := c.get(key); ok {
-				fmt.Printf("client: final read of %s = %q after %d tries\n", key, v, tries)
+				fmt.Printf("client: final read of %s = %q from %s after %d tries\n", key, v, strings.Join(names, ","), tries)
 				break
 			}
 			time.Sleep(50 * time.Millisecond)
@@ -94,6 +105,7 @@ type client struct {
 	port   int
 	conns  map[string]*conn
 	leader string // the last leader a node named, "" for none
+	pinned bool   // send every request to names[0], whatever a refusal names
 }
 
 type conn struct {
@@ -104,6 +116,9 @@ type conn struct {
 // target picks where the next operation goes: the node named as leader by
 // the last refusal, once, or else any node.
 func (c *client) target() string {
+	if c.pinned {
+		return c.names[0]
+	}
 	if c.leader != "" {
 		t := c.leader
 		c.leader = ""
