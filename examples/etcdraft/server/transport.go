@@ -142,6 +142,20 @@ func (t *transport) receive(c net.Conn, n raft.Node) {
 		if err := proto.Unmarshal(b, m); err != nil {
 			return
 		}
+		if m.GetType() == raftpb.MessageType_MsgProp {
+			// A proposal a follower forwarded waits in Step until this
+			// node knows a leader. Stepped inline it would hold up every
+			// message behind it on this connection, the heartbeats that
+			// would tell it the leader among them, for good. etcd's rafthttp
+			// gives proposals their own queue and goroutine for the same
+			// reason; here each gets a goroutine and a deadline.
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+				defer cancel()
+				n.Step(ctx, m)
+			}()
+			continue
+		}
 		n.Step(context.TODO(), m)
 	}
 }
