@@ -19,7 +19,9 @@
 # tail from corruption; its disk mixes run on the liveness world, whose
 # finally check reads from every node, so that a node that can never start
 # again from its WAL fails the seed; seedfall.bytetear.json tears inside a
-# sector and fails on its pin.
+# sector and fails on its pin, seedfall.strict_dirs.json on its pin (the
+# directories etcd never fsyncs); the mixes with strict_dirs after it run the
+# servers with -syncdir, which fsyncs them.
 # Each sweep replays its world's pinned findings first, so a world whose
 # library still has a finding fails; the script goes on and prints a summary
 # line for every mix, and exits 1 when any failed.
@@ -81,16 +83,17 @@ mixes=(
   "examples/raftkv/seedfall.json faults.preset=everything faults.swarm=true"
   "examples/etcdraft/seedfall.json"
   "examples/etcdraft/seedfall.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
-  "examples/etcdraft/seedfall.json faults.preset=high_availability faults.torn_sector=512"
+  "examples/etcdraft/seedfall.json faults.preset=high_availability faults.torn_sector=512 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
   "examples/etcdraft/seedfall.liveness.json"
   "examples/etcdraft/seedfall.liveness.json faults.crash_on_io=0.005"
   "examples/etcdraft/seedfall.liveness.json faults.fsync_eio=0.01"
-  "examples/etcdraft/seedfall.liveness.json faults.strict_dirs=true"
+  "examples/etcdraft/seedfall.strict_dirs.json"
+  "examples/etcdraft/seedfall.strict_dirs.json nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
   "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=ext4_ordered faults.crash_on_io=0.005"
   "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=page_independent faults.crash_on_io=0.005"
-  "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true"
+  "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=dir_reorder faults.strict_dirs=true nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
   "examples/etcdraft/seedfall.bytetear.json"
-  "examples/etcdraft/seedfall.json faults.preset=everything faults.swarm=true faults.torn_sector=512"
+  "examples/etcdraft/seedfall.json faults.preset=everything faults.swarm=true faults.torn_sector=512 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
 )
 status=0
 for mix in "${mixes[@]}"; do

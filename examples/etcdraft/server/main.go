@@ -30,7 +30,8 @@
 //
 // Usage:
 //
-//	server -peers n1,n2,n3 [-addr :7000] [-raft-port 8000] [-data data] [-reads readindex|local] [-snap-count 16]
+//	server -peers n1,n2,n3 [-addr :7000] [-raft-port 8000] [-data data] [-reads readindex|local]
+//	       [-snap-count 16] [-catch-up 8] [-segment-bytes 16384] [-syncdir]
 package main
 
 import (
@@ -54,6 +55,7 @@ func main() {
 	snapCount := flag.Uint64("snap-count", 16, "applied entries between two snapshots")
 	catchUp := flag.Uint64("catch-up", 8, "entries kept in the log behind a snapshot, for slow followers")
 	segment := flag.Int64("segment-bytes", 16*1024, "size of a WAL segment file (etcd's default is 64 MiB)")
+	syncDir := flag.Bool("syncdir", false, "fsync the directories etcd's wal.Create, TouchDirAll and SaveSnap leave unsynced")
 	flag.Parse()
 	if *reads != "readindex" && *reads != "local" {
 		fmt.Fprintf(os.Stderr, "server: -reads %q: want readindex or local\n", *reads)
@@ -88,6 +90,7 @@ func main() {
 		snapCount: *snapCount,
 		catchUp:   *catchUp,
 		segment:   *segment,
+		syncDir:   *syncDir,
 	}, kv, tr)
 	if err != nil {
 		failStop("start", err)
