@@ -16,7 +16,14 @@
 # profile=NAME in a mix applies the world's profile NAME; natsjs's cluster and
 # raftkv get the faults of a replicated system; memberlist's profiles each
 # take one family of network faults (UDP loss and duplication, partitions,
-# gray failures, crashes) and swarm all of them.
+# gray failures, crashes) and swarm all of them. etcdraft's worlds set
+# torn_sector 512, the sector atomicity etcd's WAL counts on to tell a torn
+# tail from corruption; its disk mixes run on the liveness world, whose
+# finally check reads from every node, so that a node that can never start
+# again from its WAL fails the seed; seedfall.bytetear.json tears inside a
+# sector and fails on its pin, seedfall.strict_dirs.json on its pin (the
+# directories etcd never fsyncs); the other mixes with strict_dirs run the
+# servers with -syncdir, which fsyncs them (and passes the pins).
 # Each sweep replays its world's pinned findings first, so a world whose
 # library still has a finding fails; the script goes on and prints a summary
 # line for every mix, and exits 1 when any failed.
@@ -82,6 +89,19 @@ mixes=(
   "examples/memberlist/seedfall.json profile=gray"
   "examples/memberlist/seedfall.json profile=crash"
   "examples/memberlist/seedfall.json profile=swarm"
+  "examples/etcdraft/seedfall.json"
+  "examples/etcdraft/seedfall.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
+  "examples/etcdraft/seedfall.json faults.preset=high_availability faults.torn_sector=512 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
+  "examples/etcdraft/seedfall.liveness.json"
+  "examples/etcdraft/seedfall.liveness.json faults.crash_on_io=0.005"
+  "examples/etcdraft/seedfall.liveness.json faults.fsync_eio=0.01"
+  "examples/etcdraft/seedfall.strict_dirs.json"
+  "examples/etcdraft/seedfall.strict_dirs.json nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
+  "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=ext4_ordered faults.crash_on_io=0.005"
+  "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=page_independent faults.crash_on_io=0.005"
+  "examples/etcdraft/seedfall.dir_reorder.json nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
+  "examples/etcdraft/seedfall.bytetear.json"
+  "examples/etcdraft/seedfall.json faults.preset=everything faults.swarm=true faults.torn_sector=512 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
 )
 status=0
 for mix in "${mixes[@]}"; do

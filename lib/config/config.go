@@ -187,6 +187,10 @@ type Faults struct {
 	Preset string `json:"preset,omitempty"`
 	// TornWrites makes a crash keep an in-order prefix of the unsynced writes. Defaults to false.
 	TornWrites bool `json:"torn_writes"`
+	// TornSector is the size in bytes of the disk's atomic write unit under TornWrites: a torn write
+	// keeps whole sectors, cut only at a multiple of TornSector of the file. 0 tears anywhere. At least
+	// 0; more than 0 needs TornWrites. Defaults to 0.
+	TornSector int64 `json:"torn_sector,omitempty"`
 	// ReorderWrites makes a crash write dirty pages back out of order, within FSModel. Defaults to false.
 	ReorderWrites bool `json:"reorder_writes"`
 	// FSModel is the file system model that ReorderWrites follows: one of [FSModels]. Setting it
@@ -667,6 +671,12 @@ func (f *Faults) validate(d *decoder, p string) error {
 	}
 	if f.ClockSkew < 0 {
 		return d.errorf(joinPath(p, "clock_skew"), "must not be negative, got %s", f.ClockSkew)
+	}
+	switch sp := joinPath(p, "torn_sector"); {
+	case f.TornSector < 0:
+		return d.errorf(sp, "must not be negative, got %d", f.TornSector)
+	case f.TornSector > 0 && !f.TornWrites:
+		return d.errorf(sp, "needs torn_writes: it only says where a torn write may be cut")
 	}
 	mp := joinPath(p, "fs_model")
 	switch {

@@ -38,7 +38,7 @@ const (
 // memberlist's five nodes gossiping for 70 virtual seconds): make test
 // leaves them to make corpus, and to the tests of cmd/sf-run that run them
 // anyway.
-var slowBuilds = []string{"badgerkv", "memberlist", "natsjs", "pebblekv", "raftkv", "rosedbwal", "tidwallwal"}
+var slowBuilds = []string{"badgerkv", "etcdraft", "memberlist", "natsjs", "pebblekv", "raftkv", "rosedbwal", "tidwallwal"}
 
 // world is one entry of the corpus: a world file, maybe with -set
 // overrides that make a variant of it.

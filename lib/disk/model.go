@@ -60,6 +60,11 @@ type CrashRules struct {
 	// the pending directory operations under ModelExt4Ordered and
 	// ModelPageIndependent. Defaults to false.
 	Torn bool
+	// TornSector (torn_sector) is the disk's unit of atomic writes in
+	// bytes: a torn write keeps its bytes up to a multiple of TornSector of
+	// the file, never part of a sector, as on a disk that writes each
+	// sector whole or not at all. 0 tears anywhere. Defaults to 0.
+	TornSector int64
 	// Reorder (reorder_writes) writes pages back out of order within the
 	// limits of Model, each file independently of the others. Defaults to
 	// false.
@@ -135,7 +140,7 @@ func (fs *FS) CrashWith(rules CrashRules, r *rng.Stream) CrashReport {
 		}
 		fs.planDirOps(rules, r, keepDir)
 	case rules.Torn:
-		plans = fs.planPrefix(files, r, keepDir)
+		plans = fs.planPrefix(files, r, keepDir, rules.TornSector)
 	default:
 		for _, n := range files {
 			plans = append(plans, newPlan(n))
@@ -203,7 +208,7 @@ func (fs *FS) crashDuringSync(rules CrashRules, r *rng.Stream, rep *CrashReport,
 		k := r.Intn(m + 1)
 		torn := 0
 		if rules.Torn && k < m && !n.pending[k].truncate && len(n.pending[k].data) >= 2 {
-			torn = int(r.Between(0, int64(len(n.pending[k].data)-1)))
+			torn = int(tearPrefix(r, n.pending[k].off, int64(len(n.pending[k].data)), rules.TornSector))
 		}
 		synced := slices.Clone(n.pending[:k])
 		for _, op := range synced {
@@ -292,8 +297,8 @@ func (p *filePlan) apply(rep *CrashReport, hit map[Ino]ranges) {
 
 // planPrefix is plain Torn: an in-order prefix of every pending operation
 // of the node, file and directory operations together, by sequence number,
-// possibly ending in a partial write.
-func (fs *FS) planPrefix(files []*inode, r *rng.Stream, keepDir []bool) []*filePlan {
+// possibly ending in a partial write (cut at a multiple of sector, if set).
+func (fs *FS) planPrefix(files []*inode, r *rng.Stream, keepDir []bool, sector int64) []*filePlan {
 	type item struct {
 		seq  uint64
 		plan *filePlan
@@ -337,7 +342,7 @@ func (fs *FS) planPrefix(files []*inode, r *rng.Stream, keepDir []bool) []*fileP
 		case j < k:
 			it.plan.land[it.op] = ranges{{op.off, op.off + int64(len(op.data))}}
 		case len(op.data) >= 2:
-			if torn := r.Between(0, int64(len(op.data)-1)); torn > 0 {
+			if torn := tearPrefix(r, op.off, int64(len(op.data)), sector); torn > 0 {
 				it.plan.land[it.op] = ranges{{op.off, op.off + torn}}
 			}
 		}
@@ -437,7 +442,9 @@ func planModel(n *inode, rules CrashRules, r *rng.Stream) *filePlan {
 			if r.Float64() < q {
 				keep = true
 			} else if rules.Torn && !u.trunc && u.b-dataAt >= 2 && r.Intn(2) == 0 {
-				torn = r.Between(dataAt+1, u.b-1) - u.a
+				if end, ok := tearEnd(r, dataAt+1, u.b-1, rules.TornSector); ok {
+					torn = end - u.a
+				}
 			}
 		}
 		if !keep {
@@ -498,4 +505,35 @@ func (fs *FS) planDirOps(rules CrashRules, r *rng.Stream, keep []bool) {
 		}
 		keep[i] = free && r.Float64() < q
 	}
+}
+
+// tearPrefix draws how many bytes a torn write of n bytes at offset off
+// keeps, in [0, n-1]. With sector > 0 the kept bytes end at a multiple of
+// sector in the file, or none are kept when the write crosses no sector
+// boundary. Without it the draw is the one it always was, so worlds without
+// torn_sector replay as before.
+func tearPrefix(r *rng.Stream, off, n, sector int64) int64 {
+	if sector <= 0 {
+		return r.Between(0, n-1)
+	}
+	end, ok := tearEnd(r, off+1, off+n-1, sector)
+	if !ok {
+		return 0
+	}
+	return end - off
+}
+
+// tearEnd draws the file offset in [lo, hi] at which a torn write's kept
+// bytes end: any offset, or with sector > 0 a multiple of sector, false
+// when the range holds none.
+func tearEnd(r *rng.Stream, lo, hi, sector int64) (int64, bool) {
+	if sector <= 0 {
+		return r.Between(lo, hi), true
+	}
+	first := (lo + sector - 1) / sector
+	last := hi / sector
+	if first > last {
+		return 0, false
+	}
+	return r.Between(first, last) * sector, true
 }

@@ -34,7 +34,7 @@ func EngineSpec(w *config.World) (*engine.Spec, error) {
 			CheckStepsMax: w.Limits.CheckSteps,
 		},
 		Disk: engine.DiskFaults{
-			Torn: f.TornWrites, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
+			Torn: f.TornWrites, TornSector: f.TornSector, Reorder: f.ReorderWrites, StrictDirs: f.StrictDirs, CorruptOnCrash: f.CorruptOnCrash,
 			CapacityBytes: f.DiskBytes, LatencyNs: [2]int64{int64(f.DiskLatency[0]), int64(f.DiskLatency[1])},
 		},
 	}

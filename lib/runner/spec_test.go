@@ -155,7 +155,7 @@ func change(v reflect.Value, path string) bool {
 // lib/faults' registry and nowhere else, so that the two never hold one
 // name.
 func TestFaultSettingsAreNoKindFields(t *testing.T) {
-	settings := map[string]bool{"preset": true, "torn_writes": true, "reorder_writes": true, "fs_model": true,
+	settings := map[string]bool{"preset": true, "torn_writes": true, "torn_sector": true, "reorder_writes": true, "fs_model": true,
 		"disk_bytes": true, "corrupt_on_crash": true, "strict_dirs": true, "disk_latency": true, "clock_skew": true,
 		"include_workload": true, "swarm": true}
 	typ := reflect.TypeOf(config.Faults{})

@@ -14,6 +14,9 @@ import (
 type DiskFaults struct {
 	Torn, Reorder, StrictDirs, CorruptOnCrash bool
 	Model                                     disk.FSModel
+	// TornSector is the atomic write unit of a torn write, in bytes; 0
+	// tears anywhere.
+	TornSector int64
 	// CapacityBytes is each node's disk size; 0 is unlimited.
 	CapacityBytes int64
 	// LatencyNs is the range of extra time each fsync takes.
@@ -140,7 +143,7 @@ func (r *Run) crashDisk(n *Node, syncing disk.Ino) {
 		n.FS.Crash()
 		return
 	}
-	rules := disk.CrashRules{Torn: d.Torn, Reorder: d.Reorder, Model: d.Model, CorruptOnCrash: d.CorruptOnCrash, Syncing: syncing}
+	rules := disk.CrashRules{Torn: d.Torn, TornSector: d.TornSector, Reorder: d.Reorder, Model: d.Model, CorruptOnCrash: d.CorruptOnCrash, Syncing: syncing}
 	rep := n.FS.CrashWith(rules, rng.New(r.SeedOf(bsDisk), "crashdisk", rng.Key(n.Spec.Name), uint64(n.crashes)))
 	if rep.Kept+rep.Dropped+rep.Torn > 0 || len(rep.Corrupted) > 0 {
 		r.Tracef("disk of %s after the crash: %d pending writes kept, %d dropped, %d torn", n.Spec.Name, rep.Kept, rep.Dropped, rep.Torn)
