@@ -18,23 +18,32 @@ func (r *Run) step(in *Instance, watchdog *time.Timer) {
 	}
 	in.parked = false
 	in.exec.stepStart = time.Now()
-	watchdog.Reset(time.Duration(r.Spec.WatchdogNs + watchdogGraceNs))
 	in.exec.hold.Store(holdHost)
 	in.exec.resume <- cmdRun
-	select {
-	case m := <-r.exec.back:
-		if !watchdog.Stop() {
-			<-watchdog.C
-		}
-		r.handBack(m)
-	case <-watchdog.C:
-		if m, ok := r.takeBaton(in); ok {
+	limit := time.Duration(r.Spec.WatchdogNs + watchdogGraceNs)
+	for {
+		select {
+		case m := <-r.exec.back:
 			r.handBack(m)
 			return
+		case <-watchdog.C:
+			// The timer runs across steps (see loop): it may have fired
+			// for an earlier one.
+			if left := limit - time.Since(in.exec.stepStart); left > 0 {
+				watchdog.Reset(left)
+				continue
+			}
+			if m, ok := r.takeBaton(in); ok {
+				watchdog.Reset(limit)
+				r.handBack(m)
+				return
+			}
+			watchdog.Reset(limit)
+			r.stopSpinning(in)
+			r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding and could not be stopped (watchdog); its goroutine is abandoned", in.Name, limit))
+			in.Node.Cur = nil
+			return
 		}
-		r.stopSpinning(in)
-		r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding and could not be stopped (watchdog); its goroutine is abandoned", in.Name, time.Duration(r.Spec.WatchdogNs+watchdogGraceNs)))
-		in.Node.Cur = nil
 	}
 }
 

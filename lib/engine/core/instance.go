@@ -150,12 +150,14 @@ func (in *Instance) main() {
 		r.exec.back <- msg{Kind: msgExited, inst: in}
 		return
 	}
-	ctx := context.WithValue(context.Background(), ctxKey{}, in)
+	ctx := context.Background()
 	if img := in.exec.image; img != nil {
 		ctx = experimental.WithMemoryAllocator(ctx, imageAllocator(uint64(len(img.memory))))
 	} else {
 		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
 	}
+	// Outermost, since every host call looks the instance up (dispatch).
+	ctx = context.WithValue(ctx, ctxKey{}, in)
 	cfg := wazero.NewModuleConfig().
 		WithName(fmt.Sprintf("%s@%d", in.Name, instanceSerial.Add(1))).
 		WithStartFunctions()

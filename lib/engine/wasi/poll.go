@@ -65,9 +65,14 @@ func pollOneoff(c *core.Call, inPtr, outPtr, nsubs, neventsPtr uint32) uint64 {
 			}
 		}
 		if ready {
-			if !mem.Write(outPtr+32*nev, ev[:]) {
+			// Copied into a view of the guest's memory rather than passed
+			// to Write, through which the array would escape: a heap
+			// allocation for every event of every poll.
+			out, ok := mem.Read(outPtr+32*nev, 32)
+			if !ok {
 				return core.EFault
 			}
+			copy(out, ev[:])
 			nev++
 		}
 	}
