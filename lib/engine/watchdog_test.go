@@ -127,3 +127,40 @@ func TestGoModulesAreInstrumented(t *testing.T) {
 		t.Fatalf("instrumented module is not larger: %d vs %d bytes", len(out), len(bin))
 	}
 }
+
+// TestWatchdogAbandonsUninstrumentedGuest runs a spinning guest without the
+// loop ticks, which only the scheduler's own timer can catch: past the
+// watchdog and its grace it takes the baton from whichever instance holds
+// it (instances hand it on among themselves) and abandons the guest. The
+// guest spins a finite count, well past the grace on any machine, so that
+// its abandoned goroutine ends some time after the test.
+func TestWatchdogAbandonsUninstrumentedGuest(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits out the watchdog's grace of 5s")
+	}
+	spin := buildRawGuest(t, "spin")
+	sleeper := buildGuest(t, "sleeper")
+	e, err := New(testCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	spec := &Spec{
+		Nodes: []NodeSpec{
+			{Name: "client", Wasm: sleeper, Workload: true},
+			{Name: "spinner", Wasm: spin, Args: []string{"20000000000"}},
+		},
+		DurationNs: int64(10 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
+		WatchdogNs: int64(100 * time.Millisecond),
+	}
+	r, err := e.Run(spec, 1, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != StatusFail || r.Class != ClassWatchdog || r.Node != "spinner#1" {
+		t.Fatalf("%s %s %s %q, want a watchdog failure of spinner#1", r.Status, r.Class, r.Node, r.Message)
+	}
+	if !strings.Contains(r.Message, "could not be stopped") || !strings.Contains(r.Message, "abandoned") {
+		t.Errorf("message %q", r.Message)
+	}
+}

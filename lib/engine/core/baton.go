@@ -10,15 +10,34 @@ import (
 	"time"
 )
 
-// step hands the baton to in and waits until it parks or exits.
-func (r *Run) step(in *Instance, watchdog *time.Timer) {
+// beginStep gives in the baton for the next step. The scheduler's goroutine
+// calls it, or the goroutine of a parking instance that hands the baton on
+// itself (handOn).
+func (r *Run) beginStep(in *Instance) {
 	r.res.Steps++
 	if r.res.Steps == r.Opts.PanicAtStep {
 		panic("injected invariant failure")
 	}
 	in.parked = false
-	in.exec.stepStart = time.Now()
+	now := time.Now()
+	in.exec.stepStart = now
+	r.exec.cur.Store(in)
+	r.exec.curStart.Store(int64(now.Sub(monoBase)))
 	in.exec.hold.Store(holdHost)
+}
+
+// monoBase is where the step start times in runExec count from.
+var monoBase = time.Now()
+
+// stepElapsed is how long, in real time, the current step has run.
+func (r *Run) stepElapsed() time.Duration {
+	return time.Since(monoBase) - time.Duration(r.exec.curStart.Load())
+}
+
+// step hands the baton to in, whose step turns began, and waits until an
+// instance hands it back: in, or another that in (or one after it) handed
+// it on to directly.
+func (r *Run) step(in *Instance, watchdog *time.Timer) {
 	in.exec.resume <- cmdRun
 	limit := time.Duration(r.Spec.WatchdogNs + watchdogGraceNs)
 	for {
@@ -27,23 +46,25 @@ func (r *Run) step(in *Instance, watchdog *time.Timer) {
 			r.handBack(m)
 			return
 		case <-watchdog.C:
-			// The timer runs across steps (see loop): it may have fired
-			// for an earlier one.
-			if left := limit - time.Since(in.exec.stepStart); left > 0 {
-				watchdog.Reset(left)
-				continue
-			}
-			if m, ok := r.takeBaton(in); ok {
-				watchdog.Reset(limit)
-				r.handBack(m)
-				return
-			}
-			watchdog.Reset(limit)
-			r.stopSpinning(in)
-			r.fail(in, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding and could not be stopped (watchdog); its goroutine is abandoned", in.Name, limit))
-			in.Node.Cur = nil
-			return
 		}
+		// The timer runs across steps (see loop): it may have fired for
+		// an earlier one.
+		if left := limit - r.stepElapsed(); left > 0 {
+			watchdog.Reset(left)
+			continue
+		}
+		cur := r.exec.cur.Load()
+		if !cur.exec.hold.CompareAndSwap(holdWasm, holdAbandoned) {
+			// Inside a host call: it is about to return to wasm or hand
+			// the baton back. Try again shortly.
+			watchdog.Reset(time.Duration(batonPollNs))
+			continue
+		}
+		watchdog.Reset(limit)
+		r.stopSpinning(cur)
+		r.fail(cur, ClassWatchdog, fmt.Sprintf("%s ran for %s of real time without yielding and could not be stopped (watchdog); its goroutine is abandoned", cur.Name, limit))
+		cur.Node.Cur = nil
+		return
 	}
 }
 
@@ -53,26 +74,88 @@ func (r *Run) handBack(m msg) {
 	}
 }
 
-// batonPollNs is how often the scheduler, once its watchdog timer has
-// fired, tries again to take the baton from a guest that is inside a host
+// batonPollNs is how often the scheduler, once the watchdog's limit has
+// passed, tries again to take the baton from a guest that is inside a host
 // call.
 const batonPollNs = int64(time.Millisecond)
 
-// takeBaton takes the baton back from a guest that has held it past the
-// watchdog's grace. It returns the guest's message and true if the guest
-// handed the baton back meanwhile, or false once the guest is marked
-// abandoned while it ran wasm code.
-func (r *Run) takeBaton(in *Instance) (msg, bool) {
-	for {
-		if in.exec.hold.CompareAndSwap(holdWasm, holdAbandoned) {
-			return msg{}, false
-		}
-		select {
-		case m := <-r.exec.back:
-			return m, true
-		case <-time.After(time.Duration(batonPollNs)):
+// handOn is, for an instance about to park, the scheduler's next turns
+// (turns, inline) as long as all they do is move virtual time and the
+// network on and pick an instance to step: it returns that instance with its
+// step begun, so that the baton goes to it without a round trip through the
+// scheduler's goroutine (or, when it is the parking instance itself,
+// without any). At the first turn that would do anything else (start or
+// kill a node, apply a fault, take a snapshot, end the run) it returns nil
+// and leaves that turn to the scheduler. Go's channel handoffs were about a
+// tenth of sf's own CPU in a step.
+func (r *Run) handOn() *Instance { return r.turns(true) }
+
+// plainTurn reports whether a turn starting now would at most pick an
+// instance to step. A step that has run half the watchdog's limit is
+// handed back: the scheduler, when its timer finds a step past the limit,
+// takes the baton from whichever instance holds it, and must not find
+// there a step begun since it looked.
+func (r *Run) plainTurn() bool {
+	o := &r.Opts
+	switch {
+	case o.SnapshotAt > 0, o.Restore != nil, o.AtStep != nil, o.PanicAtStep != 0,
+		o.Interrupt != nil && o.Interrupt.Load(),
+		r.branchBy(r.Now),
+		r.res.Steps >= uint64(r.limits.StepsMax),
+		r.stepElapsed() >= time.Duration(r.Spec.WatchdogNs+watchdogGraceNs)/2:
+		return false
+	}
+	return true
+}
+
+// plainAdvance reports whether moving virtual time on to next, the next
+// event, would at most deliver the network's packets and end lasting
+// network faults: no stop, horizon, branch, planned fault or restart comes
+// by then.
+func (r *Run) plainAdvance(next int64) bool {
+	at := max(next, r.Now)
+	if stop := r.Opts.StopAtNs; stop > 0 && next > stop && stop < r.horizon {
+		return false
+	}
+	if next >= r.horizon || r.branchBy(at) {
+		return false
+	}
+	if f, ok := r.planner.Peek(); ok && int64(f.At) <= at {
+		return false
+	}
+	for _, n := range r.Nodes {
+		if n.Cur == nil && !n.done && n.restartAt <= at {
+			return false
 		}
 	}
+	return true
+}
+
+// branchBy reports whether a branch of Options.Branches is due by t.
+func (r *Run) branchBy(t int64) bool {
+	return r.nextBranch < len(r.Opts.Branches) && int64(r.Opts.Branches[r.nextBranch].At) <= t
+}
+
+// readyInstances appends the instances that can run now to ready.
+func (r *Run) readyInstances(ready []*Instance) []*Instance {
+	for _, n := range r.Nodes {
+		if in := n.Cur; in != nil && in.runnable() {
+			ready = append(ready, in)
+		}
+	}
+	return ready
+}
+
+// pickReady draws the instance to step from ready, or returns nil if it is
+// empty.
+func (r *Run) pickReady(ready []*Instance) *Instance {
+	switch len(ready) {
+	case 0:
+		return nil
+	case 1:
+		return ready[0]
+	}
+	return ready[r.sched.Intn(len(ready))]
 }
 
 // watchdogGraceNs is how much longer than the watchdog the scheduler waits

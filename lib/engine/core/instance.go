@@ -231,6 +231,16 @@ func (in *Instance) parkAt(ctx context.Context, op int64, noResume bool) {
 		in.parked = true
 		c := &in.exec.call
 		in.park = parkPoint{fn: c.fn, keyed: c.keyed, noResume: noResume, op: op, carry: c.carry}
+		if next := in.Run.handOn(); next == in {
+			return
+		} else if next != nil {
+			in.exec.hold.Store(holdSched)
+			next.exec.resume <- cmdRun
+			if c := <-in.exec.resume; c == cmdKill {
+				in.Stop(ctx, 137)
+			}
+			return
+		}
 	}
 	in.exec.hold.Store(holdSched)
 	in.Run.exec.back <- msg{Kind: msgParked, inst: in}

@@ -126,6 +126,13 @@ type Run struct {
 type runExec struct {
 	mods Modules
 	back chan msg
+	// cur is the instance that holds the baton in a step, and curStart
+	// when the step began (since monoBase): the watchdog reads them while
+	// instances hand the baton on among themselves (handOn).
+	cur      atomic.Pointer[Instance]
+	curStart atomic.Int64
+	// ready is handOn's list of ready instances, kept for its memory.
+	ready []*Instance
 	// snapshot is Result.Snapshot, and restored says Options.Restore is
 	// done: neither is part of the run's state.
 	snapshot *Snapshot
@@ -382,54 +389,68 @@ func (r *Run) start(n *Node) {
 
 // loop is the scheduler.
 func (r *Run) loop() {
-	var ready []*Instance
 	// The watchdog's timer is not set again for every step, which cost a
 	// measurable part of a step: when it fires, step compares the time the
 	// step has run with the limit and sets it for the rest.
 	watchdog := time.NewTimer(time.Duration(r.Spec.WatchdogNs + watchdogGraceNs))
 	defer watchdog.Stop()
-	for !r.ended {
-		if !r.atSnapshotPoint() {
+	for {
+		in := r.turns(false)
+		if in == nil {
 			return
+		}
+		r.step(in, watchdog)
+	}
+}
+
+// turns runs the scheduler's turns until one picks an instance to step, and
+// returns it with its step begun. On the scheduler's goroutine (inline
+// false) it does all a turn may do, and returns nil when the run is over.
+// Inline, on the goroutine of an instance about to park (handOn), it stops
+// instead, returning nil, at the start of the first turn that would do more
+// than move virtual time and the network on and pick an instance; the
+// scheduler's goroutine then takes that turn, so that what happens, in what
+// order, is the same either way.
+func (r *Run) turns(inline bool) *Instance {
+	for !r.ended {
+		if inline && !r.plainTurn() {
+			return nil
+		}
+		if !r.atSnapshotPoint() {
+			return nil
 		}
 		r.atStep()
 		if r.Opts.Interrupt != nil && r.Opts.Interrupt.Load() {
 			r.res.Status = StatusInterrupted
 			r.Tracef("interrupted")
-			return
+			return nil
 		}
 		r.branchDue()
-		ready = ready[:0]
-		for _, n := range r.Nodes {
-			if in := n.Cur; in != nil && in.runnable() {
-				ready = append(ready, in)
-			}
-		}
-		if len(ready) > 0 {
-			in := ready[0]
-			if len(ready) > 1 {
-				in = ready[r.sched.Intn(len(ready))]
-			}
+		r.exec.ready = r.readyInstances(r.exec.ready[:0])
+		if in := r.pickReady(r.exec.ready); in != nil {
 			if r.overSteps() {
-				return
+				return nil
 			}
-			r.step(in, watchdog)
-			continue
+			r.beginStep(in)
+			return in
 		}
 		next := r.nextEventAt()
+		if inline && !r.plainAdvance(next) {
+			return nil
+		}
 		// A stop at or past the horizon leaves the horizon to end the run:
 		// a liveness failure happens at the end of the recovery phase, and
 		// a schedule made from it has that time as its duration.
 		if stop := r.Opts.StopAtNs; stop > 0 && next > stop && stop < r.horizon {
 			r.stopAt(stop)
-			return
+			return nil
 		}
 		if next >= r.horizon {
 			r.Now = max(r.Now, r.horizon)
 			r.branchDue()
 			r.Net.Advance(r.Now)
 			if r.reachHorizon() {
-				return
+				return nil
 			}
 			continue
 		}
@@ -441,6 +462,7 @@ func (r *Run) loop() {
 		r.fireEnds()
 		r.fireDue()
 	}
+	return nil
 }
 
 // guardedLoop runs the scheduler and turns a panic in it, a broken
