@@ -38,7 +38,7 @@ perf script -i "$data" --comm sf-run -F ip,sym,dso 2>/dev/null | awk -v world="$
       if (s ~ /core\.\(\*Instance\)\.account|core\.mixHash|core\.Hash(Bytes|String)|\.Tracef|lib\/trace\./) return "sf: determinism hash and trace"
       if (s ~ /wasi\.pollOneoff|core\.\(\*Instance\)\.(Park|ParkUntil)/) return "sf: poll_oneoff and parking"
       if (s ~ /dispatch|GoModuleFunc|callWithStack|wazevo\./) return "sf: other host calls and wazero glue"
-      if (s ~ /core\.\(\*Run\)\.(loop|step|guardedLoop|fireDue)/) return "sf: scheduler"
+      if (s ~ /core\.\(\*Run\)\.(loop|step|guardedLoop|fireDue|turns|beginStep|readyInstances|plainTurn|plainAdvance)/) return "sf: scheduler"
       if (s ~ /runtime\.(gcBgMarkWorker|gcDrain|bgsweep|bgscavenge|mallocgc|gcAssist)/) return "sf: Go allocation and collection"
     }
     return "sf: other"
