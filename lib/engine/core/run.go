@@ -421,6 +421,9 @@ func (r *Run) turns(inline bool) *Instance {
 		}
 		r.atStep()
 		if r.Opts.Interrupt != nil && r.Opts.Interrupt.Load() {
+			if inline {
+				return nil // set since plainTurn looked: the scheduler ends the run
+			}
 			r.res.Status = StatusInterrupted
 			r.Tracef("interrupted")
 			return nil
