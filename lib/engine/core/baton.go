@@ -90,6 +90,10 @@ const batonPollNs = int64(time.Millisecond)
 // tenth of sf's own CPU in a step.
 func (r *Run) handOn() *Instance { return r.turns(true) }
 
+// afterHandOn, when set (by a test), sees every baton a parking instance
+// handed on: to next, which may be itself.
+var afterHandOn func(parked, next *Instance)
+
 // plainTurn reports whether a turn starting now would at most pick an
 // instance to step. A step that has run half the watchdog's limit is
 // handed back: the scheduler, when its timer finds a step past the limit,

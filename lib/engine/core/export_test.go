@@ -154,3 +154,17 @@ func ImageDigest(f *Fork) string {
 	}
 	return b.String()
 }
+
+// CountHandOns counts the batons parking instances hand on themselves
+// (handOn): to themselves in counts[0], to another instance in counts[1].
+// It returns the function that turns it off.
+func CountHandOns(counts *[2]int) (off func()) {
+	afterHandOn = func(parked, next *Instance) {
+		if parked == next {
+			counts[0]++
+		} else {
+			counts[1]++
+		}
+	}
+	return func() { afterHandOn = nil }
+}

@@ -231,7 +231,11 @@ func (in *Instance) parkAt(ctx context.Context, op int64, noResume bool) {
 		in.parked = true
 		c := &in.exec.call
 		in.park = parkPoint{fn: c.fn, keyed: c.keyed, noResume: noResume, op: op, carry: c.carry}
-		if next := in.Run.handOn(); next == in {
+		next := in.Run.handOn()
+		if next != nil && afterHandOn != nil {
+			afterHandOn(in, next)
+		}
+		if next == in {
 			return
 		} else if next != nil {
 			in.exec.hold.Store(holdSched)
