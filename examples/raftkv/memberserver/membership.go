@@ -255,6 +255,7 @@ func (m *member) retired(index uint64) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.out = true
+	sim.Sometimes(true, "a removed server learned that its removal committed")
 	if m.wipe && !m.wiping {
 		m.wiping = true
 		go m.rebuild(index)
@@ -305,7 +306,6 @@ func (m *member) rebuild(index uint64) {
 	if err := os.RemoveAll(old); err != nil {
 		die("remove "+old, err)
 	}
-	sim.Sometimes(true, "a removed server wiped its data to rejoin")
 	fmt.Printf("server %s: removed from the configuration, data wiped, restarting empty\n", m.self)
 	os.Exit(3)
 }
