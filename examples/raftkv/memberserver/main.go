@@ -51,6 +51,7 @@ func main() {
 	members := flag.String("members", "", "comma-separated node names the leader manages (default: -peers)")
 	voters := flag.Int("voters", 3, "how many of -members are voters")
 	onRemove := flag.String("on-remove", "keep", "what a server removed from the configuration does: keep (its data, until added back) or wipe (its data, and rejoin empty)")
+	newPort := flag.Bool("new-port", false, "a wiped server rejoins on the next raft port (-raft-port plus the times it was wiped), and the leader asks a server its address before adding it")
 	flag.Parse()
 	if *reads != "linearizable" && *reads != "local" {
 		fmt.Fprintf(os.Stderr, "server: -reads %q: want linearizable or local\n", *reads)
@@ -75,8 +76,15 @@ func main() {
 	if err := os.RemoveAll(*data + ".old"); err != nil {
 		die("remove "+*data+".old", err)
 	}
-	_, err := os.Stat(joinMarker)
-	joiner := err == nil || !slices.Contains(names, id)
+	wiped, err := readMarker()
+	if err != nil {
+		die("read "+joinMarker, err)
+	}
+	joiner := wiped > 0 || !slices.Contains(names, id)
+	port := *raftPort
+	if *newPort {
+		port += wiped
+	}
 	if err := os.MkdirAll(*data, 0o755); err != nil {
 		die("mkdir", err)
 	}
@@ -88,12 +96,12 @@ func main() {
 	if err != nil {
 		die("snapshot store", err)
 	}
-	self := fmt.Sprintf("%s:%d", id, *raftPort)
+	self := fmt.Sprintf("%s:%d", id, port)
 	advertise, err := net.ResolveTCPAddr("tcp", self)
 	if err != nil {
 		die("resolve "+self, err)
 	}
-	trans, err := raft.NewTCPTransportWithLogger(fmt.Sprintf(":%d", *raftPort), advertise, 3, 2*time.Second, logger)
+	trans, err := raft.NewTCPTransportWithLogger(fmt.Sprintf(":%d", port), advertise, 3, 2*time.Second, logger)
 	if err != nil {
 		die("transport", err)
 	}
@@ -118,6 +126,9 @@ func main() {
 	if err != nil {
 		die("read state", err)
 	}
+	kv.joiner = joiner && !existing
+	// Before raft starts, which may apply entries at once.
+	kv.member = &member{self: conf.LocalID, store: store, snaps: snaps, data: *data, wipe: *onRemove == "wipe", out: kv.joiner, wiped: wiped}
 	r, err := raft.NewRaft(conf, kv, store, store, snaps, trans)
 	if err != nil {
 		die("start raft", err)
@@ -128,14 +139,13 @@ func main() {
 	if *members != "" {
 		all = strings.Split(*members, ",")
 	}
-	kv.member = &member{r: r, self: conf.LocalID, store: store, snaps: snaps, data: *data, wipe: *onRemove == "wipe", out: joiner && !existing}
-	kv.joiner = joiner && !existing
+	kv.member.r = r
 	go kv.member.run()
 	_, clientPort, err := net.SplitHostPort(*addr)
 	if err != nil {
 		die("-addr "+*addr, err)
 	}
-	op := &operator{r: r, self: conf.LocalID, members: all, voters: *voters, period: *period, port: *raftPort, clientPort: clientPort}
+	op := &operator{r: r, self: conf.LocalID, members: all, voters: *voters, period: *period, port: *raftPort, clientPort: clientPort, ask: *newPort}
 	go op.run()
 	w.start()
 	if !existing && !joiner {
@@ -153,7 +163,7 @@ func main() {
 		die("listen", err)
 	}
 	fmt.Printf("server %s: raft on %s, clients on %s, reads %s, existing state %v\n", id, self, *addr, *reads, existing)
-	s := &server{r: r, kv: kv, w: w, local: *reads == "local", member: kv.member, peers: names}
+	s := &server{r: r, kv: kv, w: w, local: *reads == "local", member: kv.member, peers: names, self: self}
 	for {
 		c, err := ln.Accept()
 		if err != nil {
@@ -170,6 +180,7 @@ type server struct {
 	local  bool
 	member *member
 	peers  []string
+	self   string // this server's raft address
 }
 
 func (s *server) serve(c net.Conn) {
@@ -225,6 +236,9 @@ func (s *server) handle(f []string) string {
 		}
 		s.member.retired(index)
 		return "OK"
+	case len(f) == 1 && f[0] == "RAFTADDR":
+		// From the leader's operator, before it adds this server.
+		return "ADDR " + s.self
 	case len(f) == 2 && f[0] == "GET":
 		if !s.local {
 			if s.r.State() != raft.Leader {
@@ -307,6 +321,9 @@ func (m *fsm) Apply(l *raft.Log) any {
 	// A node that restarted on its own log and then applies an entry it
 	// did not have caught up through replication from a leader.
 	sim.Sometimes(m.restarted && l.Index > m.lastAtStart, "a restarted node applied an entry it did not have at its restart")
+	// A server that started empty (n4, or one wiped) catching up
+	// through the leader's log or snapshot.
+	sim.Sometimes(m.joiner, "a server that started empty applied the cluster's entries")
 	// Out of the configuration (removed, or rebuilt empty), then a voter
 	// again, applying what the cluster wrote meanwhile.
 	sim.Sometimes(m.member.caughtUp(), "a server that was out of the configuration rejoined as a voter and applied new entries")
@@ -336,9 +353,6 @@ func (m *fsm) Restore(rc io.ReadCloser) error {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if m.running {
-		sim.Sometimes(m.joiner, "a server rebuilt empty installed the leader's snapshot")
-	}
 	if m.running {
 		// The leader had compacted the entries this follower lacked, so
 		// the snapshot is ahead of everything the follower applied. It

@@ -41,6 +41,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -59,8 +61,8 @@ const (
 )
 
 // joinMarker, in the working directory (outside the data directory), says
-// that this server was wiped and must wait to be added rather than
-// bootstrap the cluster again.
+// that this server was wiped, and how many times: it must wait to be added
+// rather than bootstrap the cluster again.
 const joinMarker = "rejoin"
 
 type suffrage int
@@ -95,8 +97,12 @@ type operator struct {
 	voters  int
 	period  time.Duration
 	port    int
-	// clientPort is where the servers take client requests, and RETIRE.
+	// clientPort is where the servers take client requests, RETIRE and
+	// RAFTADDR.
 	clientPort string
+	// ask: the servers' raft addresses change (-new-port); ask a server
+	// for its own before adding it.
+	ask bool
 	// Since when this leader has seen each member in its state; nil while
 	// it does not lead, so that every leadership starts counting anew.
 	since      map[raft.ServerID]sinceState
@@ -140,8 +146,10 @@ func (o *operator) step() {
 		age[id] = now.Sub(o.since[id].at)
 		switch {
 		case s == absent && age[id] >= rejoinGrace:
-			o.change("add", id, o.r.AddNonvoter(id, o.addr(id), 0, changeWait))
-			return
+			if addr, ok := o.addr(id); ok {
+				o.change("add", id, o.r.AddNonvoter(id, addr, 0, changeWait))
+				return
+			}
 		case s == voter:
 			voters = append(voters, id)
 		case s == nonvoter && age[id] >= promoteAfter:
@@ -151,7 +159,7 @@ func (o *operator) step() {
 	due := now.Sub(o.lastRetire) >= o.period
 	if len(standby) > 0 && (len(voters) < o.voters || due) {
 		id := standby[rand.IntN(len(standby))]
-		o.change("promote", id, o.r.AddVoter(id, o.addr(id), 0, changeWait))
+		o.change("promote", id, o.r.AddVoter(id, addressOf(cfg, id), 0, changeWait))
 		return
 	}
 	if len(voters) > o.voters || (due && len(voters) == o.voters && len(standby) == 0 && len(o.members) == o.voters) {
@@ -175,8 +183,40 @@ func (o *operator) step() {
 	}
 }
 
-func (o *operator) addr(id raft.ServerID) raft.ServerAddress {
-	return raft.ServerAddress(fmt.Sprintf("%s:%d", id, o.port))
+// addr is the raft address to add a server at: its name and the raft
+// port, or with -new-port the address the server itself gives.
+func (o *operator) addr(id raft.ServerID) (raft.ServerAddress, bool) {
+	if !o.ask {
+		return raft.ServerAddress(fmt.Sprintf("%s:%d", id, o.port)), true
+	}
+	ans, err := o.call(id, "RAFTADDR")
+	addr, ok := strings.CutPrefix(ans, "ADDR ")
+	return raft.ServerAddress(addr), err == nil && ok
+}
+
+func addressOf(cfg raft.Configuration, id raft.ServerID) raft.ServerAddress {
+	for _, s := range cfg.Servers {
+		if s.ID == id {
+			return s.Address
+		}
+	}
+	return ""
+}
+
+// call sends one request to a server's client port and returns its
+// answer.
+func (o *operator) call(id raft.ServerID, req string) (string, error) {
+	c, err := net.DialTimeout("tcp", net.JoinHostPort(string(id), o.clientPort), time.Second)
+	if err != nil {
+		return "", err
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(time.Second))
+	if _, err := fmt.Fprintf(c, "%s\n", req); err != nil {
+		return "", err
+	}
+	line, err := bufio.NewReader(c).ReadString('\n')
+	return strings.TrimSuffix(line, "\n"), err
 }
 
 // change waits for one configuration change and says what came of it.
@@ -201,14 +241,7 @@ func (o *operator) change(what string, id raft.ServerID, f raft.IndexFuture) {
 // retire tells a removed server that its removal committed at index. One
 // try: a server cut off or down at that moment stays as it is.
 func (o *operator) retire(id raft.ServerID, index uint64) {
-	c, err := net.DialTimeout("tcp", net.JoinHostPort(string(id), o.clientPort), time.Second)
-	if err != nil {
-		return
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(time.Second))
-	fmt.Fprintf(c, "RETIRE %d\n", index)
-	bufio.NewReader(c).ReadString('\n')
+	o.call(id, fmt.Sprintf("RETIRE %d", index))
 }
 
 // member is a server's own side: it notices its committed removal and
@@ -224,6 +257,7 @@ type member struct {
 	snaps raft.SnapshotStore
 	data  string
 	wipe  bool
+	wiped int // the times this server was wiped before
 
 	mu sync.Mutex
 	// out is set once this server saw itself out of the configuration
@@ -293,7 +327,7 @@ func (m *member) rebuild(index uint64) {
 	// server that rebuilds again rather than one that bootstraps; the
 	// data directory renamed away at once, so that no crash leaves half
 	// of it (a snapshot without the log that followed it).
-	if err := writeSynced(joinMarker); err != nil {
+	if err := writeSynced(joinMarker, strconv.Itoa(m.wiped+1)); err != nil {
 		die("write "+joinMarker, err)
 	}
 	old := m.data + ".old"
@@ -340,9 +374,26 @@ func persistedConfiguration(logs raft.LogStore, snaps raft.SnapshotStore) (raft.
 	return list[0].Configuration, list[0].ConfigurationIndex, nil
 }
 
-func writeSynced(name string) error {
+// readMarker returns how many times this server was wiped: 0 with no
+// marker.
+func readMarker() (int, error) {
+	b, err := os.ReadFile(joinMarker)
+	if errors.Is(err, os.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(b)))
+}
+
+func writeSynced(name, content string) error {
 	f, err := os.Create(name)
 	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(content); err != nil {
+		f.Close()
 		return err
 	}
 	if err := f.Sync(); err != nil {
