@@ -116,7 +116,9 @@ func TestRaftKVForkSetup(t *testing.T) {
 // servers through raft's configuration-change API while the clients write,
 // under crashes and partitions. In seedfall.membership.json a removed
 // server keeps its data: seeds 1-2 pass with every property of the changes
-// true (a sweep fails on a Sometimes never true). In seedfall.wipe.json it
+// true (a sweep fails on a Sometimes never true), and the pinned schedule
+// of seed 81 has a re-added server install a snapshot behind its state.
+// In seedfall.wipe.json it
 // is wiped and rejoins empty at the same address, and the pinned schedule
 // (four partitions) elects a stale server with the wiped one's vote: the
 // history is not linearizable. It builds raft for wasm, as TestRaftKV does,
@@ -144,7 +146,20 @@ func TestRaftKVMembership(t *testing.T) {
 		}
 	}
 
-	pin := filepath.Join(src, ".seedfall", "pinned", "seedfall.wipe", "seed-11.json")
+	// A server removed while down, and added back with its data: the
+	// leader sends it a snapshot behind what it has applied, and it
+	// installs it.
+	pin := filepath.Join(src, ".seedfall", "pinned", "seedfall.membership", "seed-81.json")
+	r = sfRun(t, dir, "-c", "seedfall.membership.json", "-seed", "81", "-faults", pin)
+	r.WantExit(t, 1)
+	for _, want := range []string{"server n3: remove n4 committed at index 176", "server n3: add n4 committed at index 206",
+		`n4#4: a snapshot sent by the leader is never behind the follower's state {"applied":223,"snapshot":207}`} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("pin %s: the trace lacks %q\n%s", pin, want, r)
+		}
+	}
+
+	pin = filepath.Join(src, ".seedfall", "pinned", "seedfall.wipe", "seed-11.json")
 	r = sfRun(t, dir, "-c", "seedfall.wipe.json", "-seed", "11", "-faults", pin)
 	r.WantExit(t, 1)
 	for _, want := range []string{"server n1: remove n2 committed at index 45",
