@@ -14,7 +14,10 @@
 # first run the server with -syncdir, pebblekv's and badgerkv's reordering
 # without strict_dirs, for the same reason (their directory findings). A word
 # profile=NAME in a mix applies the world's profile NAME; natsjs's cluster and
-# raftkv get the faults of a replicated system; memberlist's profiles each
+# raftkv get the faults of a replicated system; its membership worlds keep a
+# removed server's data (seedfall.membership.json) or wipe it
+# (seedfall.wipe.json, which fails on its pin: a wiped server's vote elects a
+# stale leader); memberlist's profiles each
 # take one family of network faults (UDP loss and duplication, partitions,
 # gray failures, crashes) and swarm all of them. etcdraft's worlds set
 # torn_sector 512, the sector atomicity etcd's WAL counts on to tell a torn
@@ -83,6 +86,9 @@ mixes=(
   "examples/raftkv/seedfall.json faults.preset=high_availability"
   "examples/raftkv/seedfall.json faults.torn_writes=true faults.crash_on_io=0.005 faults.fsync_eio=0.01 faults.reorder_writes=true"
   "examples/raftkv/seedfall.json faults.preset=everything faults.swarm=true"
+  "examples/raftkv/seedfall.membership.json"
+  "examples/raftkv/seedfall.membership.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
+  "examples/raftkv/seedfall.wipe.json"
   "examples/memberlist/seedfall.json"
   "examples/memberlist/seedfall.json profile=udp"
   "examples/memberlist/seedfall.json profile=partition"

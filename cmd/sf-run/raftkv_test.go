@@ -110,3 +110,75 @@ func TestRaftKVForkSetup(t *testing.T) {
 		}
 	}
 }
+
+// TestRaftKVMembership: examples/raftkv's membership worlds, four
+// memberserver nodes whose leader adds, promotes, removes and demotes
+// servers through raft's configuration-change API while the clients write,
+// under crashes and partitions. In seedfall.membership.json a removed
+// server keeps its data: seeds 1-2 pass with every property of the changes
+// true (a sweep fails on a Sometimes never true), and the pinned schedule
+// of seed 81 has a re-added server install a snapshot behind its state.
+// In seedfall.wipe.json it
+// is wiped and rejoins empty at the same address, and the pinned schedule
+// (four partitions) elects a stale server with the wiped one's vote: the
+// history is not linearizable. It builds raft for wasm, as TestRaftKV does,
+// so it runs without -short.
+func TestRaftKVMembership(t *testing.T) {
+	tools.Need(t)
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("builds hashicorp/raft and two bolts for wasm; runs without -short")
+	}
+	src := filepath.Join(tools.Root, "examples", "raftkv")
+	dir := t.TempDir()
+	for _, w := range []string{"seedfall.membership.json", "seedfall.wipe.json"} {
+		clitest.CopyWorld(t, filepath.Join(src, w), filepath.Join(dir, w))
+	}
+	r := sfRun(t, dir, "-c", "seedfall.membership.json", "-seeds", "1-2")
+	r.WantExit(t, 0)
+	for _, want := range []string{"a configuration change committed", "a voter was removed from the configuration",
+		"a voter was demoted to nonvoter", "a nonvoter was promoted to voter", "a removed server learned that its removal committed",
+		"a server that started empty applied the cluster's entries", "a write committed after a membership change",
+		"a server that was out of the configuration rejoined as a voter and applied new entries",
+		"a node becomes leader only as a voter of its configuration"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("the property table lacks %q\n%s", want, r)
+		}
+	}
+
+	// A server removed while down, and added back with its data: the
+	// leader sends it a snapshot behind what it has applied, and it
+	// installs it.
+	pin := filepath.Join(src, ".seedfall", "pinned", "seedfall.membership", "seed-81.json")
+	r = sfRun(t, dir, "-c", "seedfall.membership.json", "-seed", "81", "-faults", pin)
+	r.WantExit(t, 1)
+	for _, want := range []string{"server n3: remove n4 committed at index 176", "server n3: add n4 committed at index 206",
+		`n4#4: a snapshot sent by the leader is never behind the follower's state {"applied":223,"snapshot":207}`} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("pin %s: the trace lacks %q\n%s", pin, want, r)
+		}
+	}
+
+	pin = filepath.Join(src, ".seedfall", "pinned", "seedfall.wipe", "seed-11.json")
+	r = sfRun(t, dir, "-c", "seedfall.wipe.json", "-seed", "11", "-faults", pin)
+	r.WantExit(t, 1)
+	for _, want := range []string{"server n1: remove n2 committed at index 45",
+		"n2#1: server n2: removed from the configuration, data wiped, restarting empty",
+		"n2#2: server n2: raft on n2:8000, clients on :7000, reads linearizable, existing state false",
+		"n3#1: server n3: add n4 committed at index 28", "is not linearizable (model kv)"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("pin %s: the trace lacks %q\n%s", pin, want, r)
+		}
+	}
+	// With -new-port the wiped server rejoins at another address, which
+	// no stale configuration names.
+	newPort := []string{"-c", "seedfall.wipe.json", "-seed", "11", "-faults", pin}
+	for i := range 4 {
+		newPort = append(newPort, "-set", fmt.Sprintf(`nodes[%d].args=["-peers","n1,n2,n3","-members","n1,n2,n3,n4","-on-remove","wipe","-new-port"]`, i))
+	}
+	r = sfRun(t, dir, newPort...)
+	r.WantExit(t, 0)
+	if want := "server n2: raft on n2:8001"; !strings.Contains(r.Stdout, want) {
+		t.Errorf("with -new-port the trace lacks %q\n%s", want, r)
+	}
+}
