@@ -13,6 +13,7 @@ import (
 	"go.etcd.io/etcd/server/v3/etcdserver/api/snap"
 	"go.etcd.io/etcd/server/v3/storage/wal/walpb"
 	"go.uber.org/zap"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/sf-dst/sf/sim"
 )
@@ -23,9 +24,16 @@ import (
 // read, damage stays.
 const corruptTries = 3
 
-// isCorrupt says whether a start failed on a checksum, etcd's WAL telling us
-// that a record it reads is not what was written.
-func isCorrupt(err error) bool { return errors.Is(err, walpb.ErrCRCMismatch) }
+// isCorrupt says whether a start failed on a record that is not what was
+// written: its checksum fails, it does not even parse (a flipped bit in its
+// length or framing: etcd's decoder returns protobuf's error before it gets
+// to the checksum), or its type is none etcd knows (the checksum covers a
+// record's data, not its type; etcd returns a plain error for that, hence
+// the match on its text).
+func isCorrupt(err error) bool {
+	return errors.Is(err, walpb.ErrCRCMismatch) || errors.Is(err, proto.Error) ||
+		strings.Contains(err.Error(), "unexpected block type")
+}
 
 // refuse is -on-corrupt refuse: a member whose WAL fails its checksum stops
 // in plain sight instead of exiting into a restart loop. It takes no part in
@@ -34,7 +42,7 @@ func isCorrupt(err error) bool { return errors.Is(err, walpb.ErrCRCMismatch) }
 // visible to the checker; the client's finally check counts it as the clear
 // stop the contract allows.
 func refuse(addr string, cause error) {
-	fmt.Printf("server: refusing to serve: the wal failed its checksum %d times: %v\n", corruptTries, cause)
+	fmt.Printf("server: refusing to serve: the wal failed its checks %d times: %v\n", corruptTries, cause)
 	sim.Event("corrupt-stop", map[string]string{"error": cause.Error()})
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
