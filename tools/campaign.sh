@@ -101,6 +101,10 @@ mixes=(
   "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=page_independent faults.crash_on_io=0.005"
   "examples/etcdraft/seedfall.dir_reorder.json nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
   "examples/etcdraft/seedfall.bytetear.json"
+  "examples/etcdraft/seedfall.read_corrupt.json"
+  "examples/etcdraft/seedfall.read_corrupt.json nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-restore-broken\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-restore-broken\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-restore-broken\"]"
+  "examples/etcdraft/seedfall.liveness.json faults.corrupt_on_crash=true faults.crash_on_io=0.005 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-on-corrupt\",\"refuse\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-on-corrupt\",\"refuse\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-on-corrupt\",\"refuse\"]"
+  "examples/etcdraft/seedfall.liveness.json faults.write_eio=0.005"
   "examples/etcdraft/seedfall.json faults.preset=everything faults.swarm=true faults.torn_sector=512 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
 )
 status=0
