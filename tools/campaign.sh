@@ -23,7 +23,15 @@
 # again from its WAL fails the seed; seedfall.bytetear.json tears inside a
 # sector and fails on its pin, seedfall.strict_dirs.json on its pin (the
 # directories etcd never fsyncs); the other mixes with strict_dirs run the
-# servers with -syncdir, which fsyncs them (and passes the pins).
+# servers with -syncdir, which fsyncs them (and passes the pins). Its disk
+# faults run on the liveness world too: seedfall.read_corrupt.json fails on
+# its pin (a bad read sets a good snapshot aside for good) and passes with
+# -restore-broken; corrupt_on_crash needs crash_on_io to find unsynced WAL
+# bytes, and runs with -on-corrupt refuse, so that a member stopped on a
+# damaged WAL record (etcd's detection) is a clear stop, not a liveness
+# failure. etcdraft's disk_bytes is left out: the WAL preallocates its
+# segments, and a disk too small for the next snapshot stops every member
+# at the same point of the log, for good.
 # Each sweep replays its world's pinned findings first, so a world whose
 # library still has a finding fails; the script goes on and prints a summary
 # line for every mix, and exits 1 when any failed.
