@@ -103,7 +103,8 @@ func TestEtcdRaft(t *testing.T) {
 // of a member's newest snapshot, makes etcd rename that snapshot aside
 // (.broken) and the member, whose WAL has a gap before a snapshot it got from
 // the leader, never starts again; with the servers' -restore-broken, which
-// puts back a .broken file that reads back whole, the same schedule passes.
+// puts back a .broken file that reads back whole, seed 3 goes down the same
+// path and the member starts again.
 // And a crash that flips a bit in the WAL's unsynced tail (corrupt_on_crash)
 // makes two members of seed 3 stop on etcd's checksum: a liveness failure
 // with etcd's fail-stop, and with -on-corrupt refuse a clear stop that the
@@ -135,10 +136,15 @@ func TestEtcdRaftDiskFaults(t *testing.T) {
 			t.Errorf("pin %s: the report lacks %q\n%s", pin, want, r)
 		}
 	}
-	r = sfRun(t, dir, append([]string{"-c", "seedfall.read_corrupt.json", "-seed", "3", "-faults", pin}, args("-restore-broken")...)...)
+	// The flag changes the servers' runs enough that the pinned schedule
+	// no longer leads n2 to a snapshot from the leader; seed 3's own faults
+	// still do, and show the member set aside, stopped, and restored.
+	r = sfRun(t, dir, append([]string{"-c", "seedfall.read_corrupt.json", "-seed", "3"}, args("-restore-broken")...)...)
 	r.WantExit(t, 0)
-	if want := "which reads back whole"; !strings.Contains(r.Stdout, want) {
-		t.Errorf("-restore-broken: the trace lacks %q\n%s", want, r)
+	for _, want := range []string{"renamed to a broken snap file", "wal: slice bounds out of range", "which reads back whole"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("-restore-broken: the trace lacks %q\n%s", want, r)
+		}
 	}
 
 	corrupt := []string{"-c", "seedfall.liveness.json", "-seed", "3", "-set", "faults.corrupt_on_crash=true", "-set", "faults.crash_on_io=0.005"}
