@@ -26,7 +26,15 @@
 # again from its WAL fails the seed; seedfall.bytetear.json tears inside a
 # sector and fails on its pin, seedfall.strict_dirs.json on its pin (the
 # directories etcd never fsyncs); the other mixes with strict_dirs run the
-# servers with -syncdir, which fsyncs them (and passes the pins).
+# servers with -syncdir, which fsyncs them (and passes the pins). Its disk
+# faults run on the liveness world too: seedfall.read_corrupt.json fails on
+# its pin (a bad read sets a good snapshot aside for good) and passes with
+# -restore-broken; corrupt_on_crash needs crash_on_io to find unsynced WAL
+# bytes, and runs with -on-corrupt refuse, so that a member stopped on a
+# damaged WAL record (etcd's detection) is a clear stop, not a liveness
+# failure. etcdraft's disk_bytes is left out: the WAL preallocates its
+# segments, and a disk too small for the next snapshot stops every member
+# at the same point of the log, for good.
 # Each sweep replays its world's pinned findings first, so a world whose
 # library still has a finding fails; the script goes on and prints a summary
 # line for every mix, and exits 1 when any failed.
@@ -107,6 +115,10 @@ mixes=(
   "examples/etcdraft/seedfall.liveness.json faults.reorder_writes=true faults.fs_model=page_independent faults.crash_on_io=0.005"
   "examples/etcdraft/seedfall.dir_reorder.json nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
   "examples/etcdraft/seedfall.bytetear.json"
+  "examples/etcdraft/seedfall.read_corrupt.json"
+  "examples/etcdraft/seedfall.read_corrupt.json nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-restore-broken\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-restore-broken\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-restore-broken\"]"
+  "examples/etcdraft/seedfall.liveness.json faults.corrupt_on_crash=true faults.crash_on_io=0.005 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-on-corrupt\",\"refuse\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-on-corrupt\",\"refuse\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-on-corrupt\",\"refuse\"]"
+  "examples/etcdraft/seedfall.liveness.json faults.write_eio=0.005"
   "examples/etcdraft/seedfall.json faults.preset=everything faults.swarm=true faults.torn_sector=512 nodes[0].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[1].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"] nodes[2].args=[\"-peers\",\"n1,n2,n3\",\"-syncdir\"]"
 )
 status=0

@@ -17,7 +17,8 @@
 // reads too. With -final-each as well, every node must serve a read of every
 // key itself: a node that cannot start again from its disk (its WAL
 // unreadable, say) keeps the check from ending, and the run fails on
-// liveness.
+// liveness, unless it answers "ERR corrupt" (a server run with -on-corrupt
+// refuse), a stop that the check accepts (finalEach).
 //
 // Usage:
 //
@@ -49,9 +50,7 @@ func main() {
 	flag.Parse()
 	names := strings.Split(*nodes, ",")
 	if *final && *each {
-		for _, n := range names {
-			finalReads([]string{n}, *port, *keys)
-		}
+		finalEach(names, *port, *keys)
 		return
 	}
 	if *final {
@@ -83,6 +82,12 @@ func main() {
 // finalReads is the liveness check: a linearizable read of every key must
 // be served again once the faults have stopped.
 func finalReads(names []string, port, keys int) {
+	finalReadsOr(names, port, keys, func() bool { return false })
+}
+
+// finalReadsOr is finalReads that also ends, with false, when stop says so
+// (checked between tries).
+func finalReadsOr(names []string, port, keys int, stop func() bool) bool {
 	c := &client{proc: 1000, names: names, port: port, conns: map[string]*conn{}}
 	start := time.Now()
 	c.pinned = len(names) == 1
@@ -93,10 +98,53 @@ func finalReads(names []string, port, keys int) {
 				fmt.Printf("client: final read of %s = %q from %s after %d tries\n", key, v, strings.Join(names, ","), tries)
 				break
 			}
+			if stop() {
+				return false
+			}
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
 	fmt.Printf("client: every key read again %v after the check started\n", time.Since(start))
+	return true
+}
+
+// finalEach is -final -final-each: every node must serve every key, except
+// a node that answers "ERR corrupt" (a server run with -on-corrupt refuse
+// whose WAL failed its checksum: the clear stop the contract allows). When a
+// majority has stopped so, the others cannot serve either, and the check
+// ends there: the cluster stopped in plain sight.
+func finalEach(names []string, port, keys int) {
+	probe := &client{proc: 1001, names: names, port: port, conns: map[string]*conn{}}
+	stopped := map[string]bool{}
+	isStopped := func(n string) bool {
+		if !stopped[n] {
+			ans, err := probe.call(n, "PING")
+			stopped[n] = err == nil && strings.HasPrefix(ans, "ERR corrupt")
+			if stopped[n] {
+				fmt.Printf("client: %s stopped on a corrupt wal: %s\n", n, ans)
+			}
+		}
+		return stopped[n]
+	}
+	majorityStopped := func() bool {
+		k := 0
+		for _, n := range names {
+			if isStopped(n) {
+				k++
+			}
+		}
+		return k > len(names)/2
+	}
+	for _, n := range names {
+		if majorityStopped() {
+			fmt.Println("client: a majority of the members stopped on corrupt WALs; the cluster cannot serve")
+			return
+		}
+		if isStopped(n) {
+			continue
+		}
+		finalReadsOr([]string{n}, port, keys, func() bool { return isStopped(n) || majorityStopped() })
+	}
 }
 
 type client struct {
@@ -176,7 +224,7 @@ func (c *client) put(key, val string) {
 		time.Sleep(20 * time.Millisecond)
 	case ans == "OK":
 		op.Ok("")
-	case c.refused(ans):
+	case c.refused(ans), strings.HasPrefix(ans, "ERR corrupt"):
 		op.Failed()
 	case strings.HasPrefix(ans, "ERR unknown"):
 		op.Unknown()
@@ -200,7 +248,7 @@ func (c *client) get(key string) (string, bool) {
 		v := strings.TrimPrefix(ans, "VALUE ")
 		op.Ok(v)
 		return v, true
-	case c.refused(ans), strings.HasPrefix(ans, "ERR unavailable"):
+	case c.refused(ans), strings.HasPrefix(ans, "ERR unavailable"), strings.HasPrefix(ans, "ERR corrupt"):
 		op.Failed()
 	default:
 		sim.Fail(fmt.Sprintf("%s answered GET with %q", node, ans))

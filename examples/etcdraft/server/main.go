@@ -27,11 +27,14 @@
 // A storage error is a fail-stop, as in etcd (whose raft loop calls
 // zap's Fatal on a failed WAL write): the node prints the error and exits
 // with status 1, and the world's supervise restarts it from its disk.
+// With -on-corrupt refuse, a WAL that fails its checksum on every one of a
+// few reads stops the member in plain sight instead (corrupt.go).
 //
 // Usage:
 //
 //	server -peers n1,n2,n3 [-addr :7000] [-raft-port 8000] [-data data] [-reads readindex|local]
 //	       [-snap-count 16] [-catch-up 8] [-segment-bytes 16384] [-syncdir]
+//	       [-on-corrupt exit|refuse] [-restore-broken]
 package main
 
 import (
@@ -56,9 +59,15 @@ func main() {
 	catchUp := flag.Uint64("catch-up", 8, "entries kept in the log behind a snapshot, for slow followers")
 	segment := flag.Int64("segment-bytes", 16*1024, "size of a WAL segment file (etcd's default is 64 MiB)")
 	syncDir := flag.Bool("syncdir", false, "fsync the directories etcd's wal.Create, TouchDirAll and SaveSnap leave unsynced")
+	onCorrupt := flag.String("on-corrupt", "exit", "when the WAL fails its checksum at start: exit (etcd's fail-stop) or refuse (stay up answering ERR corrupt)")
+	restore := flag.Bool("restore-broken", false, "at start, put back .snap.broken files that read back whole")
 	flag.Parse()
 	if *reads != "readindex" && *reads != "local" {
 		fmt.Fprintf(os.Stderr, "server: -reads %q: want readindex or local\n", *reads)
+		os.Exit(2)
+	}
+	if *onCorrupt != "exit" && *onCorrupt != "refuse" {
+		fmt.Fprintf(os.Stderr, "server: -on-corrupt %q: want exit or refuse\n", *onCorrupt)
 		os.Exit(2)
 	}
 	id := sim.Node()
@@ -81,19 +90,31 @@ func main() {
 		os.Exit(2)
 	}
 
-	kv := newStore()
+	cfg := nodeConfig{
+		id:            uint64(self),
+		peers:         len(names),
+		dir:           filepath.Join(*data, "member"),
+		snapCount:     *snapCount,
+		catchUp:       *catchUp,
+		segment:       *segment,
+		syncDir:       *syncDir,
+		restoreBroken: *restore,
+	}
 	tr := newTransport(names, *raftPort)
-	rn, err := startNode(nodeConfig{
-		id:        uint64(self),
-		peers:     len(names),
-		dir:       filepath.Join(*data, "member"),
-		snapCount: *snapCount,
-		catchUp:   *catchUp,
-		segment:   *segment,
-		syncDir:   *syncDir,
-	}, kv, tr)
-	if err != nil {
-		failStop("start", err)
+	var kv *store
+	var rn *raftNode
+	var err error
+	for try := 1; ; try++ {
+		kv = newStore()
+		if rn, err = startNode(cfg, kv, tr); err == nil {
+			break
+		}
+		if *onCorrupt == "exit" || !isCorrupt(err) {
+			failStop("start", err)
+		}
+		if try == corruptTries {
+			refuse(*addr, err)
+		}
 	}
 	ln, err := net.Listen("tcp", fmt.Sprintf(":%d", *raftPort))
 	if err != nil {

@@ -33,6 +33,9 @@ type nodeConfig struct {
 	// syncDir fsyncs the directories etcd's code leaves unsynced (see
 	// fsyncDir): the workaround for the finding of seedfall.strict_dirs.json.
 	syncDir bool
+	// restoreBroken puts back snapshot files etcd set aside after a read
+	// that failed but now read back whole (restoreBroken in corrupt.go).
+	restoreBroken bool
 }
 
 // raftNode is raftexample's raftNode: raft's node, its MemoryStorage, and
@@ -99,6 +102,11 @@ func startNode(cfg nodeConfig, kv *store, tr *transport) (*raftNode, error) {
 	}
 	if wal.Exist(waldir) {
 		rn.restarted = true
+		if cfg.restoreBroken {
+			if err := restoreBroken(lg, snapdir, cfg.syncDir); err != nil {
+				return nil, err
+			}
+		}
 		if err := rn.replay(waldir); err != nil {
 			return nil, err
 		}
