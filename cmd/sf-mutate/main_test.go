@@ -57,7 +57,7 @@ func records(t *testing.T, out string) (muts map[string]*record.Mutant, sum *rec
 		if a.Mutant != nil {
 			key := a.Mutant.Name
 			if a.Mutant.Source == "app" {
-				key = fmt.Sprintf("%s %s:%d", a.Mutant.Name, a.Mutant.File, a.Mutant.Line)
+				key = fmt.Sprintf("%s %s:%d %s", a.Mutant.Name, a.Mutant.File, a.Mutant.Line, a.Mutant.Node)
 			}
 			muts[key] = a.Mutant
 		}
@@ -170,6 +170,41 @@ func TestSourceMutants(t *testing.T) {
 	}
 	if after, _ := os.ReadFile(src); !bytes.Equal(before, after) {
 		t.Error("sf-mutate changed the source tree")
+	}
+}
+
+// TestSourceMutantsSharedPackage: a package that two nodes run has its sites
+// listed for each node; each mutant changes one node's build, its record
+// names that node, and the table names it after file:line.
+func TestSourceMutantsSharedPackage(t *testing.T) {
+	t.Parallel()
+	src := filepath.Join(tools.Root, "cmd/sf-mutate/testdata/nobuild")
+	dir := t.TempDir()
+	clitest.WriteJSON(t, filepath.Join(dir, "seedfall.json"), map[string]any{
+		"nodes": []map[string]string{
+			{"name": "a", "pkg": filepath.Join(src, "server")},
+			{"name": "b", "pkg": filepath.Join(src, "server")},
+		},
+		"workload": map[string]string{"name": "client", "pkg": filepath.Join(src, "client")},
+		"duration": "5s",
+	})
+	r := sfMutate(t, dir, "-seeds", "1", "-app", "-mutants", "4", "-json")
+	if r.Code != 0 {
+		t.Fatalf("want exit 0\n%s", r)
+	}
+	muts, sum := records(t, r.Stdout)
+	if sum == nil || sum.Mutants != 4 || sum.Killed != 2 || sum.DidNotBuild != 2 || len(muts) != 4 {
+		t.Fatalf("summary %+v, %d mutant records, want 4 (2 killed, 2 did not build)\n%s", sum, len(muts), r)
+	}
+	perNode := map[string]int{}
+	for _, m := range muts {
+		perNode[m.Node]++
+		if label := fmt.Sprintf("%s:%d %s ", m.File, m.Line, m.Node); !strings.Contains(r.Stderr, label) {
+			t.Errorf("the table does not name %q\n%s", label, r.Stderr)
+		}
+	}
+	if perNode["a"] != 2 || perNode["b"] != 2 {
+		t.Errorf("mutants per node %v, want 2 in a and 2 in b", perNode)
 	}
 }
 

@@ -147,10 +147,12 @@ func Pick(sites []Site, seed uint64, count int) []Site {
 func (c *Command) appMutants(p *runner.Prepared, emit func(Verdict)) error {
 	w := p.World
 	var sites []Site
+	nodesOf := map[string]int{}
 	for _, n := range w.Nodes {
 		if n.Pkg == "" {
 			continue
 		}
+		nodesOf[n.Pkg]++
 		s, err := Sites(n.Name, n.Pkg)
 		if err != nil {
 			return fmt.Errorf("node %s: listing source mutants: %w", n.Name, err)
@@ -178,7 +180,7 @@ func (c *Command) appMutants(p *runner.Prepared, emit func(Verdict)) error {
 			rel = s.File
 		}
 		v := Verdict{Mutant: record.Mutant{Kind: record.KindMutant, Name: s.Kind, Source: "app", File: filepath.ToSlash(rel),
-			Line: s.Line, Change: s.Change}}
+			Line: s.Line, Change: s.Change, Node: s.Node}, SharedPkg: nodesOf[s.Pkg] > 1}
 		src, err := os.ReadFile(s.File)
 		if err != nil {
 			return err

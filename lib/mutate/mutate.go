@@ -72,6 +72,9 @@ type Verdict struct {
 	record.Mutant
 	// Breaks says what the mutant changes, for people.
 	Breaks string
+	// SharedPkg says the source mutant's package runs on other nodes too,
+	// so that people are told which node's build was changed.
+	SharedPkg bool
 }
 
 // ValidateOnly checks -only names against the runtime mutants; its error

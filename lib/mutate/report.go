@@ -10,9 +10,13 @@ import (
 )
 
 // label is how a verdict's mutant is named for people: the runtime
-// mutant's name, or file:line for a source mutant.
+// mutant's name, or file:line for a source mutant, followed by the node
+// when its package runs on more than one.
 func label(v Verdict) string {
 	if v.Source == "app" {
+		if v.SharedPkg && v.Node != "" {
+			return fmt.Sprintf("%s:%d %s", v.File, v.Line, v.Node)
+		}
 		return fmt.Sprintf("%s:%d", v.File, v.Line)
 	}
 	return v.Name

@@ -346,6 +346,9 @@ type Mutant struct {
 	File   string `json:"file,omitempty"`
 	Line   int    `json:"line,omitempty"`
 	Change string `json:"change,omitempty"`
+	// Node is the node whose build a source mutant changed: a package that
+	// several nodes run is mutated in one of them at a time.
+	Node string `json:"node,omitempty"`
 	// Verdict is killed, survived, not_exercised or did_not_build.
 	Verdict string `json:"verdict"`
 	// KilledBySeed is the first seed that failed with the mutant, and
