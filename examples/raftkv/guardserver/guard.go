@@ -39,12 +39,12 @@ import (
 // and every node commits the same entry at an index, so a snapshot at an
 // index below the applied one holds a prefix of what the state machine
 // already holds. A snapshot at the applied index holds the same state and is
-// restored. At start the state machine is empty (index 0) and refuses
-// nothing, so raft's restore of its own latest snapshot is unchanged. Should
-// the refused snapshot come from a replication that really needs it (one
-// whose next index the leader compacted away), the leader sends its latest
-// snapshot again after its backoff, and the state machine takes the first
-// one that is not behind it: the cost is time, not state.
+// restored. At start the state machine is empty and refuses nothing. A
+// replication that needs a snapshot (the leader compacted the entry before
+// the follower's next) sends one not behind what the follower applied; one
+// behind comes only with a stale next index, as from H2's replication of
+// before the removal. A needed one refused would be sent again after the
+// leader's backoff until one is not behind: the cost is time, not state.
 //
 // An entry at or below the index is ignored: the state already holds its
 // effect. With snapshots refused raft has no path left that hands one over
