@@ -15,9 +15,12 @@
 # without strict_dirs, for the same reason (their directory findings). A word
 # profile=NAME in a mix applies the world's profile NAME; natsjs's cluster and
 # raftkv get the faults of a replicated system; its membership worlds keep a
-# removed server's data (seedfall.membership.json) or wipe it
+# removed server's data (seedfall.membership.json, which fails on its pin: a
+# re-added server installs a snapshot behind what it applied) or wipe it
 # (seedfall.wipe.json, which fails on its pin: a wiped server's vote elects a
-# stale leader); memberlist's profiles each
+# stale leader); seedfall.membership.guard.json is the keep world with the
+# state machine's guard against the first (guardserver -fsm-guard), the
+# passing keep world for the long sweeps; memberlist's profiles each
 # take one family of network faults (UDP loss and duplication, partitions,
 # gray failures, crashes) and swarm all of them. etcdraft's worlds set
 # torn_sector 512, the sector atomicity etcd's WAL counts on to tell a torn
@@ -97,6 +100,8 @@ mixes=(
   "examples/raftkv/seedfall.membership.json"
   "examples/raftkv/seedfall.membership.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
   "examples/raftkv/seedfall.wipe.json"
+  "examples/raftkv/seedfall.membership.guard.json"
+  "examples/raftkv/seedfall.membership.guard.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
   "examples/memberlist/seedfall.json"
   "examples/memberlist/seedfall.json profile=udp"
   "examples/memberlist/seedfall.json profile=partition"

@@ -117,8 +117,10 @@ func TestRaftKVForkSetup(t *testing.T) {
 // under crashes and partitions. In seedfall.membership.json a removed
 // server keeps its data: seeds 1-2 pass with every property of the changes
 // true (a sweep fails on a Sometimes never true), and the pinned schedule
-// of seed 81 has a re-added server install a snapshot behind its state.
-// In seedfall.wipe.json it
+// of seed 81 has a re-added server install a snapshot behind its state;
+// on guardserver (memberserver plus -fsm-guard, seedfall.membership.guard.json)
+// the same schedule fails without the flag and passes with it, the state
+// machine refusing that snapshot. In seedfall.wipe.json it
 // is wiped and rejoins empty at the same address, and the pinned schedule
 // (four partitions) elects a stale server with the wiped one's vote: the
 // history is not linearizable. It builds raft for wasm, as TestRaftKV does,
@@ -131,7 +133,7 @@ func TestRaftKVMembership(t *testing.T) {
 	}
 	src := filepath.Join(tools.Root, "examples", "raftkv")
 	dir := t.TempDir()
-	for _, w := range []string{"seedfall.membership.json", "seedfall.wipe.json"} {
+	for _, w := range []string{"seedfall.membership.json", "seedfall.wipe.json", "seedfall.membership.guard.json"} {
 		clitest.CopyWorld(t, filepath.Join(src, w), filepath.Join(dir, w))
 	}
 	r := sfRun(t, dir, "-c", "seedfall.membership.json", "-seeds", "1-2")
@@ -159,6 +161,36 @@ func TestRaftKVMembership(t *testing.T) {
 		}
 	}
 
+	// The same schedule on guardserver: without -fsm-guard the same
+	// failure, with it the snapshot is refused, and raft goes on from what
+	// the state machine applied.
+	var noGuard []string
+	for i := range 4 {
+		noGuard = append(noGuard, "-set", fmt.Sprintf(`nodes[%d].args=["-peers","n1,n2,n3","-members","n1,n2,n3,n4","-on-remove","keep"]`, i))
+	}
+	r = sfRun(t, dir, append([]string{"-c", "seedfall.membership.guard.json", "-seed", "81", "-faults", pin}, noGuard...)...)
+	r.WantExit(t, 1)
+	if want := `n4#4: a snapshot sent by the leader is never behind the follower's state {"applied":223,"snapshot":207}`; !strings.Contains(r.Stdout, want) {
+		t.Errorf("pin %s on guardserver without -fsm-guard: the trace lacks %q\n%s", pin, want, r)
+	}
+	r = sfRun(t, dir, "-c", "seedfall.membership.guard.json", "-seed", "81", "-faults", pin)
+	r.WantExit(t, 0)
+	for _, want := range []string{"server n3: add n4 committed at index 206",
+		`event fsm guard refused a snapshot from n4#4: {"applied":223,"snapshot":207}`,
+		"n4: failed to restore snapshot", "snapshot at index 207 is behind this state machine, which applied 223",
+		"n3: failed to send snapshot to"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("pin %s with -fsm-guard: the trace lacks %q\n%s", pin, want, r)
+		}
+	}
+	// The refusal's error left raft's lastApplied alone: the next entry
+	// n4 applied was a new one.
+	r = sfRun(t, dir, "-c", "seedfall.membership.guard.json", "-seed", "81", "-faults", pin, "-json")
+	r.WantExit(t, 0)
+	if want := `"message":"after the state machine refused a snapshot, raft hands over no entry again","seeds_reached":1,"seeds_true":1`; !strings.Contains(r.Stdout, want) {
+		t.Errorf("pin %s with -fsm-guard: the records lack %q\n%s", pin, want, r)
+	}
+
 	pin = filepath.Join(src, ".seedfall", "pinned", "seedfall.wipe", "seed-11.json")
 	r = sfRun(t, dir, "-c", "seedfall.wipe.json", "-seed", "11", "-faults", pin)
 	r.WantExit(t, 1)
@@ -180,5 +212,42 @@ func TestRaftKVMembership(t *testing.T) {
 	r.WantExit(t, 0)
 	if want := "server n2: raft on n2:8001"; !strings.Contains(r.Stdout, want) {
 		t.Errorf("with -new-port the trace lacks %q\n%s", want, r)
+	}
+}
+
+// TestRaftKVGuardServerSource: guardserver is memberserver with the lines of
+// -fsm-guard added (a program of its own, so that memberserver's guest and
+// the runs of its worlds stay as they are). Its main.go, after the package
+// comment, holds every line of memberserver's in the same order, and its
+// membership.go is memberserver's: a change to memberserver that is not
+// made to guardserver fails here.
+func TestRaftKVGuardServerSource(t *testing.T) {
+	dir := filepath.Join(tools.Root, "examples", "raftkv")
+	read := func(name string) string { return clitest.ReadFile(t, filepath.Join(dir, name)) }
+	if read("memberserver/membership.go") != read("guardserver/membership.go") {
+		t.Errorf("guardserver/membership.go is not memberserver's")
+	}
+	body := func(name string) []string {
+		_, b, ok := strings.Cut(read(name), "\npackage main\n")
+		if !ok {
+			t.Fatalf("%s: no package clause", name)
+		}
+		return strings.Split(b, "\n")
+	}
+	guard := body("guardserver/main.go")
+	i := 0
+	for n, line := range body("memberserver/main.go") {
+		for i < len(guard) && guard[i] != line {
+			i++
+		}
+		if i == len(guard) {
+			t.Fatalf("guardserver/main.go lacks memberserver/main.go's line %q (line %d after the package clause), or has it out of order", line, n+1)
+		}
+		i++
+	}
+	for _, want := range []string{`flag.Bool("fsm-guard", false,`, "kv.guard = *guard", "m.skip(l.Index)", "m.restoreGuarded(d)"} {
+		if !strings.Contains(strings.Join(guard, "\n"), want) {
+			t.Errorf("guardserver/main.go lacks %q", want)
+		}
 	}
 }

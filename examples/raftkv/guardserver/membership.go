@@ -1,0 +1,1 @@
+../memberserver/membership.go
