@@ -122,7 +122,8 @@ func badgerFlush(t *testing.T, dir string) {
 // with the first meta page cut Open finds no database, with fewer than two
 // pages it refuses the file's size, and with the meta pages but not the
 // root page the first transaction panics. The pins in examples/bboltkv
-// are seed 2 and the panic (seed 1 of the world at crash_on_io 0.3).
+// are seed 2 and the panic (seed 1 of the world at crash_on_io 0.3). A disk
+// that fills during that write leaves the same kind of file.
 func bboltCreate(t *testing.T, dir string) {
 	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "bboltkv", "seedfall.create.json"), filepath.Join(dir, "seedfall.create.json"))
 	for seed, open := range map[string]string{"2": "server: open: invalid database", "11": "server: open: file size too small 100443"} {
@@ -139,6 +140,17 @@ func bboltCreate(t *testing.T, dir string) {
 	r.WantExit(t, 1)
 	if want := "panic: assertion failed: Page expected to be: 3, but self identifies as 0"; !strings.Contains(r.Stdout, want) {
 		t.Errorf("the pin of seed 1: the report lacks %q\n%s", want, r)
+	}
+
+	// The same half-made file with no crash at all: a disk that fills
+	// during the creating write. 128 KiB holds two of its four 64 KiB
+	// pages, the meta pages, and the restart reads zeros for the freelist.
+	r = sfRun(t, dir, "-c", "seedfall.create.json", "-seed", "1", "-set", "faults.crash_on_io=0", "-set", "faults.disk_bytes=131072")
+	r.WantExit(t, 1)
+	for _, want := range []string{"faults before the failure (0)", "server#1: server: open: write data/kv.db: No space left on device", "server#2 panic: invalid freelist page: 0"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("a full disk at creation: the report lacks %q\n%s", want, r)
+		}
 	}
 }
 
