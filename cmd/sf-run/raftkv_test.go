@@ -15,7 +15,8 @@ import (
 // VerifyLeader stay linearizable under crashes and partitions; reads from
 // any node's local state are caught by the kv model; and in liveness mode
 // the cluster serves a read of every key again once the faults stop; and
-// seedfall.late.json catches stale reads after its setup. The
+// seedfall.late.json catches stale reads after its setup; H3's pin (a
+// snapshot lost under strict_dirs) still fails. The
 // first build of raft for wasm takes about 30 s, so it runs without -short.
 func TestRaftKV(t *testing.T) {
 	tools.Need(t)
@@ -53,6 +54,27 @@ func TestRaftKV(t *testing.T) {
 		"-set", "faults.pause_per_sec=0.1", "-set", "faults.clock_jump_per_sec=0.05",
 		"-set", `faults.partition_topologies=["half","one","majority","majorities_ring","random_groups"]`)
 	r.WantExit(t, 0)
+
+	// H3: under strict_dirs one crash loses the snapshot raft had already
+	// compacted its log to, and the node never starts again. The pin is
+	// one crash; -inspect shows the disk it left, raft.db whole and
+	// data/snapshots empty (raft made the directory again at the restart).
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "raftkv", "seedfall.strict_dirs.json"), filepath.Join(dir, "seedfall.strict_dirs.json"))
+	pin := filepath.Join(tools.Root, "examples", "raftkv", ".seedfall", "pinned", "seedfall.strict_dirs", "seed-15.json")
+	r = sfRun(t, dir, "-c", "seedfall.strict_dirs.json", "-seed", "15", "-faults", pin, "-inspect")
+	r.WantExit(t, 1)
+	for _, want := range []string{"faults before the failure (1):", "n1#2 panic: log not found", "raft.NewRaft", "data/raft.db "} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("H3's pin: the report lacks %q\n%s", want, r)
+		}
+	}
+	n1, n2 := strings.Index(r.Stdout, "\n  n1: "), strings.Index(r.Stdout, "\n  n2: ")
+	if n1 < 0 || n2 < n1 {
+		t.Fatalf("H3's pin: -inspect lists no disk of n1 before n2's\n%s", r)
+	}
+	if disk := r.Stdout[n1:n2]; !strings.Contains(disk, "data/snapshots/\n") || strings.Contains(disk, "meta.json") {
+		t.Errorf("H3's pin: want n1's data/snapshots empty after the crash, got\n%s", disk)
+	}
 
 	r = sfRun(t, dir, "-c", "seedfall.liveness.json", "-seeds", "1-2")
 	r.WantExit(t, 0)
