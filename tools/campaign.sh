@@ -18,7 +18,8 @@
 # removed server's data (seedfall.membership.json, which fails on its pin: a
 # re-added server installs a snapshot behind what it applied) or wipe it
 # (seedfall.wipe.json, which fails on its pin: a wiped server's vote elects a
-# stale leader); seedfall.membership.guard.json is the keep world with the
+# stale leader); seedfall.strict_dirs.json fails on its pin (a crash loses
+# the snapshot the log was compacted to); seedfall.membership.guard.json is the keep world with the
 # state machine's guard against the first (guardserver -fsm-guard), the
 # passing keep world for the long sweeps; memberlist's profiles each
 # take one family of network faults (UDP loss and duplication, partitions,
@@ -95,6 +96,7 @@ mixes=(
   "examples/raftkv/seedfall.json"
   "examples/raftkv/seedfall.json faults.clog_per_sec=0.2 faults.slow_per_sec=0.2 faults.pause_per_sec=0.1 faults.clock_jump_per_sec=0.05 faults.partition_topologies=[\"half\",\"one\",\"majority\",\"majorities_ring\",\"random_groups\"]"
   "examples/raftkv/seedfall.json faults.preset=high_availability"
+  "examples/raftkv/seedfall.strict_dirs.json"
   "examples/raftkv/seedfall.json faults.torn_writes=true faults.crash_on_io=0.005 faults.fsync_eio=0.01 faults.reorder_writes=true"
   "examples/raftkv/seedfall.json faults.preset=everything faults.swarm=true"
   "examples/raftkv/seedfall.membership.json"
