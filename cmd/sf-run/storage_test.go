@@ -11,7 +11,9 @@ import (
 // TestStorageExamples: examples/bboltkv, pebblekv (v1 and v2) and badgerkv, each a
 // storage library built through compat_overlay, keep every acknowledged
 // write under crashes, torn writes and crash_on_io with their durable
-// settings, and their planted unsafe setting is found. bbolt builds in a few
+// settings, and their planted unsafe setting is found; in each seedfall.kv.json
+// the history of three concurrent clients is linearizable, and not without
+// sync. bbolt builds in a few
 // seconds; pebble and badger take up to a minute each on a loaded machine,
 // so they run only without -short.
 func TestStorageExamples(t *testing.T) {
@@ -31,7 +33,7 @@ func TestStorageExamples(t *testing.T) {
 				t.Skip("builds a large storage library for wasm; runs without -short")
 			}
 			dir := t.TempDir()
-			for _, w := range []string{"seedfall.json", "seedfall.nosync.json"} {
+			for _, w := range []string{"seedfall.json", "seedfall.nosync.json", "seedfall.kv.json"} {
 				clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", tc.example, w), filepath.Join(dir, w))
 			}
 			r := sfRun(t, dir, "-c", "seedfall.json", "-seeds", tc.seeds)
@@ -40,6 +42,15 @@ func TestStorageExamples(t *testing.T) {
 			r.WantExit(t, 1)
 			if want := "acknowledged write lost"; !strings.Contains(r.Stdout, want) {
 				t.Errorf("the report lacks %q\n%s", want, r)
+			}
+			// The kv world: three clients of raftkv's workload, their history
+			// checked for linearizability; the sync setting off must fail it.
+			r = sfRun(t, dir, "-c", "seedfall.kv.json", "-seeds", "1-2")
+			r.WantExit(t, 0)
+			r = sfRun(t, dir, "-c", "seedfall.kv.json", "-seeds", "1-4", "-set", `nodes[0].args=["-nosync"]`)
+			r.WantExit(t, 1)
+			if want := "is not linearizable (model kv)"; !strings.Contains(r.Stdout, want) {
+				t.Errorf("the kv world without sync: the report lacks %q\n%s", want, r)
 			}
 			switch tc.example {
 			case "pebblekv":
