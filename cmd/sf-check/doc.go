@@ -63,6 +63,10 @@
 // linearizability", and exits 1, because a check that gave up proves nothing.
 // -timeout must be more than 0: there is no "no limit", since nothing else
 // bounds how long a check may take. A timeout of 0 or below is a usage error.
+// A history whose operations all failed or ended unknown fits any model, so
+// it gets no verdict either ("nothing to check: none of the N operations of
+// the history completed") and exits 1.
+//
 // -max-steps N gives up after N model steps per key instead, checking one key
 // at a time, so the verdict does not depend on how fast or loaded the host
 // is; -timeout still bounds the whole check.
@@ -84,7 +88,8 @@
 // and exits 130. While it still reads its input, the signal ends it as it
 // ends any program.
 //
-// Exit status: 0 the history passed; 1 it failed, or the check gave up; 2 bad
+// Exit status: 0 the history passed; 1 it failed, the check gave up, or no
+// operation completed; 2 bad
 // usage or input (a malformed line, a completion with no invocation, a
 // duplicate id, an operation or value the model does not have, unreadable
 // EDN, an input over a limit), each reported as file:line and what is wrong;

@@ -52,6 +52,18 @@ func TestStorageExamples(t *testing.T) {
 			if want := "is not linearizable (model kv)"; !strings.Contains(r.Stdout, want) {
 				t.Errorf("the kv world without sync: the report lacks %q\n%s", want, r)
 			}
+			if tc.example == "bboltkv" {
+				// Without net_overlay the client's dials all fail: every
+				// operation ends unknown, and a history with nothing
+				// completed is no pass.
+				r = sfRun(t, dir, "-c", "seedfall.kv.json", "-seed", "1", "-set", "net_overlay=false")
+				r.WantExit(t, 1)
+				for _, want := range []string{"GAVE UP seed 1", "nothing to check: none of the 300 operations of the history completed", "does the workload reach the system it tests?"} {
+					if !strings.Contains(r.Stdout, want) {
+						t.Errorf("the kv world without its network: the report lacks %q\n%s", want, r)
+					}
+				}
+			}
 			switch tc.example {
 			case "pebblekv":
 				pebbleV2(t, dir)

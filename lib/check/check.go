@@ -47,7 +47,7 @@ type Verdict string
 const (
 	Ok      Verdict = "ok"      // the history is linearizable (serializable)
 	Illegal Verdict = "illegal" // it is not
-	Unknown Verdict = "unknown" // the checker gave up at its time limit: no verdict
+	Unknown Verdict = "unknown" // no verdict: the checker gave up, or no operation completed
 )
 
 // The classes of failure a violation belongs to, as the engine reports them.
@@ -182,6 +182,11 @@ type Report struct {
 	// Checked is the number of operations given to the checker, after
 	// dropping failed operations and reads of unknown outcome.
 	Checked int `json:"checked"`
+	// Completed is the number of operations that completed ok. A history
+	// of operations none of which completed tests nothing, however it is
+	// checked: every one may or may not have happened, so any order fits.
+	// Its verdict is Unknown, not Ok (see NoneCompleted).
+	Completed int `json:"completed"`
 	// Summary is the verdict as one line, such as "history of 121 transactions
 	// is not serializable: G-single, G2, internal" or "gave up checking 412
 	// operations for linearizability".
@@ -200,6 +205,11 @@ type Report struct {
 // Passed reports whether the history passed: only an Ok verdict passes; a
 // check that gave up neither passes nor fails.
 func (r *Report) Passed() bool { return r.Verdict == Ok }
+
+// NoneCompleted reports whether the history holds operations but none that
+// completed ok, as when a workload never reached the system it tests. Such
+// a history passes any model, so its verdict is Unknown.
+func (r *Report) NoneCompleted() bool { return r.Operations > 0 && r.Completed == 0 }
 
 // HasTimeline reports whether WriteTimeline has a timeline to write: after a
 // linearizability violation, unless Options.NoTimeline was set or the
@@ -263,9 +273,27 @@ func Check(ops []history.HistoryOp, opts Options) (*Report, error) {
 		return nil, ErrInterrupted
 	}
 	if r != nil {
+		for _, op := range ops {
+			if op.Status == history.StatusOK {
+				r.Completed++
+			}
+		}
+		if r.Verdict == Ok && r.NoneCompleted() {
+			r.Verdict = Unknown
+			r.Summary = fmt.Sprintf("nothing to check: none of the %s of the history completed (each failed or ended unknown)",
+				textfmt.Plural(r.Operations, unit(r.Model)))
+		}
 		r.Elapsed = time.Since(start)
 	}
 	return r, err
+}
+
+// unit is what the model's history is made of, as a summary counts it.
+func unit(model string) string {
+	if model == ListAppend {
+		return "transaction"
+	}
+	return "operation"
 }
 
 // checkListAppend checks list-append transactions with package listappend

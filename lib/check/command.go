@@ -73,6 +73,7 @@ type Record struct {
 	Class      string    `json:"class,omitempty"`
 	Operations int       `json:"operations"`
 	Checked    int       `json:"checked"`
+	Completed  int       `json:"completed"`
 	Summary    string    `json:"summary,omitempty"`
 	Anomalies  []Anomaly `json:"anomalies,omitempty"`
 	Keys       []string  `json:"keys,omitempty"`
@@ -158,7 +159,7 @@ func Command(o CommandOptions) (code int) {
 		code = exitcode.Pass
 	}
 	rec.Verdict, rec.Passed, rec.Class = r.Verdict, r.Passed(), r.Class
-	rec.Operations, rec.Checked, rec.Summary = r.Operations, r.Checked, r.Summary
+	rec.Operations, rec.Checked, rec.Completed, rec.Summary = r.Operations, r.Checked, r.Completed, r.Summary
 	rec.Anomalies, rec.Keys, rec.ElapsedMs = r.Anomalies, r.Keys, r.Elapsed.Milliseconds()
 	rec.ExitStatus = code
 	timelineNote := o.timeline(r, &rec)
@@ -304,6 +305,10 @@ func (o *CommandOptions) printVerdict(r *Report, rec *Record, timelineNote strin
 	case Illegal:
 		fmt.Fprintf(w, "FAIL  %s\n", r.Summary)
 	default:
+		if r.NoneCompleted() {
+			fmt.Fprintf(w, "GAVE UP  %s: the history neither passed nor failed (did the workload reach the system?)\n", r.Summary)
+			return
+		}
 		// A give-up before the time limit came from the step limit.
 		limit := fmt.Sprintf("after %v", o.Timeout)
 		if o.MaxSteps > 0 && r.Elapsed < o.Timeout {

@@ -484,3 +484,30 @@ func TestPlainPairAgrees(t *testing.T) {
 		t.Fatalf("the quick path took %d pairs, want 6", took)
 	}
 }
+
+// TestNoneCompleted: a history whose operations all failed or ended unknown
+// passes every model whatever happened, so it gets no verdict rather than
+// ok; one completed operation is enough to check it.
+func TestNoneCompleted(t *testing.T) {
+	ops := number(
+		lop(0, "put", "k0", `"a"`, "info", "", 0, 10),
+		lop(1, "get", "k0", "", "info", "", 0, 10),
+		lop(2, "put", "k1", `"b"`, "fail", "", 5, 15),
+		lop(0, "get", "k1", "", "pending", "", 20, -1),
+	)
+	r := mustCheck(t, ops, Options{Model: "kv"})
+	want := "nothing to check: none of the 4 operations of the history completed (each failed or ended unknown)"
+	if r.Verdict != Unknown || r.Summary != want || !r.NoneCompleted() || r.Completed != 0 {
+		t.Errorf("verdict %s, summary %q, completed %d; want unknown, %q, 0", r.Verdict, r.Summary, r.Completed, want)
+	}
+	ops = append(ops, lop(1, "get", "k0", "", "ok", `"a"`, 30, 40))
+	r = mustCheck(t, number(ops...), Options{Model: "kv"})
+	if r.Verdict != Ok || r.NoneCompleted() || r.Completed != 1 {
+		t.Errorf("with one completed read: verdict %s, completed %d; want ok, 1", r.Verdict, r.Completed)
+	}
+	txns := txnHistory(info(0, "a x 1"), fail(1, "r x"))
+	r = mustCheck(t, txns, Options{Model: ListAppend})
+	if want := "nothing to check: none of the 2 transactions of the history completed (each failed or ended unknown)"; r.Verdict != Unknown || r.Summary != want {
+		t.Errorf("list-append: verdict %s, summary %q; want unknown, %q", r.Verdict, r.Summary, want)
+	}
+}

@@ -135,8 +135,12 @@ func printReplay(w io.Writer, o Options, r *engine.Result, arts *record.Artifact
 			what = "passed (hit the time horizon)"
 		}
 		if r.Check != nil && r.Check.Verdict == check.Unknown {
-			fmt.Fprintf(w, "GAVE UP seed %d at t=%s (%d scheduler steps, %dms real): %s, so the seed neither passed nor failed (see -history-timeout and limits.check_steps)\n\n",
-				r.Seed, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6, r.Check.Summary)
+			hint := "see -history-timeout and limits.check_steps"
+			if r.Check.NoneCompleted() {
+				hint = "does the workload reach the system it tests?"
+			}
+			fmt.Fprintf(w, "GAVE UP seed %d at t=%s (%d scheduler steps, %dms real): %s, so the seed neither passed nor failed (%s)\n\n",
+				r.Seed, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6, r.Check.Summary, hint)
 		} else {
 			fmt.Fprintf(w, "ok  seed %d %s at t=%s (%d scheduler steps, %dms real)\n\n", r.Seed, what, time.Duration(r.AtNs), r.Steps, r.RealNs/1e6)
 		}
@@ -257,7 +261,7 @@ func printSummary(w io.Writer, s record.Summary, took time.Duration, check bool)
 	}
 	PrintTables(w, s, "seeds")
 	if s.GaveUp > 0 {
-		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps); they neither passed nor failed on it\n", textfmt.Plural(s.GaveUp, "seed"))
+		fmt.Fprintf(w, "%s: gave up checking the history (see -history-timeout and limits.check_steps), or no operation in it completed (the trace says which); they neither passed nor failed on it\n", textfmt.Plural(s.GaveUp, "seed"))
 	}
 	if s.HostStalls > 0 {
 		fmt.Fprintf(w, "%s: host stall: the first run hit the real-time watchdog and a second run did not, so each counts as its second run came out\n", textfmt.Plural(s.HostStalls, "seed"))
