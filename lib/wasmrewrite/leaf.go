@@ -116,6 +116,9 @@ func addLeafChecks(secs []section, imp imports) ([]byte, int, error) {
 		if checked {
 			verified++
 		}
+		if check == nil && at > 0 {
+			fn = widenLargeCheck(fn, at)
+		}
 		if check != nil {
 			added++
 			fn = append(append(append([]byte(nil), fn[:at]...), check...), fn[at:]...)
@@ -144,9 +147,9 @@ func (m *leafModule) leafCheck(i uint32, fn []byte) (at int, check []byte, check
 	}
 	switch region := fn[at:]; {
 	case bytes.HasPrefix(region, patCheckCached):
-		return 0, nil, true, m.verifyCheck(f, region)
+		return at, nil, true, m.verifyCheck(f, region)
 	case bytes.HasPrefix(region, patCheckSP):
-		return 0, nil, false, nil
+		return at, nil, false, nil
 	}
 	if !leafEligible(f) {
 		return 0, nil, false, nil
@@ -351,4 +354,44 @@ func appendSleb64(b []byte, v int64) []byte {
 		}
 		b = append(b, c|0x80)
 	}
+}
+
+// widenLargeCheck rewrites the stack check of a function with a large
+// frame, which the backend writes as SP <= stackguard0+(framesize-StackSmall)
+// in i32 (wasmobj.go: "TODO(neelance): handle wraparound case"). With
+// stackguard0 = stackPreempt (0xfffffade in its low 32 bits) that sum wraps
+// for any frame over about 1.4KB, the check passes, and the function takes
+// its frame below the end of its stack without growing it. The rewritten
+// check computes the same comparison in i64, where it cannot wrap. Any
+// other body comes back unchanged.
+func widenLargeCheck(fn []byte, at int) []byte {
+	region := fn[at:]
+	var sp []byte
+	switch {
+	case bytes.HasPrefix(region, patCheckCached):
+		sp = patCheckCached[:2]
+	case bytes.HasPrefix(region, patCheckSP):
+		sp = patCheckSP[:2]
+	default:
+		return fn
+	}
+	p := len(patCheckCached)
+	if len(region) <= p || region[p] != 0x41 {
+		return fn // a small frame: SP <= stackguard0 cannot wrap
+	}
+	delta, n, ok := sleb32(region[p+1:])
+	if !ok || len(region) <= p+1+n+1 || region[p+1+n] != 0x6a || region[p+1+n+1] != 0x4d {
+		return fn
+	}
+	end := at + p + 1 + n + 2 // through i32.add; i32.le_u
+	c := append([]byte(nil), sp...)
+	c = append(c, 0xad)                                                      // i64.extend_i32_u
+	c = append(c, 0x23, goGlobalG, 0xa7, 0x28, 0x02, GoOffStackguard0, 0xad) // stackguard0, as i64
+	c = append(c, 0x42)
+	c = appendSleb64(c, int64(uint32(delta))) // i64.const framesize-StackSmall
+	c = append(c, 0x7c, 0x58)                 // i64.add; i64.le_u
+	out := make([]byte, 0, len(fn)+len(c))
+	out = append(out, fn[:at]...)
+	out = append(out, c...)
+	return append(out, fn[end:]...)
 }

@@ -197,3 +197,40 @@ func TestPCValueTable(t *testing.T) {
 		t.Errorf("largest value of a table below zero: %d, want 0", got)
 	}
 }
+
+// TestWidenLargeCheck: the check Go's backend writes for a frame over
+// StackSmall, SP <= stackguard0+(framesize-StackSmall) in i32, is rewritten
+// to the same comparison in i64 after either way of loading SP; a small
+// frame's check (SP <= stackguard0, no addition) and any other code are left
+// as they are.
+func TestWidenLargeCheck(t *testing.T) {
+	body := func(head []byte, tail ...byte) []byte {
+		fn := append([]byte{0x00, 0x01}, head...) // a prefix before the check
+		return append(fn, tail...)
+	}
+	sg := []byte{0x23, goGlobalG, 0xa7, 0x28, 0x02, GoOffStackguard0} // stackguard0's low 32 bits
+	// i32.const 32904 (0x8088, the frame above less StackSmall), i32.add, i32.le_u, if
+	large := appendSleb64([]byte{0x41}, 0x8088-128)
+	large = append(large, 0x6a, 0x4d, 0x04, 0x40)
+	for _, sp := range [][]byte{{0x20, 0x01}, {0x23, goGlobalSP}} {
+		in := body(append(append(append([]byte(nil), sp...), sg...), large...))
+		got := widenLargeCheck(in, 2)
+		want := append([]byte{0x00, 0x01}, sp...)
+		want = append(want, 0xad)
+		want = append(want, sg...)
+		want = append(want, 0xad, 0x42)
+		want = appendSleb64(want, 0x8088-128)
+		want = append(want, 0x7c, 0x58, 0x04, 0x40)
+		if !bytes.Equal(got, want) {
+			t.Errorf("SP from % x:\n got % x\nwant % x", sp, got, want)
+		}
+	}
+	small := body(append(append([]byte{0x20, 0x01}, sg...), 0x4d, 0x04, 0x40))
+	if got := widenLargeCheck(small, 2); !bytes.Equal(got, small) {
+		t.Errorf("a small frame's check changed:\n got % x\nwant % x", got, small)
+	}
+	other := body([]byte{0x41, 0x05, 0x1a})
+	if got := widenLargeCheck(other, 2); !bytes.Equal(got, other) {
+		t.Errorf("code without a check changed:\n got % x\nwant % x", got, other)
+	}
+}
