@@ -91,7 +91,7 @@ mixes=(
   "examples/badgerkv/seedfall.json faults.reorder_writes=true faults.fs_model=ext4_ordered"
   "examples/badgerkv/seedfall.json faults.reorder_writes=true faults.fs_model=page_independent"
   "examples/badgerkv/seedfall.json faults.write_eio=0.005 faults.write_enospc=0.005"
-  "examples/badgerkv/seedfall.json faults.read_corrupt=0.001 faults.reorder_writes=true faults.corrupt_on_crash=true"
+  "examples/badgerkv/seedfall.corrupt.json"
   "examples/natsjs/seedfall.cluster.json"
   "examples/natsjs/seedfall.cluster.json profile=net"
   "examples/natsjs/seedfall.cluster.json profile=disk"

@@ -74,6 +74,7 @@ func TestStorageExamples(t *testing.T) {
 			}
 			if tc.example == "badgerkv" {
 				badgerFlush(t, dir)
+				badgerMemtableLog(t, dir)
 			} else {
 				strictDirs(t, dir, tc.example)
 			}
@@ -121,6 +122,23 @@ func strictDirs(t *testing.T, dir, example string) {
 		r = sfRun(t, dir, "-c", "seedfall.v2.json", "-seed", "5", "-set", "faults.strict_dirs=true")
 	}
 	r.WantExit(t, 0)
+}
+
+// badgerMemtableLog: D2. badger writes its memtable log through a shared
+// mapping, so each sync writes its last page back whole, records
+// acknowledged before included; a crash during that write-back
+// (corrupt_on_crash) damages one of them, and badger's replay stops at the
+// bad checksum without an error. The pin is seed 4, one crash.
+func badgerMemtableLog(t *testing.T, dir string) {
+	clitest.CopyWorld(t, filepath.Join(tools.Root, "examples", "badgerkv", "seedfall.corrupt.json"), filepath.Join(dir, "seedfall.corrupt.json"))
+	pin := filepath.Join(tools.Root, "examples", "badgerkv", ".seedfall", "pinned", "seedfall.corrupt", "seed-4.json")
+	r := sfRun(t, dir, "-c", "seedfall.corrupt.json", "-seed", "4", "-faults", pin)
+	r.WantExit(t, 1)
+	for _, want := range []string{"faults before the failure (1):", "crash corrupted data/00001.mem at byte 721", "acknowledged write lost: k14=v14"} {
+		if !strings.Contains(r.Stdout, want) {
+			t.Errorf("badger's memtable log: the report lacks %q\n%s", want, r)
+		}
+	}
 }
 
 // badgerFlush: the campaign's badger finding. A memtable flush creates its
