@@ -142,7 +142,7 @@ for mix in "${mixes[@]}"; do
     esac
   done
   echo "\$ $sfrun ${args[*]}"
-  nice -n 10 "$sfrun" "${args[@]}" | grep -E '^(ok|FAIL [0-9]+ of|FAIL pin)'
+  nice -n 10 "$sfrun" "${args[@]}" | grep -E '^(ok|FAIL [0-9]+ (of|propert)|FAIL pin|GAVE UP)'
   rc=${PIPESTATUS[0]}
   [ "$rc" = 0 ] || status=1
   [ "$rc" -le 1 ] || echo "campaign: $world exited $rc"
