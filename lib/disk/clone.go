@@ -42,7 +42,7 @@ func (n *inode) clone(pool *pagePool) *inode {
 	c := *n
 	c.links = append([]link(nil), n.links...)
 	c.pool = pool
-	c.opBuf = nil // the copy's pending writes get their own bytes below
+	c.opBuf, c.spentBufs = nil, nil // the copy's pending writes get their own bytes below
 	c.pending = make([]fileOp, len(n.pending))
 	for i, op := range n.pending {
 		op.data = append([]byte(nil), op.data...)

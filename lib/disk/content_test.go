@@ -3,6 +3,7 @@ package disk
 import (
 	"bytes"
 	"maps"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -215,5 +216,83 @@ func TestSparseFile(t *testing.T) {
 	}
 	if _, err := limited.WriteAt(g, []byte("x"), FileBytesMax); err != EFBIG {
 		t.Errorf("with a capacity, a write past FileBytesMax: %v, want EFBIG", err)
+	}
+}
+
+// TestLargeWritesShareBuffers checks that the copies of large pending writes
+// go round between files instead of being allocated anew, without one file's
+// reuse of a buffer reaching another file's bytes: a 64 KiB write+fsync loop
+// allocates next to nothing once warm, and writes that span several buffers keep
+// their bytes through syncs, another file's reuse and a crash.
+func TestLargeWritesShareBuffers(t *testing.T) {
+	fs := newTestFS()
+	a := writeFile(t, fs, "a", "")
+	rec := bytes.Repeat([]byte{0xa5}, 64<<10)
+	write := func() {
+		if _, err := fs.WriteAt(a, rec, 0); err != nil {
+			t.Fatal(err)
+		}
+		if err := fs.Sync(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range 50 {
+		write()
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / 50; per > 4<<10 {
+		t.Fatalf("a 64 KiB write+fsync allocates %d bytes, want its copy's buffer reused", per)
+	}
+
+	// Three 400 KiB writes take two buffers; after the sync, b's writes
+	// reuse them while a's bytes must stay what a wrote.
+	fill := func(ino Ino, seed byte) []byte {
+		var want []byte
+		for i := range 3 {
+			p := bytes.Repeat([]byte{seed + byte(i)}, 400<<10)
+			if _, err := fs.WriteAt(ino, p, int64(len(want))); err != nil {
+				t.Fatal(err)
+			}
+			want = append(want, p...)
+		}
+		return want
+	}
+	wantA := fill(a, 1)
+	if err := fs.Sync(a); err != nil {
+		t.Fatal(err)
+	}
+	if spare := len(fs.spareBufs); spare < 2 || spare > spareBufsMax {
+		t.Fatalf("after the sync the FS has %d spare buffers, want 2 to %d", spare, spareBufsMax)
+	}
+	b := writeFile(t, fs, "b", "")
+	if err := fs.Sync(fs.Root()); err != nil {
+		t.Fatal(err)
+	}
+	wantB := fill(b, 7)
+	if len(fs.spareBufs) != 0 {
+		t.Fatalf("b's writes left %d spare buffers unused, want them reused", len(fs.spareBufs))
+	}
+	checkConsistent(t, fs)
+	for _, f := range []struct {
+		ino  Ino
+		want []byte
+	}{{a, wantA}, {b, wantB}} {
+		got := make([]byte, len(f.want))
+		if n, err := fs.ReadAt(f.ino, got, 0); err != nil || n != len(got) || !bytes.Equal(got, f.want) {
+			t.Fatalf("ino %d: read %d bytes (%v), equal %v", f.ino, n, err, bytes.Equal(got, f.want))
+		}
+	}
+	// b's writes were never synced: a crash keeps a's and drops b's.
+	fs.Crash()
+	checkCrashed(t, fs)
+	got := make([]byte, len(wantA))
+	if n, err := fs.ReadAt(a, got, 0); err != nil || n != len(got) || !bytes.Equal(got, wantA) {
+		t.Fatalf("a after the crash: read %d bytes (%v), equal %v", n, err, bytes.Equal(got, wantA))
+	}
+	if n, _ := fs.ReadAt(b, got, 0); n != 0 {
+		t.Fatalf("b after the crash holds %d bytes, want 0", n)
 	}
 }

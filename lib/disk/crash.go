@@ -63,6 +63,7 @@ func (fs *FS) Crash() {
 		if n.typ == TypeRegular {
 			n.data.becomeTwin(&n.durable, n.pool)
 			n.pending = nil
+			fs.releaseOpBufs(n)
 			n.stale = nil
 			fs.usedBytes += n.data.size
 		}

@@ -28,6 +28,7 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	}
 	written := n.replayDurable(ops, dropped)
 	n.pending = nil
+	fs.releaseOpBufs(n)
 	size := n.durable.size
 	if size != n.data.size && (fs.mutant != MutantTruncateNotDurable || size < n.data.size) {
 		panic(fmt.Sprintf("disk: ino %d: durable size %d after sync, current size %d", n.ino, size, n.data.size))

@@ -106,6 +106,9 @@ type FS struct {
 	dirOps        []*dirOp // pending directory operations in sequence order (StrictDirs only)
 
 	pool pagePool // free pages, shared by the files of this FS
+	// spareBufs are large write buffers (keepBytes) that no pending write
+	// uses any more, for the next file that needs one.
+	spareBufs [][]byte
 
 	mutant     Mutant      // see SetMutant
 	mutantHits int         // see MutantHits
@@ -138,9 +141,11 @@ type inode struct {
 	durable content   // durable content: what a crash keeps
 	pool    *pagePool // the FS's pool, for data and durable
 	pending []fileOp  // writes and truncates since the last Sync, oldest first
-	// opBuf holds the bytes of small pending writes back to back (see
-	// keepBytes); it is reused once pending is empty.
-	opBuf []byte
+	// opBuf holds the bytes of pending writes back to back (see
+	// keepBytes); it is reused once pending is empty. spentBufs are the
+	// large buffers it filled before, which pending writes still use.
+	opBuf     []byte
+	spentBufs [][]byte
 	// stale holds the pages whose durable content is not what the pending
 	// operations replayed on it would make of the current content: pages
 	// whose writes a failed, lost or misdirected Sync did not write, and the
@@ -292,7 +297,7 @@ func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 
 // write records a write of p at off to the regular file n, with no checks.
 func (fs *FS) write(n *inode, p []byte, off int64) {
-	op := fileOp{seq: fs.nextSeq(), off: off, data: n.keepBytes(p)}
+	op := fileOp{seq: fs.nextSeq(), off: off, data: fs.keepBytes(n, p)}
 	old := n.data.size
 	n.data.writeAt(op.data, off, &n.durable, n.pool)
 	fs.usedBytes += n.data.size - old
@@ -301,17 +306,25 @@ func (fs *FS) write(n *inode, p []byte, off int64) {
 }
 
 // opBufBytes bounds the buffer that an inode keeps for the bytes of its small
-// pending writes; writes of more than half of it get an allocation of their
-// own.
-const opBufBytes = 64 << 10
+// pending writes. A write of more than half of it, or one that finds such a
+// buffer full, goes to a large buffer of bigBufBytes, which the file gives
+// back to its FS's spare ones once it has no pending write. Writes of more
+// than half of bigBufBytes get an allocation of their own.
+const (
+	opBufBytes   = 64 << 10
+	bigBufBytes  = 1 << 20
+	spareBufsMax = 8
+)
 
-// keepBytes returns a copy of p for a pending write of n. Small writes are
-// copied into n.opBuf, which is reused from the start once n has no pending
-// operation: nothing reads the data of an operation after it left pending.
-// So a write+fsync loop makes no garbage for these copies, and a file keeps
-// at most opBufBytes for them between its syncs.
-func (n *inode) keepBytes(p []byte) []byte {
-	if len(p) > opBufBytes/2 {
+// keepBytes returns a copy of p for a pending write of n. The copies go
+// into n.opBuf back to back, which is reused from the start once n has no
+// pending operation: nothing reads the data of an operation after it left
+// pending. So a write+fsync loop makes no garbage for these copies: a file
+// keeps at most opBufBytes between its syncs, and large buffers go round
+// between the FS's files (releaseOpBufs). Copying every 64 KiB write of a
+// B+tree's commits anew was most of what sf-run allocated in bbolt's worlds.
+func (fs *FS) keepBytes(n *inode, p []byte) []byte {
+	if len(p) > bigBufBytes/2 {
 		return slices.Clone(p)
 	}
 	if len(n.pending) == 0 {
@@ -319,11 +332,45 @@ func (n *inode) keepBytes(p []byte) []byte {
 	}
 	if len(n.opBuf)+len(p) > cap(n.opBuf) {
 		// The old buffer stays with the pending writes that use it.
-		n.opBuf = make([]byte, 0, min(max(2*cap(n.opBuf), 4*len(p), 4<<10), opBufBytes))
+		if cap(n.opBuf) > opBufBytes {
+			n.spentBufs = append(n.spentBufs, n.opBuf)
+		}
+		if len(p) > opBufBytes/2 || cap(n.opBuf) >= opBufBytes {
+			n.opBuf = fs.bigBuf()
+		} else {
+			n.opBuf = make([]byte, 0, min(max(2*cap(n.opBuf), 4*len(p), 4<<10), opBufBytes))
+		}
 	}
 	at := len(n.opBuf)
 	n.opBuf = append(n.opBuf, p...)
 	return n.opBuf[at:len(n.opBuf):len(n.opBuf)]
+}
+
+// bigBuf returns an empty buffer of bigBufBytes, a spare one if there is one.
+func (fs *FS) bigBuf() []byte {
+	if k := len(fs.spareBufs); k > 0 {
+		b := fs.spareBufs[k-1]
+		fs.spareBufs[k-1] = nil
+		fs.spareBufs = fs.spareBufs[:k-1]
+		return b[:0]
+	}
+	return make([]byte, 0, bigBufBytes)
+}
+
+// releaseOpBufs gives n's large write buffers back to the FS. Call it only
+// when n has no pending write, since they hold the bytes of pending writes.
+func (fs *FS) releaseOpBufs(n *inode) {
+	if cap(n.opBuf) > opBufBytes {
+		n.spentBufs = append(n.spentBufs, n.opBuf)
+		n.opBuf = nil
+	}
+	for i, b := range n.spentBufs {
+		if len(fs.spareBufs) < spareBufsMax {
+			fs.spareBufs = append(fs.spareBufs, b)
+		}
+		n.spentBufs[i] = nil
+	}
+	n.spentBufs = n.spentBufs[:0]
 }
 
 // Truncate sets the size of a regular file, dropping bytes past size or
