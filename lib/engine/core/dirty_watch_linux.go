@@ -31,6 +31,7 @@ const (
 	pageIsWritten      = 1 << 1
 	ioctlUffdAPI       = 3<<30 | 24<<16 | uffdAPI<<8 | 0x3F
 	ioctlUffdRegister  = 3<<30 | 32<<16 | uffdAPI<<8 // nr 0x00
+	ioctlUffdWP        = 3<<30 | 24<<16 | uffdAPI<<8 | 0x06
 	ioctlPagemapScan   = 3<<30 | 96<<16 | 'f'<<8 | 16
 )
 
@@ -145,4 +146,21 @@ func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool {
 		lo = uintptr(b.arg.walkEnd)
 	}
 	return true
+}
+
+// watchRelease lifts the write watch's protection from b, the start of a
+// watched guest memory that a new guest is about to reuse (its length is
+// taken up to a whole page, which the mapping holds). The
+// last guest's mappings left their pages protected, and every write to
+// one faults until the kernel unprotects it: clearing the memory for the
+// next guest took a fault per page of the mappings, which in badger's
+// worlds was most of a node start. Unprotected pages count as written, so
+// a tracker that scans them later compares them: nothing is missed.
+func watchRelease(b []byte) {
+	if len(b) == 0 || !watch.ok {
+		return
+	}
+	n := (uintptr(len(b)) + watch.page - 1) &^ (watch.page - 1)
+	arg := [3]uint64{uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b)))), uint64(n), 0}
+	ioctl(watch.uffd, ioctlUffdWP, unsafe.Pointer(&arg))
 }

@@ -122,7 +122,10 @@ func newLinearMemoryOver(capacity, max, imageBytes uint64) experimental.LinearMe
 	select {
 	case m := <-memoryPool:
 		if uint64(len(m.buf)) == max {
-			clear(m.buf[min(imageBytes, m.used):m.used])
+			if m.watched {
+				watchRelease(m.buf[:m.used])
+			}
+			clearMemory(m.buf[min(imageBytes, m.used):m.used])
 			m.used = 0
 			return m.inUse()
 		}

@@ -1,0 +1,120 @@
+//go:build linux
+
+package core
+
+import (
+	"bytes"
+	"os"
+	"runtime"
+	"syscall"
+	"testing"
+	"unsafe"
+)
+
+// resident counts the pages of b, a page-aligned part of a mapping, that
+// the kernel holds frames for.
+func resident(t *testing.T, b []byte) int {
+	t.Helper()
+	vec := make([]byte, len(b)/os.Getpagesize())
+	if _, _, e := syscall.Syscall(syscall.SYS_MINCORE, uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(len(b)), uintptr(unsafe.Pointer(unsafe.SliceData(vec)))); e != 0 {
+		t.Fatalf("mincore: %v", e)
+	}
+	n := 0
+	for _, v := range vec {
+		n += int(v & 1)
+	}
+	return n
+}
+
+// TestReusedSparseMemoryIsZero: a guest that grew its memory further than
+// it touched leaves untouched pages in the mapping the pool hands on. The
+// next guest must read zero everywhere, above an image that ends inside a
+// page too, and the clear must not fault the untouched pages in.
+func TestReusedSparseMemoryIsZero(t *testing.T) {
+	const used = 32 << 20
+	page := os.Getpagesize()
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	for _, image := range []uint64{0, 1<<20 + 100} {
+		dirty := newLinearMemory(1<<20, limit)
+		buf := dirty.Reallocate(used)
+		dropPages(buf) // fresh or reused, no page of it resident now
+		touched := 0
+		for p := 0; p < used/page; p++ {
+			if p%7 < 3 || p >= used/page-2 {
+				buf[p*page] = 0xa5
+				buf[p*page+page-1] = 0x5a
+				touched++
+			}
+		}
+		if got := resident(t, buf); got != touched {
+			t.Fatalf("before the reuse %d pages are resident, want the %d written", got, touched)
+		}
+		dirty.Free()
+		m := newLinearMemoryOver(1<<20, limit, image)
+		got := m.Reallocate(used)
+		// The clear may touch the page the image ends in, which it
+		// clears in part.
+		if r := resident(t, got); r > touched+1 {
+			t.Fatalf("the reuse made %d pages resident, more than the %d the last guest wrote and the image's last", r, touched)
+		}
+		for i := image; i < used; i++ {
+			if got[i] != 0 {
+				t.Fatalf("image %d: byte %d of a reused memory is %#x, not zero", image, i, got[i])
+			}
+		}
+		m.Free()
+	}
+}
+
+// drainMemoryPool unmaps the freed memories waiting for reuse, so that the
+// next allocation reuses the one a test frees.
+func drainMemoryPool() {
+	for {
+		select {
+		case m := <-memoryPool:
+			syscall.Munmap(m.buf)
+		default:
+			return
+		}
+	}
+}
+
+// TestReusedWatchedMemoryClearsWithoutFaults: a guest memory whose
+// mappings were under the kernel's write watch keeps those pages
+// protected when it goes back to the pool. Clearing it for the next guest
+// must not take a fault per protected page, and must still leave it zero.
+func TestReusedWatchedMemoryClearsWithoutFaults(t *testing.T) {
+	const used = 16 << 20
+	page := os.Getpagesize()
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	drainMemoryPool()
+	lm := newLinearMemory(1<<20, limit)
+	buf := lm.Reallocate(used)
+	for i := 0; i < used; i += page {
+		buf[i] = 0xa5
+	}
+	g := Mapping{Data: 0, N: used, Shadow: bytes.Clone(buf)}
+	var tr dirtyTracker
+	tr.registered(testMemory{buf: buf}, g) // protects every written page
+	if m := tr.find(0); m == nil || !m.watched {
+		t.Skip("the kernel's write watch is not available here")
+	}
+	lm.Free()
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var before, after syscall.Rusage
+	syscall.Getrusage(1 /* RUSAGE_THREAD */, &before)
+	m := newLinearMemory(1<<20, limit)
+	syscall.Getrusage(1, &after)
+	defer m.Free()
+	if faults := after.Minflt - before.Minflt; faults > int64(used/page/8) {
+		t.Fatalf("reusing the memory took %d page faults for its %d pages", faults, used/page)
+	}
+	got := m.Reallocate(used)
+	for i := 0; i < used; i += page / 2 {
+		if got[i] != 0 {
+			t.Fatalf("byte %d of the reused memory is %#x, not zero", i, got[i])
+		}
+	}
+}
