@@ -16,10 +16,17 @@
 //
 //	killed         a seed failed: the workload notices. The first failing
 //	               seed and its failure are shown, with a line that replays it.
-//	SURVIVED       every seed passed although the operation was weakened.
+//	SURVIVED       no seed failed although the operation was weakened.
 //	not exercised  a runtime mutant whose operation never happened in any
 //	               seed (which one is said), so nothing was tested.
 //	did not build  a source mutant that does not compile; it is not a survivor.
+//
+// A seed whose history check gave up (none of the history's operations
+// completed, or it was too long to check) neither passed nor failed. It is
+// not counted as passed: a survivor says how many of its seeds gave up, and
+// why the first did, since a mutant that makes every request fail leaves the
+// checker nothing to check, a blind spot of the workload. When the baseline
+// has such seeds, sf-mutate says so before judging.
 //
 // Runtime mutants weaken the simulated world, never the program, so nothing
 // is rebuilt: the world is built and compiled once and each mutant runs in

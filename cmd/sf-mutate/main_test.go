@@ -226,3 +226,58 @@ func TestSourceMutantsCompatOverlay(t *testing.T) {
 		t.Errorf("summary %+v, want 2 mutants that all built\n%s", sum, r)
 	}
 }
+
+// TestGaveUpSeeds: a seed whose history check gave up neither passed nor
+// failed, and sf-mutate says so. A mutant that makes the server refuse
+// every request leaves the client's history with no completed operation:
+// it survives (no seed failed) with its seeds counted as gave up, not as
+// passed, and the reason named. A world whose baseline gives up says so
+// before judging.
+func TestGaveUpSeeds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(tools.Root, "cmd/sf-mutate/testdata/gaveup")
+	for _, f := range []string{"seedfall.json", "seedfall.refused.json"} {
+		clitest.CopyWorld(t, filepath.Join(src, f), filepath.Join(dir, f))
+	}
+	md := filepath.Join(dir, "mutants.md")
+	r := sfMutate(t, dir, "-seeds", "1-3", "-app", "-mutants", "5", "-json", "-md", md)
+	if r.Code != 1 {
+		t.Fatalf("want exit 1 (a survivor)\n%s", r)
+	}
+	// The world's copy names its packages by absolute path, so the
+	// mutant's file is relative to the copy: find it by its line.
+	flipped := func(muts map[string]*record.Mutant) *record.Mutant {
+		for _, m := range muts {
+			if m.Name == "flip_comparison" && strings.HasSuffix(m.File, "server/main.go") && m.Line == 44 {
+				return m
+			}
+		}
+		return nil
+	}
+	muts, sum := records(t, r.Stdout)
+	m := flipped(muts)
+	if sum == nil || sum.Survived != 1 || sum.BaselineGaveUp != 0 || m == nil {
+		t.Fatalf("summary %+v, mutants %v\n%s", sum, muts, r)
+	}
+	const reason = "nothing to check: none of the 5 operations of the history completed"
+	if m.Verdict != "survived" || m.SeedsPassed != 0 || m.SeedsGaveUp != 3 || m.GaveUpSeed != 1 || !strings.HasPrefix(m.GaveUpReason, reason) {
+		t.Errorf("mutant record %+v", m)
+	}
+	if want := "SURVIVED   no seed failed: 0 passed, 3 gave up checking their history (seed 1: " + reason; !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr has no %q\n%s", want, r)
+	}
+	if b, err := os.ReadFile(md); err != nil || !strings.Contains(string(b), "no seed failed: 0 passed, 3 gave up checking their history") {
+		t.Errorf("markdown (%v):\n%s", err, b)
+	}
+
+	r = sfMutate(t, dir, "-c", "seedfall.refused.json", "-seeds", "1-3", "-app", "-mutants", "5", "-json")
+	muts, sum = records(t, r.Stdout)
+	m = flipped(muts)
+	if sum == nil || sum.Baseline != "pass" || sum.BaselineGaveUp != 3 || m == nil || m.SeedsPassed != 3 || m.SeedsGaveUp != 0 {
+		t.Fatalf("summary %+v, mutant %+v\n%s", sum, m, r)
+	}
+	if want := "baseline: no seed of 1-3 fails, but 3 gave up checking their history (seed 1: " + reason; !strings.Contains(r.Stderr, want) {
+		t.Errorf("stderr has no %q\n%s", want, r)
+	}
+}

@@ -215,6 +215,7 @@ func (c *Command) appMutants(p *runner.Prepared, emit func(Verdict)) error {
 			return fmt.Errorf("source mutant %s:%d: %w", v.File, v.Line, err)
 		}
 		v.SeedsPassed = out.passed
+		out.noteGaveUp(&v.Mutant)
 		if out.failed != nil {
 			v.Verdict, v.KilledBySeed, v.Reason = record.VerdictKilled, out.failed.Seed, out.failed.Message
 		} else {

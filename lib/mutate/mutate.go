@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/sf-dst/sf/lib/check"
 	"github.com/sf-dst/sf/lib/config"
 	"github.com/sf-dst/sf/lib/engine"
 	"github.com/sf-dst/sf/lib/exitcode"
@@ -218,7 +219,13 @@ func (c *Command) run() (int, error) {
 	}
 	sum.Baseline = "pass"
 	bar.Add(false)
-	fmt.Fprintf(w, "baseline: seeds %s pass\n\n", c.SeedsText)
+	if base.gaveUp > 0 {
+		sum.BaselineGaveUp = base.gaveUp
+		fmt.Fprintf(w, "baseline: no seed of %s fails, but %d gave up checking their history (seed %d: %s): there, only the other checks can kill a mutant\n\n",
+			c.SeedsText, base.gaveUp, base.firstGaveUp.Seed, base.firstGaveUp.Check.Summary)
+	} else {
+		fmt.Fprintf(w, "baseline: seeds %s pass\n\n", c.SeedsText)
+	}
 
 	emit := func(v Verdict) {
 		bar.Add(v.Verdict == record.VerdictSurvived)
@@ -239,6 +246,7 @@ func (c *Command) run() (int, error) {
 			}
 			v := Verdict{Mutant: record.Mutant{Kind: record.KindMutant, Name: m.Name, Source: "runtime",
 				SeedsPassed: out.passed, Hits: out.hits, Operation: m.Operation}, Breaks: m.Breaks}
+			out.noteGaveUp(&v.Mutant)
 			switch {
 			case out.failed != nil:
 				v.Verdict, v.KilledBySeed, v.Reason = record.VerdictKilled, out.failed.Seed, out.failed.Message
@@ -303,6 +311,12 @@ type outcome struct {
 	failed *engine.Result // the first seed (in seed order) that failed; nil if none
 	passed int            // seeds that passed before it, or all that passed
 	hits   int            // operations weakened in the seeds counted
+	// gaveUp counts the seeds, among those counted, that neither passed
+	// nor failed because their history check gave up (nothing in the
+	// history completed, or it was too long to check), and firstGaveUp is
+	// the first of them in seed order.
+	gaveUp      int
+	firstGaveUp *engine.Result
 }
 
 // sweep runs the seeds with the mutant (none when empty) on c.Jobs workers,
@@ -335,6 +349,13 @@ func (c *Command) sweep(p *runner.Prepared, spec *engine.Spec, mutant string) (o
 			out.failed = res
 			return nil
 		}
+		if res.Check != nil && res.Check.Verdict == check.Unknown {
+			out.gaveUp++
+			if out.firstGaveUp == nil {
+				out.firstGaveUp = res
+			}
+			return nil
+		}
 		out.passed++
 		return nil
 	})
@@ -342,6 +363,14 @@ func (c *Command) sweep(p *runner.Prepared, spec *engine.Spec, mutant string) (o
 		return outcome{}, errInterrupted
 	}
 	return out, err
+}
+
+// noteGaveUp puts the seeds whose history check gave up into m.
+func (o outcome) noteGaveUp(m *record.Mutant) {
+	if o.gaveUp == 0 {
+		return
+	}
+	m.SeedsGaveUp, m.GaveUpSeed, m.GaveUpReason = o.gaveUp, o.firstGaveUp.Seed, o.firstGaveUp.Check.Summary
 }
 
 // failed says whether the seed's run is a failure that kills a mutant.

@@ -28,7 +28,12 @@ func Detail(v Verdict, seeds int) string {
 	case record.VerdictKilled:
 		return fmt.Sprintf("killed     seed %d: %s", v.KilledBySeed, v.Reason)
 	case record.VerdictSurvived:
-		if v.Source == "app" {
+		switch {
+		case v.SeedsGaveUp > 0 && v.Source == "app":
+			return "SURVIVED   no seed failed: " + gaveUpNote(v)
+		case v.SeedsGaveUp > 0:
+			return fmt.Sprintf("SURVIVED   no seed failed although the operation was weakened %d times: %s", v.Hits, gaveUpNote(v))
+		case v.Source == "app":
 			return fmt.Sprintf("SURVIVED   %d seeds passed (or the mutated code never ran)", v.SeedsPassed)
 		}
 		return fmt.Sprintf("SURVIVED   %d seeds passed although the operation was weakened %d times", v.SeedsPassed, v.Hits)
@@ -38,6 +43,14 @@ func Detail(v Verdict, seeds int) string {
 		return "did not build: " + v.Reason
 	}
 	return v.Verdict
+}
+
+// gaveUpNote is how a survivor's seeds came out when some of them gave up
+// checking their history: those did not pass, and a mutant that makes every
+// operation fail leaves the checker nothing to check, which is a blind spot
+// of the workload worth a look.
+func gaveUpNote(v Verdict) string {
+	return fmt.Sprintf("%d passed, %d gave up checking their history (seed %d: %s)", v.SeedsPassed, v.SeedsGaveUp, v.GaveUpSeed, v.GaveUpReason)
 }
 
 // printVerdict writes one mutant's lines of the table.
@@ -106,10 +119,14 @@ func Markdown(c *Command, s record.MutateSummary, vs []Verdict) string {
 			detail = fmt.Sprintf("seed %d: %s", v.KilledBySeed, v.Reason)
 		case record.VerdictSurvived:
 			verdict = "**SURVIVED**"
+			seeds := fmt.Sprintf("%d seeds passed", v.SeedsPassed)
+			if v.SeedsGaveUp > 0 {
+				seeds = "no seed failed: " + gaveUpNote(v)
+			}
 			if v.Source == "app" {
-				detail = fmt.Sprintf("%d seeds passed; %s", v.SeedsPassed, v.Change)
+				detail = fmt.Sprintf("%s; %s", seeds, v.Change)
 			} else {
-				detail = fmt.Sprintf("%d seeds passed, operation weakened %d times; %s", v.SeedsPassed, v.Hits, v.Breaks)
+				detail = fmt.Sprintf("%s, operation weakened %d times; %s", seeds, v.Hits, v.Breaks)
 			}
 		case record.VerdictNotExercised:
 			verdict, detail = "not exercised", "no "+v.Operation

@@ -358,6 +358,13 @@ type Mutant struct {
 	Repro        string `json:"repro,omitempty"`
 	// SeedsPassed counts the seeds that passed with the mutant.
 	SeedsPassed int `json:"seeds_passed"`
+	// SeedsGaveUp counts the seeds that neither passed nor failed with the
+	// mutant because their history check gave up: no operation in the
+	// history completed, or it was too long to check. GaveUpSeed is the
+	// first of them and GaveUpReason what its check said. Absent when 0.
+	SeedsGaveUp  int    `json:"seeds_gave_up,omitempty"`
+	GaveUpSeed   uint64 `json:"gave_up_seed,omitempty"`
+	GaveUpReason string `json:"gave_up_reason,omitempty"`
 	// Hits counts the operations a runtime mutant weakened over the seeds
 	// that ran; 0 for a source mutant.
 	Hits int `json:"hits"`
@@ -385,6 +392,9 @@ type MutateSummary struct {
 	BaselineSeed   uint64 `json:"baseline_seed,omitempty"`
 	BaselineReason string `json:"baseline_reason,omitempty"`
 	BaselineRepro  string `json:"baseline_repro,omitempty"`
+	// BaselineGaveUp counts the seeds whose history check gave up with no
+	// mutant: they say nothing about any mutant either. Absent when 0.
+	BaselineGaveUp int `json:"baseline_gave_up,omitempty"`
 	Mutants        int    `json:"mutants"`
 	Killed         int    `json:"killed"`
 	Survived       int    `json:"survived"`
