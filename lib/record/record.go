@@ -393,13 +393,14 @@ type MutateSummary struct {
 	BaselineReason string `json:"baseline_reason,omitempty"`
 	BaselineRepro  string `json:"baseline_repro,omitempty"`
 	// BaselineGaveUp counts the seeds whose history check gave up with no
-	// mutant: they say nothing about any mutant either. Absent when 0.
+	// mutant: on them only the runs' other checks can kill a mutant.
+	// Absent when 0.
 	BaselineGaveUp int `json:"baseline_gave_up,omitempty"`
-	Mutants        int    `json:"mutants"`
-	Killed         int    `json:"killed"`
-	Survived       int    `json:"survived"`
-	NotExercised   int    `json:"not_exercised"`
-	DidNotBuild    int    `json:"did_not_build"`
+	Mutants        int `json:"mutants"`
+	Killed         int `json:"killed"`
+	Survived       int `json:"survived"`
+	NotExercised   int `json:"not_exercised"`
+	DidNotBuild    int `json:"did_not_build"`
 	// Score is killed / (killed + survived), the share of the exercised
 	// mutants that the checks catch; 0 when none was exercised.
 	Score  float64 `json:"score"`
