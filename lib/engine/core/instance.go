@@ -152,9 +152,9 @@ func (in *Instance) main() {
 	}
 	ctx := context.Background()
 	if img := in.exec.image; img != nil {
-		ctx = experimental.WithMemoryAllocator(ctx, imageAllocator(uint64(len(img.memory))))
+		ctx = experimental.WithMemoryAllocator(ctx, imageAllocator(uint64(len(img.memory)), in.Node.wasm))
 	} else {
-		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator)
+		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm))
 	}
 	// Outermost, since every host call looks the instance up (dispatch).
 	ctx = context.WithValue(ctx, ctxKey{}, in)

@@ -24,13 +24,19 @@ func (m *sliceMemory) Reallocate(size uint64) []byte {
 
 func (m *sliceMemory) Free() { m.buf = nil }
 
-var memoryAllocator = experimental.MemoryAllocatorFunc(newLinearMemory)
-
-// imageAllocator allocates the memory of a guest resumed from an image of
-// imageBytes, which is written over the start of it before the guest runs:
-// a reused mapping must be zero only above the image.
-func imageAllocator(imageBytes uint64) experimental.MemoryAllocator {
+// memoryAllocator allocates the memory of a guest of the module in the wasm
+// file owner.
+func memoryAllocator(owner string) experimental.MemoryAllocator {
 	return experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
-		return newLinearMemoryOver(capacity, max, imageBytes)
+		return newLinearMemoryOver(capacity, max, 0, owner)
+	})
+}
+
+// imageAllocator allocates the memory of a guest of the module in owner resumed
+// from an image of imageBytes, which is written over the start of it before
+// the guest runs: a reused mapping must be zero only above the image.
+func imageAllocator(imageBytes uint64, owner string) experimental.MemoryAllocator {
+	return experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+		return newLinearMemoryOver(capacity, max, imageBytes, owner)
 	})
 }

@@ -50,7 +50,7 @@ func TestReusedSparseMemoryIsZero(t *testing.T) {
 			t.Fatalf("before the reuse %d pages are resident, want the %d written", got, touched)
 		}
 		dirty.Free()
-		m := newLinearMemoryOver(1<<20, limit, image)
+		m := newLinearMemoryOver(1<<20, limit, image, "")
 		got := m.Reallocate(used)
 		// The clear may touch the page the image ends in, which it
 		// clears in part.
@@ -69,13 +69,8 @@ func TestReusedSparseMemoryIsZero(t *testing.T) {
 // drainMemoryPool unmaps the freed memories waiting for reuse, so that the
 // next allocation reuses the one a test frees.
 func drainMemoryPool() {
-	for {
-		select {
-		case m := <-memoryPool:
-			syscall.Munmap(m.buf)
-		default:
-			return
-		}
+	for m := takePooled(uint64(GuestMemoryLimitPages)*65536, ""); m != nil; m = takePooled(uint64(GuestMemoryLimitPages)*65536, "") {
+		syscall.Munmap(m.buf)
 	}
 }
 

@@ -2,7 +2,12 @@
 
 package core
 
-import "testing"
+import (
+	"testing"
+	"unsafe"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
 
 // TestImageMemoryIsZeroAboveTheImage: a resumed guest's memory comes from
 // the pool of freed mappings, cleared only above its image, which is
@@ -18,7 +23,7 @@ func TestImageMemoryIsZeroAboveTheImage(t *testing.T) {
 			buf[i] = 0xa5
 		}
 		dirty.Free()
-		m := newLinearMemoryOver(image, limit, image)
+		m := newLinearMemoryOver(image, limit, image, "")
 		got := m.Reallocate(used)
 		for i := image; i < used; i++ {
 			if got[i] != 0 {
@@ -53,5 +58,28 @@ func TestReusedLargeMemoryIsZero(t *testing.T) {
 			t.Fatalf("the last byte of a reused memory is %#x, not zero", got[len(got)-1])
 		}
 		m.Free()
+	}
+}
+
+// TestPoolPrefersTheSameModule: a freed memory goes next to a guest of the
+// module that used it, whatever was freed after it, and to a guest of
+// another module only when none of its own is waiting.
+func TestPoolPrefersTheSameModule(t *testing.T) {
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	start := func(l experimental.LinearMemory) *byte { return unsafe.SliceData(l.Reallocate(65536)) }
+	a := newLinearMemoryOver(1<<20, limit, 0, "a.wasm")
+	b := newLinearMemoryOver(1<<20, limit, 0, "b.wasm")
+	aBuf, bBuf := start(a), start(b)
+	a.Free()
+	b.Free() // freed last: what a guest of another module gets
+	if got := newLinearMemoryOver(1<<20, limit, 0, "a.wasm"); start(got) != aBuf {
+		t.Errorf("a guest of a.wasm did not get the memory a.wasm's last guest freed")
+	} else {
+		defer got.Free()
+	}
+	if got := newLinearMemoryOver(1<<20, limit, 0, "c.wasm"); start(got) != bBuf {
+		t.Errorf("a guest of c.wasm did not get the latest freed memory")
+	} else {
+		defer got.Free()
 	}
 }

@@ -24,6 +24,10 @@ import (
 type mmapMemory struct {
 	buf  []byte
 	used uint64 // the largest size handed out: what a reuse must clear
+	// owner names the module of the guest the memory was made for (see
+	// newLinearMemoryOver), so that the pool can hand it to the next
+	// guest of the same module.
+	owner string
 	// watched says the memory is under the kernel's write watch
 	// (dirty_watch_linux.go); reservations' lock guards it.
 	watched bool
@@ -71,7 +75,58 @@ const (
 	memoryPoolClearMax = 64 << 20
 )
 
-var memoryPool = make(chan *mmapMemory, memoryPoolMax)
+// memoryPool holds the freed mappings, the latest freed last.
+var memoryPool struct {
+	sync.Mutex
+	free []*mmapMemory
+}
+
+// takePooled removes and returns a freed mapping of length n for a guest of
+// module owner, or nil. It prefers the latest freed by a guest of the same
+// module, which populated about as many pages as the new guest will touch:
+// a mapping another module left smaller costs the new guest a page fault
+// per page past it, and one left larger costs the clearing of pages the
+// new guest may never touch. Only the fallback is the latest freed of any.
+func takePooled(n uint64, owner string) *mmapMemory {
+	memoryPool.Lock()
+	defer memoryPool.Unlock()
+	pick := -1
+	for i := len(memoryPool.free) - 1; i >= 0; i-- {
+		m := memoryPool.free[i]
+		if uint64(len(m.buf)) != n {
+			continue
+		}
+		if owner != "" && m.owner == owner {
+			pick = i
+			break
+		}
+		if pick < 0 {
+			pick = i
+		}
+	}
+	if pick < 0 {
+		return nil
+	}
+	m := memoryPool.free[pick]
+	memoryPool.free = append(memoryPool.free[:pick], memoryPool.free[pick+1:]...)
+	return m
+}
+
+// putPooled gives a freed mapping to the pool, unmapping the oldest when it
+// is full.
+func putPooled(m *mmapMemory) {
+	memoryPool.Lock()
+	var drop *mmapMemory
+	if len(memoryPool.free) == memoryPoolMax {
+		drop = memoryPool.free[0]
+		memoryPool.free = append(memoryPool.free[:0], memoryPool.free[1:]...)
+	}
+	memoryPool.free = append(memoryPool.free, m)
+	memoryPool.Unlock()
+	if drop != nil {
+		syscall.Munmap(drop.buf)
+	}
+}
 
 func (m *mmapMemory) Free() {
 	if m.buf == nil {
@@ -94,24 +149,18 @@ func (m *mmapMemory) Free() {
 		dropPages(m.buf[memoryPoolClearMax:min((used+4095)&^4095, uint64(len(m.buf)))])
 		used = memoryPoolClearMax
 	}
-	select {
-	case memoryPool <- &mmapMemory{buf: m.buf, used: used, watched: watched}:
-		m.buf = nil
-		return
-	default:
-	}
-	syscall.Munmap(m.buf)
+	putPooled(&mmapMemory{buf: m.buf, used: used, watched: watched, owner: m.owner})
 	m.buf = nil
 }
 
 func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
-	return newLinearMemoryOver(capacity, max, 0)
+	return newLinearMemoryOver(capacity, max, 0, "")
 }
 
-// newLinearMemoryOver is newLinearMemory for a guest whose image of
-// imageBytes will be written over the start of its memory: a reused
-// mapping needs clearing only above it.
-func newLinearMemoryOver(capacity, max, imageBytes uint64) experimental.LinearMemory {
+// newLinearMemoryOver is newLinearMemory for a guest of the module named
+// owner (its wasm file; "" for none in particular) whose image of imageBytes will be written over the
+// start of its memory: a reused mapping needs clearing only above it.
+func newLinearMemoryOver(capacity, max, imageBytes uint64, owner string) experimental.LinearMemory {
 	limit := uint64(GuestMemoryLimitPages) * 65536
 	if max > limit {
 		max = limit
@@ -119,22 +168,17 @@ func newLinearMemoryOver(capacity, max, imageBytes uint64) experimental.LinearMe
 	if max < capacity {
 		max = capacity
 	}
-	select {
-	case m := <-memoryPool:
-		if uint64(len(m.buf)) == max {
-			if m.watched {
-				watchRelease(m.buf[:m.used])
-			}
-			clearMemory(m.buf[min(imageBytes, m.used):m.used])
-			m.used = 0
-			return m.inUse()
+	if m := takePooled(max, owner); m != nil {
+		if m.watched {
+			watchRelease(m.buf[:m.used])
 		}
-		syscall.Munmap(m.buf)
-	default:
+		clearMemory(m.buf[min(imageBytes, m.used):m.used])
+		m.used, m.owner = 0, owner
+		return m.inUse()
 	}
 	buf, err := syscall.Mmap(-1, 0, int(max), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON|mapNoReserve)
 	if err != nil {
 		return &sliceMemory{buf: make([]byte, 0, capacity), max: max}
 	}
-	return (&mmapMemory{buf: buf}).inUse()
+	return (&mmapMemory{buf: buf, owner: owner}).inUse()
 }
