@@ -158,8 +158,9 @@ func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
 }
 
 // newLinearMemoryOver is newLinearMemory for a guest of the module named
-// owner (its wasm file; "" for none in particular) whose image of imageBytes will be written over the
-// start of its memory: a reused mapping needs clearing only above it.
+// owner (its wasm file; "" for none in particular) whose image of
+// imageBytes will be written over the start of its memory: a reused
+// mapping needs clearing only above it.
 func newLinearMemoryOver(capacity, max, imageBytes uint64, owner string) experimental.LinearMemory {
 	limit := uint64(GuestMemoryLimitPages) * 65536
 	if max > limit {
