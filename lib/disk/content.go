@@ -179,9 +179,26 @@ func (c *content) writeAt(b []byte, off int64, twin *content, pool *pagePool) {
 	}
 	for len(b) > 0 {
 		p, in := off/PageBytes, off%PageBytes
-		k := copy(c.writable(p, twin, pool)[in:], b)
+		var k int
+		if in == 0 && len(b) >= PageBytes {
+			k = copy(c.overwritable(p, twin, pool)[:], b)
+		} else {
+			k = copy(c.writable(p, twin, pool)[in:], b)
+		}
 		b, off = b[k:], off+int64(k)
 	}
+}
+
+// overwritable is writable for a write that covers the whole of page p: a
+// page that would have to be zeroed or copied first is taken from the pool
+// as it is, since every byte of it is about to be written.
+func (c *content) overwritable(p int64, twin *content, pool *pagePool) *page {
+	if pg := c.page(p); pg != nil && !c.shared(p, twin) {
+		return pg
+	}
+	pg := pool.get(false)
+	c.setPage(p, pg)
+	return pg
 }
 
 // readAt copies the bytes of c from off into b and returns their count,

@@ -296,3 +296,33 @@ func TestLargeWritesShareBuffers(t *testing.T) {
 		t.Fatalf("b after the crash holds %d bytes, want 0", n)
 	}
 }
+
+// TestWholePageWritesOverSharedPages: a write that covers whole pages takes
+// fresh pages without copying or zeroing them first; the durable version,
+// which shared the old pages, must keep its bytes, and the pages the write
+// covers only in part must keep theirs.
+func TestWholePageWritesOverSharedPages(t *testing.T) {
+	fs := newTestFS()
+	old := bytes.Repeat([]byte{'o'}, 4*PageBytes)
+	ino := writeFile(t, fs, "f", string(old))
+	if err := fs.Sync(ino); err != nil {
+		t.Fatal(err)
+	}
+	// Pages 1 and 2 whole, the end of page 0 and the start of page 3.
+	neu := bytes.Repeat([]byte{'n'}, 2*PageBytes+200)
+	if _, err := fs.WriteAt(ino, neu, PageBytes-100); err != nil {
+		t.Fatal(err)
+	}
+	want := slices.Clone(old)
+	copy(want[PageBytes-100:], neu)
+	got := make([]byte, len(want))
+	if n, _ := fs.ReadAt(ino, got, 0); n != len(want) || !bytes.Equal(got, want) {
+		t.Fatalf("after the write, reads differ from what was written")
+	}
+	checkConsistent(t, fs)
+	fs.Crash()
+	checkCrashed(t, fs)
+	if n, _ := fs.ReadAt(ino, got, 0); n != len(old) || !bytes.Equal(got, old) {
+		t.Fatalf("after a crash, the synced bytes are not all back")
+	}
+}
