@@ -265,6 +265,19 @@ func (c *content) share(p int64, twin *content, pool *pagePool) {
 	c.setPage(p, theirs)
 }
 
+// adopt makes page p of c twin's page p, whatever c held there, which it
+// gives back to the pool: for a page whose bytes are known to be twin's.
+func (c *content) adopt(p int64, twin *content, pool *pagePool) {
+	mine, theirs := c.page(p), twin.page(p)
+	if mine == theirs {
+		return
+	}
+	if mine != nil {
+		pool.put(mine)
+	}
+	c.setPage(p, theirs)
+}
+
 // becomeTwin makes c a copy of twin that shares all its pages, giving back
 // the pages c alone held.
 func (c *content) becomeTwin(twin *content, pool *pagePool) {

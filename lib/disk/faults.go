@@ -26,7 +26,17 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	if fs.mutant == MutantTruncateNotDurable {
 		ops = fs.skipShrinks(n, ops)
 	}
-	written := n.replayDurable(ops, dropped)
+	// Without a fault, a mutant, stale pages or damage, the durable content
+	// with the pending operations replayed on it is the current content:
+	// the written pages need not be replayed byte by byte only to be found
+	// equal to the current ones and shared below, they are shared outright.
+	whole := drop == nil && fs.mutant == MutantNone && len(n.stale) == 0 && len(n.damaged) == 0 && !fs.replayEverySync
+	var written []int64
+	if whole {
+		written = n.replaySizes(ops)
+	} else {
+		written = n.replayDurable(ops, dropped)
+	}
 	n.pending = nil
 	fs.releaseOpBufs(n)
 	size := n.durable.size
@@ -54,10 +64,38 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	// mutant made them differ: let the durable version share them.
 	limit := numPages(min(size, n.data.size))
 	for _, p := range written {
-		if p < limit {
+		if p >= limit {
+			continue
+		}
+		if whole {
+			n.durable.adopt(p, &n.data, n.pool)
+		} else {
 			n.durable.share(p, &n.data, n.pool)
 		}
 	}
+}
+
+// replaySizes is replayDurable for a sync whose written pages the durable
+// content then takes from the current one (adopt): it applies only what the
+// operations do to the durable content's size, and returns the pages they
+// write.
+func (n *inode) replaySizes(ops []fileOp) (written []int64) {
+	d := &n.durable
+	for _, op := range ops {
+		if op.truncate {
+			d.resize(op.off, &n.data, n.pool)
+			continue
+		}
+		end := op.off + int64(len(op.data))
+		if end > d.size {
+			d.resize(end, &n.data, n.pool)
+		}
+		first, last := pagesOf(op.off, end)
+		for p := first; p < last; p++ {
+			written = append(written, p)
+		}
+	}
+	return written
 }
 
 // replayDurable applies ops to the durable content of n, except the bytes

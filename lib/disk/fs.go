@@ -109,6 +109,9 @@ type FS struct {
 	// spareBufs are large write buffers (keepBytes) that no pending write
 	// uses any more, for the next file that needs one.
 	spareBufs [][]byte
+	// replayEverySync makes every Sync replay the pending writes byte by
+	// byte, as a faulty one does (syncFile): tests compare the two ways.
+	replayEverySync bool
 
 	mutant     Mutant      // see SetMutant
 	mutantHits int         // see MutantHits
