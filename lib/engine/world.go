@@ -116,7 +116,7 @@ func (e *Engine) CompileFor(path string, p *Preempt) (wazero.CompiledModule, err
 	c := &compiling{done: make(chan struct{})}
 	e.compiled[abs] = c
 	e.mu.Unlock()
-	c.m, c.counts, c.fork, c.forkErr, c.err = e.compileModule(path, abs)
+	c.m, c.counts, c.fork, c.forkErr, c.data, c.err = e.compileModule(path, abs)
 	if c.err != nil {
 		// A failure is not kept: the next call tries again.
 		e.mu.Lock()
@@ -139,26 +139,50 @@ type compiling struct {
 	// cannot be (wasmrewrite.ReadForkInfo).
 	fork    *wasmrewrite.ForkInfo
 	forkErr error
-	err     error
+	// data is the run of memory its data segments write whole
+	// (wasmrewrite.DataRange), empty when there is none to rely on.
+	data [2]uint64
+	err  error
 }
 
-func (e *Engine) compileModule(path, abs string) (m wazero.CompiledModule, counts bool, fork *wasmrewrite.ForkInfo, forkErr, err error) {
+func (e *Engine) compileModule(path, abs string) (m wazero.CompiledModule, counts bool, fork *wasmrewrite.ForkInfo, forkErr error, data [2]uint64, err error) {
 	bin, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, false, nil, nil, err
+		return nil, false, nil, nil, data, err
 	}
 	if !wasmrewrite.IsModule(bin) {
-		return nil, false, nil, nil, fmt.Errorf("%s: not a WebAssembly module", path)
+		return nil, false, nil, nil, data, fmt.Errorf("%s: not a WebAssembly module", path)
 	}
 	m, err = e.rt.CompileModule(context.Background(), bin)
 	if err != nil {
-		return nil, false, nil, nil, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
+		return nil, false, nil, nil, data, fmt.Errorf("%s: not a WebAssembly module: %v", path, err)
 	}
 	if err := e.checkGuest(path, m); err != nil {
-		return nil, false, nil, nil, err
+		return nil, false, nil, nil, data, err
 	}
 	fork, forkErr = wasmrewrite.ReadForkInfo(bin)
-	return m, wasmrewrite.Counts(bin), fork, forkErr, nil
+	if lo, hi, ok := wasmrewrite.DataRange(bin); ok {
+		data = [2]uint64{lo, hi}
+	}
+	return m, wasmrewrite.Counts(bin), fork, forkErr, data, nil
+}
+
+// DataRange is the run [lo, hi) of memory that instantiating the module at
+// path, compiled before, writes whole from its data segments; lo == hi when
+// there is none to rely on.
+func (e *Engine) DataRange(path string) (lo, hi uint64) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return 0, 0
+	}
+	e.mu.Lock()
+	c, ok := e.compiled[abs]
+	e.mu.Unlock()
+	if !ok {
+		return 0, 0
+	}
+	<-c.done
+	return c.data[0], c.data[1]
 }
 
 // ForkInfo says how to fork the guests of the module at path, which the

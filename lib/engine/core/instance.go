@@ -151,10 +151,12 @@ func (in *Instance) main() {
 		return
 	}
 	ctx := context.Background()
+	var keep [2]uint64
+	keep[0], keep[1] = r.exec.mods.DataRange(in.Node.wasm)
 	if img := in.exec.image; img != nil {
-		ctx = experimental.WithMemoryAllocator(ctx, imageAllocator(uint64(len(img.memory)), in.Node.wasm))
+		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm, uint64(len(img.memory)), keep))
 	} else {
-		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm))
+		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm, 0, keep))
 	}
 	// Outermost, since every host call looks the instance up (dispatch).
 	ctx = context.WithValue(ctx, ctxKey{}, in)

@@ -25,18 +25,12 @@ func (m *sliceMemory) Reallocate(size uint64) []byte {
 func (m *sliceMemory) Free() { m.buf = nil }
 
 // memoryAllocator allocates the memory of a guest of the module in the wasm
-// file owner.
-func memoryAllocator(owner string) experimental.MemoryAllocator {
+// file owner. imageBytes, when not 0, is the size of the image of a resumed
+// guest, which is written over the start of the memory before the guest
+// runs, and keep the run of memory the module's data segments write at its
+// instantiation: a reused mapping need not be cleared in either.
+func memoryAllocator(owner string, imageBytes uint64, keep [2]uint64) experimental.MemoryAllocator {
 	return experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
-		return newLinearMemoryOver(capacity, max, 0, owner)
-	})
-}
-
-// imageAllocator allocates the memory of a guest of the module in owner resumed
-// from an image of imageBytes, which is written over the start of it before
-// the guest runs: a reused mapping must be zero only above the image.
-func imageAllocator(imageBytes uint64, owner string) experimental.MemoryAllocator {
-	return experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
-		return newLinearMemoryOver(capacity, max, imageBytes, owner)
+		return newLinearMemoryOver(capacity, max, imageBytes, owner, keep)
 	})
 }

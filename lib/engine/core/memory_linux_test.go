@@ -53,7 +53,7 @@ func TestReusedSparseMemoryIsZero(t *testing.T) {
 			t.Skipf("%d of %d pages resident after writing %d: this kernel populates more than the pages written", before, used/page, touched)
 		}
 		dirty.Free()
-		m := newLinearMemoryOver(1<<20, limit, image, "")
+		m := newLinearMemoryOver(1<<20, limit, image, "", [2]uint64{})
 		got := m.Reallocate(used)
 		// The clear may touch the page the image ends in, which it
 		// clears in part.

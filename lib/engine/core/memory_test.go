@@ -23,7 +23,7 @@ func TestImageMemoryIsZeroAboveTheImage(t *testing.T) {
 			buf[i] = 0xa5
 		}
 		dirty.Free()
-		m := newLinearMemoryOver(image, limit, image, "")
+		m := newLinearMemoryOver(image, limit, image, "", [2]uint64{})
 		got := m.Reallocate(used)
 		for i := image; i < used; i++ {
 			if got[i] != 0 {
@@ -67,19 +67,50 @@ func TestReusedLargeMemoryIsZero(t *testing.T) {
 func TestPoolPrefersTheSameModule(t *testing.T) {
 	limit := uint64(GuestMemoryLimitPages) * 65536
 	start := func(l experimental.LinearMemory) *byte { return unsafe.SliceData(l.Reallocate(65536)) }
-	a := newLinearMemoryOver(1<<20, limit, 0, "a.wasm")
-	b := newLinearMemoryOver(1<<20, limit, 0, "b.wasm")
+	a := newLinearMemoryOver(1<<20, limit, 0, "a.wasm", [2]uint64{})
+	b := newLinearMemoryOver(1<<20, limit, 0, "b.wasm", [2]uint64{})
 	aBuf, bBuf := start(a), start(b)
 	a.Free()
 	b.Free() // freed last: what a guest of another module gets
-	if got := newLinearMemoryOver(1<<20, limit, 0, "a.wasm"); start(got) != aBuf {
+	if got := newLinearMemoryOver(1<<20, limit, 0, "a.wasm", [2]uint64{}); start(got) != aBuf {
 		t.Errorf("a guest of a.wasm did not get the memory a.wasm's last guest freed")
 	} else {
 		defer got.Free()
 	}
-	if got := newLinearMemoryOver(1<<20, limit, 0, "c.wasm"); start(got) != bBuf {
+	if got := newLinearMemoryOver(1<<20, limit, 0, "c.wasm", [2]uint64{}); start(got) != bBuf {
 		t.Errorf("a guest of c.wasm did not get the latest freed memory")
 	} else {
 		defer got.Free()
+	}
+}
+
+// TestReuseKeepsTheDataRange: a reused memory is cleared everywhere but the
+// run its next guest's data segments will write whole (wazero copies them
+// right after), and above an image where there is one.
+func TestReuseKeepsTheDataRange(t *testing.T) {
+	const used = 4 << 20
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	for _, c := range []struct {
+		image  uint64
+		lo, hi uint64
+	}{{0, 48000, 2 << 20}, {1 << 20, 48000, 2 << 20}, {3 << 20, 48000, 2 << 20}, {0, 0, 0}} {
+		dirty := newLinearMemoryOver(1<<20, limit, 0, "x.wasm", [2]uint64{})
+		buf := dirty.Reallocate(used)
+		for i := range buf {
+			buf[i] = 0xa5
+		}
+		dirty.Free()
+		m := newLinearMemoryOver(used, limit, c.image, "x.wasm", [2]uint64{c.lo, c.hi})
+		got := m.Reallocate(used)
+		for i := range uint64(used) {
+			kept := i < c.image || (i >= c.lo && i < c.hi)
+			if !kept && got[i] != 0 {
+				t.Fatalf("image %d, data [%d, %d): byte %d is %#x, not zero", c.image, c.lo, c.hi, i, got[i])
+			}
+			if kept && got[i] != 0xa5 {
+				t.Fatalf("image %d, data [%d, %d): byte %d was cleared, which the data segment or image writes anyway", c.image, c.lo, c.hi, i)
+			}
+		}
+		m.Free()
 	}
 }

@@ -154,14 +154,16 @@ func (m *mmapMemory) Free() {
 }
 
 func newLinearMemory(capacity, max uint64) experimental.LinearMemory {
-	return newLinearMemoryOver(capacity, max, 0, "")
+	return newLinearMemoryOver(capacity, max, 0, "", [2]uint64{})
 }
 
 // newLinearMemoryOver is newLinearMemory for a guest of the module named
 // owner (its wasm file; "" for none in particular) whose image of
-// imageBytes will be written over the start of its memory: a reused
-// mapping needs clearing only above it.
-func newLinearMemoryOver(capacity, max, imageBytes uint64, owner string) experimental.LinearMemory {
+// imageBytes will be written over the start of its memory, and whose data
+// segments will write [keep[0], keep[1]) whole: a reused mapping needs
+// clearing in neither. A Go guest's data segment is about half of the
+// memory a small guest uses.
+func newLinearMemoryOver(capacity, max, imageBytes uint64, owner string, keep [2]uint64) experimental.LinearMemory {
 	limit := uint64(GuestMemoryLimitPages) * 65536
 	if max > limit {
 		max = limit
@@ -173,7 +175,14 @@ func newLinearMemoryOver(capacity, max, imageBytes uint64, owner string) experim
 		if m.watched {
 			watchRelease(m.buf[:m.used])
 		}
-		clearMemory(m.buf[min(imageBytes, m.used):m.used])
+		from, to := min(imageBytes, m.used), m.used
+		if lo, hi := keep[0], keep[1]; lo < hi && hi <= capacity {
+			clearMemory(m.buf[min(from, lo):min(to, lo)])
+			if from < hi {
+				from = hi
+			}
+		}
+		clearMemory(m.buf[min(from, to):to])
 		m.used, m.owner = 0, owner
 		return m.inUse()
 	}

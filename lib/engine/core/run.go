@@ -152,6 +152,11 @@ type Modules interface {
 	// ForkInfo says how to copy and resume a guest of the module at path,
 	// compiled before, or why it cannot fork.
 	ForkInfo(path string) (*wasmrewrite.ForkInfo, error)
+	// DataRange is the run [lo, hi) of memory that instantiating the
+	// module at path, compiled before, writes whole from its data
+	// segments (wasmrewrite.DataRange): a reused memory need not be
+	// cleared there. lo == hi when there is none.
+	DataRange(path string) (lo, hi uint64)
 }
 
 const wallEpochNs = 1_700_000_000 * int64(time.Second)
