@@ -31,12 +31,7 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	// the written pages need not be replayed byte by byte only to be found
 	// equal to the current ones and shared below, they are shared outright.
 	whole := drop == nil && fs.mutant == MutantNone && len(n.stale) == 0 && len(n.damaged) == 0 && !fs.replayEverySync
-	var written []int64
-	if whole {
-		written = n.replaySizes(ops)
-	} else {
-		written = n.replayDurable(ops, dropped)
-	}
+	written := n.replayDurable(ops, dropped, whole)
 	n.pending = nil
 	fs.releaseOpBufs(n)
 	size := n.durable.size
@@ -75,34 +70,13 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	}
 }
 
-// replaySizes is replayDurable for a sync whose written pages the durable
-// content then takes from the current one (adopt): it applies only what the
-// operations do to the durable content's size, and returns the pages they
-// write.
-func (n *inode) replaySizes(ops []fileOp) (written []int64) {
-	d := &n.durable
-	for _, op := range ops {
-		if op.truncate {
-			d.resize(op.off, &n.data, n.pool)
-			continue
-		}
-		end := op.off + int64(len(op.data))
-		if end > d.size {
-			d.resize(end, &n.data, n.pool)
-		}
-		first, last := pagesOf(op.off, end)
-		for p := first; p < last; p++ {
-			written = append(written, p)
-		}
-	}
-	return written
-}
-
 // replayDurable applies ops to the durable content of n, except the bytes
 // of writes in pages for which dropped reports true, which become stale; the
 // file still takes the size those writes give it. It returns the pages that
-// took written bytes, in the order written.
-func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool) (written []int64) {
+// took written bytes, in the order written. With sizesOnly it applies only
+// what the operations do to the size, for a sync whose written pages the
+// durable content then takes from the current one (adopt).
+func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool, sizesOnly bool) (written []int64) {
 	d := &n.durable
 	for _, op := range ops {
 		if op.truncate {
@@ -121,8 +95,10 @@ func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool) (writ
 				n.markStale(p)
 				continue
 			}
-			d.writeAt(op.data[a-op.off:e-op.off], a, &n.data, n.pool)
-			n.damaged = n.damaged.remove(a, e)
+			if !sizesOnly {
+				d.writeAt(op.data[a-op.off:e-op.off], a, &n.data, n.pool)
+				n.damaged = n.damaged.remove(a, e)
+			}
 			written = append(written, p)
 		}
 	}
