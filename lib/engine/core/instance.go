@@ -153,11 +153,11 @@ func (in *Instance) main() {
 	ctx := context.Background()
 	var keep [2]uint64
 	keep[0], keep[1] = r.exec.mods.DataRange(in.Node.wasm)
+	var imageBytes uint64
 	if img := in.exec.image; img != nil {
-		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm, uint64(len(img.memory)), keep))
-	} else {
-		ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm, 0, keep))
+		imageBytes = uint64(len(img.memory))
 	}
+	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm, imageBytes, keep))
 	// Outermost, since every host call looks the instance up (dispatch).
 	ctx = context.WithValue(ctx, ctxKey{}, in)
 	cfg := wazero.NewModuleConfig().
