@@ -11,7 +11,6 @@
 package compat
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"slices"
@@ -57,7 +56,7 @@ var funcs = []core.HostFunc{
 			s[0] = core.EFault
 			return
 		}
-		g := core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: bytes.Clone(b)}
+		g := core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: core.NewShadow(b)}
 		in.Maps = append(in.Maps, g)
 		in.TrackMapping(g)
 		s[0] = core.ESuccess
@@ -69,7 +68,8 @@ var funcs = []core.HostFunc{
 		c.Key(uint64(data), 0)
 		in.ForgetMapping(data)
 		if i := find(in, data); i >= 0 {
-			in.Maps = append(in.Maps[:i], in.Maps[i+1:]...)
+			core.ReleaseShadow(in.Maps[i].Shadow)
+			in.Maps = slices.Delete(in.Maps, i, i+1)
 		}
 	}},
 	// mmap_dirty(data, out, max) writes the indexes of the dirty pages of

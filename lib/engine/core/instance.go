@@ -211,6 +211,7 @@ func (in *Instance) main() {
 		in.preemptSync()
 	}
 	mod.Close(context.Background())
+	in.releaseShadows()
 	r.exec.back <- msg{Kind: msgExited, inst: in}
 }
 

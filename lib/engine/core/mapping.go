@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/faults"
@@ -33,6 +34,74 @@ type Mapping struct {
 	// Shadow is what the mapping's bytes were when they last reached the
 	// file or came from it.
 	Shadow []byte
+}
+
+// Shadows are as long as their mappings (badger's logs are mapped at twice
+// their size, megabytes each), and a node that the world restarts maps them
+// again at every start. A fresh allocation for each was a copy, a clearing
+// and garbage for sf's collector, so the shadows of unmapped mappings and of
+// ended guests wait here for the next mapping. Which buffer a shadow gets
+// reaches nothing in the run: every byte of it is overwritten.
+var shadowPool struct {
+	sync.Mutex
+	free  [][]byte
+	bytes int
+}
+
+// shadowPoolMax bounds the bytes the pool keeps.
+const shadowPoolMax = 64 << 20
+
+// NewShadow returns a shadow holding a copy of b: a pooled buffer when one
+// is large enough (the smallest such), a new one otherwise.
+func NewShadow(b []byte) []byte {
+	shadowPool.Lock()
+	pick := -1
+	for i, f := range shadowPool.free {
+		if cap(f) >= len(b) && (pick < 0 || cap(f) < cap(shadowPool.free[pick])) {
+			pick = i
+		}
+	}
+	var buf []byte
+	if pick >= 0 {
+		buf = shadowPool.free[pick]
+		shadowPool.free = slices.Delete(shadowPool.free, pick, pick+1)
+		shadowPool.bytes -= cap(buf)
+	}
+	shadowPool.Unlock()
+	if buf == nil {
+		return bytes.Clone(b)
+	}
+	buf = buf[:len(b)]
+	copy(buf, b)
+	return buf
+}
+
+// ReleaseShadow gives a shadow no mapping uses any more back to the pool,
+// dropping the oldest ones past shadowPoolMax.
+func ReleaseShadow(b []byte) {
+	if cap(b) == 0 || cap(b) > shadowPoolMax {
+		return
+	}
+	shadowPool.Lock()
+	defer shadowPool.Unlock()
+	shadowPool.free = append(shadowPool.free, b[:0])
+	shadowPool.bytes += cap(b)
+	for shadowPool.bytes > shadowPoolMax {
+		shadowPool.bytes -= cap(shadowPool.free[0])
+		shadowPool.free[0] = nil
+		shadowPool.free = shadowPool.free[1:]
+	}
+}
+
+// releaseShadows gives the shadows of an ended guest's mappings back to the
+// pool. Nothing reads them after the guest's module is closed: a crash
+// decides its written-back pages before it kills the guest, and snapshots
+// and forks keep copies of their own.
+func (in *Instance) releaseShadows() {
+	for i := range in.Maps {
+		ReleaseShadow(in.Maps[i].Shadow)
+		in.Maps[i].Shadow = nil
+	}
 }
 
 // mmapPage is a dirty page that a crash finds already written back.
