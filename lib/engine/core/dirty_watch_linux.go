@@ -107,6 +107,10 @@ func watchStart(host, n uintptr) bool {
 		}
 		m.watched = true
 	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(m.buf)))
+	lo := (host - base) &^ (watch.page - 1)
+	hi := (host - base + n + watch.page - 1) &^ (watch.page - 1)
+	m.addProtected(offsetRange{uint64(lo), uint64(min(hi, uintptr(len(m.buf))))})
 	return true
 }
 
@@ -148,9 +152,9 @@ func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool {
 	return true
 }
 
-// watchRelease lifts the write watch's protection from b, the start of a
-// watched guest memory that a new guest is about to reuse (its length is
-// taken up to a whole page, which the mapping holds). The
+// watchRelease lifts the write watch's protection from b, a page-aligned
+// part of a watched guest memory that a new guest is about to reuse (its
+// length is taken up to a whole page, which the mapping holds). The
 // last guest's mappings left their pages protected, and every write to
 // one faults until the kernel unprotects it: clearing the memory for the
 // next guest took a fault per page of the mappings, which in badger's

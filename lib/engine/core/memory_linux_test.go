@@ -4,8 +4,10 @@ package core
 
 import (
 	"bytes"
+	"cmp"
 	"os"
 	"runtime"
+	"slices"
 	"syscall"
 	"testing"
 	"unsafe"
@@ -113,6 +115,69 @@ func TestReusedWatchedMemoryClearsWithoutFaults(t *testing.T) {
 	for i := 0; i < used; i += page / 2 {
 		if got[i] != 0 {
 			t.Fatalf("byte %d of the reused memory is %#x, not zero", i, got[i])
+		}
+	}
+}
+
+// TestReleaseOnlyWhereWatched: a reused memory has the watch's protection
+// lifted where the last guest's mappings were watched, and only there, and
+// its clearing still takes no fault per page of those mappings: two
+// mappings in the middle of the memory, one of them in two overlapping
+// registrations, written all over before the memory goes back to the pool.
+func TestReleaseOnlyWhereWatched(t *testing.T) {
+	const used = 16 << 20
+	page := os.Getpagesize()
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	drainMemoryPool()
+	lm := newLinearMemory(1<<20, limit)
+	buf := lm.Reallocate(used)
+	maps := []Mapping{
+		{Data: 4<<20 + 100, N: 4 << 20},
+		{Data: 6 << 20, N: 3 << 20},
+		{Data: 12 << 20, N: 1 << 20},
+	}
+	var tr dirtyTracker
+	for _, g := range maps {
+		for i := g.Data; i < g.Data+g.N; i += uint32(page) {
+			buf[i] = 0xa5
+		}
+		g.Shadow = bytes.Clone(buf[g.Data : g.Data+g.N])
+		tr.registered(testMemory{buf: buf}, g)
+		if m := tr.find(g.Data); m == nil || !m.watched {
+			t.Skip("the kernel's write watch is not available here")
+		}
+		for i := g.Data; i < g.Data+g.N; i += uint32(page) {
+			buf[i] = 0x5a // written once more, so that a scan protects it again
+		}
+		tr.registered(testMemory{buf: buf}, g)
+	}
+	want := []offsetRange{{4 << 20, 9 << 20}, {12 << 20, 13 << 20}}
+	reservations.Lock()
+	got := slices.Clone(lm.(*mmapMemory).protected)
+	reservations.Unlock()
+	slices.SortFunc(got, func(a, b offsetRange) int { return cmp.Compare(a.lo, b.lo) })
+	if !slices.Equal(got, want) {
+		t.Fatalf("protected ranges %v, want %v", got, want)
+	}
+	lm.Free()
+
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var before, after syscall.Rusage
+	syscall.Getrusage(1 /* RUSAGE_THREAD */, &before)
+	m := newLinearMemory(1<<20, limit)
+	syscall.Getrusage(1, &after)
+	defer m.Free()
+	if faults := after.Minflt - before.Minflt; faults > int64(used/page/16) {
+		t.Fatalf("reusing the memory took %d page faults; its mappings have %d pages", faults, (5<<20)/page)
+	}
+	if p := m.(*mmapMemory).protected; len(p) != 0 {
+		t.Errorf("a reused memory still lists protected ranges %v", p)
+	}
+	got2 := m.Reallocate(used)
+	for i := 0; i < used; i += page / 2 {
+		if got2[i] != 0 {
+			t.Fatalf("byte %d of the reused memory is %#x, not zero", i, got2[i])
 		}
 	}
 }

@@ -29,8 +29,28 @@ type mmapMemory struct {
 	// guest of the same module.
 	owner string
 	// watched says the memory is under the kernel's write watch
-	// (dirty_watch_linux.go); reservations' lock guards it.
-	watched bool
+	// (dirty_watch_linux.go), and protected the page-aligned ranges of
+	// buf in which the watch may have left pages protected: those of the
+	// mappings it was asked to watch. Reservations' lock guards both.
+	watched   bool
+	protected []offsetRange
+}
+
+// offsetRange is the bytes [lo, hi) of a guest memory.
+type offsetRange struct{ lo, hi uint64 }
+
+// addProtected notes that the watch may protect r, merging it with the
+// ranges it overlaps or touches.
+func (m *mmapMemory) addProtected(r offsetRange) {
+	out := m.protected[:0]
+	for _, q := range m.protected {
+		if q.hi < r.lo || r.hi < q.lo {
+			out = append(out, q)
+			continue
+		}
+		r = offsetRange{min(q.lo, r.lo), max(q.hi, r.hi)}
+	}
+	m.protected = append(out, r)
 }
 
 // reservations are the guest memories in use, for the write watch to find
@@ -139,7 +159,7 @@ func (m *mmapMemory) Free() {
 			break
 		}
 	}
-	watched := m.watched
+	watched, protected := m.watched, m.protected
 	reservations.Unlock()
 	used := m.used
 	if used > memoryPoolClearMax {
@@ -149,7 +169,7 @@ func (m *mmapMemory) Free() {
 		dropPages(m.buf[memoryPoolClearMax:min((used+4095)&^4095, uint64(len(m.buf)))])
 		used = memoryPoolClearMax
 	}
-	putPooled(&mmapMemory{buf: m.buf, used: used, watched: watched, owner: m.owner})
+	putPooled(&mmapMemory{buf: m.buf, used: used, watched: watched, protected: protected, owner: m.owner})
 	m.buf = nil
 }
 
@@ -173,7 +193,16 @@ func newLinearMemoryOver(capacity, max, imageBytes uint64, owner string, keep [2
 	}
 	if m := takePooled(max, owner); m != nil {
 		if m.watched {
-			watchRelease(m.buf[:m.used])
+			// Only the ranges the last guest's mappings were watched in
+			// can hold protected pages: lifting the protection walks the
+			// page tables, and the whole of a large memory was more than
+			// its mappings.
+			for _, r := range m.protected {
+				if r.lo < m.used {
+					watchRelease(m.buf[r.lo:min(r.hi, m.used)])
+				}
+			}
+			m.protected = nil
 		}
 		from, to := min(imageBytes, m.used), m.used
 		if lo, hi := keep[0], keep[1]; lo < hi && hi <= capacity {
