@@ -26,6 +26,9 @@ type Engine struct {
 	host     *core.Host
 	mu       sync.Mutex
 	compiled map[string]*compiling
+	// instances keeps ended guests' instances for the next guest of the
+	// same module (core/reuse.go).
+	instances core.InstancePool
 }
 
 // Adapters are the host interfaces every guest sees, in the order their
@@ -83,7 +86,13 @@ func runtimeConfig(cacheDir string) (wazero.RuntimeConfig, error) {
 func (e *Engine) Runtime() wazero.Runtime { return e.rt }
 
 // Close releases the runtime.
-func (e *Engine) Close() error { return e.rt.Close(context.Background()) }
+func (e *Engine) Close() error {
+	e.instances.Close()
+	return e.rt.Close(context.Background())
+}
+
+// Instances is the engine's pool of ended guests' instances.
+func (e *Engine) Instances() *core.InstancePool { return &e.instances }
 
 // Compile compiles the module at path once per engine and checks that it is
 // a wasip1 command that sf can run. The module is taken as it is: the build

@@ -151,25 +151,42 @@ func (in *Instance) main() {
 		return
 	}
 	ctx := context.Background()
-	var keep [2]uint64
-	keep[0], keep[1] = r.exec.mods.DataRange(in.Node.wasm)
-	var imageBytes uint64
-	if img := in.exec.image; img != nil {
-		imageBytes = uint64(len(img.memory))
+	pool := r.exec.mods.Instances()
+	var mod api.Module
+	var mem reusableMemory
+	var err error
+	if in.exec.image == nil {
+		mod, mem = in.reusedInstance(pool)
 	}
-	ctx = experimental.WithMemoryAllocator(ctx, memoryAllocator(in.Node.wasm, imageBytes, keep))
+	if mod == nil {
+		var keep [2]uint64
+		keep[0], keep[1] = r.exec.mods.DataRange(in.Node.wasm)
+		var imageBytes uint64
+		if img := in.exec.image; img != nil {
+			imageBytes = uint64(len(img.memory))
+		}
+		alloc := memoryAllocator(in.Node.wasm, imageBytes, keep)
+		actx := experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
+			lm := alloc.Allocate(capacity, max)
+			mem, _ = lm.(reusableMemory)
+			return lm
+		}))
+		cfg := wazero.NewModuleConfig().
+			WithName(fmt.Sprintf("%s@%d", in.Name, instanceSerial.Add(1))).
+			WithStartFunctions()
+		mod, err = r.exec.mods.Runtime().InstantiateModule(actx, in.Node.compiled, cfg)
+		if err != nil {
+			in.trap = "could not start: " + err.Error()
+			in.exec.hold.Store(holdSched)
+			r.exec.back <- msg{Kind: msgExited, inst: in}
+			return
+		}
+		if in.exec.image == nil && mem != nil {
+			pool.noteFresh(in.Node.compiled, mod, forkGlobals(r.exec.mods, in.Node.wasm))
+		}
+	}
 	// Outermost, since every host call looks the instance up (dispatch).
 	ctx = context.WithValue(ctx, ctxKey{}, in)
-	cfg := wazero.NewModuleConfig().
-		WithName(fmt.Sprintf("%s@%d", in.Name, instanceSerial.Add(1))).
-		WithStartFunctions()
-	mod, err := r.exec.mods.Runtime().InstantiateModule(ctx, in.Node.compiled, cfg)
-	if err != nil {
-		in.trap = "could not start: " + err.Error()
-		in.exec.hold.Store(holdSched)
-		r.exec.back <- msg{Kind: msgExited, inst: in}
-		return
-	}
 	in.exec.mod = mod
 	if img := in.exec.image; img != nil {
 		err = in.resumeGuest(ctx, mod, img)
@@ -181,16 +198,19 @@ func (in *Instance) main() {
 	if in.exec.hold.Swap(holdSched) == holdAbandoned {
 		return // the scheduler gave up on this guest and closed its module
 	}
+	clean := true // the guest ended on its own or was stopped, nothing else
 	var exit *sys.ExitError
 	var resume resumeError
 	switch {
 	case errors.As(err, &resume):
 		in.resumeFailed = resume.Error()
+		clean = false
 	case err == nil:
 		in.ExitCode = 0
 	case errors.As(err, &exit):
 		in.ExitCode = exit.ExitCode()
 	default:
+		clean = false
 		msgText := err.Error()
 		if i := strings.IndexByte(msgText, '\n'); i > 0 {
 			msgText = msgText[:i]
@@ -210,7 +230,9 @@ func (in *Instance) main() {
 	if in.exec.pCounter != nil {
 		in.preemptSync()
 	}
-	mod.Close(context.Background())
+	if !clean || in.exec.image != nil || !pool.put(in.Node.compiled, mod, mem) {
+		mod.Close(context.Background())
+	}
 	in.releaseShadows()
 	r.exec.back <- msg{Kind: msgExited, inst: in}
 }
@@ -256,12 +278,28 @@ func (in *Instance) parkAt(ctx context.Context, op int64, noResume bool) {
 	}
 }
 
-// stop ends the guest from inside a host call: closing the module alone does
-// not stop it, so the call panics with an exit error that wazero turns into
-// _start's result.
+// stop ends the guest from inside a host call: the call panics with an exit
+// error, which wazero turns into _start's result. The module stays open, so
+// that its instance can serve the next guest (reuse.go); main closes it
+// when it does not.
 func (in *Instance) Stop(ctx context.Context, code uint32) {
-	in.exec.mod.CloseWithExitCode(ctx, code)
 	panic(sys.NewExitError(code))
+}
+
+// reusedInstance takes an idle instance of the node's module from pool and
+// sets it back to a fresh instance's state, or returns nils. An instance
+// that cannot be set back is closed.
+func (in *Instance) reusedInstance(pool *InstancePool) (api.Module, reusableMemory) {
+	mod, mem, fresh := pool.take(in.Node.compiled)
+	if mod == nil {
+		return nil, nil
+	}
+	if !fresh.reset(mod, mem) {
+		mod.Close(context.Background())
+		return nil, nil
+	}
+	pool.reused.Add(1)
+	return mod, mem
 }
 
 // output collects a guest's stdout and stderr into trace lines.

@@ -34,6 +34,9 @@ type mmapMemory struct {
 	// mappings it was asked to watch. Reservations' lock guards both.
 	watched   bool
 	protected []offsetRange
+	// shrinkTo, when not 0, is what the next Reallocate returns the
+	// memory cut to (reuse.go).
+	shrinkTo uint64
 }
 
 // offsetRange is the bytes [lo, hi) of a guest memory.
@@ -80,11 +83,57 @@ func (m *mmapMemory) inUse() *mmapMemory {
 }
 
 func (m *mmapMemory) Reallocate(size uint64) []byte {
+	if n := m.shrinkTo; n != 0 {
+		m.shrinkTo = 0
+		return m.buf[:n]
+	}
 	if size > uint64(len(m.buf)) {
 		return nil
 	}
 	m.used = max(m.used, size)
 	return m.buf[:size]
+}
+
+func (m *mmapMemory) shrinkNext(n uint64) { m.shrinkTo = n }
+
+// resetTo makes the memory image followed by zeros up to all any guest
+// used of it, as a reused pooled mapping is (newLinearMemoryOver).
+func (m *mmapMemory) resetTo(image []byte) {
+	n := uint64(len(image))
+	m.releaseWatch()
+	if m.used > n {
+		clearMemory(m.buf[n:m.used])
+	}
+	copy(m.buf[:n], image)
+	m.used = n
+}
+
+// trim gives back the populated pages past memoryPoolClearMax, as Free
+// does for a mapping that goes back to the pool.
+func (m *mmapMemory) trim() {
+	if m.used > memoryPoolClearMax {
+		dropPages(m.buf[memoryPoolClearMax:min((m.used+4095)&^4095, uint64(len(m.buf)))])
+		m.used = memoryPoolClearMax
+	}
+}
+
+// releaseWatch lifts the write watch's protection where the last guests'
+// mappings were watched: only there can pages be protected, and lifting it
+// walks the page tables, over the whole of a large memory more than its
+// mappings.
+func (m *mmapMemory) releaseWatch() {
+	reservations.Lock()
+	watched, protected := m.watched, m.protected
+	m.protected = nil
+	reservations.Unlock()
+	if !watched {
+		return
+	}
+	for _, r := range protected {
+		if r.lo < m.used {
+			watchRelease(m.buf[r.lo:min(r.hi, m.used)])
+		}
+	}
 }
 
 // memoryPoolMax bounds how many freed mappings wait for reuse, and
@@ -192,18 +241,7 @@ func newLinearMemoryOver(capacity, max, imageBytes uint64, owner string, keep [2
 		max = capacity
 	}
 	if m := takePooled(max, owner); m != nil {
-		if m.watched {
-			// Only the ranges the last guest's mappings were watched in
-			// can hold protected pages: lifting the protection walks the
-			// page tables, and the whole of a large memory was more than
-			// its mappings.
-			for _, r := range m.protected {
-				if r.lo < m.used {
-					watchRelease(m.buf[r.lo:min(r.hi, m.used)])
-				}
-			}
-			m.protected = nil
-		}
+		m.releaseWatch()
 		from, to := min(imageBytes, m.used), m.used
 		if lo, hi := keep[0], keep[1]; lo < hi && hi <= capacity {
 			clearMemory(m.buf[min(from, lo):min(to, lo)])

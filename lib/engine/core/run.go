@@ -157,6 +157,9 @@ type Modules interface {
 	// segments (wasmrewrite.DataRange): a reused memory need not be
 	// cleared there. lo == hi when there is none.
 	DataRange(path string) (lo, hi uint64)
+	// Instances keeps ended guests' instances for reuse (reuse.go); nil
+	// for none.
+	Instances() *InstancePool
 }
 
 const wallEpochNs = 1_700_000_000 * int64(time.Second)
