@@ -5,8 +5,9 @@
 # process goes to the guests' wasm (their bulk memory instructions, which run
 # in Go's memmove and memclr, included), the kernel, or a part of sf's own
 # code named by the innermost frame of its stack that names one: the sweep's
-# start (loading the modules), node starts (wazero's instantiation and the
-# guest memory it clears), the disk, the network, compat_overlay's mappings,
+# start (loading the modules), node starts (wazero's instantiation, or the
+# reuse of an instance, and the guest memory either clears), the disk, the
+# network, compat_overlay's mappings,
 # the determinism hash and the trace, poll_oneoff, the rest of the host
 # calls, the scheduler, Go's collector in sf-run, and the rest. It prints one
 # line per part with its share of the whole. Without a working perf it says
@@ -31,7 +32,7 @@ perf script -i "$data" --comm sf-run -F ip,sym,dso 2>/dev/null | awk -v world="$
     for (i = 1; i <= n; i++) {
       s = stack[i]
       if (s ~ /sweep\.Prepare|CompileModule|wasm\/binary\.|\.Validate|validateFunction/) return "sf: start of the sweep (loading modules)"
-      if (s ~ /InstantiateModule|MemoryAllocator|mmapMemory|Module\)\.Close|CloseWithExitCode/) return "sf: node starts and ends (instantiate, clear memory)"
+      if (s ~ /InstantiateModule|MemoryAllocator|mmapMemory|Module\)\.Close|CloseWithExitCode|reusedInstance|InstancePool/) return "sf: node starts and ends (instantiate or reuse, clear memory)"
       if (s ~ /lib\/engine\/compat\.|core\.\(\*Instance\)\.DirtyPages|core\.watch/) return "sf: mapped files (compat_overlay)"
       if (s ~ /lib\/disk\.|wasi\.(readv|writev|pathOpen|syncFD|readdir)|core\.\(\*Instance\)\.Fsync|DiskFault/) return "sf: disk"
       if (s ~ /lib\/simnet\.|netoverlay\.|lib\/engine\/udp\./) return "sf: network"
