@@ -169,9 +169,14 @@ const watchdogGraceNs = int64(5 * time.Second)
 
 // stopSpinning gives up on a guest that holds the baton and cannot be
 // stopped: its goroutine is abandoned, and its module closed so that a host
-// call, if it ever makes one, ends it.
+// call, if it ever makes one, ends it. The guest may go on writing to its
+// memory, through an address wazero's compiled code keeps: the memory must
+// never serve another guest, so it is left to the guest (abandonMemory).
 func (r *Run) stopSpinning(in *Instance) {
 	in.exec.abandoned = true // the scheduler's own record; the guest reads hold
+	if m, ok := in.exec.mem.(interface{ abandon() }); ok {
+		m.abandon()
+	}
 	if in.exec.mod != nil {
 		in.exec.mod.CloseWithExitCode(context.Background(), 137)
 	}

@@ -79,7 +79,9 @@ type InstanceState struct {
 // the baton, and the wazero handles of its globals. It is not state: a
 // snapshot leaves it out, and a restore keeps the run's own.
 type instExec struct {
-	mod    api.Module
+	mod api.Module
+	// mem is the module's memory, when sf allocated it.
+	mem    experimental.LinearMemory
 	resume chan cmd
 	// hold says who may touch the run's state: the scheduler or this
 	// instance's goroutine (see holdSched). It is the only field both read
@@ -155,7 +157,8 @@ func (in *Instance) main() {
 	var mod api.Module
 	var mem reusableMemory
 	var err error
-	if in.exec.image == nil {
+	resumed := in.exec.image != nil // resumeGuest clears it
+	if !resumed {
 		mod, mem = in.reusedInstance(pool)
 	}
 	if mod == nil {
@@ -168,6 +171,7 @@ func (in *Instance) main() {
 		alloc := memoryAllocator(in.Node.wasm, imageBytes, keep)
 		actx := experimental.WithMemoryAllocator(ctx, experimental.MemoryAllocatorFunc(func(capacity, max uint64) experimental.LinearMemory {
 			lm := alloc.Allocate(capacity, max)
+			in.exec.mem = lm
 			mem, _ = lm.(reusableMemory)
 			return lm
 		}))
@@ -181,9 +185,11 @@ func (in *Instance) main() {
 			r.exec.back <- msg{Kind: msgExited, inst: in}
 			return
 		}
-		if in.exec.image == nil && mem != nil {
+		if !resumed && mem != nil {
 			pool.noteFresh(in.Node.compiled, mod, forkGlobals(r.exec.mods, in.Node.wasm))
 		}
+	} else {
+		in.exec.mem = mem
 	}
 	// Outermost, since every host call looks the instance up (dispatch).
 	ctx = context.WithValue(ctx, ctxKey{}, in)
@@ -230,7 +236,7 @@ func (in *Instance) main() {
 	if in.exec.pCounter != nil {
 		in.preemptSync()
 	}
-	if !clean || in.exec.image != nil || !pool.put(in.Node.compiled, mod, mem) {
+	if !clean || resumed || !pool.put(in.Node.compiled, mod, mem) {
 		mod.Close(context.Background())
 	}
 	in.releaseShadows()

@@ -1,6 +1,10 @@
 package core
 
-import "github.com/tetratelabs/wazero/experimental"
+import (
+	"sync"
+
+	"github.com/tetratelabs/wazero/experimental"
+)
 
 // sliceMemory is the portable fallback: a slice that grows by doubling.
 type sliceMemory struct {
@@ -23,6 +27,21 @@ func (m *sliceMemory) Reallocate(size uint64) []byte {
 }
 
 func (m *sliceMemory) Free() { m.buf = nil }
+
+// abandonedMemories keep the memories of guests the watchdog gave up on
+// reachable: such a guest may still write to its memory through an address
+// the collector does not see.
+var abandonedMemories struct {
+	sync.Mutex
+	bufs [][]byte
+}
+
+// abandon leaves the memory to a guest that may still run (stopSpinning).
+func (m *sliceMemory) abandon() {
+	abandonedMemories.Lock()
+	abandonedMemories.bufs = append(abandonedMemories.bufs, m.buf)
+	abandonedMemories.Unlock()
+}
 
 // memoryAllocator allocates the memory of a guest of the module in the wasm
 // file owner. imageBytes, when not 0, is the size of the image of a resumed

@@ -37,7 +37,25 @@ type mmapMemory struct {
 	// shrinkTo, when not 0, is what the next Reallocate returns the
 	// memory cut to (reuse.go).
 	shrinkTo uint64
+	// size is the length the last Reallocate returned: the guest's memory
+	// size.
+	size uint64
+	// abandoned says a guest the watchdog gave up on may still write to
+	// the memory: Free neither pools nor unmaps it. Reservations' lock
+	// guards it.
+	abandoned bool
 }
+
+// abandon leaves the memory to a guest that may still run (stopSpinning).
+func (m *mmapMemory) abandon() {
+	reservations.Lock()
+	m.abandoned = true
+	reservations.Unlock()
+}
+
+// atLimit reports whether the memory is as large as it may grow: a reuse
+// could not shrink it through a grow (reuse.go).
+func (m *mmapMemory) atLimit() bool { return m.size >= uint64(len(m.buf)) }
 
 // offsetRange is the bytes [lo, hi) of a guest memory.
 type offsetRange struct{ lo, hi uint64 }
@@ -84,13 +102,14 @@ func (m *mmapMemory) inUse() *mmapMemory {
 
 func (m *mmapMemory) Reallocate(size uint64) []byte {
 	if n := m.shrinkTo; n != 0 {
-		m.shrinkTo = 0
+		m.shrinkTo, m.size = 0, n
 		return m.buf[:n]
 	}
 	if size > uint64(len(m.buf)) {
 		return nil
 	}
 	m.used = max(m.used, size)
+	m.size = size
 	return m.buf[:size]
 }
 
@@ -208,8 +227,11 @@ func (m *mmapMemory) Free() {
 			break
 		}
 	}
-	watched, protected := m.watched, m.protected
+	watched, protected, abandoned := m.watched, m.protected, m.abandoned
 	reservations.Unlock()
+	if abandoned {
+		return // the abandoned guest may still write to it: it stays mapped
+	}
 	used := m.used
 	if used > memoryPoolClearMax {
 		// Keep the first pages, which a reuse clears, and give the rest

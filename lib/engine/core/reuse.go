@@ -39,6 +39,7 @@ type InstancePool struct {
 	mu     sync.Mutex
 	mods   map[wazero.CompiledModule]*modulePool
 	idle   int
+	puts   uint64
 	closed bool
 	reused atomic.Int64
 }
@@ -49,6 +50,18 @@ func (p *InstancePool) Reused() int64 { return p.reused.Load() }
 type modulePool struct {
 	fresh *freshState // nil until a fresh instance was seen
 	idle  []pooledInstance
+}
+
+// oldest returns the module pool whose first idle instance went idle
+// first, among those with any. The caller holds p.mu.
+func (p *InstancePool) oldest() *modulePool {
+	var o *modulePool
+	for _, mp := range p.mods {
+		if len(mp.idle) > 0 && (o == nil || mp.idle[0].seq < o.idle[0].seq) {
+			o = mp
+		}
+	}
+	return o
 }
 
 // freshState is what a fresh instance of a module holds before its guest
@@ -62,6 +75,7 @@ type freshState struct {
 type pooledInstance struct {
 	mod api.Module
 	mem reusableMemory
+	seq uint64 // when it went idle, in puts
 }
 
 // instancePoolMax bounds the idle instances the pool keeps: each holds its
@@ -84,6 +98,9 @@ type reusableMemory interface {
 	// trim gives back to the kernel the populated pages past what a reuse
 	// would clear.
 	trim()
+	// atLimit reports whether the memory is as large as it may grow, so
+	// that a reuse could not shrink it.
+	atLimit() bool
 }
 
 // take removes an idle instance of compiled from the pool, with the state a
@@ -153,19 +170,33 @@ func (p *InstancePool) noteFresh(compiled wazero.CompiledModule, mod api.Module,
 
 // put keeps mod, whose guest ended, for the next guest of compiled, and
 // reports whether it did; the caller closes an instance the pool refused.
+// A full pool makes room by closing the instance idle the longest, which
+// may be of a module no longer run.
 func (p *InstancePool) put(compiled wazero.CompiledModule, mod api.Module, mem reusableMemory) bool {
-	if p == nil || mem == nil || instanceReuseOff() {
-		return false
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	mp := p.mods[compiled]
-	if p.closed || mp == nil || mp.fresh == nil || p.idle >= instancePoolMax {
+	if p == nil || mem == nil || mem.atLimit() || instanceReuseOff() {
 		return false
 	}
 	mem.trim()
-	mp.idle = append(mp.idle, pooledInstance{mod, mem})
+	var evict api.Module
+	p.mu.Lock()
+	mp := p.mods[compiled]
+	if p.closed || mp == nil || mp.fresh == nil {
+		p.mu.Unlock()
+		return false
+	}
+	if p.idle >= instancePoolMax {
+		o := p.oldest()
+		evict = o.idle[0].mod
+		o.idle = o.idle[1:]
+		p.idle--
+	}
+	p.puts++
+	mp.idle = append(mp.idle, pooledInstance{mod, mem, p.puts})
 	p.idle++
+	p.mu.Unlock()
+	if evict != nil {
+		evict.Close(context.Background())
+	}
 	return true
 }
 
