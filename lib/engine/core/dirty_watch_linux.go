@@ -22,17 +22,18 @@ import (
 // The kernel's ABI, from linux/userfaultfd.h and linux/fs.h; the ioctl
 // numbers are _IOWR(type, nr, size), encoded alike on amd64 and arm64.
 const (
-	uffdAPI            = 0xAA
-	uffdFeatureWPUnpop = 1 << 13 // protect pages not yet touched too
-	uffdFeatureWPAsync = 1 << 15
-	uffdRegisterModeWP = 1 << 1
-	pmScanWPMatching   = 1 << 0 // protect what the scan reports
-	pmScanCheckWPAsync = 1 << 1 // fail on a range not under async protection
-	pageIsWritten      = 1 << 1
-	ioctlUffdAPI       = 3<<30 | 24<<16 | uffdAPI<<8 | 0x3F
-	ioctlUffdRegister  = 3<<30 | 32<<16 | uffdAPI<<8 // nr 0x00
-	ioctlUffdWP        = 3<<30 | 24<<16 | uffdAPI<<8 | 0x06
-	ioctlPagemapScan   = 3<<30 | 96<<16 | 'f'<<8 | 16
+	uffdAPI                = 0xAA
+	uffdFeatureWPUnpop     = 1 << 13 // protect pages not yet touched too
+	uffdFeatureWPAsync     = 1 << 15
+	uffdRegisterModeWP     = 1 << 1
+	uffdWriteprotectModeWP = 1 << 0
+	pmScanWPMatching       = 1 << 0 // protect what the scan reports
+	pmScanCheckWPAsync     = 1 << 1 // fail on a range not under async protection
+	pageIsWritten          = 1 << 1
+	ioctlUffdAPI           = 3<<30 | 24<<16 | uffdAPI<<8 | 0x3F
+	ioctlUffdRegister      = 3<<30 | 32<<16 | uffdAPI<<8 // nr 0x00
+	ioctlUffdWP            = 3<<30 | 24<<16 | uffdAPI<<8 | 0x06
+	ioctlPagemapScan       = 3<<30 | 96<<16 | 'f'<<8 | 16
 )
 
 // pmScanArg is struct pm_scan_arg.
@@ -100,9 +101,7 @@ func watchStart(host, n uintptr) bool {
 		return false
 	}
 	if !m.watched {
-		lo := uintptr(unsafe.Pointer(unsafe.SliceData(m.buf)))
-		reg := [4]uint64{uint64(lo), uint64(len(m.buf)), uffdRegisterModeWP, 0}
-		if ioctl(watch.uffd, ioctlUffdRegister, unsafe.Pointer(&reg)) != nil {
+		if !watchRegister(m.buf) {
 			return false
 		}
 		m.watched = true
@@ -111,6 +110,11 @@ func watchStart(host, n uintptr) bool {
 	lo := (host - base) &^ (watch.page - 1)
 	hi := (host - base + n + watch.page - 1) &^ (watch.page - 1)
 	m.addProtected(offsetRange{uint64(lo), uint64(min(hi, uintptr(len(m.buf))))})
+	if uint64(lo) < m.image {
+		// The mapping's collects protect its written pages again, and
+		// inside the image that would hide them from restoreImage.
+		m.image = 0
+	}
 	return true
 }
 
@@ -129,13 +133,20 @@ var scanBufs = sync.Pool{New: func() any { return new(scanBuf) }}
 // protects them again, so that the next collect reports only later writes.
 // It reports false if the kernel refused.
 func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool {
+	return watchScan(host, n, pmScanWPMatching, mark)
+}
+
+// watchScan reports to mark each range of host pages within [host,
+// host+n) written since they were last protected; with pmScanWPMatching
+// in flags it protects them again.
+func watchScan(host, n uintptr, flags uint64, mark func(lo, hi uintptr)) bool {
 	b := scanBufs.Get().(*scanBuf)
 	defer scanBufs.Put(b)
 	lo := host &^ (watch.page - 1)
 	hi := (host + n + watch.page - 1) &^ (watch.page - 1)
 	for lo < hi {
 		b.arg = pmScanArg{
-			size: uint64(unsafe.Sizeof(pmScanArg{})), flags: pmScanWPMatching | pmScanCheckWPAsync,
+			size: uint64(unsafe.Sizeof(pmScanArg{})), flags: flags | pmScanCheckWPAsync,
 			start: uint64(lo), end: uint64(hi),
 			vec: uint64(uintptr(unsafe.Pointer(&b.vec[0]))), vecLen: uint64(len(b.vec)),
 			categoryMask: pageIsWritten, returnMask: pageIsWritten,
@@ -167,4 +178,35 @@ func watchRelease(b []byte) {
 	n := (uintptr(len(b)) + watch.page - 1) &^ (watch.page - 1)
 	arg := [3]uint64{uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b)))), uint64(n), 0}
 	ioctl(watch.uffd, ioctlUffdWP, unsafe.Pointer(&arg))
+}
+
+// watchRegister registers b, a whole guest memory, with the write watch,
+// which protects nothing yet. The caller holds reservations' lock.
+func watchRegister(b []byte) bool {
+	if !watchOpen() {
+		return false
+	}
+	reg := [4]uint64{uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b)))), uint64(len(b)), uffdRegisterModeWP, 0}
+	return ioctl(watch.uffd, ioctlUffdRegister, unsafe.Pointer(&reg)) == nil
+}
+
+// watchProtect protects the pages of b, a page-aligned part of a
+// registered guest memory (its length is taken up to a whole page), so
+// that the next write to each counts as written.
+func watchProtect(b []byte) bool {
+	n := (uintptr(len(b)) + watch.page - 1) &^ (watch.page - 1)
+	arg := [3]uint64{uint64(uintptr(unsafe.Pointer(unsafe.SliceData(b)))), uint64(n), uffdWriteprotectModeWP}
+	return ioctl(watch.uffd, ioctlUffdWP, unsafe.Pointer(&arg)) == nil
+}
+
+// imageWritten reports to mark the ranges of the first n bytes of b, a
+// watched guest memory, that were written since they were protected. They
+// are not protected again: a page a guest wrote once it will most likely
+// write in every run (Go's data and bss), and a copy costs less than the
+// fault of its next write, so each later call reports them again. When it
+// reports false the kernel refused, and every page must be taken as
+// written.
+func imageWritten(b []byte, n uint64, mark func(lo, hi uint64)) bool {
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	return watchScan(base, uintptr(n), 0, func(lo, hi uintptr) { mark(uint64(lo-base), min(uint64(hi-base), n)) })
 }

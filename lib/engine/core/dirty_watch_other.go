@@ -10,3 +10,9 @@ func watchStart(host, n uintptr) bool { return false }
 func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool { return false }
 
 func watchRelease(b []byte) {}
+
+func watchRegister(b []byte) bool { return false }
+
+func watchProtect(b []byte) bool { return false }
+
+func imageWritten(b []byte, n uint64, mark func(lo, hi uint64)) bool { return false }

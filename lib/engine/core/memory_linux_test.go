@@ -182,3 +182,104 @@ func TestReleaseOnlyWhereWatched(t *testing.T) {
 		t.Errorf("a reused memory still lists protected ranges %v", p)
 	}
 }
+
+// TestRestoreImageCopiesWrittenPages: a reused instance's memory is set
+// back to the fresh image by copying only the pages written since the
+// image was last whole, which the kernel's write watch reports. Every way
+// a page can be written must be seen: a store, a write by the kernel (a
+// read(2) into the memory), a page written in an earlier run and again
+// now, the image's last byte. And a mapping watched inside the image,
+// whose collects protect its pages again, must make the next restore copy
+// everything.
+func TestRestoreImageCopiesWrittenPages(t *testing.T) {
+	const n, used = 2 << 20, 8 << 20
+	page := os.Getpagesize()
+	limit := uint64(GuestMemoryLimitPages) * 65536
+	image := make([]byte, n)
+	for i := range image {
+		image[i] = byte(i*7 + i>>12)
+	}
+	drainMemoryPool()
+	lm := newLinearMemory(1<<20, limit)
+	defer lm.Free() // does nothing once the test freed it
+	m := lm.(*mmapMemory)
+	buf := m.Reallocate(used)
+	for i := range buf {
+		buf[i] = 0xee
+	}
+	m.resetTo(image)
+	reservations.Lock()
+	watched := m.image == n
+	reservations.Unlock()
+	if !watched {
+		t.Skip("the kernel's write watch is not available here")
+	}
+	if !bytes.Equal(buf[:n], image) || buf[n] != 0 || buf[used-1] != 0 {
+		t.Fatal("the first restore did not make the memory the image followed by zeros")
+	}
+	written := map[int]bool{}
+	pipe := func(at int, b []byte) {
+		var fds [2]int
+		if err := syscall.Pipe(fds[:]); err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Close(fds[0])
+		defer syscall.Close(fds[1])
+		syscall.Write(fds[1], b)
+		if k, err := syscall.Read(fds[0], buf[at:at+len(b)]); err != nil || k != len(b) {
+			t.Fatalf("read(2) into the memory: %d, %v", k, err)
+		}
+	}
+	for round := 0; round < 4; round++ {
+		buf = m.Reallocate(used)
+		for p := round; p < n/page; p += 37 {
+			buf[p*page+round] ^= 0xff
+			written[p] = true
+		}
+		kernel := (n/page/2 + round) * page
+		pipe(kernel+100, []byte("the kernel wrote this"))
+		written[kernel/page] = true
+		buf[n-1]++
+		written[n/page-1] = true
+		buf[n+5] = 1 // past the image: cleared, not copied
+
+		reported := 0
+		if !imageWritten(m.buf, n, func(lo, hi uint64) { reported += int(hi-lo) / page }) {
+			t.Fatal("the kernel refused to report the written pages")
+		}
+		if reported != len(written) {
+			t.Fatalf("round %d: %d pages reported written, %d were", round, reported, len(written))
+		}
+		m.resetTo(image)
+		if !bytes.Equal(buf[:n], image) {
+			t.Fatalf("round %d: the restored memory differs from the image", round)
+		}
+		if buf[n+5] != 0 {
+			t.Fatalf("round %d: the memory past the image was not cleared", round)
+		}
+	}
+
+	// A mapping watched inside the image: its collect protects the page it
+	// finds written again, with the guest's bytes in it.
+	buf = m.Reallocate(used)
+	g := Mapping{Data: uint32(3 * page), N: uint32(2 * page), Shadow: bytes.Clone(buf[3*page : 5*page])}
+	var tr dirtyTracker
+	tr.registered(testMemory{buf: buf}, g)
+	buf[3*page+1] ^= 0xff
+	if _, ok := tr.pages(testMemory{buf: buf}, g, nil); !ok {
+		t.Fatal("the mapping's dirty pages could not be found")
+	}
+	m.resetTo(image)
+	if !bytes.Equal(buf[:n], image) {
+		t.Fatal("after a mapping inside the image was watched, the restored memory differs from the image")
+	}
+
+	// Freed, the memory goes to the next guest without its image's pages
+	// protected: clearing them takes no fault each.
+	lm.Free()
+	r, faults := reuseFreed(t, limit, used)
+	defer r.Free()
+	if faults > int64(n/page/16) {
+		t.Fatalf("reusing the memory took %d page faults; its image has %d pages", faults, n/page)
+	}
+}

@@ -44,6 +44,11 @@ type mmapMemory struct {
 	// the memory: Free neither pools nor unmaps it. Reservations' lock
 	// guards it.
 	abandoned bool
+	// image, when not 0, says the memory's first image bytes are under
+	// the write watch, protected since they last were a fresh instance's
+	// image (restoreImage): only the pages written since differ from it.
+	// Reservations' lock guards it.
+	image uint64
 }
 
 // abandon leaves the memory to a guest that may still run (stopSpinning).
@@ -123,8 +128,48 @@ func (m *mmapMemory) resetTo(image []byte) {
 	if m.used > n {
 		clearMemory(m.buf[n:m.used])
 	}
-	copy(m.buf[:n], image)
+	m.restoreImage(image)
 	m.used = n
+}
+
+// restoreImage makes the memory's first bytes image. Copying the whole of
+// it was most of a reused instance's start, and most of a Go guest's image
+// is read-only data its program never writes: so after a first whole copy
+// the image's pages are put under the kernel's write watch, and each later
+// restore copies only the pages written since.
+func (m *mmapMemory) restoreImage(image []byte) {
+	n := uint64(len(image))
+	reservations.Lock()
+	watched := m.image == n
+	reservations.Unlock()
+	if n > 0 && watched && imageWritten(m.buf, n, func(lo, hi uint64) { copy(m.buf[lo:hi], image[lo:hi]) }) {
+		return
+	}
+	copy(m.buf[:n], image)
+	if n > 0 && m.protectImage(n) {
+		return
+	}
+	reservations.Lock()
+	m.image = 0
+	reservations.Unlock()
+}
+
+// protectImage puts the memory's first n bytes under the write watch,
+// every page of them protected.
+func (m *mmapMemory) protectImage(n uint64) bool {
+	reservations.Lock()
+	defer reservations.Unlock()
+	if !m.watched {
+		if !watchRegister(m.buf) {
+			return false
+		}
+		m.watched = true
+	}
+	if !watchProtect(m.buf[:n]) {
+		return false
+	}
+	m.image = n
+	return true
 }
 
 // trim gives back the populated pages past memoryPoolClearMax, as Free
@@ -228,6 +273,12 @@ func (m *mmapMemory) Free() {
 		}
 	}
 	watched, protected, abandoned := m.watched, m.protected, m.abandoned
+	if m.image != 0 {
+		// The mapping's next guest is a fresh instance, which writes
+		// the image's pages itself: their protection is lifted with the
+		// mappings' when the pool hands the mapping on.
+		protected = append(protected, offsetRange{0, m.image})
+	}
 	reservations.Unlock()
 	if abandoned {
 		return // the abandoned guest may still write to it: it stays mapped
