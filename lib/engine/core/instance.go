@@ -139,7 +139,11 @@ func (in *Instance) runnable() bool {
 	return false
 }
 
-type ctxKey struct{}
+// instanceKey is the context key every host call finds its instance by. A
+// pointer, since the context compares keys as interfaces, and comparing two
+// pointers is a word's comparison where a struct key costs a call into the
+// runtime, on every host call.
+var instanceKey = new(byte)
 
 func (in *Instance) main() {
 	// Nothing of the run is read before the first command: until then the
@@ -192,7 +196,7 @@ func (in *Instance) main() {
 		in.exec.mem = mem
 	}
 	// Outermost, since every host call looks the instance up (dispatch).
-	ctx = context.WithValue(ctx, ctxKey{}, in)
+	ctx = context.WithValue(ctx, instanceKey, in)
 	in.exec.mod = mod
 	if img := in.exec.image; img != nil {
 		err = in.resumeGuest(ctx, mod, img)
