@@ -50,18 +50,25 @@ func (fs *FS) walkFrom(cur *inode, path string, mode followMode, hops *int) (wal
 		}
 	}
 	slash := strings.HasSuffix(path, "/")
-	comps := strings.FieldsFunc(path, func(r rune) bool { return r == '/' })
-	if len(comps) == 0 {
+	// The components are taken one at a time, without a slice of them: a
+	// guest's every open, stat and rename walks its path.
+	rest := strings.TrimLeft(path, "/")
+	if rest == "" {
 		return walked{}, ENOENT
 	}
-	for i, c := range comps {
+	for rest != "" {
+		c := rest
+		rest = ""
+		if i := strings.IndexByte(c, '/'); i >= 0 {
+			c, rest = c[:i], strings.TrimLeft(c[i:], "/")
+		}
 		if len(c) > NameBytesMax {
 			return walked{}, ENAMETOOLONG
 		}
 		if strings.IndexByte(c, 0) >= 0 {
 			return walked{}, EINVAL
 		}
-		last := i == len(comps)-1
+		last := rest == ""
 		var next *inode
 		switch c {
 		case ".":
