@@ -6,7 +6,7 @@
 # in Go's memmove and memclr, included), the kernel, or a part of sf's own
 # code named by the innermost frame of its stack that names one: the sweep's
 # start (loading the modules), node starts (wazero's instantiation, or the
-# reuse of an instance, and the guest memory either clears), the disk, the
+# reuse of an instance, and the guest memory either clears or restores), the disk, the
 # network, compat_overlay's mappings,
 # the determinism hash and the trace, poll_oneoff, the rest of the host
 # calls, the scheduler, Go's collector in sf-run, and the rest. It prints one
@@ -29,6 +29,7 @@ perf script -i "$data" --comm sf-run -F ip,sym,dso 2>/dev/null | awk -v world="$
     if (stack[1] ~ /perf-[0-9]+\.map|\[JIT\]/) return "guest wasm"
     if (stack[1] ~ /kernel/) return "kernel"
     if (stack[1] ~ / runtime\.(memmove|memclrNoHeapPointers) / && stack[2] ~ /perf-[0-9]+\.map|\[JIT\]/) return "guest wasm"
+    for (i = 1; i <= n; i++) if (stack[i] ~ /restoreImage/) return "sf: node starts and ends (instantiate or reuse, clear memory)"
     for (i = 1; i <= n; i++) {
       s = stack[i]
       if (s ~ /sweep\.Prepare|CompileModule|wasm\/binary\.|\.Validate|validateFunction/) return "sf: start of the sweep (loading modules)"
