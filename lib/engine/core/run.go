@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -140,6 +141,8 @@ type runExec struct {
 	// lastStep is the step Options.AtStep last saw, once stepSeen.
 	lastStep uint64
 	stepSeen bool
+	// traceBuf is where Tracef makes a line, kept for its memory.
+	traceBuf []byte
 }
 
 // Modules gives a run its compiled guests and the runtime to instantiate
@@ -784,9 +787,34 @@ func (r *Run) shutdown() {
 }
 
 func (r *Run) Tracef(format string, args ...any) {
-	line := fmt.Sprintf("%10s  ", fmtTime(r.Now)) + fmt.Sprintf(format, args...)
+	var buf []byte
+	if r.exec != nil {
+		buf = r.exec.traceBuf[:0]
+	}
+	buf = fmt.Appendf(appendTraceTime(buf, r.Now), format, args...)
+	if r.exec != nil {
+		r.exec.traceBuf = buf
+	}
+	line := string(buf)
 	r.traceLimit(len(line))
 	r.traceLines = append(r.traceLines, line)
+}
+
+// appendTraceTime appends what starts a trace line: the time ns as fmtTime
+// writes it, right-aligned in ten columns, and two spaces. It formats with
+// strconv instead of fmt, since every line of the trace starts so.
+func appendTraceTime(b []byte, ns int64) []byte {
+	if ns < 0 {
+		return fmt.Appendf(b, "%10s  ", fmtTime(ns))
+	}
+	var t [24]byte
+	d := strconv.AppendInt(t[:0], ns/1e9, 10)
+	ms := (ns % 1e9) / 1e6
+	d = append(d, '.', byte('0'+ms/100), byte('0'+ms/10%10), byte('0'+ms%10), 's')
+	for i := len(d); i < 10; i++ {
+		b = append(b, ' ')
+	}
+	return append(append(b, d...), ' ', ' ')
 }
 
 // fmtTime renders virtual time as seconds with three decimals, as the trace
