@@ -30,12 +30,12 @@ perf script -i "$data" --comm sf-run -F ip,sym,dso 2>/dev/null | awk -v world="$
     if (stack[1] ~ /kernel/) return "kernel"
     if (stack[1] ~ / runtime\.(memmove|memclrNoHeapPointers) / && stack[2] ~ /perf-[0-9]+\.map|\[JIT\]/) return "guest wasm"
     for (i = 1; i <= n; i++) {
-      if (stack[i] ~ /sweep\.Prepare|CompileModule|getCompiledModule/) return "sf: start of the sweep (loading modules)"
+      if (stack[i] ~ /(sweep|runner)\.Prepare|CompileModule|getCompiledModule/) return "sf: start of the sweep (loading modules)"
       if (stack[i] ~ /restoreImage/) return "sf: node starts and ends (instantiate or reuse, clear memory)"
     }
     for (i = 1; i <= n; i++) {
       s = stack[i]
-      if (s ~ /sweep\.Prepare|CompileModule|wasm\/binary\.|\.Validate|validateFunction/) return "sf: start of the sweep (loading modules)"
+      if (s ~ /(sweep|runner)\.Prepare|CompileModule|wasm\/binary\.|\.Validate|validateFunction/) return "sf: start of the sweep (loading modules)"
       if (s ~ /InstantiateModule|MemoryAllocator|mmapMemory|Module\)\.Close|CloseWithExitCode|reusedInstance|InstancePool/) return "sf: node starts and ends (instantiate or reuse, clear memory)"
       if (s ~ /lib\/engine\/compat\.|core\.\(\*Instance\)\.DirtyPages|core\.watch/) return "sf: mapped files (compat_overlay)"
       if (s ~ /lib\/disk\.|wasi\.(readv|writev|pathOpen|syncFD|readdir)|core\.\(\*Instance\)\.Fsync|DiskFault/) return "sf: disk"
