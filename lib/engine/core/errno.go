@@ -32,6 +32,9 @@ func Errno(err error) uint64 {
 	if err == nil {
 		return ESuccess
 	}
+	if e, ok := err.(disk.Errno); ok {
+		return uint64(e) // the disk's own errors, without errors.As's reflection
+	}
 	var e disk.Errno
 	if errors.As(err, &e) {
 		return uint64(e)
