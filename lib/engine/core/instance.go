@@ -89,9 +89,9 @@ type instExec struct {
 	hold atomic.Int32
 	// call is the host call under way, reused from call to call.
 	call Call
-	// stepStart is when, in real time, the instance last got the baton,
-	// for the watchdog.
-	stepStart time.Time
+	// stepStart is when, in real time since monoBase, the instance last
+	// got the baton, for the watchdog.
+	stepStart time.Duration
 	// pCounter and gReg are, with Spec.Preempt, the guest's preemption
 	// countdown and Go's g register (preempt.go).
 	pCounter api.MutableGlobal
