@@ -92,8 +92,8 @@ func (in *Instance) antithesisLine(ctx context.Context, line string) {
 
 // Reading the SDK's lines. What a line means is defined by encoding/json's
 // reading of it (a JSON object of one key; an assertion's fields matched as
-// encoding/json matches them), but decoding every line with it was a tenth
-// of a short world's CPU. So a line the SDK itself would write (valid
+// encoding/json matches them), but decoding every line twice with it was
+// nearly 3% of the antithesis world's CPU. So a line the SDK itself would write (valid
 // UTF-8, no escapes in keys or strings, fields of the right types) is read
 // with gjson, and every other line with encoding/json as before: the two
 // agree wherever the first decides (TestSDKLinesReadAsEncodingJSON).
@@ -157,14 +157,14 @@ var antithesisFields = [...]string{"assert_type", "display_type", "message", "hi
 // null, a number for a flag.
 func sdkAssertPlain(body string) (antithesisAssert, bool) {
 	var a antithesisAssert
+	if !utf8.ValidString(body) {
+		return a, false
+	}
 	v := gjson.Parse(body)
 	if !v.IsObject() {
 		return a, false
 	}
 	plain := true
-	if !utf8.ValidString(body) {
-		return a, false
-	}
 	v.ForEach(func(k, val gjson.Result) bool {
 		if !plainKey(k.Raw) {
 			plain = false
