@@ -101,27 +101,26 @@ func TestReusedWatchedMemoryClearsWithoutFaults(t *testing.T) {
 	if m := tr.find(0); m == nil || !m.watched {
 		t.Skip("the kernel's write watch is not available here")
 	}
-	lm.Free()
-
-	m, faults := reuseFreed(t, limit, used)
-	defer m.Free()
+	_, faults := reuseFreed(t, lm, limit, used)
 	if faults > int64(used/page/8) {
 		t.Fatalf("reusing the memory took %d page faults for its %d pages", faults, used/page)
 	}
 }
 
-// reuseFreed takes the memory just freed back from the pool as the next
-// guest would, and returns it with the page faults that took (the thread's
-// own, so that nothing else running counts), once it has checked that the
-// first used bytes of it read zero.
-func reuseFreed(t *testing.T, limit uint64, used int) (experimental.LinearMemory, int64) {
+// reuseFreed frees lm and takes it back from the pool as the next guest
+// would, and returns it, freed when the test ends, with the page faults
+// that took (the thread's own, so that nothing else running counts), once
+// it has checked that the first used bytes of it read zero.
+func reuseFreed(t *testing.T, lm experimental.LinearMemory, limit uint64, used int) (experimental.LinearMemory, int64) {
 	t.Helper()
+	lm.Free()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var before, after syscall.Rusage
 	syscall.Getrusage(1 /* RUSAGE_THREAD */, &before)
 	m := newLinearMemory(1<<20, limit)
 	syscall.Getrusage(1, &after)
+	t.Cleanup(m.Free)
 	got := m.Reallocate(uint64(used))
 	for i := 0; i < used; i += os.Getpagesize() / 2 {
 		if got[i] != 0 {
@@ -171,10 +170,7 @@ func TestReleaseOnlyWhereWatched(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Fatalf("protected ranges %v, want %v", got, want)
 	}
-	lm.Free()
-
-	m, faults := reuseFreed(t, limit, used)
-	defer m.Free()
+	m, faults := reuseFreed(t, lm, limit, used)
 	if faults > int64(used/page/16) {
 		t.Fatalf("reusing the memory took %d page faults; its mappings have %d pages", faults, (5<<20)/page)
 	}
@@ -276,9 +272,7 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 
 	// Freed, the memory goes to the next guest without its image's pages
 	// protected: clearing them takes no fault each.
-	lm.Free()
-	r, faults := reuseFreed(t, limit, used)
-	defer r.Free()
+	_, faults := reuseFreed(t, lm, limit, used)
 	if faults > int64(n/page/16) {
 		t.Fatalf("reusing the memory took %d page faults; its image has %d pages", faults, n/page)
 	}
