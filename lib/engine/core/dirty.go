@@ -26,8 +26,9 @@ import (
 // never depends on which one a host has.
 
 // WriteWatchEnv is the environment variable that, set to "off", makes the
-// tracker compare every page even where the kernel could watch: a way to
-// rule the watch out, or to time the comparison.
+// tracker compare every page even where the kernel could watch, and a
+// reused instance's memory get its whole image back (restoreImage): a way
+// to rule the watch out, or to time what it saves.
 const WriteWatchEnv = "SF_WRITE_WATCH"
 
 // WriteWatchOff reports whether WriteWatchEnv turns the kernel's watch off.
