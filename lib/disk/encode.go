@@ -59,7 +59,7 @@ func (n *inode) encode(w *wire.Writer) {
 		w.Uint(op.seq)
 		w.Bool(op.truncate)
 		w.Int(op.off)
-		w.Bytes(op.data)
+		w.Bytes(n.writeBytes(op))
 		w.Bool(op.rest)
 	}
 	w.Bool(n.stale != nil)

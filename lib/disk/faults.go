@@ -22,15 +22,19 @@ type Damage struct {
 // nil.
 func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	dropped := func(p int64) bool { return drop != nil && drop(p) }
+	// Without a fault, a mutant, stale pages or damage, the durable content
+	// with the pending operations replayed on it is the current content:
+	// the written pages need not be replayed byte by byte only to be found
+	// equal to the current ones and shared below, they are shared outright,
+	// and the pending writes' bytes are not needed.
+	whole := drop == nil && fs.mutant == MutantNone && len(n.stale) == 0 && len(n.damaged) == 0 && !fs.replayEverySync
+	if !whole {
+		fs.keepAllDeferred(n)
+	}
 	ops := n.pending
 	if fs.mutant == MutantTruncateNotDurable {
 		ops = fs.skipShrinks(n, ops)
 	}
-	// Without a fault, a mutant, stale pages or damage, the durable content
-	// with the pending operations replayed on it is the current content:
-	// the written pages need not be replayed byte by byte only to be found
-	// equal to the current ones and shared below, they are shared outright.
-	whole := drop == nil && fs.mutant == MutantNone && len(n.stale) == 0 && len(n.damaged) == 0 && !fs.replayEverySync
 	written := n.replayDurable(ops, dropped, whole)
 	n.pending = nil
 	fs.releaseOpBufs(n)
@@ -84,7 +88,7 @@ func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool, sizes
 			n.damaged = n.damaged.clip(op.off)
 			continue
 		}
-		end := op.off + int64(len(op.data))
+		end := op.off + op.size()
 		if end > d.size {
 			d.resize(end, &n.data, n.pool)
 		}
@@ -96,7 +100,7 @@ func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool, sizes
 				continue
 			}
 			if !sizesOnly {
-				d.writeAt(op.data[a-op.off:e-op.off], a, &n.data, n.pool)
+				d.writeAt(op.bytes()[a-op.off:e-op.off], a, &n.data, n.pool)
 				n.damaged = n.damaged.remove(a, e)
 			}
 			written = append(written, p)
@@ -121,7 +125,7 @@ func (n *inode) dirtyPages() []int64 {
 		if op.truncate {
 			continue
 		}
-		first, last := pagesOf(op.off, min(op.off+int64(len(op.data)), size))
+		first, last := pagesOf(op.off, min(op.off+op.size(), size))
 		for p := first; p < last; p++ {
 			out = append(out, p)
 		}
@@ -286,7 +290,7 @@ func (n *inode) visibleFromDurable(off int64) bool {
 		if op.truncate && op.off <= off {
 			return false
 		}
-		if !op.truncate && off >= op.off && off < op.off+int64(len(op.data)) {
+		if !op.truncate && off >= op.off && off < op.off+op.size() {
 			return false
 		}
 	}
@@ -353,6 +357,7 @@ func (fs *FS) WrittenBack(ino Ino, p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	k := int(min(int64(len(p)), n.durable.size-off))
+	fs.keepDeferred(n, off, off+int64(k))
 	n.durable.writeAt(p[:k], off, &n.data, n.pool)
 	n.damaged = n.damaged.remove(off, off+int64(k))
 	if off < n.data.size {

@@ -7,11 +7,12 @@ func (op fileOp) apply(b []byte) []byte {
 	if op.truncate {
 		return resize(b, op.off)
 	}
-	end := op.off + int64(len(op.data))
+	data := op.bytes()
+	end := op.off + int64(len(data))
 	if end > int64(len(b)) {
 		b = resize(b, end)
 	}
-	copy(b[op.off:], op.data)
+	copy(b[op.off:], data)
 	return b
 }
 
@@ -34,10 +35,12 @@ func resize(b []byte, n int64) []byte {
 func (n *inode) applyPrefix(k, torn int) []byte {
 	b := n.durable.bytes()
 	for _, op := range n.pending[:k] {
+		op.data, op.deferred = n.writeBytes(op), 0
 		b = op.apply(b)
 	}
 	if torn > 0 && k < len(n.pending) && !n.pending[k].truncate {
 		op := n.pending[k]
+		op.data, op.deferred = n.writeBytes(op), 0
 		op.data = op.data[:min(torn, len(op.data))]
 		b = op.apply(b)
 	}

@@ -2,6 +2,7 @@ package disk
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 )
@@ -144,8 +145,13 @@ type inode struct {
 	durable content   // durable content: what a crash keeps
 	pool    *pagePool // the FS's pool, for data and durable
 	pending []fileOp  // writes and truncates since the last Sync, oldest first
-	// opBuf holds the bytes of pending writes back to back (see
-	// keepBytes); it is reused once pending is empty. spentBufs are the
+	// deferredLo and deferredHi bound the bytes of the pending writes whose
+	// bytes are still only in data (fileOp.deferred); deferredHi is 0 when
+	// there is none. The bounds may be wider than those writes, never
+	// narrower.
+	deferredLo, deferredHi int64
+	// opBuf holds the kept bytes of pending writes back to back (see
+	// keepDeferred); it is reused once pending is empty. spentBufs are the
 	// large buffers it filled before, which pending writes still use.
 	opBuf     []byte
 	spentBufs [][]byte
@@ -177,6 +183,12 @@ type fileOp struct {
 	truncate bool   // a truncate to size off; otherwise a write of data at off
 	off      int64
 	data     []byte
+	// deferred is the length of a write whose bytes were not copied when it
+	// was made: they are the current content's at off, which nothing has
+	// changed since, and data is nil until something needs them
+	// (keepDeferred). A sync without faults needs only the lengths, so a
+	// write+fsync loop copies each write once, into the current content.
+	deferred int64
 	// rest marks the unwritten rest of a write that a crash during Sync
 	// tore; CrashWith does not count it as an operation of its own.
 	rest bool
@@ -299,13 +311,91 @@ func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 }
 
 // write records a write of p at off to the regular file n, with no checks.
+// Its bytes go into the current content only; the pending write they
+// overwrite, if any, keeps its own bytes first.
 func (fs *FS) write(n *inode, p []byte, off int64) {
-	op := fileOp{seq: fs.nextSeq(), off: off, data: fs.keepBytes(n, p)}
+	end := off + int64(len(p))
+	if off < n.deferredHi && end > n.deferredLo {
+		fs.keepDeferred(n, off, end)
+	}
+	op := fileOp{seq: fs.nextSeq(), off: off, deferred: int64(len(p))}
 	old := n.data.size
-	n.data.writeAt(op.data, off, &n.durable, n.pool)
+	n.data.writeAt(p, off, &n.durable, n.pool)
 	fs.usedBytes += n.data.size - old
 	n.pending = append(n.pending, op)
+	if len(p) > 0 {
+		if n.deferredHi == 0 {
+			n.deferredLo, n.deferredHi = off, end
+		} else {
+			n.deferredLo, n.deferredHi = min(n.deferredLo, off), max(n.deferredHi, end)
+		}
+	}
 	n.touch(fs.now())
+}
+
+// size returns how many bytes a write op writes.
+func (op fileOp) size() int64 {
+	if op.deferred > 0 {
+		return op.deferred
+	}
+	return int64(len(op.data))
+}
+
+// bytes returns the bytes of a write op. Only kept bytes can be read this
+// way: whatever reads a pending write's bytes keeps them first
+// (keepDeferred), and reading a deferred write's is a bug in the disk.
+func (op fileOp) bytes() []byte {
+	if op.deferred > 0 {
+		panic(fmt.Sprintf("disk: bytes of the write of seq %d were not kept", op.seq))
+	}
+	return op.data
+}
+
+// writeBytes returns the bytes of the pending write op of n, kept or not,
+// without keeping them: for readers that do not hold on to them.
+func (n *inode) writeBytes(op fileOp) []byte {
+	if op.deferred == 0 {
+		return op.data
+	}
+	b := make([]byte, op.deferred)
+	if k := n.data.readAt(b, op.off); int64(k) != op.deferred {
+		panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, op.deferred, op.off))
+	}
+	return b
+}
+
+// keepDeferred copies the bytes of n's deferred pending writes that touch
+// [lo, hi) from the current content, before anything changes them there.
+func (fs *FS) keepDeferred(n *inode, lo, hi int64) {
+	n.deferredLo, n.deferredHi = 0, 0
+	for i := range n.pending {
+		op := &n.pending[i]
+		if op.deferred == 0 {
+			continue
+		}
+		end := op.off + op.deferred
+		if op.off >= hi || end <= lo {
+			if n.deferredHi == 0 {
+				n.deferredLo, n.deferredHi = op.off, end
+			} else {
+				n.deferredLo, n.deferredHi = min(n.deferredLo, op.off), max(n.deferredHi, end)
+			}
+			continue
+		}
+		b := fs.opBytes(n, int(op.deferred))
+		if k := n.data.readAt(b, op.off); k != len(b) {
+			panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, len(b), op.off))
+		}
+		op.data, op.deferred = b, 0
+	}
+}
+
+// keepAllDeferred keeps the bytes of every deferred pending write of n, for
+// the syncs and crashes that replay or tear them.
+func (fs *FS) keepAllDeferred(n *inode) {
+	if n.deferredHi > 0 {
+		fs.keepDeferred(n, math.MinInt64, math.MaxInt64)
+	}
 }
 
 // opBufBytes bounds the buffer that an inode keeps for the bytes of its small
@@ -319,34 +409,32 @@ const (
 	spareBufsMax = 8
 )
 
-// keepBytes returns a copy of p for a pending write of n. The copies go
-// into n.opBuf back to back, which is reused from the start once n has no
-// pending operation: nothing reads the data of an operation after it left
-// pending. So a write+fsync loop makes no garbage for these copies: a file
-// keeps at most opBufBytes between its syncs, and large buffers go round
-// between the FS's files (releaseOpBufs). Copying every 64 KiB write of a
-// B+tree's commits anew was most of what sf-run allocated in bbolt's worlds.
-func (fs *FS) keepBytes(n *inode, p []byte) []byte {
-	if len(p) > bigBufBytes/2 {
-		return slices.Clone(p)
+// opBytes returns room for k kept bytes of a pending write of n. The room
+// is taken from n.opBuf, back to back, which is reused from the start once n
+// has no pending operation: nothing reads the data of an operation after it
+// left pending. So keeping bytes makes little garbage: a file keeps at most
+// opBufBytes between its syncs, and large buffers go round between the FS's
+// files (releaseOpBufs). Copying every 64 KiB write of a B+tree's commits
+// anew was most of what sf-run allocated in bbolt's worlds, before writes
+// left their bytes in the current content until a fault needs them.
+func (fs *FS) opBytes(n *inode, k int) []byte {
+	if k > bigBufBytes/2 {
+		return make([]byte, k)
 	}
-	if len(n.pending) == 0 {
-		n.opBuf = n.opBuf[:0]
-	}
-	if len(n.opBuf)+len(p) > cap(n.opBuf) {
+	if len(n.opBuf)+k > cap(n.opBuf) {
 		// The old buffer stays with the pending writes that use it.
 		if cap(n.opBuf) > opBufBytes {
 			n.spentBufs = append(n.spentBufs, n.opBuf)
 		}
-		if len(p) > opBufBytes/2 || cap(n.opBuf) >= opBufBytes {
+		if k > opBufBytes/2 || cap(n.opBuf) >= opBufBytes {
 			n.opBuf = fs.bigBuf()
 		} else {
-			n.opBuf = make([]byte, 0, min(max(2*cap(n.opBuf), 4*len(p), 4<<10), opBufBytes))
+			n.opBuf = make([]byte, 0, min(max(2*cap(n.opBuf), 4*k, 4<<10), opBufBytes))
 		}
 	}
 	at := len(n.opBuf)
-	n.opBuf = append(n.opBuf, p...)
-	return n.opBuf[at:len(n.opBuf):len(n.opBuf)]
+	n.opBuf = n.opBuf[:at+k]
+	return n.opBuf[at : at+k : at+k]
 }
 
 // bigBuf returns an empty buffer of bigBufBytes, a spare one if there is one.
@@ -367,6 +455,8 @@ func (fs *FS) releaseOpBufs(n *inode) {
 		n.spentBufs = append(n.spentBufs, n.opBuf)
 		n.opBuf = nil
 	}
+	n.opBuf = n.opBuf[:0]
+	n.deferredLo, n.deferredHi = 0, 0
 	for i, b := range n.spentBufs {
 		if len(fs.spareBufs) < spareBufsMax {
 			fs.spareBufs = append(fs.spareBufs, b)
@@ -405,6 +495,9 @@ func (fs *FS) fileBytesMax() int64 {
 }
 
 func (fs *FS) truncate(n *inode, size int64) {
+	if size < n.deferredHi {
+		fs.keepDeferred(n, size, math.MaxInt64)
+	}
 	op := fileOp{seq: fs.nextSeq(), truncate: true, off: size}
 	fs.usedBytes += size - n.data.size
 	n.data.resize(size, &n.durable, n.pool)
@@ -590,7 +683,7 @@ func (fs *FS) Files() []FileInfo {
 				fi.DurableSize = n.durable.size
 				fi.PendingOps = len(n.pending)
 				for _, op := range n.pending {
-					fi.PendingBytes += int64(len(op.data))
+					fi.PendingBytes += op.size()
 				}
 				if len(n.damaged) > 0 {
 					fi.Corrupted = slices.Clone([][2]int64(n.damaged))

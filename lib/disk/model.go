@@ -122,11 +122,17 @@ func (fs *FS) CrashWith(rules CrashRules, r *rng.Stream) CrashReport {
 	}
 	var rep CrashReport
 	hit := map[Ino]ranges{} // bytes that kept writes covered, per file
+	inos := fs.sortedInos()
+	for _, ino := range inos {
+		if n := fs.inodes[ino]; n.typ == TypeRegular {
+			fs.keepAllDeferred(n) // the crash tears and replays them
+		}
+	}
 	if rules.Syncing != 0 {
 		fs.crashDuringSync(rules, r, &rep, hit)
 	}
 	var files []*inode
-	for _, ino := range fs.sortedInos() {
+	for _, ino := range inos {
 		if n := fs.inodes[ino]; n.typ == TypeRegular && len(n.pending) > 0 {
 			files = append(files, n)
 		}
@@ -207,22 +213,22 @@ func (fs *FS) crashDuringSync(rules CrashRules, r *rng.Stream, rep *CrashReport,
 		m := len(n.pending)
 		k := r.Intn(m + 1)
 		torn := 0
-		if rules.Torn && k < m && !n.pending[k].truncate && len(n.pending[k].data) >= 2 {
-			torn = int(tearPrefix(r, n.pending[k].off, int64(len(n.pending[k].data)), rules.TornSector))
+		if rules.Torn && k < m && !n.pending[k].truncate && n.pending[k].size() >= 2 {
+			torn = int(tearPrefix(r, n.pending[k].off, n.pending[k].size(), rules.TornSector))
 		}
 		synced := slices.Clone(n.pending[:k])
 		for _, op := range synced {
 			rep.Kept++
 			if !op.truncate {
-				hit[n.ino] = hit[n.ino].add(op.off, op.off+int64(len(op.data)))
+				hit[n.ino] = hit[n.ino].add(op.off, op.off+op.size())
 			}
 		}
 		rest := n.pending[k:]
 		if torn > 0 {
 			op := rest[0]
-			synced = append(synced, fileOp{seq: op.seq, off: op.off, data: op.data[:torn]})
-			rest[0] = fileOp{seq: op.seq, off: op.off + int64(torn), data: op.data[torn:], rest: true}
-			hit[n.ino] = hit[n.ino].add(op.off, op.off+int64(len(op.data)))
+			synced = append(synced, fileOp{seq: op.seq, off: op.off, data: op.bytes()[:torn]})
+			rest[0] = fileOp{seq: op.seq, off: op.off + int64(torn), data: op.bytes()[torn:], rest: true}
+			hit[n.ino] = hit[n.ino].add(op.off, op.off+op.size())
 			rep.Torn++
 		}
 		n.replayDurable(synced, func(int64) bool { return false }, false)
@@ -259,7 +265,7 @@ func (p *filePlan) apply(rep *CrashReport, hit map[Ino]ranges) {
 			continue
 		}
 		for _, rg := range p.land[i] {
-			d.writeAt(op.data[rg[0]-op.off:rg[1]-op.off], rg[0], &n.data, n.pool)
+			d.writeAt(op.bytes()[rg[0]-op.off:rg[1]-op.off], rg[0], &n.data, n.pool)
 			n.damaged = n.damaged.remove(rg[0], rg[1])
 		}
 	}
@@ -282,7 +288,7 @@ func (p *filePlan) apply(rep *CrashReport, hit map[Ino]ranges) {
 		}
 		landed := p.land[i].clip(size).total()
 		switch {
-		case landed == int64(len(op.data)):
+		case landed == op.size():
 			rep.Kept++
 		case landed > 0:
 			rep.Torn++
@@ -290,7 +296,7 @@ func (p *filePlan) apply(rep *CrashReport, hit map[Ino]ranges) {
 			rep.Dropped++
 		}
 		if landed > 0 {
-			hit[n.ino] = hit[n.ino].add(op.off, op.off+int64(len(op.data)))
+			hit[n.ino] = hit[n.ino].add(op.off, op.off+op.size())
 		}
 	}
 }
@@ -340,9 +346,9 @@ func (fs *FS) planPrefix(files []*inode, r *rng.Stream, keepDir []bool, sector i
 			it.plan.keepTrunc[it.op] = true
 		case op.truncate:
 		case j < k:
-			it.plan.land[it.op] = ranges{{op.off, op.off + int64(len(op.data))}}
-		case len(op.data) >= 2:
-			if torn := tearPrefix(r, op.off, int64(len(op.data)), sector); torn > 0 {
+			it.plan.land[it.op] = ranges{{op.off, op.off + op.size()}}
+		case op.size() >= 2:
+			if torn := tearPrefix(r, op.off, op.size(), sector); torn > 0 {
 				it.plan.land[it.op] = ranges{{op.off, op.off + torn}}
 			}
 		}
@@ -411,7 +417,7 @@ func planModel(n *inode, rules CrashRules, r *rng.Stream) *filePlan {
 			size = op.off
 			continue
 		}
-		end := op.off + int64(len(op.data))
+		end := op.off + op.size()
 		if ext4 {
 			pieces(i, op.off, min(end, size), pageLane, false)
 			pieces(i, size, end, chain, true)

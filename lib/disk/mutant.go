@@ -67,7 +67,7 @@ func (fs *FS) mutantSync(n *inode) bool {
 		}
 		last := -1
 		for i, op := range n.pending {
-			if !op.truncate && len(op.data) > 0 {
+			if !op.truncate && op.size() > 0 {
 				last = i
 			}
 		}
@@ -124,7 +124,7 @@ func (fs *FS) skipShrinks(n *inode, ops []fileOp) []fileOp {
 		if op.truncate {
 			size = op.off
 		} else {
-			size = max(size, op.off+int64(len(op.data)))
+			size = max(size, op.off+op.size())
 		}
 		if out != nil {
 			out = append(out, op)
