@@ -109,12 +109,13 @@ func watchStart(host, n uintptr) bool {
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(m.buf)))
 	lo := (host - base) &^ (watch.page - 1)
 	hi := (host - base + n + watch.page - 1) &^ (watch.page - 1)
+	// A mapping may lie inside the image (Go's heap starts there): its
+	// collects protect its written pages again, which would hide them from
+	// restoreImage, but resetTo lifts the mappings' protection
+	// (releaseWatch) before restoreImage asks, and a page whose protection
+	// was lifted counts as written. Giving up the image's watch instead
+	// cost badger's server a whole copy of its image at every start.
 	m.addProtected(offsetRange{uint64(lo), uint64(min(hi, uintptr(len(m.buf))))})
-	if uint64(lo) < m.image {
-		// The mapping's collects protect its written pages again, and
-		// inside the image that would hide them from restoreImage.
-		m.image = 0
-	}
 	return true
 }
 

@@ -185,8 +185,8 @@ func TestReleaseOnlyWhereWatched(t *testing.T) {
 // a page can be written must be seen: a store, a write by the kernel (a
 // read(2) into the memory), a page written in an earlier run and again
 // now, the image's last byte. And a mapping watched inside the image,
-// whose collects protect its pages again, must make the next restore copy
-// everything.
+// whose collects protect its pages again, must not hide them from the next
+// restore, which still copies only the written pages.
 func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	const n, used = 2 << 20, 8 << 20
 	page := os.Getpagesize()
@@ -265,9 +265,23 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	if _, ok := tr.pages(testMemory{buf: buf}, g, nil); !ok {
 		t.Fatal("the mapping's dirty pages could not be found")
 	}
+	buf[4*page+2] ^= 0xff
 	m.resetTo(image)
 	if !bytes.Equal(buf[:n], image) {
 		t.Fatal("after a mapping inside the image was watched, the restored memory differs from the image")
+	}
+	reservations.Lock()
+	watched = m.image == n
+	reservations.Unlock()
+	if !watched {
+		t.Fatal("a mapping inside the image made the restore give up the image's write watch")
+	}
+	buf = m.Reallocate(used)
+	buf[3*page+1] ^= 0xff
+	buf[n-page] ^= 0xff
+	m.resetTo(image)
+	if !bytes.Equal(buf[:n], image) {
+		t.Fatal("the restore after the mapping's differs from the image")
 	}
 
 	// Freed, the memory goes to the next guest without its image's pages

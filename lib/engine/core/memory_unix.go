@@ -124,6 +124,8 @@ func (m *mmapMemory) shrinkNext(n uint64) { m.shrinkTo = n }
 // used of it, as a reused pooled mapping is (newLinearMemoryOver).
 func (m *mmapMemory) resetTo(image []byte) {
 	n := uint64(len(image))
+	// First: restoreImage counts the pages whose protection this lifts as
+	// written, the mappings' inside the image among them.
 	m.releaseWatch()
 	if m.used > n {
 		clearMemory(m.buf[n:m.used])
