@@ -59,7 +59,8 @@ func (n *inode) encode(w *wire.Writer) {
 		w.Uint(op.seq)
 		w.Bool(op.truncate)
 		w.Int(op.off)
-		w.Bytes(n.writeBytes(op))
+		w.Bytes(op.data)
+		w.Int(op.deferred)
 		w.Bool(op.rest)
 	}
 	w.Bool(n.stale != nil)
@@ -222,7 +223,21 @@ func decodeInode(r *wire.Reader, pool *pagePool) *inode {
 	if k := r.Len(wire.ListMax); k > 0 || !keepNil {
 		n.pending = make([]fileOp, k)
 		for i := range n.pending {
-			n.pending[i] = fileOp{seq: r.Uint(), truncate: r.Bool(), off: r.IntIn(0, SparseFileBytesMax), data: r.Bytes(FileBytesMax), rest: r.Bool()}
+			op := fileOp{seq: r.Uint(), truncate: r.Bool(), off: r.IntIn(0, SparseFileBytesMax), data: r.Bytes(FileBytesMax), deferred: r.IntIn(0, FileBytesMax), rest: r.Bool()}
+			if op.deferred > 0 {
+				// Its bytes are the current content's: they must be there.
+				if op.truncate || len(op.data) > 0 || op.off+op.deferred > n.data.size {
+					r.Failf("inode %d: a deferred write of %d bytes at %d in a file of %d", n.ino, op.deferred, op.off, n.data.size)
+					return n
+				}
+				op.data = nil
+				if n.deferredHi == 0 {
+					n.deferredLo, n.deferredHi = op.off, op.off+op.deferred
+				} else {
+					n.deferredLo, n.deferredHi = min(n.deferredLo, op.off), max(n.deferredHi, op.off+op.deferred)
+				}
+			}
+			n.pending[i] = op
 		}
 	}
 	hasStale := r.Bool()

@@ -100,8 +100,8 @@ func FuzzDecode(f *testing.F) {
 // to one of these types fails here until Encode and Decode write it, or
 // this list says why not (the free pages, the spare write buffers, the
 // tests' replayEverySync and the clock are not state; a file's opBuf and spentBufs only hold its pending
-// writes' bytes, written with them; a deferred write is written with its bytes, as a kept one, and
-// deferredLo and deferredHi only bound the deferred writes, of which a decoded FS has none).
+// writes' bytes, written with them; deferredLo and deferredHi bound the deferred writes, and Decode
+// computes them from those).
 func TestEncodeCoversEveryField(t *testing.T) {
 	pinned := map[reflect.Type]string{
 		reflect.TypeFor[FS](): "StrictDirs now capacityBytes usedBytes inodes nextIno seq dirOps pool spareBufs replayEverySync mutant mutantHits holes",

@@ -145,10 +145,10 @@ type inode struct {
 	durable content   // durable content: what a crash keeps
 	pool    *pagePool // the FS's pool, for data and durable
 	pending []fileOp  // writes and truncates since the last Sync, oldest first
-	// deferredLo and deferredHi bound the bytes of the pending writes whose
-	// bytes are still only in data (fileOp.deferred); deferredHi is 0 when
-	// there is none. The bounds may be wider than those writes, never
-	// narrower.
+	// deferredLo and deferredHi are the first and past-the-last offsets the
+	// pending writes whose bytes are still only in data (fileOp.deferred)
+	// cover, so that a write elsewhere need not look at them; deferredHi is
+	// 0 when there is none.
 	deferredLo, deferredHi int64
 	// opBuf holds the kept bytes of pending writes back to back (see
 	// keepDeferred); it is reused once pending is empty. spentBufs are the
