@@ -75,7 +75,7 @@ func (in *Instance) antithesisLine(ctx context.Context, line string) {
 		if len(a.Details) > 0 && string(a.Details) != "null" && string(a.Details) != "{}" {
 			details = string(a.Details)
 		}
-		in.Property(ctx, kind, a.Condition, a.Message, details, nil)
+		in.Property(ctx, kind, a.Condition, a.Message, []byte(details), nil)
 	case "antithesis_setup":
 		in.Run.SetupComplete(in.Name + ", Antithesis SDK")
 	case "antithesis_sdk", "antithesis_guidance":

@@ -25,20 +25,25 @@ const (
 	kindEventuallyABI  = 7
 )
 
-// property records one evaluation of a property and fails the run when it
-// is violated.
-func (in *Instance) Property(ctx context.Context, kind uint32, cond bool, msg, details string, m *margin.Value) {
+// Property records one evaluation of a property and fails the run when it
+// is violated. details, the property's details as JSON text, is read only
+// during the call (it may be a view of the guest's memory), and only when
+// the run fails.
+func (in *Instance) Property(ctx context.Context, kind uint32, cond bool, msg string, details []byte, m *margin.Value) {
 	name, ok := propertyKinds[kind]
 	if !ok {
 		in.FailRun(ctx, ClassFail, fmt.Sprintf("sim: unknown property kind %d for %q", kind, msg))
 		return
 	}
 	if kind != kindAssertABI { // Assert is a plain check, not a tracked property
-		key := name + "\x00" + msg
-		pr := in.Run.props[key]
+		// Most evaluations find their property: the key is built on the
+		// stack, and a string of it made only for a new one.
+		var buf [128]byte
+		key := append(append(append(buf[:0], name...), 0), msg...)
+		pr := in.Run.props[string(key)]
 		if pr == nil {
 			pr = &Property{Kind: name, Message: msg, FirstNs: in.Run.Now}
-			in.Run.props[key] = pr
+			in.Run.props[string(key)] = pr
 		}
 		pr.Reached = true
 		pr.Hits++
@@ -62,20 +67,23 @@ func (in *Instance) Property(ctx context.Context, kind uint32, cond bool, msg, d
 			}
 		}
 	}
-	text := msg
-	if details != "" {
-		text += " " + details
-	}
 	failing := !cond && (kind == kindEventuallyABI || kind == 1 || kind == 2 || kind == kindAssertABI) || kind == kindUnreachableABI
-	if failing && !in.Run.ended {
+	if !failing {
+		return
+	}
+	if !in.Run.ended {
 		in.Run.res.Property = msg
 	}
+	text := msg
+	if len(details) > 0 {
+		text += " " + string(details)
+	}
 	switch {
-	case kind == kindEventuallyABI && !cond:
-		in.FailRun(ctx, ClassLiveness, msg+": "+unquote(details))
+	case kind == kindEventuallyABI:
+		in.FailRun(ctx, ClassLiveness, msg+": "+unquote(string(details)))
 	case kind == kindUnreachableABI:
 		in.FailRun(ctx, ClassAssert, "reached unreachable: "+text)
-	case (kind == 1 || kind == 2 || kind == kindAssertABI) && !cond:
+	default:
 		in.FailRun(ctx, ClassAssert, text)
 	}
 }

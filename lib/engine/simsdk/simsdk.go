@@ -51,14 +51,14 @@ var funcs = []core.HostFunc{
 	{Name: "property", ID: 39, Params: p(i32, i32, i32, i32, i32, i32), Results: nil, Run: func(c *core.Call) {
 		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
 		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
-		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
+		details, _ := m.Memory().Read(uint32(s[4]), uint32(s[5]))
 		c.KeyText(core.HashString(msg), s[0]<<1|s[1]&1, msg, "")
 		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, nil)
 	}},
 	{Name: "property_margin", ID: 39, Params: p(i32, i32, i32, i32, i32, i32, f64), Results: nil, Run: func(c *core.Call) {
 		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
 		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
-		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
+		details, _ := m.Memory().Read(uint32(s[4]), uint32(s[5]))
 		v := margin.Float(api.DecodeF64(s[6]))
 		c.KeyText(core.HashString(msg), s[0]<<1|s[1]&1|s[6]<<8, msg, "")
 		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &v)
@@ -70,7 +70,7 @@ var funcs = []core.HostFunc{
 	{Name: "property_margin_int", ID: 39, Params: p(i32, i32, i32, i32, i32, i32, i32, i64), Results: nil, Run: func(c *core.Call) {
 		in, ctx, m, s := c.In, c.Ctx, c.Mod, c.Stack
 		msg, _ := readString(m, uint32(s[2]), uint32(s[3]))
-		details, _ := readString(m, uint32(s[4]), uint32(s[5]))
+		details, _ := m.Memory().Read(uint32(s[4]), uint32(s[5]))
 		v := margin.Int(uint32(s[6]) != 0, s[7])
 		c.KeyText(core.HashString(msg), s[0]<<1|s[1]&1|math.Float64bits(v.Float64())<<8, msg, "")
 		in.Property(ctx, uint32(s[0]), uint32(s[1]) != 0, msg, details, &v)
