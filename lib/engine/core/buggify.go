@@ -18,6 +18,7 @@ type SiteResult struct {
 }
 
 type siteState struct {
+	name    string // the site, as the sites map's key: a hit reads it from the guest without making a string
 	enabled bool
 	fired   int
 	hits    map[int]int64 // per node index: hits so far
@@ -34,12 +35,15 @@ type siteKey struct {
 // keyed by the seed and the site, the firing decisions by the seed, the site
 // and the node, so adding a site, or reaching another one more often, never
 // moves an existing site's firings. A replayed schedule fires exactly the
-// hits it lists.
-func (in *Instance) Buggify(site string, prob float64) bool {
+// hits it lists. site is read only during the call (it may be a view of the
+// guest's memory); Buggify returns the site as a string for the caller's
+// use, the same string at every hit.
+func (in *Instance) Buggify(siteBytes []byte, prob float64) (fired bool, site string) {
 	r := in.Run
-	st := r.sites[site]
+	st := r.sites[string(siteBytes)]
 	if st == nil {
-		st = &siteState{hits: map[int]int64{}, fire: map[int]*rng.Stream{}}
+		site = string(siteBytes)
+		st = &siteState{name: site, hits: map[int]int64{}, fire: map[int]*rng.Stream{}}
 		st.enabled = r.buggifyOn() && rng.New(r.Seed, "buggify-enable", rng.Key(site)).Chance(BuggifyEnableProb)
 		r.sites[site] = st
 		if r.buggifyOn() {
@@ -50,11 +54,12 @@ func (in *Instance) Buggify(site string, prob float64) bool {
 			r.Tracef("buggify %q first reached by %s: %s for this run", site, in.Name, what)
 		}
 	}
+	site = st.name
 	idx := in.Node.Idx
 	st.hits[idx]++
 	hit := st.hits[idx]
 	if !r.buggifyOn() {
-		return false
+		return false, site
 	}
 	var fires bool
 	if r.Opts.Faults != nil {
@@ -73,13 +78,13 @@ func (in *Instance) Buggify(site string, prob float64) bool {
 		fires = false
 	}
 	if !fires {
-		return false
+		return false, site
 	}
 	st.fired++
 	f := Fault{At: Dur(r.Now), Kind: faults.KindBuggify, Node: in.Node.Spec.Name, Site: site, Op: hit}
 	r.res.Faults = append(r.res.Faults, f)
 	r.Tracef("fault buggify %q fires on %s at hit #%d", site, in.Name, hit)
-	return true
+	return true, site
 }
 
 // quiet reports whether faults are suppressed now: during a QuietFor, in the

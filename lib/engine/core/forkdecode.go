@@ -292,7 +292,7 @@ func (r *Run) decodeSites(rd *wire.Reader) {
 	r.sites = make(map[string]*siteState, k)
 	for range k {
 		name := rd.String(wire.StringMax)
-		st := &siteState{enabled: rd.Bool(), fired: int(rd.Int())}
+		st := &siteState{name: name, enabled: rd.Bool(), fired: int(rd.Int())}
 		n := rd.Len(wire.ListMax)
 		st.hits = make(map[int]int64, n)
 		for range n {

@@ -31,7 +31,7 @@ func TestForkEncodingCoversEveryField(t *testing.T) {
 		reflect.TypeFor[Wait]():         "FD Write",
 		reflect.TypeFor[parkPoint]():    "fn keyed noResume op carry",
 		reflect.TypeFor[preemptState](): "total sliceUsed left random points",
-		reflect.TypeFor[siteState]():    "enabled fired hits fire",
+		reflect.TypeFor[siteState]():    "name enabled fired hits fire",
 		reflect.TypeFor[netEnd]():       "at seq fault gen clog",
 		reflect.TypeFor[Property]():     "Kind Message Reached True Hits Margin FirstNs FirstTrueNs MarginNs falsified",
 		reflect.TypeFor[Result](): "Seed Status Class Message Node AtNs Steps HostCalls RealNs Hash Checkpoints Calls Faults Trace " +

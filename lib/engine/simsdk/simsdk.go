@@ -77,10 +77,10 @@ var funcs = []core.HostFunc{
 	}},
 	{Name: "buggify", ID: 46, Params: p(i32, i32, f64), Results: p(i32), Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
-		site, _ := readString(m, uint32(s[0]), uint32(s[1]))
+		site, _ := m.Memory().Read(uint32(s[0]), uint32(s[1]))
 		prob := api.DecodeF64(s[2])
-		fired := in.Buggify(site, prob)
-		c.KeyText(core.HashString(site), boolWord(fired), site, "")
+		fired, name := in.Buggify(site, prob)
+		c.KeyText(core.HashBytes(site), boolWord(fired), name, "")
 		s[0] = boolWord(fired)
 	}},
 	{Name: "quiet_for", ID: 47, Params: p(i64), Results: nil, Run: func(c *core.Call) {
