@@ -1,12 +1,16 @@
 package disk
 
 import (
+	"bytes"
 	"maps"
 	"slices"
 )
 
 // page is one PageBytes block of a file's content.
 type page [PageBytes]byte
+
+// zeroPage is what a hole reads as.
+var zeroPage page
 
 // content is the bytes of one version of a regular file, the current or the
 // durable one, as a list of pages.
@@ -216,7 +220,14 @@ func (c *content) readAt(b []byte, off int64) int {
 			k = copy(b[n:], pg[in:])
 		} else {
 			k = min(len(b)-n, int(PageBytes-in))
-			clear(b[n : n+k])
+			// A hole reads as zeros. Where b holds zeros already, as a
+			// guest's fresh memory does, they are left unwritten: writing
+			// them made the kernel find and clear a page for each, for
+			// buffers (badger's mapped logs, megabytes of holes) whose
+			// most pages nothing writes after.
+			if !bytes.Equal(b[n:n+k], zeroPage[:k]) {
+				clear(b[n : n+k])
+			}
 		}
 		n += k
 		off += int64(k)

@@ -396,3 +396,37 @@ func TestWholeSyncMatchesReplay(t *testing.T) {
 		}
 	}
 }
+
+// TestHoleReadsAsZeros: a read of a hole yields zeros whatever the buffer
+// held before, all of it, part of it or none of it zero, in whole pages and
+// in parts of pages (a hole's zeros are written only where the buffer is not
+// zero already).
+func TestHoleReadsAsZeros(t *testing.T) {
+	fs := newTestFS()
+	f := writeFile(t, fs, "sparse", "")
+	if err := fs.Truncate(f, 6*PageBytes); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.WriteAt(f, bytes.Repeat([]byte{'d'}, 100), 2*PageBytes+50); err != nil {
+		t.Fatal(err)
+	}
+	want := make([]byte, 6*PageBytes)
+	copy(want[2*PageBytes+50:], bytes.Repeat([]byte{'d'}, 100))
+	for _, fill := range []func(b []byte){
+		func(b []byte) {},
+		func(b []byte) { copy(b, bytes.Repeat([]byte{0xff}, len(b))) },
+		func(b []byte) { b[len(b)-1] = 1 },
+		func(b []byte) { b[len(b)/3] = 1; b[len(b)*2/3] = 1 },
+	} {
+		for _, off := range []int64{0, 1, PageBytes - 3, 2*PageBytes + 60} {
+			b := make([]byte, int64(len(want))-off)
+			fill(b)
+			if n, err := fs.ReadAt(f, b, off); err != nil || n != len(b) {
+				t.Fatalf("read at %d: %d, %v", off, n, err)
+			}
+			if !bytes.Equal(b, want[off:]) {
+				t.Fatalf("read at %d into a filled buffer: the holes do not read as zeros", off)
+			}
+		}
+	}
+}
