@@ -122,8 +122,7 @@ func (fs *FS) CrashWith(rules CrashRules, r *rng.Stream) CrashReport {
 	}
 	var rep CrashReport
 	hit := map[Ino]ranges{} // bytes that kept writes covered, per file
-	inos := fs.sortedInos()
-	for _, ino := range inos {
+	for _, ino := range fs.sortedInos() {
 		if n := fs.inodes[ino]; n.typ == TypeRegular {
 			fs.keepAllDeferred(n) // the crash tears and replays them
 		}
@@ -132,7 +131,7 @@ func (fs *FS) CrashWith(rules CrashRules, r *rng.Stream) CrashReport {
 		fs.crashDuringSync(rules, r, &rep, hit)
 	}
 	var files []*inode
-	for _, ino := range inos {
+	for _, ino := range fs.sortedInos() {
 		if n := fs.inodes[ino]; n.typ == TypeRegular && len(n.pending) > 0 {
 			files = append(files, n)
 		}
