@@ -1,6 +1,9 @@
 package disk
 
-import "maps"
+import (
+	"maps"
+	"slices"
+)
 
 // Clone returns a copy of the file system that goes on apart from it:
 // writing, syncing or crashing either leaves the other as it was. now is the
@@ -43,6 +46,7 @@ func (n *inode) clone(pool *pagePool) *inode {
 	c.links = append([]link(nil), n.links...)
 	c.pool = pool
 	c.opBuf, c.spentBufs = nil, nil // the copy's pending writes get their own bytes below
+	c.deferred = slices.Clone(n.deferred)
 	c.pending = make([]fileOp, len(n.pending))
 	for i, op := range n.pending {
 		op.data = append([]byte(nil), op.data...)

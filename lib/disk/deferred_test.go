@@ -89,7 +89,8 @@ func TestDeferredWritesKeepTheirBytes(t *testing.T) {
 
 // TestAppendsAndSyncsKeepNoBytes: writes that nothing overwrites, synced
 // without a fault, are never copied anywhere but into the current content;
-// an overwrite makes the write under it keep its bytes, and only that one.
+// a write inside the span of the deferred ones makes them all keep their
+// bytes, and is deferred itself.
 func TestAppendsAndSyncsKeepNoBytes(t *testing.T) {
 	fs := newTestFS()
 	f := writeFile(t, fs, "log", "")
@@ -128,12 +129,37 @@ func TestAppendsAndSyncsKeepNoBytes(t *testing.T) {
 	for i, want := range []struct {
 		kept     string
 		deferred int64
-	}{{"", 3}, {"abc", 0}, {"", 3}, {"", 1}} {
+	}{{"abc", 0}, {"abc", 0}, {"abc", 0}, {"", 1}} {
 		if op := n.pending[i]; string(op.data) != want.kept || op.deferred != want.deferred {
 			t.Errorf("pending write %d: kept %q, deferred %d; want %q, %d", i, op.data, op.deferred, want.kept, want.deferred)
 		}
 	}
 	if got := contentOf(t, fs, f)[base:]; got != "abcabXabc" {
 		t.Errorf("after the overwrite the file ends in %q", got)
+	}
+	if len(n.deferred) != 1 || n.deferred[0] != 3 {
+		t.Errorf("deferred writes listed: %v, want only the last, [3]", n.deferred)
+	}
+}
+
+// BenchmarkRandomWritesWithoutSync: writes at random places of a file that
+// is never fsynced, the pending list growing all the while. Each write must
+// cost the same however many are pending (a walk of the pending writes at
+// each write made 20,000 of them take 1.6 s where 5,000 took 0.1 s).
+func BenchmarkRandomWritesWithoutSync(b *testing.B) {
+	p := make([]byte, 100)
+	for b.Loop() {
+		fs := newTestFS()
+		f, err := fs.Open(fs.Root(), "f", OCreate, true)
+		if err != nil {
+			b.Fatal(err)
+		}
+		x := uint64(1)
+		for range 20000 {
+			x = x*6364136223846793005 + 1442695040888963407
+			if _, err := fs.WriteAt(f, p, int64(x>>40)%(4<<20)); err != nil {
+				b.Fatal(err)
+			}
+		}
 	}
 }

@@ -231,6 +231,7 @@ func decodeInode(r *wire.Reader, pool *pagePool) *inode {
 					return n
 				}
 				op.data = nil
+				n.deferred = append(n.deferred, i)
 				if n.deferredHi == 0 {
 					n.deferredLo, n.deferredHi = op.off, op.off+op.deferred
 				} else {

@@ -357,7 +357,9 @@ func (fs *FS) WrittenBack(ino Ino, p []byte, off int64) (int, error) {
 		return 0, nil
 	}
 	k := int(min(int64(len(p)), n.durable.size-off))
-	fs.keepDeferred(n, off, off+int64(k))
+	if off < n.deferredHi && off+int64(k) > n.deferredLo {
+		fs.keepAllDeferred(n)
+	}
 	n.durable.writeAt(p[:k], off, &n.data, n.pool)
 	n.damaged = n.damaged.remove(off, off+int64(k))
 	if off < n.data.size {

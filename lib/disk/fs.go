@@ -2,7 +2,6 @@ package disk
 
 import (
 	"fmt"
-	"math"
 	"slices"
 	"sort"
 )
@@ -145,10 +144,11 @@ type inode struct {
 	durable content   // durable content: what a crash keeps
 	pool    *pagePool // the FS's pool, for data and durable
 	pending []fileOp  // writes and truncates since the last Sync, oldest first
-	// deferredLo and deferredHi are the first and past-the-last offsets the
-	// pending writes whose bytes are still only in data (fileOp.deferred)
-	// cover, so that a write elsewhere need not look at them; deferredHi is
-	// 0 when there is none.
+	// deferred lists, by index in pending, the pending writes whose bytes
+	// are still only in data (fileOp.deferred). deferredLo and deferredHi
+	// are the first and past-the-last offsets they cover, so that a write
+	// elsewhere need not look at them; deferredHi is 0 when there is none.
+	deferred               []int
 	deferredLo, deferredHi int64
 	// opBuf holds the kept bytes of pending writes back to back (see
 	// keepDeferred); it is reused once pending is empty. spentBufs are the
@@ -311,12 +311,15 @@ func (fs *FS) WriteAt(ino Ino, p []byte, off int64) (int, error) {
 }
 
 // write records a write of p at off to the regular file n, with no checks.
-// Its bytes go into the current content only; the pending write they
-// overwrite, if any, keeps its own bytes first.
+// Its bytes go into the current content only; when it may overwrite those
+// of a deferred pending write, every deferred write keeps its bytes first
+// (all of them, so that each write is copied at most once however the
+// writes interleave: looking for the ones it overwrites made random writes
+// without an fsync cost a walk of every pending write each).
 func (fs *FS) write(n *inode, p []byte, off int64) {
 	end := off + int64(len(p))
 	if off < n.deferredHi && end > n.deferredLo {
-		fs.keepDeferred(n, off, end)
+		fs.keepAllDeferred(n)
 	}
 	op := fileOp{seq: fs.nextSeq(), off: off, deferred: int64(len(p))}
 	old := n.data.size
@@ -324,6 +327,7 @@ func (fs *FS) write(n *inode, p []byte, off int64) {
 	fs.usedBytes += n.data.size - old
 	n.pending = append(n.pending, op)
 	if len(p) > 0 {
+		n.deferred = append(n.deferred, len(n.pending)-1)
 		if n.deferredHi == 0 {
 			n.deferredLo, n.deferredHi = off, end
 		} else {
@@ -364,38 +368,20 @@ func (n *inode) writeBytes(op fileOp) []byte {
 	return b
 }
 
-// keepDeferred copies the bytes of n's deferred pending writes that touch
-// [lo, hi) from the current content, before anything changes them there.
-func (fs *FS) keepDeferred(n *inode, lo, hi int64) {
-	n.deferredLo, n.deferredHi = 0, 0
-	for i := range n.pending {
+// keepAllDeferred copies the bytes of every deferred pending write of n
+// from the current content: before anything changes them there, and for the
+// syncs and crashes that replay or tear them.
+func (fs *FS) keepAllDeferred(n *inode) {
+	for _, i := range n.deferred {
 		op := &n.pending[i]
-		if op.deferred == 0 {
-			continue
-		}
-		end := op.off + op.deferred
-		if op.off >= hi || end <= lo {
-			if n.deferredHi == 0 {
-				n.deferredLo, n.deferredHi = op.off, end
-			} else {
-				n.deferredLo, n.deferredHi = min(n.deferredLo, op.off), max(n.deferredHi, end)
-			}
-			continue
-		}
 		b := fs.opBytes(n, int(op.deferred))
 		if k := n.data.readAt(b, op.off); k != len(b) {
 			panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, len(b), op.off))
 		}
 		op.data, op.deferred = b, 0
 	}
-}
-
-// keepAllDeferred keeps the bytes of every deferred pending write of n, for
-// the syncs and crashes that replay or tear them.
-func (fs *FS) keepAllDeferred(n *inode) {
-	if n.deferredHi > 0 {
-		fs.keepDeferred(n, math.MinInt64, math.MaxInt64)
-	}
+	n.deferred = n.deferred[:0]
+	n.deferredLo, n.deferredHi = 0, 0
 }
 
 // opBufBytes bounds the buffer that an inode keeps for the bytes of its small
@@ -456,6 +442,7 @@ func (fs *FS) releaseOpBufs(n *inode) {
 		n.opBuf = nil
 	}
 	n.opBuf = n.opBuf[:0]
+	n.deferred = n.deferred[:0]
 	n.deferredLo, n.deferredHi = 0, 0
 	for i, b := range n.spentBufs {
 		if len(fs.spareBufs) < spareBufsMax {
@@ -496,7 +483,7 @@ func (fs *FS) fileBytesMax() int64 {
 
 func (fs *FS) truncate(n *inode, size int64) {
 	if size < n.deferredHi {
-		fs.keepDeferred(n, size, math.MaxInt64)
+		fs.keepAllDeferred(n)
 	}
 	op := fileOp{seq: fs.nextSeq(), truncate: true, off: size}
 	fs.usedBytes += size - n.data.size
