@@ -122,7 +122,7 @@ BENCH_SEEDS ?= 10
 bench: build
 	@tools/engine-share.sh bin/sf-run
 	@tools/world-bench.sh bin/sf-run $(BENCH_SEEDS)
-	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/engine ./lib/engine/core ./lib/history ./lib/check ./lib/shrink ./lib/explore ./lib/mutate ./lib/wasmrewrite ./lib/runner
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 -timeout 60m ./lib/sweep ./lib/disk ./lib/engine ./lib/engine/core ./lib/history ./lib/check ./lib/shrink ./lib/explore ./lib/mutate ./lib/wasmrewrite ./lib/runner
 
 # The determinism corpus (lib/determinism): every example world's first 20
 # seeds and a few whole traces, as sf-run runs them. make test compares a
