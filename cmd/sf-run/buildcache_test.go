@@ -54,6 +54,7 @@ func TestContentCache(t *testing.T) {
 	tools.Need(t)
 	t.Parallel()
 	dir := ownModule(t)
+	keyComment(t, dir, dir)
 	path, since := goLogger(t)
 	build := func() (cacheManifest, []string) {
 		t.Helper()
@@ -102,6 +103,72 @@ func TestContentCache(t *testing.T) {
 	}
 }
 
+// TestSharedBuildStore: with SF_CACHE_DIR set, a copy of a world in another
+// folder takes the modules the first folder built, with no go build; a
+// damaged module in the shared store is never used, but built again and
+// put back.
+func TestSharedBuildStore(t *testing.T) {
+	tools.Need(t)
+	t.Parallel()
+	shared := t.TempDir()
+	path, since := goLogger(t)
+	// The copies share a go.mod comment that no other test's module has,
+	// so that only this test's builds fill the shared store for them.
+	nonce := t.TempDir()
+	copyOf := func() string {
+		dir := ownModule(t)
+		keyComment(t, dir, nonce)
+		return dir
+	}
+	build := func(dir string) (cacheManifest, []string) {
+		t.Helper()
+		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path, "SF_CACHE_DIR=" + shared}}, tools.Path("sf-build"), "-c", "sim/seedfall.json")
+		r.WantExit(t, 0)
+		var m cacheManifest
+		if err := json.Unmarshal([]byte(r.Stdout), &m); err != nil || len(m.Modules) != 2 {
+			t.Fatalf("want a manifest of two modules: %v\n%s", err, r)
+		}
+		return m, since()
+	}
+	first, cmds := build(copyOf())
+	if n := countCmds(cmds, "build"); n != 2 {
+		t.Fatalf("first build ran go build %d times, want 2 (server and client): %q", n, cmds)
+	}
+	second, cmds := build(copyOf())
+	if n := countCmds(cmds, "build"); n != 0 {
+		t.Errorf("a copy of the world in another folder ran go build %d times, want 0: %q", n, cmds)
+	}
+	for i, m := range second.Modules {
+		if !m.Cached || m.SHA256 != first.Modules[i].SHA256 {
+			t.Errorf("the copy's module of %s: cached %v, sha256 %s, want the first folder's %s", m.Node, m.Cached, m.SHA256, first.Modules[i].SHA256)
+		}
+	}
+
+	server := first.Modules[0]
+	if server.Node != "server" {
+		t.Fatalf("first module is %s's, want the server's", server.Node)
+	}
+	damaged := filepath.Join(shared, "build", server.SHA256+".wasm")
+	data, err := os.ReadFile(damaged)
+	if err != nil {
+		t.Fatalf("the shared store does not hold the server's module: %v", err)
+	}
+	data[len(data)/2] ^= 0xff
+	clitest.WriteFile(t, damaged, data)
+	third, cmds := build(copyOf())
+	if n := countCmds(cmds, "build"); n != 1 {
+		t.Errorf("with the server's shared module damaged, go build ran %d times, want 1 (the server): %q", n, cmds)
+	}
+	for i, m := range third.Modules {
+		if m.SHA256 != first.Modules[i].SHA256 || m.Cached != (m.Node != "server") {
+			t.Errorf("with the server's shared module damaged, module of %s: cached %v, sha256 %s, want %s", m.Node, m.Cached, m.SHA256, first.Modules[i].SHA256)
+		}
+	}
+	if _, cmds := build(copyOf()); countCmds(cmds, "build") != 0 {
+		t.Errorf("after the rebuild, a fourth copy ran go build: %q (the damaged module was not put back)", cmds)
+	}
+}
+
 // TestStartListsPackagesOnce: an up-to-date sweep of a world without
 // overlays lists each package once (the content key's go list also feeds the
 // property catalog) and builds nothing; editing the source still rebuilds
@@ -113,6 +180,7 @@ func TestStartListsPackagesOnce(t *testing.T) {
 	clitest.WriteFile(t, filepath.Join(dir, "go.mod"), []byte(fmt.Sprintf(
 		"module example.com/svc\n\ngo 1.26\n\nrequire github.com/sf-dst/sf/sim v0.0.0\n\nreplace github.com/sf-dst/sf/sim => %s\n",
 		filepath.Join(tools.Root, "sim"))))
+	keyComment(t, dir, dir)
 	src := filepath.Join(dir, "work", "main.go")
 	program := func(unreached string) []byte {
 		return []byte(`package main
@@ -160,6 +228,25 @@ func main() {
 	}
 }
 
+// keyComment adds a comment to the go.mod in dir. The tests share one
+// SF_CACHE_DIR, whose build store would otherwise answer a first build with
+// the module another test (or an earlier make test) built from the same
+// files; a comment of the test's own (its folder, say) changes the content
+// key and not the module, whose machine code stays shared.
+func keyComment(t *testing.T, dir, comment string) {
+	t.Helper()
+	f, err := os.OpenFile(filepath.Join(dir, "go.mod"), os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = fmt.Fprintf(f, "\n// %s\n", comment)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // countCmds is how many of the go commands goLogger logged were name.
 func countCmds(cmds []string, name string) int {
 	n := 0
@@ -182,9 +269,17 @@ func TestCacheDir(t *testing.T) {
 			"workload": map[string]any{"name": "client", "pkg": filepath.Join(tools.Root, "lib", "engine", "testdata", "guests", "noop")},
 		})
 	}
+	// The compiled code's entries, leaving out the build store that
+	// SF_CACHE_DIR holds too (TestSharedBuildStore).
 	cached := func(dir string) int {
 		entries, _ := os.ReadDir(dir)
-		return len(entries)
+		n := 0
+		for _, e := range entries {
+			if e.Name() != "build" {
+				n++
+			}
+		}
+		return n
 	}
 	own := t.TempDir()
 	world(own)

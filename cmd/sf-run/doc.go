@@ -43,7 +43,8 @@
 // Compiled modules are kept in .seedfall/cache next to the world, so a
 // module compiles once; the environment variable SF_CACHE_DIR names one
 // folder for the compiled modules of every world instead (a CI cache, or
-// many worlds of the same services).
+// many worlds of the same services), and keeps the built modules there too,
+// so that a copy of a world runs no go build.
 //
 // -seed N replays one seed and prints its whole trace: every fault, every
 // line each node printed (with virtual time and instance, such as server#2)

@@ -552,7 +552,7 @@ func TestBuggifyRates(t *testing.T) {
 	if _, ok := r.rawSum["buggify_sites"]; !ok {
 		t.Fatalf("the -json summary has no buggify_sites\n%s", r.result)
 	}
-	if !strings.Contains(r.report, "\nbuggify  seeds reached  seeds enabled  seeds fired  fired\n") {
+	if !strings.Contains("\n"+r.report, "\nbuggify  seeds reached  seeds enabled  seeds fired  fired\n") {
 		t.Errorf("no buggify table header in the report\n%s", r.result)
 	}
 	for _, tc := range []struct {

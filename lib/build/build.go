@@ -109,7 +109,8 @@ func Dir(w *config.World) string { return filepath.Join(w.Dir, StateDir) }
 // CacheDirEnv names the environment variable that moves the compiled
 // modules of every world into one folder, instead of each world's
 // .seedfall/cache: worlds and checkouts that run the same modules then
-// compile each once.
+// compile each once. Its build folder shares the built modules likewise
+// (sharedStore).
 const CacheDirEnv = "SF_CACHE_DIR"
 
 // CacheDir returns the folder where the engine keeps a world's compiled
@@ -309,6 +310,10 @@ func buildPackage(pb *pkgBuild, man *Manifest, store, goCmd string, opts Options
 			}
 		}
 	}
+	shared := sharedStore()
+	if !hit && pb.keyErr == nil && shared != "" {
+		mod, hit = adoptShared(shared, store, pb.key.key)
+	}
 	if !hit {
 		var err error
 		if mod, err = compile(goCmd, store, j.pkg, pb.flags, pb.env, opts.NetOverlay, opts.CompatOverlay); err != nil {
@@ -317,6 +322,9 @@ func buildPackage(pb *pkgBuild, man *Manifest, store, goCmd string, opts Options
 		if pb.keyErr == nil {
 			if err := recordKey(store, pb.key.key, mod); err != nil {
 				return Module{}, fmt.Errorf("build store: %w", err)
+			}
+			if shared != "" {
+				publishShared(shared, pb.key.key, mod)
 			}
 		}
 	}

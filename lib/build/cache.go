@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
+	"github.com/sf-dst/sf/lib/config"
+	"github.com/sf-dst/sf/lib/readfile"
 )
 
 // The content cache. Go's build cache skips compiling packages that did not
@@ -23,7 +25,10 @@ import (
 // large guest (nats-server, pebble) the link alone takes seconds. So before
 // building, Build computes a key from everything the module is made of and
 // looks it up in store/key/; a hit names the module already in the store and
-// no `go build` runs at all.
+// no `go build` runs at all. With SF_CACHE_DIR set, a miss there asks the
+// shared store in $SF_CACHE_DIR/build too (sharedStore), since the key names
+// no folder of the world's: copies of a world and sf's own tests then link
+// each program once.
 //
 // The key covers:
 //   - the toolchain: GOVERSION, and the go env settings that change what is
@@ -45,7 +50,7 @@ import (
 // problem as it would without the cache.
 
 // keyVersion changes whenever what the key covers changes.
-const keyVersion = "sf-build-key 1"
+const keyVersion = "sf-build-key 2"
 
 // listedPackage is what the key needs of one `go list -json` package.
 type listedPackage struct {
@@ -103,7 +108,10 @@ func contentKey(goCmd, dir string, flags, env []string) (keyed, error) {
 		return keyed{}, errors.New("go env did not name the Go version and the module cache")
 	}
 	fmt.Fprintf(h, "go %q flags %q experiment %q wasm %q\n", genv.GOVERSION, genv.GOFLAGS, genv.GOEXPERIMENT, genv.GOWASM)
-	fmt.Fprintf(h, "build flags %q\n", flags)
+	// The overlay file's path names the world's store, so it would make
+	// every copy of a world a key of its own; what it maps is hashed below,
+	// which is all of it that reaches the build.
+	fmt.Fprintf(h, "build flags %q\n", keyFlags(flags))
 	for i, f := range flags {
 		if f == "-overlay" && i+1 < len(flags) {
 			if err := hashOverlay(h, flags[i+1]); err != nil {
@@ -168,6 +176,17 @@ func contentKey(goCmd, dir string, flags, env []string) (keyed, error) {
 		}
 	}
 	return keyed{key: hex.EncodeToString(h.Sum(nil)), goVersion: genv.GOVERSION, list: out}, nil
+}
+
+// keyFlags returns the build flags with the overlay file's path left out.
+func keyFlags(flags []string) []string {
+	out := slices.Clone(flags)
+	for i, f := range out {
+		if f == "-overlay" && i+1 < len(out) {
+			out[i+1] = "(hashed)"
+		}
+	}
+	return out
 }
 
 // hashOverlay adds an overlay.json and every file it maps to the key.
@@ -271,4 +290,87 @@ func recordKey(store, key string, mod Module) error {
 		return err
 	}
 	return atomicfile.WriteFile(keyPath(store, key), []byte(mod.SHA256+"\n"), 0o644)
+}
+
+// sharedStore is the store that every world's builds share when
+// SF_CACHE_DIR is set (its build folder), and "" otherwise. A key found
+// there is the same program built in another folder: copies of a world,
+// sf's own tests, and checkouts of one service then run go build once.
+func sharedStore() string {
+	if d := os.Getenv(CacheDirEnv); d != "" {
+		return filepath.Join(d, "build")
+	}
+	return ""
+}
+
+// adoptShared copies the module that key built from the shared store into
+// the world's store and records the key there. Any failure is a miss: the
+// shared store only saves time. The module's bytes are checked against
+// their hash, so a damaged or half-copied entry is never used.
+func adoptShared(shared, store, key string) (Module, bool) {
+	src, ok := lookupKey(shared, key)
+	if !ok {
+		return Module{}, false
+	}
+	data, err := readfile.Regular(src.Wasm, config.ModuleBytesMax)
+	if err != nil {
+		return Module{}, false
+	}
+	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != src.SHA256 {
+		// Removed, so that the build's publishShared puts the module back.
+		os.Remove(src.Wasm)
+		return Module{}, false
+	}
+	mod := Module{Wasm: filepath.Join(store, src.SHA256+".wasm"), SHA256: src.SHA256, Size: int64(len(data)), Cached: true}
+	if _, err := os.Stat(mod.Wasm); err != nil {
+		if err := writeUnique(mod.Wasm, data); err != nil {
+			return Module{}, false
+		}
+	}
+	if err := recordKey(store, key, mod); err != nil {
+		return Module{}, false
+	}
+	return mod, true
+}
+
+// publishShared puts a module the world's store just built into the
+// shared store under its key. A failure only costs a later build, so it
+// is not reported.
+func publishShared(shared, key string, mod Module) {
+	dst := filepath.Join(shared, mod.SHA256+".wasm")
+	if _, err := os.Stat(dst); err != nil {
+		data, err := readfile.Regular(mod.Wasm, config.ModuleBytesMax)
+		if err != nil {
+			return
+		}
+		if err := os.MkdirAll(shared, 0o755); err != nil {
+			return
+		}
+		if err := writeUnique(dst, data); err != nil {
+			return
+		}
+	}
+	_ = recordKey(shared, key, Module{SHA256: mod.SHA256})
+}
+
+// writeUnique writes data to path through a temporary file of its own and
+// a rename, so that processes storing the same module at once (the
+// packages of make test) never write into one file. It does not sync: a
+// module lost or torn by a crash fails its hash check and is built again.
+func writeUnique(path string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	_, err = tmp.Write(data)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+	}
+	return err
 }
