@@ -1,9 +1,11 @@
 package core
 
 import (
+	"bytes"
 	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"unsafe"
 )
 
@@ -14,7 +16,7 @@ import (
 // empty one.
 func ForkDiff(a, b *Fork) []string {
 	d := &differ{seen: map[[2]uintptr]bool{}}
-	d.diff(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem(), "fork")
+	d.diff(reflect.ValueOf(a).Elem(), reflect.ValueOf(b).Elem())
 	return d.found
 }
 
@@ -24,17 +26,49 @@ var notState = map[string]bool{"exec": true, "compiled": true, "pool": true, "no
 type differ struct {
 	seen  map[[2]uintptr]bool
 	found []string
+	// path is where diff is, from the fork down, kept as steps and made a
+	// string only for a difference: the states hold megabytes of memory and
+	// file content, and a string per element made the fork tests spend
+	// most of their time in fmt.
+	path []step
 }
 
-func (d *differ) differs(path, format string, args ...any) {
-	if len(d.found) < 20 {
-		d.found = append(d.found, path+": "+fmt.Sprintf(format, args...))
+// step is a field name, or else an element's index or a map's key.
+type step struct {
+	field string
+	index int
+	key   reflect.Value
+}
+
+func (d *differ) differs(format string, args ...any) {
+	if len(d.found) >= 20 {
+		return
 	}
+	var b strings.Builder
+	b.WriteString("fork")
+	for _, s := range d.path {
+		switch {
+		case s.field != "":
+			b.WriteString("." + s.field)
+		case s.key.IsValid():
+			fmt.Fprintf(&b, "[%v]", s.key)
+		default:
+			fmt.Fprintf(&b, "[%d]", s.index)
+		}
+	}
+	d.found = append(d.found, b.String()+": "+fmt.Sprintf(format, args...))
 }
 
-func (d *differ) diff(a, b reflect.Value, path string) {
+// under runs diff one step further down.
+func (d *differ) under(s step, a, b reflect.Value) {
+	d.path = append(d.path, s)
+	d.diff(a, b)
+	d.path = d.path[:len(d.path)-1]
+}
+
+func (d *differ) diff(a, b reflect.Value) {
 	if a.IsValid() != b.IsValid() {
-		d.differs(path, "one is missing")
+		d.differs("one is missing")
 		return
 	}
 	if !a.IsValid() {
@@ -46,7 +80,7 @@ func (d *differ) diff(a, b reflect.Value, path string) {
 	case reflect.Pointer:
 		if a.IsNil() || b.IsNil() {
 			if a.IsNil() != b.IsNil() {
-				d.differs(path, "nil %v, the other nil %v", a.IsNil(), b.IsNil())
+				d.differs("nil %v, the other nil %v", a.IsNil(), b.IsNil())
 			}
 			return
 		}
@@ -55,34 +89,46 @@ func (d *differ) diff(a, b reflect.Value, path string) {
 			return
 		}
 		d.seen[key] = true
-		d.diff(a.Elem(), b.Elem(), path)
+		d.diff(a.Elem(), b.Elem())
 	case reflect.Interface:
 		if a.IsNil() || b.IsNil() {
 			if a.IsNil() != b.IsNil() {
-				d.differs(path, "nil %v, the other nil %v", a.IsNil(), b.IsNil())
+				d.differs("nil %v, the other nil %v", a.IsNil(), b.IsNil())
 			}
 			return
 		}
 		if a.Elem().Type() != b.Elem().Type() {
-			d.differs(path, "a %v, the other a %v", a.Elem().Type(), b.Elem().Type())
+			d.differs("a %v, the other a %v", a.Elem().Type(), b.Elem().Type())
 			return
 		}
-		d.diff(a.Elem(), b.Elem(), path)
+		d.diff(a.Elem(), b.Elem())
 	case reflect.Map:
 		if a.Len() != b.Len() {
-			d.differs(path, "%d entries, the other %d", a.Len(), b.Len())
+			d.differs("%d entries, the other %d", a.Len(), b.Len())
 			return
 		}
 		for _, k := range a.MapKeys() {
-			d.diff(a.MapIndex(k), b.MapIndex(k), fmt.Sprintf("%s[%v]", path, k))
+			d.under(step{key: k}, a.MapIndex(k), b.MapIndex(k))
 		}
 	case reflect.Slice, reflect.Array:
 		if a.Len() != b.Len() {
-			d.differs(path, "%d elements, the other %d", a.Len(), b.Len())
+			d.differs("%d elements, the other %d", a.Len(), b.Len())
+			return
+		}
+		if a.Type().Elem().Kind() == reflect.Uint8 {
+			ab, bb := byteView(a), byteView(b)
+			if bytes.Equal(ab, bb) {
+				return
+			}
+			i := 0
+			for ab[i] == bb[i] {
+				i++
+			}
+			d.under(step{index: i}, a.Index(i), b.Index(i))
 			return
 		}
 		for i := range a.Len() {
-			d.diff(a.Index(i), b.Index(i), fmt.Sprintf("%s[%d]", path, i))
+			d.under(step{index: i}, a.Index(i), b.Index(i))
 		}
 	case reflect.Struct:
 		a, b = addressable(a), addressable(b)
@@ -91,15 +137,15 @@ func (d *differ) diff(a, b reflect.Value, path string) {
 			if notState[name] {
 				continue
 			}
-			d.diff(open(a.Field(i)), open(b.Field(i)), path+"."+name)
+			d.under(step{field: name}, open(a.Field(i)), open(b.Field(i)))
 		}
 	case reflect.Float32, reflect.Float64:
 		if math.Float64bits(a.Float()) != math.Float64bits(b.Float()) {
-			d.differs(path, "%v, the other %v", a.Float(), b.Float())
+			d.differs("%v, the other %v", a.Float(), b.Float())
 		}
 	default:
 		if a.Interface() != b.Interface() {
-			d.differs(path, "%v, the other %v", a.Interface(), b.Interface())
+			d.differs("%v, the other %v", a.Interface(), b.Interface())
 		}
 	}
 }
@@ -121,4 +167,15 @@ func addressable(v reflect.Value) reflect.Value {
 	c := reflect.New(v.Type()).Elem()
 	c.Set(v)
 	return c
+}
+
+// byteView returns the bytes of a byte slice or array, copied when the
+// array cannot be addressed.
+func byteView(v reflect.Value) []byte {
+	if v.Kind() == reflect.Slice || v.CanAddr() {
+		return open(v).Bytes()
+	}
+	out := make([]byte, v.Len())
+	reflect.Copy(reflect.ValueOf(out), v)
+	return out
 }
