@@ -15,7 +15,11 @@ import (
 // kept the original does, and encoding the decoded one gives the same bytes.
 func TestEncodeGoesOn(t *testing.T) {
 	rules := []CrashRules{{}, {Torn: true}, {Torn: true, Reorder: true, Model: ModelPageIndependent, CorruptOnCrash: true}}
-	for seed := uint64(1); seed <= 12; seed++ {
+	seeds := uint64(12)
+	if testing.Short() {
+		seeds = 6 // every rule twice; make test-long does all
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		r := rules[seed%uint64(len(rules))]
 		want, wantReps := faultRun(t, seed, r)
 		for _, at := range []int{0, 1, 57, 200, 399} {
