@@ -4,7 +4,9 @@ SHELL := /bin/bash
 #   make demo    build the tools and find the bug planted in examples/kvlog;
 #                its last sweep (about a minute) sets SF_PROGRESS=5s, so a
 #                stderr that is not a terminal gets a progress line every 5s
-#   make test    the whole test suite (what CI runs), after make lint
+#   make test    the whole test suite (what CI runs), after make lint; its
+#                guests are built and compiled into ~/.cache/sf/test-cache,
+#                which make clean-cache removes
 #   make lint    gofmt, go vet and staticcheck, all clean
 #   make bench   how kvlog's CPU splits between the guests and sf's own code
 #                (tools/engine-share.sh, with perf), for every example world
@@ -29,7 +31,7 @@ GO    ?= go
 BIN   := bin
 TOOLS := $(notdir $(wildcard cmd/sf-*))
 
-.PHONY: all build deps test race test-long demo bench vet lint clean corpus corpus-update fork-check fork-worlds campaign
+.PHONY: all build deps test race test-long demo bench vet lint clean clean-cache corpus corpus-update fork-check fork-worlds campaign
 
 all: build
 
@@ -77,14 +79,24 @@ TEST_TIMEOUT ?= 45m
 RACE_SKIP := atomicfile|check/jsonvalue|cmdspec|commands|compressed|config|determinism|disk|engine/netoverlay|faults|faultsedit|history/jsontext|margin|pin|report|rng|schedule|snapfile|textfmt|wasmrewrite|wire
 RACE := $(GO) test -race -short -count=1 -timeout $(TEST_TIMEOUT) $$($(GO) list ./lib/... | grep -vxE 'github.com/sf-dst/sf/lib/($(RACE_SKIP))')
 
-# Every package's tests compile their guests into one cache (SF_CACHE_DIR,
-# docs/sf-run.md), kept between runs like Go's build cache, so that a guest
-# is compiled once and not once per package, per test folder and again under
-# the race detector, whose instrumented compiler is many times slower. The
-# race run comes last for that reason: it finds the guests compiled. Entries
-# nothing read for a week are dropped first; make clean drops them all.
-TEST_CACHE := $(CURDIR)/.seedfall/test-cache
-PRUNE_TEST_CACHE := find $(TEST_CACHE) -type f -atime +7 -delete 2>/dev/null || true
+# Every package's tests build and compile their guests into one cache
+# (SF_CACHE_DIR, docs/sf-run.md), so that a guest is built and compiled once
+# and not once per package, per test folder and again under the race
+# detector, whose instrumented compiler is many times slower. The race run
+# comes last for that reason: it finds the guests compiled. The cache lives
+# in the user's cache folder, beside Go's build cache, and like it is kept
+# between runs and between checkouts, a clean clone's included: its entries
+# are found by content (docs/sf-build.md), so another checkout's are either
+# the same program or never asked for. Its folder is named after the wazero
+# of go.mod because the test binaries, unlike the tools, cannot tell
+# wazero's version and file their machine code under "dev". Without a cache
+# folder (no HOME) it is .seedfall/test-cache. Entries nothing read for a
+# week are dropped first; make clean-cache drops them all.
+USER_CACHE := $(or $(XDG_CACHE_HOME),$(if $(HOME),$(HOME)/.cache))
+WAZERO_VERSION := $(shell sed -n 's|^[[:space:]]*github.com/tetratelabs/wazero \(v[^[:space:]]*\).*|\1|p' go.mod)
+TEST_CACHE_ROOT := $(if $(USER_CACHE),$(USER_CACHE)/sf/test-cache,$(CURDIR)/.seedfall/test-cache)
+TEST_CACHE := $(TEST_CACHE_ROOT)/wazero-$(WAZERO_VERSION)
+PRUNE_TEST_CACHE := find $(TEST_CACHE_ROOT) -type f -atime +7 -delete 2>/dev/null || true
 test race test-long corpus corpus-update: export SF_CACHE_DIR ?= $(TEST_CACHE)
 
 test: deps build lint
@@ -153,6 +165,9 @@ fork-worlds:
 	$(GO) test -count=1 -timeout 60m -run '^TestForkEveryWorld$$' ./lib/engine/core -fork-worlds
 
 # clean keeps .seedfall/pinned/: pinned regressions are committed with the code.
+clean-cache:
+	rm -rf $(TEST_CACHE_ROOT)
+
 clean:
 	rm -rf $(BIN)
 	@for d in .seedfall examples/*/.seedfall; do [ -d "$$d" ] && find "$$d" -mindepth 1 -maxdepth 1 ! -name pinned -exec rm -rf {} +; done; true
