@@ -505,11 +505,7 @@ func storeFile(store, path string, move bool) (Module, error) {
 			return mod, nil
 		}
 	}
-	tmp := dst + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o644); err != nil {
-		return Module{}, err
-	}
-	return mod, os.Rename(tmp, dst)
+	return mod, writeUnique(dst, data)
 }
 
 func btoi(b bool) int {

@@ -355,14 +355,18 @@ func publishShared(shared, key string, mod Module) {
 
 // writeUnique writes data to path through a temporary file of its own and
 // a rename, so that processes storing the same module at once (the
-// packages of make test) never write into one file. It does not sync: a
-// module lost or torn by a crash fails its hash check and is built again.
+// packages of make test) never write into one file. Like the rest of the
+// store it does not sync; what is taken from the shared store is checked
+// against its hash (adoptShared).
 func writeUnique(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
 	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644) // CreateTemp's 0600 would keep the store from other users
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
