@@ -165,9 +165,10 @@ fork-worlds:
 	$(GO) test -count=1 -timeout 60m -run '^TestForkEveryWorld$$' ./lib/engine/core -fork-worlds
 
 # clean keeps .seedfall/pinned/: pinned regressions are committed with the code.
-clean-cache:
-	rm -rf $(TEST_CACHE_ROOT)
-
 clean:
 	rm -rf $(BIN)
 	@for d in .seedfall examples/*/.seedfall; do [ -d "$$d" ] && find "$$d" -mindepth 1 -maxdepth 1 ! -name pinned -exec rm -rf {} +; done; true
+
+# clean-cache removes make test's guest cache (TEST_CACHE_ROOT above).
+clean-cache:
+	rm -rf $(TEST_CACHE_ROOT)
