@@ -505,7 +505,9 @@ func storeFile(store, path string, move bool) (Module, error) {
 			return mod, nil
 		}
 	}
-	return mod, writeUnique(dst, data)
+	// atomicfile's temporary file is the writer's own: processes storing
+	// one module at once (the packages of make test) never share one.
+	return mod, atomicfile.WriteFile(dst, data, 0o644)
 }
 
 func btoi(b bool) int {

@@ -306,7 +306,7 @@ func sharedStore() string {
 // adoptShared copies the module that key built from the shared store into
 // the world's store and records the key there. Any failure is a miss: the
 // shared store only saves time. The module's bytes are checked against
-// their hash, so a damaged or half-copied entry is never used.
+// their hash, so a damaged or edited entry is never used.
 func adoptShared(shared, store, key string) (Module, bool) {
 	src, ok := lookupKey(shared, key)
 	if !ok {
@@ -323,7 +323,7 @@ func adoptShared(shared, store, key string) (Module, bool) {
 	}
 	mod := Module{Wasm: filepath.Join(store, src.SHA256+".wasm"), SHA256: src.SHA256, Size: int64(len(data)), Cached: true}
 	if _, err := os.Stat(mod.Wasm); err != nil {
-		if err := writeUnique(mod.Wasm, data); err != nil {
+		if err := atomicfile.WriteFile(mod.Wasm, data, 0o644); err != nil {
 			return Module{}, false
 		}
 	}
@@ -343,38 +343,9 @@ func publishShared(shared, key string, mod Module) {
 		if err != nil {
 			return
 		}
-		if err := os.MkdirAll(shared, 0o755); err != nil {
-			return
-		}
-		if err := writeUnique(dst, data); err != nil {
+		if err := atomicfile.WriteFile(dst, data, 0o644); err != nil {
 			return
 		}
 	}
 	_ = recordKey(shared, key, Module{SHA256: mod.SHA256})
-}
-
-// writeUnique writes data to path through a temporary file of its own and
-// a rename, so that processes storing the same module at once (the
-// packages of make test) never write into one file. Like the rest of the
-// store it does not sync; what is taken from the shared store is checked
-// against its hash (adoptShared).
-func writeUnique(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	_, err = tmp.Write(data)
-	if err == nil {
-		err = tmp.Chmod(0o644) // CreateTemp's 0600 would keep the store from other users
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
-	}
-	return err
 }
