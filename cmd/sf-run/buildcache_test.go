@@ -110,16 +110,8 @@ func TestContentCache(t *testing.T) {
 func TestSharedBuildStore(t *testing.T) {
 	tools.Need(t)
 	t.Parallel()
-	shared := t.TempDir()
+	shared := t.TempDir() // of this test's own, so only its builds fill it
 	path, since := goLogger(t)
-	// The copies share a go.mod comment that no other test's module has,
-	// so that only this test's builds fill the shared store for them.
-	nonce := t.TempDir()
-	copyOf := func() string {
-		dir := ownModule(t)
-		keyComment(t, dir, nonce)
-		return dir
-	}
 	build := func(dir string) (cacheManifest, []string) {
 		t.Helper()
 		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path, "SF_CACHE_DIR=" + shared}}, tools.Path("sf-build"), "-c", "sim/seedfall.json")
@@ -130,11 +122,11 @@ func TestSharedBuildStore(t *testing.T) {
 		}
 		return m, since()
 	}
-	first, cmds := build(copyOf())
+	first, cmds := build(ownModule(t))
 	if n := countCmds(cmds, "build"); n != 2 {
 		t.Fatalf("first build ran go build %d times, want 2 (server and client): %q", n, cmds)
 	}
-	second, cmds := build(copyOf())
+	second, cmds := build(ownModule(t))
 	if n := countCmds(cmds, "build"); n != 0 {
 		t.Errorf("a copy of the world in another folder ran go build %d times, want 0: %q", n, cmds)
 	}
@@ -155,7 +147,7 @@ func TestSharedBuildStore(t *testing.T) {
 	}
 	data[len(data)/2] ^= 0xff
 	clitest.WriteFile(t, damaged, data)
-	third, cmds := build(copyOf())
+	third, cmds := build(ownModule(t))
 	if n := countCmds(cmds, "build"); n != 1 {
 		t.Errorf("with the server's shared module damaged, go build ran %d times, want 1 (the server): %q", n, cmds)
 	}
@@ -164,7 +156,7 @@ func TestSharedBuildStore(t *testing.T) {
 			t.Errorf("with the server's shared module damaged, module of %s: cached %v, sha256 %s, want %s", m.Node, m.Cached, m.SHA256, first.Modules[i].SHA256)
 		}
 	}
-	if _, cmds := build(copyOf()); countCmds(cmds, "build") != 0 {
+	if _, cmds := build(ownModule(t)); countCmds(cmds, "build") != 0 {
 		t.Errorf("after the rebuild, a fourth copy ran go build: %q (the damaged module was not put back)", cmds)
 	}
 }
