@@ -206,8 +206,9 @@ func (c *content) overwritable(p int64, twin *content, pool *pagePool) *page {
 }
 
 // readAt copies the bytes of c from off into b and returns their count,
-// short at the end of c.
-func (c *content) readAt(b []byte, off int64) int {
+// short at the end of c. isZero, when not nil, says whether a part of b
+// holds zeros already.
+func (c *content) readAt(b []byte, off int64, isZero func([]byte) bool) int {
 	if off >= c.size {
 		return 0
 	}
@@ -225,7 +226,7 @@ func (c *content) readAt(b []byte, off int64) int {
 			// them made the kernel find and clear a page for each, for
 			// buffers (badger's mapped logs, megabytes of holes) whose
 			// most pages nothing writes after.
-			if !bytes.Equal(b[n:n+k], zeroPage[:k]) {
+			if isZero != nil && !isZero(b[n:n+k]) || isZero == nil && !bytes.Equal(b[n:n+k], zeroPage[:k]) {
 				clear(b[n : n+k])
 			}
 		}
@@ -261,7 +262,7 @@ func (c *content) flip(i int64, bit uint8, twin *content, pool *pagePool) {
 // bytes returns a copy of all of c.
 func (c *content) bytes() []byte {
 	b := make([]byte, c.size)
-	c.readAt(b, 0)
+	c.readAt(b, 0, nil)
 	return b
 }
 

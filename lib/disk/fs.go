@@ -269,7 +269,23 @@ func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
 	if off < 0 {
 		return 0, EINVAL
 	}
-	return n.data.readAt(p, off), nil
+	return n.data.readAt(p, off, nil), nil
+}
+
+// ReadAtOnto is ReadAt for a p whose parts of zeros the caller can tell
+// more cheaply than by reading them: isZero(b) reports whether b, a part of
+// p, holds only zeros. A hole of the file is written into p only where p
+// does not hold zeros already, so a caller that knows which pages of p were
+// never touched (a guest's fresh memory) spares them a read and a write.
+func (fs *FS) ReadAtOnto(ino Ino, p []byte, off int64, isZero func([]byte) bool) (int, error) {
+	n, err := fs.regular(ino)
+	if err != nil {
+		return 0, err
+	}
+	if off < 0 {
+		return 0, EINVAL
+	}
+	return n.data.readAt(p, off, isZero), nil
 }
 
 // WriteAt writes p at off into the current content of a regular file,
@@ -362,7 +378,7 @@ func (n *inode) writeBytes(op fileOp) []byte {
 		return op.data
 	}
 	b := make([]byte, op.deferred)
-	if k := n.data.readAt(b, op.off); int64(k) != op.deferred {
+	if k := n.data.readAt(b, op.off, nil); int64(k) != op.deferred {
 		panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, op.deferred, op.off))
 	}
 	return b
@@ -375,7 +391,7 @@ func (fs *FS) keepAllDeferred(n *inode) {
 	for _, i := range n.deferred {
 		op := &n.pending[i]
 		b := fs.opBytes(n, int(op.deferred))
-		if k := n.data.readAt(b, op.off); k != len(b) {
+		if k := n.data.readAt(b, op.off, nil); k != len(b) {
 			panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, len(b), op.off))
 		}
 		op.data, op.deferred = b, 0

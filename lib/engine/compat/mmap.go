@@ -56,7 +56,7 @@ var funcs = []core.HostFunc{
 			s[0] = core.EFault
 			return
 		}
-		g := core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: core.NewShadow(b)}
+		g := core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: in.NewShadow(b)}
 		in.Maps = append(in.Maps, g)
 		in.TrackMapping(g)
 		s[0] = core.ESuccess
@@ -101,14 +101,14 @@ var funcs = []core.HostFunc{
 			return
 		}
 		g := in.Maps[i]
-		if off > g.N || n > g.N-off {
+		if off > g.N || n > g.N-off || g.Shadow.Len() != g.N {
 			return
 		}
 		b, ok := c.Mem().Read(data+off, n)
 		if !ok {
 			return
 		}
-		copy(g.Shadow[off:off+n], b)
+		g.Shadow.Set(off, b)
 		s[0] = 0
 	}},
 	// mmap_too_large(fd, off, len) says that the program refused itself a

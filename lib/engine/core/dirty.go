@@ -1,7 +1,6 @@
 package core
 
 import (
-	"bytes"
 	"os"
 	"unsafe"
 
@@ -53,7 +52,7 @@ type trackedMap struct {
 	n    uint32
 	// shadow is the shadow the candidates were found against: a shadow
 	// put in place otherwise (a restore) starts the mapping over.
-	shadow *byte
+	shadow *Shadow
 	// watched says the kernel reports writes to the mapping's pages; cand
 	// then holds the pages that may differ from the shadow: those written
 	// since the last scan and those that differed at the last answer. A
@@ -87,7 +86,7 @@ func (in *Instance) TrackMapping(g Mapping) { in.exec.dirty.registered(in.exec.m
 func (t *dirtyTracker) registered(mem api.Memory, g Mapping) {
 	t.forget(g.Data)
 	data, ok := mem.Read(g.Data, g.N)
-	if !ok || g.N == 0 || uint32(len(g.Shadow)) != g.N {
+	if !ok || g.N == 0 || g.Shadow.Len() != g.N {
 		return
 	}
 	m := t.track(g, data)
@@ -111,7 +110,7 @@ func (t *dirtyTracker) forget(data uint32) {
 }
 
 func (t *dirtyTracker) pages(mem api.Memory, g Mapping, out []uint32) ([]uint32, bool) {
-	if g.N == 0 || uint32(len(g.Shadow)) != g.N {
+	if g.N == 0 || g.Shadow.Len() != g.N {
 		return out, g.N == 0
 	}
 	data, ok := mem.Read(g.Data, g.N)
@@ -120,7 +119,7 @@ func (t *dirtyTracker) pages(mem api.Memory, g Mapping, out []uint32) ([]uint32,
 	}
 	host := uintptr(unsafe.Pointer(&data[0]))
 	m := t.find(g.Data)
-	if m == nil || m.host != host || m.n != g.N || m.shadow != &g.Shadow[0] {
+	if m == nil || m.host != host || m.n != g.N || m.shadow != g.Shadow {
 		// New to the tracker, or not the memory or the shadow it knew:
 		// every page may be dirty, once.
 		m = t.track(g, data)
@@ -138,7 +137,7 @@ func (t *dirtyTracker) pages(mem api.Memory, g Mapping, out []uint32) ([]uint32,
 		}
 		a := p * disk.PageBytes
 		e := min(a+disk.PageBytes, g.N)
-		if bytes.Equal(data[a:e], g.Shadow[a:e]) {
+		if g.Shadow.Equal(a, data[a:e]) {
 			m.cand[p/64] &^= 1 << (p % 64)
 			continue
 		}
@@ -152,7 +151,7 @@ func (t *dirtyTracker) pages(mem api.Memory, g Mapping, out []uint32) ([]uint32,
 func (t *dirtyTracker) track(g Mapping, data []byte) *trackedMap {
 	t.forget(g.Data)
 	host := uintptr(unsafe.Pointer(&data[0]))
-	m := &trackedMap{data: g.Data, host: host, n: g.N, shadow: &g.Shadow[0]}
+	m := &trackedMap{data: g.Data, host: host, n: g.N, shadow: g.Shadow}
 	m.cand = make([]uint64, (numPages(g.N)+63)/64)
 	for p := range numPages(g.N) {
 		m.cand[p/64] |= 1 << (p % 64)

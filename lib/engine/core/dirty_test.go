@@ -30,7 +30,7 @@ func bruteDirty(data []byte, g Mapping) []uint32 {
 	var out []uint32
 	for a := uint32(0); a < g.N; a += disk.PageBytes {
 		e := min(a+disk.PageBytes, g.N)
-		if !bytes.Equal(data[g.Data+a:g.Data+e], g.Shadow[a:e]) {
+		if !bytes.Equal(data[g.Data+a:g.Data+e], g.Shadow.Bytes()[a:e]) {
 			out = append(out, a/disk.PageBytes)
 		}
 	}
@@ -56,7 +56,12 @@ func TestDirtyPages(t *testing.T) {
 	for i := range maps {
 		g := &maps[i]
 		copy(buf[g.Data:g.Data+g.N], bytes.Repeat([]byte{byte(i + 1)}, int(g.N)))
-		g.Shadow = bytes.Clone(buf[g.Data : g.Data+g.N])
+		// Every third page of the first mapping is zeros, which its
+		// shadow holds no page for.
+		for a := uint32(0); i == 0 && a < g.N; a += 3 * disk.PageBytes {
+			clear(buf[g.Data+a : g.Data+min(a+disk.PageBytes, g.N)])
+		}
+		g.Shadow = ShadowOf(buf[g.Data : g.Data+g.N])
 	}
 	var watched dirtyTracker
 	compared := dirtyTracker{compare: true}
@@ -88,13 +93,13 @@ func TestDirtyPages(t *testing.T) {
 			if d := bruteDirty(buf, *g); len(d) > 0 {
 				p := d[s.Intn(len(d))] * disk.PageBytes
 				e := min(p+disk.PageBytes, g.N)
-				copy(g.Shadow[p:e], buf[g.Data+p:g.Data+e])
+				g.Shadow.Set(p, buf[g.Data+p:g.Data+e])
 			}
 		case 4: // unmapped and mapped again: a new shadow, registered
 			// with one tracker and found by the other at its next answer
 			watched.forget(g.Data)
 			compared.forget(g.Data)
-			g.Shadow = bytes.Clone(buf[g.Data : g.Data+g.N])
+			g.Shadow = ShadowOf(buf[g.Data : g.Data+g.N])
 			if s.Intn(2) == 0 {
 				watched.registered(mem, *g)
 			} else {

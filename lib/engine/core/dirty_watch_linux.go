@@ -30,6 +30,9 @@ const (
 	pmScanWPMatching       = 1 << 0 // protect what the scan reports
 	pmScanCheckWPAsync     = 1 << 1 // fail on a range not under async protection
 	pageIsWritten          = 1 << 1
+	pageIsPresent          = 1 << 3
+	pageIsSwapped          = 1 << 4 // swapped out, or a marker of the watch's on a page never touched
+	pageIsPFNZero          = 1 << 5 // the shared zero page
 	ioctlUffdAPI           = 3<<30 | 24<<16 | uffdAPI<<8 | 0x3F
 	ioctlUffdRegister      = 3<<30 | 32<<16 | uffdAPI<<8 // nr 0x00
 	ioctlUffdWP            = 3<<30 | 24<<16 | uffdAPI<<8 | 0x06
@@ -141,27 +144,58 @@ func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool {
 // host+n) written since they were last protected; with pmScanWPMatching
 // in flags it protects them again.
 func watchScan(host, n uintptr, flags uint64, mark func(lo, hi uintptr)) bool {
+	return pagemapScan(host, n, pmScanArg{flags: flags | pmScanCheckWPAsync, categoryMask: pageIsWritten, returnMask: pageIsWritten},
+		func(lo, hi uintptr, _ uint64) { mark(lo, hi) })
+}
+
+// pagemapScan runs PAGEMAP_SCAN over the host pages of [host, host+n) with
+// the flags and category masks of q, and reports each region the kernel
+// returns to mark, with its categories.
+func pagemapScan(host, n uintptr, q pmScanArg, mark func(lo, hi uintptr, categories uint64)) bool {
 	b := scanBufs.Get().(*scanBuf)
 	defer scanBufs.Put(b)
 	lo := host &^ (watch.page - 1)
 	hi := (host + n + watch.page - 1) &^ (watch.page - 1)
 	for lo < hi {
-		b.arg = pmScanArg{
-			size: uint64(unsafe.Sizeof(pmScanArg{})), flags: flags | pmScanCheckWPAsync,
-			start: uint64(lo), end: uint64(hi),
-			vec: uint64(uintptr(unsafe.Pointer(&b.vec[0]))), vecLen: uint64(len(b.vec)),
-			categoryMask: pageIsWritten, returnMask: pageIsWritten,
-		}
+		b.arg = q
+		b.arg.size = uint64(unsafe.Sizeof(pmScanArg{}))
+		b.arg.start, b.arg.end = uint64(lo), uint64(hi)
+		b.arg.vec, b.arg.vecLen = uint64(uintptr(unsafe.Pointer(&b.vec[0]))), uint64(len(b.vec))
 		r, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(watch.pagemap), ioctlPagemapScan, uintptr(unsafe.Pointer(&b.arg)))
 		if e != 0 || r > uintptr(len(b.vec)) || uintptr(b.arg.walkEnd) <= lo {
 			return false
 		}
 		for _, g := range b.vec[:r] {
-			mark(uintptr(g.start), uintptr(g.end))
+			mark(uintptr(g.start), uintptr(g.end), g.categories)
 		}
 		lo = uintptr(b.arg.walkEnd)
 	}
 	return true
+}
+
+// touchedScan reports to mark each range of host pages within [host,
+// host+n), a part of a guest memory sf reserved, that may hold something
+// other than zeros: pages present in memory (other than the shared zero
+// page) or swapped out. Every other page of the range is one that nothing
+// has written since the memory was mapped or since its pages were dropped,
+// and reads as zeros. It reports false when the kernel cannot say, and then
+// every page may hold data.
+func touchedScan(host, n uintptr, mark func(lo, hi uintptr)) bool {
+	if !watchOpen() {
+		return false
+	}
+	reservations.Lock()
+	ours := reservationOf(host, n) != nil
+	reservations.Unlock()
+	if !ours {
+		return false
+	}
+	return pagemapScan(host, n, pmScanArg{categoryAnyofMask: pageIsPresent | pageIsSwapped, returnMask: pageIsPresent | pageIsSwapped | pageIsPFNZero},
+		func(lo, hi uintptr, categories uint64) {
+			if categories&pageIsPFNZero == 0 || categories&pageIsSwapped != 0 {
+				mark(lo, hi)
+			}
+		})
 }
 
 // watchRelease lifts the write watch's protection from b, a page-aligned

@@ -16,3 +16,5 @@ func watchRegister(b []byte) bool { return false }
 func watchProtect(b []byte) bool { return false }
 
 func imageWritten(b []byte, n uint64, mark func(lo, hi uint64)) bool { return false }
+
+func touchedScan(host, n uintptr, mark func(lo, hi uintptr)) bool { return false }

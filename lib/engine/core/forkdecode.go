@@ -216,7 +216,7 @@ func (in *Instance) decode(rd *wire.Reader, sock func(uint64) *simnet.Socket, ho
 		for i := range in.Maps {
 			m := Mapping{Ino: disk.Ino(rd.Uint()), Path: rd.String(disk.PathBytesMax), Off: rd.Int()}
 			m.Data, m.N = uint32(rd.UintIn(1<<32-1)), uint32(rd.UintIn(1<<32-1))
-			m.Shadow = rd.Bytes(int(m.N)) // a shared writable mapping's, N bytes; none for the others
+			m.Shadow = ShadowOf(rd.View(int(m.N))) // a shared writable mapping's, N bytes; none for the others
 			in.Maps[i] = m
 		}
 	}

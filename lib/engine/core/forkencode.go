@@ -209,7 +209,7 @@ func (in *Instance) encode(w *wire.Writer, sock func(*simnet.Socket) uint64) {
 		w.Int(m.Off)
 		w.Uint(uint64(m.Data))
 		w.Uint(uint64(m.N))
-		w.Bytes(m.Shadow)
+		w.Bytes(m.Shadow.Bytes())
 	}
 	w.Uint(uint64(in.ExitCode))
 	w.Uint(uint64(len(in.Waits)))

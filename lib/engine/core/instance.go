@@ -101,6 +101,9 @@ type instExec struct {
 	// dirty says which pages of the guest's mappings may be dirty
 	// (dirty.go).
 	dirty dirtyTracker
+	// zero tells which parts of a range of guest memory hold only zeros
+	// (zero.go), reused from question to question.
+	zero ZeroTest
 	// image, set for an instance of a resumed fork, is the guest it starts
 	// from instead of _start; resuming says its guest has entered the host
 	// call it was copied in again and not yet parked there (fork.go).

@@ -32,64 +32,172 @@ type Mapping struct {
 	Data uint32
 	N    uint32
 	// Shadow is what the mapping's bytes were when they last reached the
-	// file or came from it.
-	Shadow []byte
+	// file or came from it; nil for a mapping that has none.
+	Shadow *Shadow
 }
 
-// Shadows are as long as their mappings (badger's logs are mapped at twice
-// their size, megabytes each), and a node that the world restarts maps them
-// again at every start. A fresh allocation for each was a copy, a clearing
-// and garbage for sf's collector, so the shadows of unmapped mappings and of
-// ended guests wait here for the next mapping. Which buffer a shadow gets
-// reaches nothing in the run: every byte of it is overwritten.
-var shadowPool struct {
-	sync.Mutex
-	free  [][]byte
-	bytes int
+// Shadow is a mapping's shadow, page by page (pages of disk.PageBytes). A
+// page of zeros is nil and costs nothing: badger maps its logs at twice
+// their size, megabytes of zeros that a flat copy made at every mapping, at
+// every start of a node that the world restarts. A page is nil exactly
+// when it is all zeros, so that two equal shadows are equal field by field
+// (the fork tests compare states so).
+type Shadow struct {
+	n     uint32
+	pages []*shadowPage
 }
 
-// shadowPoolMax bounds the bytes the pool keeps.
-const shadowPoolMax = 64 << 20
+type shadowPage [disk.PageBytes]byte
 
-// NewShadow returns a shadow holding a copy of b: a pooled buffer when one
-// is large enough (the smallest such), a new one otherwise.
-func NewShadow(b []byte) []byte {
-	shadowPool.Lock()
-	pick := -1
-	for i, f := range shadowPool.free {
-		if cap(f) >= len(b) && (pick < 0 || cap(f) < cap(shadowPool.free[pick])) {
-			pick = i
+// Len is the shadow's length in bytes, its mapping's.
+func (s *Shadow) Len() uint32 {
+	if s == nil {
+		return 0
+	}
+	return s.n
+}
+
+// NewShadow returns a shadow holding a copy of b, whose zero pages z tells
+// (a ZeroTest of b, or nil to read them all).
+func NewShadow(b []byte, z *ZeroTest) *Shadow {
+	s := &Shadow{n: uint32(len(b)), pages: make([]*shadowPage, numPages(uint32(len(b))))}
+	for p := range s.pages {
+		part := b[p*disk.PageBytes : min((p+1)*disk.PageBytes, len(b))]
+		if z != nil && z.IsZero(part) || z == nil && isZero(part) {
+			continue
+		}
+		pg := takePage()
+		copy(pg[:], part)
+		clear(pg[len(part):])
+		s.pages[p] = pg
+	}
+	return s
+}
+
+// NewShadow returns a shadow holding a copy of b, a part of the guest's
+// memory.
+func (in *Instance) NewShadow(b []byte) *Shadow {
+	return NewShadow(b, in.ZeroTest(b))
+}
+
+// ShadowOf returns a shadow holding a copy of b, nil for an empty b.
+func ShadowOf(b []byte) *Shadow {
+	if len(b) == 0 {
+		return nil
+	}
+	return NewShadow(b, nil)
+}
+
+// Equal reports whether data, the bytes of the mapping from offset a (a
+// page's first byte) to at most the end of that page, are the shadow's.
+func (s *Shadow) Equal(a uint32, data []byte) bool {
+	pg := s.pages[a/disk.PageBytes]
+	if pg == nil {
+		return isZero(data)
+	}
+	return bytes.Equal(data, pg[:len(data)])
+}
+
+// Set copies b into the shadow from offset off; off+len(b) must be at most
+// its length.
+func (s *Shadow) Set(off uint32, b []byte) {
+	for len(b) > 0 {
+		p, in := off/disk.PageBytes, off%disk.PageBytes
+		k := min(uint32(len(b)), disk.PageBytes-in)
+		part := b[:k]
+		switch pg := s.pages[p]; {
+		case pg == nil && isZero(part):
+		case pg == nil:
+			pg = takePage()
+			clear(pg[:])
+			copy(pg[in:], part)
+			s.pages[p] = pg
+		default:
+			copy(pg[in:], part)
+			if isZero(pg[:]) {
+				givePage(pg)
+				s.pages[p] = nil
+			}
+		}
+		b, off = b[k:], off+k
+	}
+}
+
+// Bytes returns the shadow as one slice, nil for a nil shadow.
+func (s *Shadow) Bytes() []byte {
+	if s == nil {
+		return nil
+	}
+	out := make([]byte, s.n)
+	for p, pg := range s.pages {
+		if pg != nil {
+			copy(out[p*disk.PageBytes:], pg[:])
 		}
 	}
-	var buf []byte
-	if pick >= 0 {
-		buf = shadowPool.free[pick]
-		shadowPool.free = slices.Delete(shadowPool.free, pick, pick+1)
-		shadowPool.bytes -= cap(buf)
-	}
-	shadowPool.Unlock()
-	if buf == nil {
-		return bytes.Clone(b)
-	}
-	buf = buf[:len(b)]
-	copy(buf, b)
-	return buf
+	return out
 }
 
-// ReleaseShadow gives a shadow no mapping uses any more back to the pool,
-// dropping the oldest ones past shadowPoolMax.
-func ReleaseShadow(b []byte) {
-	if cap(b) == 0 || cap(b) > shadowPoolMax {
+// Clone returns a copy of s that shares no page with it.
+func (s *Shadow) Clone() *Shadow {
+	if s == nil {
+		return nil
+	}
+	c := &Shadow{n: s.n, pages: make([]*shadowPage, len(s.pages))}
+	for p, pg := range s.pages {
+		if pg != nil {
+			c.pages[p] = takePage()
+			*c.pages[p] = *pg
+		}
+	}
+	return c
+}
+
+// shadowPool holds the pages of the shadows that no mapping uses any more,
+// for the next mapping: a node that the world restarts maps the same
+// files again at every start. Which page a shadow gets reaches nothing in
+// the run: every byte of it is written before it is read.
+var shadowPool struct {
+	sync.Mutex
+	free []*shadowPage
+}
+
+// shadowPoolMax bounds the pages the pool keeps (64 MiB).
+const shadowPoolMax = 64 << 20 / disk.PageBytes
+
+// takePage returns a page with any content.
+func takePage() *shadowPage {
+	shadowPool.Lock()
+	defer shadowPool.Unlock()
+	if k := len(shadowPool.free); k > 0 {
+		pg := shadowPool.free[k-1]
+		shadowPool.free[k-1] = nil
+		shadowPool.free = shadowPool.free[:k-1]
+		return pg
+	}
+	return new(shadowPage)
+}
+
+func givePage(pg *shadowPage) {
+	shadowPool.Lock()
+	defer shadowPool.Unlock()
+	if len(shadowPool.free) < shadowPoolMax {
+		shadowPool.free = append(shadowPool.free, pg)
+	}
+}
+
+// ReleaseShadow gives the pages of a shadow no mapping uses any more back
+// to the pool.
+func ReleaseShadow(s *Shadow) {
+	if s == nil {
 		return
 	}
 	shadowPool.Lock()
 	defer shadowPool.Unlock()
-	shadowPool.free = append(shadowPool.free, b[:0])
-	shadowPool.bytes += cap(b)
-	for shadowPool.bytes > shadowPoolMax {
-		shadowPool.bytes -= cap(shadowPool.free[0])
-		shadowPool.free[0] = nil
-		shadowPool.free = shadowPool.free[1:]
+	for p, pg := range s.pages {
+		if pg != nil && len(shadowPool.free) < shadowPoolMax {
+			shadowPool.free = append(shadowPool.free, pg)
+		}
+		s.pages[p] = nil
 	}
 }
 

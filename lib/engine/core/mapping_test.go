@@ -3,67 +3,100 @@ package core
 import (
 	"bytes"
 	"testing"
-	"unsafe"
+
+	"github.com/sf-dst/sf/lib/disk"
 )
 
-// drainShadowPool empties the pool, so that a test sees only its own
-// buffers in it.
+// drainShadowPool empties the pool, so that a test sees only its own pages
+// in it.
 func drainShadowPool() {
 	shadowPool.Lock()
-	shadowPool.free, shadowPool.bytes = nil, 0
+	shadowPool.free = nil
 	shadowPool.Unlock()
 }
 
-// TestShadowPool: a shadow is a copy of its mapping's bytes whether it comes
-// from the pool or not; a released shadow is handed to the next mapping
-// that fits in it (the smallest that fits), with its old bytes overwritten
-// and its length the new mapping's; and the pool keeps at most
-// shadowPoolMax bytes.
-func TestShadowPool(t *testing.T) {
+// canonical reports whether s holds a page exactly where its bytes are not
+// all zeros.
+func canonical(s *Shadow) bool {
+	b := s.Bytes()
+	for p, pg := range s.pages {
+		part := b[p*disk.PageBytes : min((p+1)*disk.PageBytes, len(b))]
+		if (pg == nil) != isZero(part) {
+			return false
+		}
+	}
+	return true
+}
+
+// TestShadow: a shadow is a copy of its mapping's bytes that holds no page
+// for a page of zeros; Set keeps it so (a page set to zeros is given back,
+// a page of zeros set to something else is taken); Equal compares a
+// mapping's page with it; a clone shares no page; a released shadow's pages
+// go to the next shadow, with their old bytes overwritten; and the pool
+// keeps at most shadowPoolMax pages.
+func TestShadow(t *testing.T) {
 	drainShadowPool()
 	defer drainShadowPool()
 
-	small := bytes.Repeat([]byte{1}, 8192)
-	large := bytes.Repeat([]byte{2}, 64<<10)
-	a, b := NewShadow(small), NewShadow(large)
-	if !bytes.Equal(a, small) || !bytes.Equal(b, large) {
+	// Pages 0 and 2 hold data, 1 and 3 are zeros, and the last is short.
+	b := make([]byte, 4*disk.PageBytes+100)
+	b[10], b[2*disk.PageBytes+4095], b[4*disk.PageBytes+99] = 1, 2, 3
+	s := NewShadow(b, nil)
+	if s.Len() != uint32(len(b)) || !bytes.Equal(s.Bytes(), b) {
 		t.Fatal("a new shadow is not a copy of its mapping")
 	}
-	a[0] = 9
-	if small[0] != 1 {
+	if s.pages[1] != nil || s.pages[3] != nil || s.pages[0] == nil || s.pages[4] == nil || !canonical(s) {
+		t.Fatal("a new shadow holds pages of zeros, or lacks pages of data")
+	}
+	b[10] = 9
+	if s.Bytes()[10] != 1 {
 		t.Fatal("a shadow shares its mapping's bytes")
 	}
-	ReleaseShadow(b)
-	ReleaseShadow(a)
-
-	// 6,000 bytes fit in both; the smaller is taken.
-	want := bytes.Repeat([]byte{3}, 6000)
-	c := NewShadow(want)
-	if unsafe.SliceData(c) != unsafe.SliceData(a) {
-		t.Errorf("a 6,000-byte shadow did not reuse the released 8 KiB one")
-	}
-	if !bytes.Equal(c, want) {
-		t.Errorf("a reused shadow holds %d bytes, first %d; want 6000 of 3", len(c), c[0])
-	}
-	// 20,000 bytes fit only in the 64 KiB one.
-	want = bytes.Repeat([]byte{4}, 20000)
-	d := NewShadow(want)
-	if unsafe.SliceData(d) != unsafe.SliceData(b) || !bytes.Equal(d, want) {
-		t.Errorf("a 20,000-byte shadow: reused %v, equal %v", unsafe.SliceData(d) == unsafe.SliceData(b), bytes.Equal(d, want))
-	}
-	// Nothing is left that fits 100 KiB.
-	want = bytes.Repeat([]byte{5}, 100<<10)
-	if e := NewShadow(want); !bytes.Equal(e, want) || unsafe.SliceData(e) == unsafe.SliceData(b) {
-		t.Errorf("a 100 KiB shadow from an empty pool is not a fresh copy")
+	for a := uint32(0); a < s.Len(); a += disk.PageBytes {
+		e := min(a+disk.PageBytes, s.Len())
+		if want := a != 0; s.Equal(a, b[a:e]) != want {
+			t.Errorf("page at %d: Equal says %v, want %v", a, !want, want)
+		}
 	}
 
-	for range 3 * shadowPoolMax / (8 << 20) {
-		ReleaseShadow(make([]byte, 8<<20))
+	s.Set(10, []byte{0})                       // page 0 is zeros now
+	s.Set(disk.PageBytes+7, []byte{5, 6})      // page 1 holds data now
+	s.Set(3*disk.PageBytes, make([]byte, 100)) // zeros on zeros
+	want := make([]byte, len(b))
+	want[disk.PageBytes+7], want[disk.PageBytes+8], want[2*disk.PageBytes+4095], want[4*disk.PageBytes+99] = 5, 6, 2, 3
+	if !bytes.Equal(s.Bytes(), want) || !canonical(s) || s.pages[0] != nil || s.pages[1] == nil {
+		t.Fatal("Set did not leave the shadow's bytes, with pages only where they are not zeros")
 	}
+
+	c := s.Clone()
+	if !bytes.Equal(c.Bytes(), want) || !canonical(c) {
+		t.Fatal("a clone differs from its shadow")
+	}
+	c.Set(disk.PageBytes+7, []byte{7})
+	if s.Bytes()[disk.PageBytes+7] != 5 {
+		t.Fatal("a clone shares a page with its shadow")
+	}
+	if ShadowOf(nil) != nil || ShadowOf(want).Len() != uint32(len(want)) || !bytes.Equal(ShadowOf(want).Bytes(), want) {
+		t.Fatal("ShadowOf is not a copy")
+	}
+
+	// A released shadow's pages are the next shadow's, overwritten.
+	old := s.pages[4] // the last page released, the first taken
+	ReleaseShadow(s)
+	d := NewShadow(bytes.Repeat([]byte{4}, 100), nil)
+	if d.pages[0] != old || !bytes.Equal(d.Bytes(), bytes.Repeat([]byte{4}, 100)) || d.pages[0][100] != 0 {
+		t.Error("a new shadow did not take a released page, or kept its old bytes")
+	}
+
+	big := &Shadow{n: 3 * shadowPoolMax * disk.PageBytes, pages: make([]*shadowPage, 3*shadowPoolMax)}
+	for p := range big.pages {
+		big.pages[p] = new(shadowPage)
+	}
+	ReleaseShadow(big)
 	shadowPool.Lock()
-	n, free := shadowPool.bytes, len(shadowPool.free)
+	free := len(shadowPool.free)
 	shadowPool.Unlock()
-	if n > shadowPoolMax || n != free*(8<<20) {
-		t.Errorf("the pool holds %d bytes in %d buffers, at most %d wanted", n, free, shadowPoolMax)
+	if free > shadowPoolMax {
+		t.Errorf("the pool holds %d pages, at most %d wanted", free, shadowPoolMax)
 	}
 }

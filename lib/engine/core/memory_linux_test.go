@@ -13,6 +13,8 @@ import (
 	"unsafe"
 
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/sf-dst/sf/lib/rng"
 )
 
 // resident counts the pages of b, a page-aligned part of a mapping, that
@@ -95,7 +97,7 @@ func TestReusedWatchedMemoryClearsWithoutFaults(t *testing.T) {
 	for i := 0; i < used; i += page {
 		buf[i] = 0xa5
 	}
-	g := Mapping{Data: 0, N: used, Shadow: bytes.Clone(buf)}
+	g := Mapping{Data: 0, N: used, Shadow: ShadowOf(buf)}
 	var tr dirtyTracker
 	tr.registered(testMemory{buf: buf}, g) // protects every written page
 	if m := tr.find(0); m == nil || !m.watched {
@@ -152,7 +154,7 @@ func TestReleaseOnlyWhereWatched(t *testing.T) {
 		for i := g.Data; i < g.Data+g.N; i += uint32(page) {
 			buf[i] = 0xa5
 		}
-		g.Shadow = bytes.Clone(buf[g.Data : g.Data+g.N])
+		g.Shadow = ShadowOf(buf[g.Data : g.Data+g.N])
 		tr.registered(testMemory{buf: buf}, g)
 		if m := tr.find(g.Data); m == nil || !m.watched {
 			t.Skip("the kernel's write watch is not available here")
@@ -258,7 +260,7 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	// A mapping watched inside the image: its collect protects the page it
 	// finds written again, with the guest's bytes in it.
 	buf = m.Reallocate(used)
-	g := Mapping{Data: uint32(3 * page), N: uint32(2 * page), Shadow: bytes.Clone(buf[3*page : 5*page])}
+	g := Mapping{Data: uint32(3 * page), N: uint32(2 * page), Shadow: ShadowOf(buf[3*page : 5*page])}
 	var tr dirtyTracker
 	tr.registered(testMemory{buf: buf}, g)
 	buf[3*page+1] ^= 0xff
@@ -289,5 +291,76 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	_, faults := reuseFreed(t, lm, limit, used)
 	if faults > int64(n/page/16) {
 		t.Fatalf("reusing the memory took %d page faults; its image has %d pages", faults, n/page)
+	}
+}
+
+// TestZeroTest: a ZeroTest of a guest memory answers as a comparison does
+// for every part (pages never touched, pages read, pages written with data,
+// pages written back to zeros, parts across them), and, where the kernel
+// says which pages hold data, answers for the untouched pages without a
+// page fault: reading them is what it saves.
+func TestZeroTest(t *testing.T) {
+	page := os.Getpagesize()
+	drainMemoryPool() // a fresh memory, not one another test used
+	lm := newLinearMemory(1<<20, uint64(GuestMemoryLimitPages)*65536)
+	defer lm.Free()
+	buf := lm.Reallocate(4 << 20)
+	n := len(buf) / page
+	for p := 0; p < n; p += 7 {
+		buf[p*page+p%page] = 1 // data
+	}
+	for p := 3; p < n; p += 11 {
+		buf[p*page] = 2 // written, then zeros again
+		buf[p*page] = 0
+	}
+	var sink byte
+	for p := 5; p < n; p += 13 {
+		sink += buf[p*page] // read: the shared zero page
+	}
+	var z ZeroTest
+	z.Reset(buf)
+	z.IsZero(buf[:1]) // the scan
+	if !z.known {
+		t.Skipf("the kernel does not say which pages hold data here (sink %d)", sink)
+	}
+	// Untouched pages: no fault to answer for them.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	var before, after syscall.Rusage
+	syscall.Getrusage(1 /* RUSAGE_THREAD */, &before)
+	untouched := 0
+	for p := 1; p < n; p++ {
+		if p%7 != 0 && p%11 != 3 && p%13 != 5 && resident(t, buf[p*page:(p+1)*page]) == 0 {
+			if !z.IsZero(buf[p*page : (p+1)*page]) {
+				t.Fatalf("untouched page %d is not zero", p)
+			}
+			untouched++
+		}
+	}
+	syscall.Getrusage(1, &after)
+	if untouched < n/2 {
+		t.Fatalf("only %d of %d pages were untouched", untouched, n)
+	}
+	if faults := after.Minflt - before.Minflt; faults > int64(untouched/16) {
+		t.Fatalf("answering for %d untouched pages took %d page faults", untouched, faults)
+	}
+
+	// Every part, touched or not, gets a comparison's answer.
+	z.Reset(buf)
+	s := rng.New(1, "zero-test")
+	for range 2000 {
+		lo := s.Intn(len(buf))
+		hi := lo + s.Intn(min(3*page, len(buf)-lo)+1)
+		if got, want := z.IsZero(buf[lo:hi]), isZero(buf[lo:hi]); got != want {
+			t.Fatalf("bytes [%d, %d): IsZero %v, a comparison says %v", lo, hi, got, want)
+		}
+	}
+
+	// Memory sf did not reserve is compared, with the same answers.
+	other := make([]byte, 64<<10)
+	other[5000] = 1
+	z.Reset(other)
+	if z.IsZero(other[4096:8192]) || !z.IsZero(other[8192:]) || z.known {
+		t.Fatal("a ZeroTest of memory sf did not reserve answered wrong, or took the kernel's word")
 	}
 }

@@ -189,7 +189,7 @@ func copyInstance(r *Run, n *Node, dst, src *Instance, cl *simnet.Cloned) {
 	dst.Random = cloneStream(src.Random)
 	dst.Maps = slices.Clone(src.Maps)
 	for i := range dst.Maps {
-		dst.Maps[i].Shadow = slices.Clone(src.Maps[i].Shadow)
+		dst.Maps[i].Shadow = src.Maps[i].Shadow.Clone()
 	}
 	dst.Waits = slices.Clone(src.Waits)
 	dst.slowDeadlines = maps.Clone(src.slowDeadlines)

@@ -124,7 +124,7 @@ func readIovecs(c *core.Call, e *core.Desc, iovs, iovsLen uint32, off int64, lim
 					return total, errno
 				}
 			}
-			k, err := in.Node.FS.ReadAt(e.Ino, buf, pos)
+			k, err := in.Node.FS.ReadAtOnto(e.Ino, buf, pos, in.ZeroTest(buf).IsZero)
 			if err != nil {
 				return total, core.Errno(err)
 			}
