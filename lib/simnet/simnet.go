@@ -553,7 +553,15 @@ func (n *Net) deliver(e *event) {
 			e.delivered = true
 			t.rbufFrom, t.rbufLast = e.from, e
 		}
-		t.rbuf = append(t.rbuf, e.data...)
+		if len(t.rbuf) == 0 {
+			// The chunk is the sender's copy, which nothing writes to: an
+			// empty buffer takes it as it is, instead of a copy of it.
+			// Capped, so that a later append copies rather than writes
+			// after it.
+			t.rbuf = e.data[:len(e.data):len(e.data)]
+		} else {
+			t.rbuf = append(t.rbuf, e.data...)
+		}
 	case evFin:
 		if e.target.State == Established {
 			e.target.rdEOF = true
