@@ -107,6 +107,7 @@ func (s *Shadow) Set(off uint32, b []byte) {
 		part := b[:k]
 		switch pg := s.pages[p]; {
 		case pg == nil && isZero(part):
+			// Zeros over zeros: still no page.
 		case pg == nil:
 			pg = takePage()
 			clear(pg[:])
