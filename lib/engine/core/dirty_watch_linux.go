@@ -178,7 +178,9 @@ func pagemapScan(host, n uintptr, q pmScanArg, mark func(lo, hi uintptr, categor
 // other than zeros: pages present in memory (other than the shared zero
 // page) or swapped out. Every other page of the range is one that nothing
 // has written since the memory was mapped or since its pages were dropped,
-// and reads as zeros. It reports false when the kernel cannot say, and then
+// and reads as zeros, because sf maps every guest memory private and
+// anonymous (newLinearMemory): a shared mapping would keep data where no
+// page is mapped. It reports false when the kernel cannot say, and then
 // every page may hold data.
 func touchedScan(host, n uintptr, mark func(lo, hi uintptr)) bool {
 	if !watchOpen() {

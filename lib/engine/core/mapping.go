@@ -200,6 +200,8 @@ func ReleaseShadow(s *Shadow) {
 		}
 		s.pages[p] = nil
 	}
+	// Any later use fails the length checks instead of reading zeros.
+	s.n, s.pages = 0, nil
 }
 
 // releaseShadows gives the shadows of an ended guest's mappings back to the

@@ -16,12 +16,12 @@ func drainShadowPool() {
 }
 
 // canonical reports whether s holds a page exactly where its bytes are not
-// all zeros.
+// all zeros, and zeros past its end in its last page.
 func canonical(s *Shadow) bool {
 	b := s.Bytes()
 	for p, pg := range s.pages {
 		part := b[p*disk.PageBytes : min((p+1)*disk.PageBytes, len(b))]
-		if (pg == nil) != isZero(part) {
+		if (pg == nil) != isZero(part) || pg != nil && !isZero(pg[len(part):]) {
 			return false
 		}
 	}
@@ -68,21 +68,35 @@ func TestShadow(t *testing.T) {
 		t.Fatal("Set did not leave the shadow's bytes, with pages only where they are not zeros")
 	}
 
+	// A Set across pages: zeros over data, data over zeros, and the short
+	// last page.
+	span := make([]byte, 3*disk.PageBytes+100-50)
+	span[1], span[len(span)-1] = 8, 9 // in pages 1 and 4; page 2 becomes zeros
+	s.Set(disk.PageBytes+50, span)
+	copy(want[disk.PageBytes+50:], span)
+	if !bytes.Equal(s.Bytes(), want) || !canonical(s) || s.pages[2] != nil || s.pages[4] == nil {
+		t.Fatal("a Set across pages did not leave the shadow's bytes, with pages only where they are not zeros")
+	}
+
 	c := s.Clone()
 	if !bytes.Equal(c.Bytes(), want) || !canonical(c) {
 		t.Fatal("a clone differs from its shadow")
 	}
 	c.Set(disk.PageBytes+7, []byte{7})
-	if s.Bytes()[disk.PageBytes+7] != 5 {
+	if s.Bytes()[disk.PageBytes+7] != want[disk.PageBytes+7] {
 		t.Fatal("a clone shares a page with its shadow")
 	}
 	if ShadowOf(nil) != nil || ShadowOf(want).Len() != uint32(len(want)) || !bytes.Equal(ShadowOf(want).Bytes(), want) {
 		t.Fatal("ShadowOf is not a copy")
 	}
 
-	// A released shadow's pages are the next shadow's, overwritten.
+	// A released shadow's pages are the next shadow's, overwritten, and the
+	// shadow is no longer one of its mapping's length.
 	old := s.pages[4] // the last page released, the first taken
 	ReleaseShadow(s)
+	if s.Len() != 0 {
+		t.Error("a released shadow keeps its length")
+	}
 	d := NewShadow(bytes.Repeat([]byte{4}, 100), nil)
 	if d.pages[0] != old || !bytes.Equal(d.Bytes(), bytes.Repeat([]byte{4}, 100)) || d.pages[0][100] != 0 {
 		t.Error("a new shadow did not take a released page, or kept its old bytes")
@@ -96,7 +110,7 @@ func TestShadow(t *testing.T) {
 	shadowPool.Lock()
 	free := len(shadowPool.free)
 	shadowPool.Unlock()
-	if free > shadowPoolMax {
-		t.Errorf("the pool holds %d pages, at most %d wanted", free, shadowPoolMax)
+	if free != shadowPoolMax {
+		t.Errorf("the pool holds %d pages, %d wanted (it was empty, and more were released)", free, shadowPoolMax)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"cmp"
 	"os"
+	"reflect"
 	"runtime"
 	"slices"
 	"syscall"
@@ -303,8 +304,14 @@ func TestZeroTest(t *testing.T) {
 	page := os.Getpagesize()
 	drainMemoryPool() // a fresh memory, not one another test used
 	lm := newLinearMemory(1<<20, uint64(GuestMemoryLimitPages)*65536)
-	defer lm.Free()
+	defer func() {
+		lm.Free()
+		drainMemoryPool() // unmapped, so no later test gets its protected pages
+	}()
 	buf := lm.Reallocate(4 << 20)
+	// Pages of the host's size: with transparent huge pages on "always",
+	// one store would fill 2 MiB.
+	syscall.Madvise(buf, 15 /* MADV_NOHUGEPAGE */)
 	n := len(buf) / page
 	for p := 0; p < n; p += 7 {
 		buf[p*page+p%page] = 1 // data
@@ -345,15 +352,44 @@ func TestZeroTest(t *testing.T) {
 		t.Fatalf("answering for %d untouched pages took %d page faults", untouched, faults)
 	}
 
-	// Every part, touched or not, gets a comparison's answer.
+	// A shadow made with the test is the one made by reading every page.
 	z.Reset(buf)
+	if !reflect.DeepEqual(NewShadow(buf, &z), ShadowOf(buf)) {
+		t.Fatal("a shadow made with a ZeroTest differs from one made by comparisons")
+	}
+
+	// Every part, touched or not, gets a comparison's answer: over the
+	// whole memory, over a range that starts and ends inside pages, and
+	// with the memory under the write watch, whose markers on untouched
+	// pages the kernel reports as swapped.
 	s := rng.New(1, "zero-test")
-	for range 2000 {
-		lo := s.Intn(len(buf))
-		hi := lo + s.Intn(min(3*page, len(buf)-lo)+1)
-		if got, want := z.IsZero(buf[lo:hi]), isZero(buf[lo:hi]); got != want {
-			t.Fatalf("bytes [%d, %d): IsZero %v, a comparison says %v", lo, hi, got, want)
+	check := func(what string, b []byte) {
+		t.Helper()
+		z.Reset(b)
+		for range 2000 {
+			lo := s.Intn(len(b))
+			hi := lo + s.Intn(min(3*page, len(b)-lo)+1)
+			if got, want := z.IsZero(b[lo:hi]), isZero(b[lo:hi]); got != want {
+				t.Fatalf("%s: bytes [%d, %d): IsZero %v, a comparison says %v", what, lo, hi, got, want)
+			}
 		}
+	}
+	check("whole", buf)
+	check("unaligned", buf[123:len(buf)-77])
+	m, _ := lm.(*mmapMemory)
+	reservations.Lock()
+	if m != nil && !m.watched {
+		m.watched = watchRegister(m.buf)
+	}
+	registered := m != nil && m.watched
+	reservations.Unlock()
+	protected := registered && watchProtect(buf)
+	t.Logf("under the write watch too: %v", protected)
+	if protected {
+		for p := 1; p < n; p += 17 {
+			buf[p*page+1] = 3 // written under the watch
+		}
+		check("watched", buf)
 	}
 
 	// Memory sf did not reserve is compared, with the same answers.

@@ -37,7 +37,8 @@ type ZeroTest struct {
 	known   bool
 }
 
-// Reset makes z a test of b, which the first question scans.
+// Reset makes z a test of b, which the first question scans: the answers
+// hold while nothing writes the parts asked about after it.
 func (z *ZeroTest) Reset(b []byte) {
 	z.base = uintptr(unsafe.Pointer(unsafe.SliceData(b)))
 	z.end = z.base + uintptr(len(b))
@@ -79,8 +80,10 @@ func (z *ZeroTest) overlaps(lo, hi uintptr) bool {
 	return i < k && z.touched[2*i] < hi
 }
 
-// ZeroTest returns the instance's test of b, a part of its guest's memory,
-// which stays good until its next call.
+// ZeroTest returns the instance's test of b, a part of its guest's memory.
+// Its answers are as of its first question: it is good while nothing writes
+// the parts it is asked about after that (a host call that reads a file
+// into b asks before it writes each part), and until the next call.
 func (in *Instance) ZeroTest(b []byte) *ZeroTest {
 	in.exec.zero.Reset(b)
 	return &in.exec.zero
