@@ -262,21 +262,15 @@ func (fs *FS) Stat(ino Ino) (Stat, error) {
 // directory, EINVAL for a symlink or a negative offset, and EBADF for an
 // unknown inode.
 func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
-	n, err := fs.regular(ino)
-	if err != nil {
-		return 0, err
-	}
-	if off < 0 {
-		return 0, EINVAL
-	}
-	return n.data.readAt(p, off, nil), nil
+	return fs.ReadAtOnto(ino, p, off, nil)
 }
 
 // ReadAtOnto is ReadAt for a p whose parts of zeros the caller can tell
 // more cheaply than by reading them: isZero(b) reports whether b, a part of
-// p, holds only zeros. A hole of the file is written into p only where p
-// does not hold zeros already, so a caller that knows which pages of p were
-// never touched (a guest's fresh memory) spares them a read and a write.
+// p, holds only zeros (nil: ReadAtOnto compares). A hole of the file is
+// written into p only where p does not hold zeros already, so a caller that
+// knows which pages of p were never touched (a guest's fresh memory) spares
+// them a read and a write.
 func (fs *FS) ReadAtOnto(ino Ino, p []byte, off int64, isZero func([]byte) bool) (int, error) {
 	n, err := fs.regular(ino)
 	if err != nil {
