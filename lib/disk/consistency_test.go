@@ -129,7 +129,7 @@ func checkContent(t *testing.T, what string, c *content, owner map[*page]pageUse
 		t.Fatalf("%s: %d pages for %d bytes", what, len(c.pages), c.size)
 	}
 	if tail := c.size % PageBytes; tail != 0 {
-		if pg := c.pages[len(c.pages)-1]; pg != nil && !isZero(pg[tail:]) {
+		if pg := c.pages[len(c.pages)-1]; pg != nil && !IsZero(pg[tail:]) {
 			t.Fatalf("%s: bytes past the size %d are not zero", what, c.size)
 		}
 	}

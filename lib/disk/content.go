@@ -159,18 +159,22 @@ func (c *content) resize(size int64, twin *content, pool *pagePool) {
 	c.size = size
 	if tail := size % PageBytes; tail != 0 && c.page(keep-1) != nil {
 		last := c.page(keep - 1)
-		if isZero(last[tail:]) {
+		if IsZero(last[tail:]) {
 			return
 		}
 		clear(c.writable(keep-1, twin, pool)[tail:])
 	}
 }
 
-func isZero(b []byte) bool {
-	for _, x := range b {
-		if x != 0 {
+// IsZero reports whether b holds only zeros, compared a page at a time
+// with bytes.Equal, whose assembly is many times a byte loop's speed.
+func IsZero(b []byte) bool {
+	for len(b) > 0 {
+		k := min(len(b), PageBytes)
+		if !bytes.Equal(b[:k], zeroPage[:k]) {
 			return false
 		}
+		b = b[k:]
 	}
 	return true
 }
@@ -206,8 +210,8 @@ func (c *content) overwritable(p int64, twin *content, pool *pagePool) *page {
 }
 
 // readAt copies the bytes of c from off into b and returns their count,
-// short at the end of c. isZero, when not nil, says whether a part of b
-// holds zeros already.
+// short at the end of c. isZero says whether a part of b holds zeros
+// already (IsZero, or a cheaper test that gives the same answers).
 func (c *content) readAt(b []byte, off int64, isZero func([]byte) bool) int {
 	if off >= c.size {
 		return 0
@@ -226,7 +230,7 @@ func (c *content) readAt(b []byte, off int64, isZero func([]byte) bool) int {
 			// them made the kernel find and clear a page for each, for
 			// buffers (badger's mapped logs, megabytes of holes) whose
 			// most pages nothing writes after.
-			if isZero != nil && !isZero(b[n:n+k]) || isZero == nil && !bytes.Equal(b[n:n+k], zeroPage[:k]) {
+			if !isZero(b[n : n+k]) {
 				clear(b[n : n+k])
 			}
 		}
@@ -262,7 +266,7 @@ func (c *content) flip(i int64, bit uint8, twin *content, pool *pagePool) {
 // bytes returns a copy of all of c.
 func (c *content) bytes() []byte {
 	b := make([]byte, c.size)
-	c.readAt(b, 0, nil)
+	c.readAt(b, 0, IsZero)
 	return b
 }
 

@@ -262,12 +262,12 @@ func (fs *FS) Stat(ino Ino) (Stat, error) {
 // directory, EINVAL for a symlink or a negative offset, and EBADF for an
 // unknown inode.
 func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
-	return fs.ReadAtOnto(ino, p, off, nil)
+	return fs.ReadAtOnto(ino, p, off, IsZero)
 }
 
 // ReadAtOnto is ReadAt for a p whose parts of zeros the caller can tell
 // more cheaply than by reading them: isZero(b) reports whether b, a part of
-// p, holds only zeros (nil: ReadAtOnto compares). A hole of the file is
+// p, holds only zeros (IsZero, or a test that answers the same). A hole of the file is
 // written into p only where p does not hold zeros already, so a caller that
 // knows which pages of p were never touched (a guest's fresh memory) spares
 // them a read and a write.
@@ -372,7 +372,7 @@ func (n *inode) writeBytes(op fileOp) []byte {
 		return op.data
 	}
 	b := make([]byte, op.deferred)
-	if k := n.data.readAt(b, op.off, nil); int64(k) != op.deferred {
+	if k := n.data.readAt(b, op.off, IsZero); int64(k) != op.deferred {
 		panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, op.deferred, op.off))
 	}
 	return b
@@ -385,7 +385,7 @@ func (fs *FS) keepAllDeferred(n *inode) {
 	for _, i := range n.deferred {
 		op := &n.pending[i]
 		b := fs.opBytes(n, int(op.deferred))
-		if k := n.data.readAt(b, op.off, nil); k != len(b) {
+		if k := n.data.readAt(b, op.off, IsZero); k != len(b) {
 			panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, len(b), op.off))
 		}
 		op.data, op.deferred = b, 0

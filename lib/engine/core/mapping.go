@@ -63,7 +63,7 @@ func NewShadow(b []byte, z *ZeroTest) *Shadow {
 	s := &Shadow{n: uint32(len(b)), pages: make([]*shadowPage, numPages(uint32(len(b))))}
 	for p := range s.pages {
 		part := b[p*disk.PageBytes : min((p+1)*disk.PageBytes, len(b))]
-		if z != nil && z.IsZero(part) || z == nil && isZero(part) {
+		if z != nil && z.IsZero(part) || z == nil && disk.IsZero(part) {
 			continue
 		}
 		pg := takePage()
@@ -93,7 +93,7 @@ func ShadowOf(b []byte) *Shadow {
 func (s *Shadow) Equal(a uint32, data []byte) bool {
 	pg := s.pages[a/disk.PageBytes]
 	if pg == nil {
-		return isZero(data)
+		return disk.IsZero(data)
 	}
 	return bytes.Equal(data, pg[:len(data)])
 }
@@ -106,7 +106,7 @@ func (s *Shadow) Set(off uint32, b []byte) {
 		k := min(uint32(len(b)), disk.PageBytes-in)
 		part := b[:k]
 		switch pg := s.pages[p]; {
-		case pg == nil && isZero(part):
+		case pg == nil && disk.IsZero(part):
 			// Zeros over zeros: still no page.
 		case pg == nil:
 			pg = takePage()
@@ -115,7 +115,7 @@ func (s *Shadow) Set(off uint32, b []byte) {
 			s.pages[p] = pg
 		default:
 			copy(pg[in:], part)
-			if isZero(pg[:]) {
+			if disk.IsZero(pg[:]) {
 				givePage(pg)
 				s.pages[p] = nil
 			}

@@ -21,7 +21,7 @@ func canonical(s *Shadow) bool {
 	b := s.Bytes()
 	for p, pg := range s.pages {
 		part := b[p*disk.PageBytes : min((p+1)*disk.PageBytes, len(b))]
-		if (pg == nil) != isZero(part) || pg != nil && !isZero(pg[len(part):]) {
+		if (pg == nil) != disk.IsZero(part) || pg != nil && !disk.IsZero(pg[len(part):]) {
 			return false
 		}
 	}

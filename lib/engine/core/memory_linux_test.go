@@ -15,6 +15,7 @@ import (
 
 	"github.com/tetratelabs/wazero/experimental"
 
+	"github.com/sf-dst/sf/lib/disk"
 	"github.com/sf-dst/sf/lib/rng"
 )
 
@@ -369,7 +370,7 @@ func TestZeroTest(t *testing.T) {
 		for range 2000 {
 			lo := s.Intn(len(b))
 			hi := lo + s.Intn(min(3*page, len(b)-lo)+1)
-			if got, want := z.IsZero(b[lo:hi]), isZero(b[lo:hi]); got != want {
+			if got, want := z.IsZero(b[lo:hi]), disk.IsZero(b[lo:hi]); got != want {
 				t.Fatalf("%s: bytes [%d, %d): IsZero %v, a comparison says %v", what, lo, hi, got, want)
 			}
 		}

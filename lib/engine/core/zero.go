@@ -1,25 +1,11 @@
 package core
 
 import (
-	"bytes"
 	"sort"
 	"unsafe"
+
+	"github.com/sf-dst/sf/lib/disk"
 )
-
-// zeroPage is a page of zeros to compare with.
-var zeroPage [4096]byte
-
-// isZero reports whether b holds only zeros.
-func isZero(b []byte) bool {
-	for len(b) > 0 {
-		k := min(len(b), len(zeroPage))
-		if !bytes.Equal(b[:k], zeroPage[:k]) {
-			return false
-		}
-		b = b[k:]
-	}
-	return true
-}
 
 // ZeroTest tells whether parts of one range of a guest's memory hold only
 // zeros. Reading a page the guest never touched costs the host a page
@@ -69,7 +55,7 @@ func (z *ZeroTest) IsZero(sub []byte) bool {
 			return true
 		}
 	}
-	return isZero(sub)
+	return disk.IsZero(sub)
 }
 
 // overlaps reports whether [lo, hi) meets a touched range.
