@@ -29,6 +29,15 @@ type opKey struct {
 	op   int64
 }
 
+// countedState is runExec.counted.
+type countedState uint8
+
+const (
+	countedUnknown countedState = iota
+	countedNone
+	countedSome
+)
+
 // Fires decides whether a fault of the counted kind fires at event op of
 // node n: from the schedule when one is replayed, otherwise from a stream
 // keyed by the seed, the kind, the node and op, so that removing another
@@ -41,6 +50,18 @@ func (r *Run) Fires(n *Node, kind string, op int64) bool {
 	if r.Opts.Faults != nil {
 		_, ok := r.scheduledOps[opKey{kind, n.Idx, op}]
 		return ok
+	}
+	if r.exec.counted == countedUnknown {
+		r.exec.counted = countedNone
+		for _, k := range faults.Registry() {
+			if k.Positional() && r.kindRate(k.Name) > 0 {
+				r.exec.counted = countedSome
+				break
+			}
+		}
+	}
+	if r.exec.counted == countedNone {
+		return false
 	}
 	p := r.kindRate(kind)
 	if p <= 0 {

@@ -138,6 +138,11 @@ type runExec struct {
 	// done: neither is part of the run's state.
 	snapshot *Snapshot
 	restored bool
+	// counted says whether any counted kind has a positive rate in this
+	// seed, once Fires has asked (rates do not change in a run): most
+	// worlds turn none on, and their every read and write asked the rates
+	// map by a string key.
+	counted countedState
 	// lastStep is the step Options.AtStep last saw, once stepSeen.
 	lastStep uint64
 	stepSeen bool
