@@ -108,6 +108,9 @@ func copyRun(dst, src *Run, nodes []*Node, inst func(*Instance) *Instance) {
 	exec := dst.exec
 	*dst = *src
 	dst.exec = exec
+	if exec != nil {
+		exec.counted = countedUnknown // src's rates, which Fires learns again
+	}
 
 	cl := src.Net.Clone()
 	dst.Net = cl.Net
