@@ -10,8 +10,11 @@
 # network, compat_overlay's mappings,
 # the determinism hash and the trace, poll_oneoff, the rest of the host
 # calls, the scheduler, Go's collector in sf-run, and the rest. It prints one
-# line per part with its share of the whole. Without a working perf it says
-# so and exits 0. docs/perf.md has the figures.
+# line per part with its share of the whole, then sf's share outside the
+# start split by the code that ran (the innermost frame): wazero's path into
+# and out of a host function, Go's scheduler (the baton's goroutine
+# switches), Go's allocator and collector, and sf's own code. Without a
+# working perf it says so and exits 0. docs/perf.md has the figures.
 set -euo pipefail
 sfrun=${1:?usage: sf-share.sh SF_RUN WORLD [SEEDS]}
 world=${2:?usage: sf-share.sh SF_RUN WORLD [SEEDS]}
@@ -48,10 +51,24 @@ perf script -i "$data" --comm sf-run -F ip,sym,dso 2>/dev/null | awk -v world="$
     }
     return "sf: other"
   }
-  /^[[:space:]]*$/ { if (n) { c[part()]++; tot++ } n = 0; next }
+  function leaf(   s) {
+    s = stack[1]; sub(/^[ \t]*[0-9a-f]+ /, "", s); sub(/ \(.*$/, "", s); sub(/\+0x.*/, "", s)
+    if (s ~ /tetratelabs\/wazero/ || s ~ /^runtime\.(assertE2I|getitab|\(\*itabTableType\)\.find)$/) return "wazero call path"
+    if (s ~ /^runtime\.(schedule|findRunnable|mcall|park_m|gopark|goready|ready|chansend1?|chanrecv1?|send|recv|runq[a-z]*|execute|casgstatus|stealWork|usleep|futex[a-z]*|lock2|unlock2|netpoll|checkTimers|\(\*timers\)\..*|wakep|startm|stopm|note[a-z]*|mPark|resetspinning|gogo|mstart.*|sysmon|osyield|procyield|gosched.*|goschedImpl|chanparkcommit|globrunqget|pidle[a-z]*|systemstack.*|save|gosave_systemstack_switch|morestack.*|newstack|copystack|preemptone|retake|handoffp|entersyscall.*|exitsyscall.*)$/) return "Go scheduler"
+    if (s ~ /^runtime\.(mallocgc.*|gcBgMarkWorker|gcDrain.*|scanobject|greyobject|findObject|heapBits.*|\(\*mspan\).*|\(\*mcache\).*|\(\*mcentral\).*|\(\*mheap\).*|bgsweep|sweepone|\(\*sweepLocked\).*|gcAssist.*|scanblock|scanstack|scanframeworker|newobject|growslice|makeslice|nextFreeFast|wbBuf.*|bulkBarrier.*|gcWriteBarrier.*|typePointers.*|\(\*gcWork\).*|markroot.*|\(\*gcControllerState\).*|\(\*pageAlloc\).*|stackalloc|stackfree|\(\*unwinder\).*|pcvalue|findfunc|moveSliceNoCapNoScan)$/) return "Go allocator and collector"
+    return "sf own code"
+  }
+  function count(   p) {
+    p = part(); c[p]++; tot++
+    if (p ~ /^sf: / && p !~ /start of the sweep/) { r[leaf()]++; sf++ }
+  }
+  /^[[:space:]]*$/ { if (n) count(); n = 0; next }
   { stack[++n] = $0 }
   END {
-    if (n) { c[part()]++; tot++ }
+    if (n) count()
     printf "sf-share %s seeds %s: %d samples\n", world, seeds, tot
     for (k in c) printf "%6.1f%%  %s\n", 100 * c[k] / tot, k | "sort -rn"
+    close("sort -rn")
+    out = tot - c["sf: start of the sweep (loading modules)"]
+    if (out > 0) printf "sf outside the start: %.1f%% of its CPU = wazero call path %.1f%%, Go scheduler %.1f%%, Go allocator and collector %.1f%%, sf own code %.1f%%\n", 100 * sf / out, 100 * r["wazero call path"] / out, 100 * r["Go scheduler"] / out, 100 * r["Go allocator and collector"] / out, 100 * r["sf own code"] / out
   }'
