@@ -162,9 +162,9 @@ func TestSharedBuildStore(t *testing.T) {
 }
 
 // TestStartListsPackagesOnce: an up-to-date sweep of a world without
-// overlays lists each package once (the content key's go list also feeds the
-// property catalog) and builds nothing; editing the source still rebuilds
-// the package, and the catalog sees the edited file.
+// overlays lists no package (the content key's listing is kept, and feeds
+// the property catalog too) and builds nothing; editing the source lists the
+// package once, rebuilds it, and the catalog sees the edited file.
 func TestStartListsPackagesOnce(t *testing.T) {
 	tools.Need(t)
 	t.Parallel()
@@ -210,13 +210,91 @@ func main() {
 		t.Errorf("the first sweep ran go build %d times, want 1: %q", countCmds(cmds, "build"), cmds)
 	}
 	cmds := sweep("first dead branch")
-	if countCmds(cmds, "build") != 0 || countCmds(cmds, "list") != 1 {
-		t.Errorf("an up-to-date sweep ran go build %d times and go list %d times, want 0 and 1: %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
+	if countCmds(cmds, "build") != 0 || countCmds(cmds, "list") != 0 {
+		t.Errorf("an up-to-date sweep ran go build %d times and go list %d times, want 0 and 0 (the listing is kept): %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
 	}
 	clitest.WriteFile(t, src, program("second dead branch"))
 	cmds = sweep("second dead branch")
 	if countCmds(cmds, "build") != 1 || countCmds(cmds, "list") != 1 {
 		t.Errorf("after an edit, the sweep ran go build %d times and go list %d times, want 1 and 1: %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
+	}
+}
+
+// TestListingCache: a start of an unchanged world runs no go list, with or
+// without the compat_overlay, whose own listing also feeds the catalog; a
+// file added to a package, a build constraint lifted in a file the listing
+// left out, and an edit of go.mod each make the next start list again, and
+// the first two rebuild the package with the new file in it.
+func TestListingCache(t *testing.T) {
+	tools.Need(t)
+	t.Parallel()
+	dir := ownModule(t)
+	keyComment(t, dir, dir)
+	path, since := goLogger(t)
+	build := func() (cacheManifest, []string) {
+		t.Helper()
+		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-build"), "-c", "sim/seedfall.json")
+		r.WantExit(t, 0)
+		var m cacheManifest
+		if err := json.Unmarshal([]byte(r.Stdout), &m); err != nil || len(m.Modules) != 2 {
+			t.Fatalf("want a manifest of two modules: %v\n%s", err, r)
+		}
+		return m, since()
+	}
+	first, cmds := build()
+	if countCmds(cmds, "list") == 0 {
+		t.Fatalf("the first build ran no go list: %q", cmds)
+	}
+	if _, cmds := build(); countCmds(cmds, "list") != 0 || countCmds(cmds, "build") != 0 {
+		t.Errorf("an unchanged world's build ran go list %d and go build %d times, want 0 and 0: %q", countCmds(cmds, "list"), countCmds(cmds, "build"), cmds)
+	}
+	r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-run"), "-c", "sim/seedfall.json", "-seeds", "1-1")
+	r.WantExit(t, 0)
+	if cmds := since(); countCmds(cmds, "list") != 0 || countCmds(cmds, "build") != 0 {
+		t.Errorf("a sweep of an unchanged world ran go list %d and go build %d times, want 0 and 0: %q\n%s", countCmds(cmds, "list"), countCmds(cmds, "build"), cmds, r.Stderr)
+	}
+	// With the compat_overlay: its listing is kept too, and the catalog
+	// takes it instead of listing the packages again.
+	for i, want := range []string{"listed", "kept"} {
+		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-run"), "-c", "sim/seedfall.json", "-seeds", "1-1", "-set", "compat_overlay=true")
+		r.WantExit(t, 0)
+		cmds := since()
+		if n := countCmds(cmds, "list"); i == 1 && n != 0 || i == 0 && n == 0 {
+			t.Errorf("compat_overlay sweep %d (%s): go list ran %d times: %q", i+1, want, n, cmds)
+		}
+	}
+
+	server := func(name string) string { return filepath.Join(dir, "cmd", "server", name) }
+	rebuilt := func(what string, prev cacheManifest) cacheManifest {
+		t.Helper()
+		m, cmds := build()
+		if countCmds(cmds, "list") == 0 || countCmds(cmds, "build") != 1 {
+			t.Errorf("after %s, go list ran %d and go build %d times, want some and 1: %q", what, countCmds(cmds, "list"), countCmds(cmds, "build"), cmds)
+		}
+		for i, mod := range m.Modules {
+			if changed := mod.SHA256 != prev.Modules[i].SHA256; changed != (mod.Node == "server") {
+				t.Errorf("after %s, module of %s changed: %v", what, mod.Node, changed)
+			}
+		}
+		return m
+	}
+	// A new file in the server's package, which the kept listing does not
+	// name; the module it builds differs, since main prints it.
+	clitest.WriteFile(t, server("extra.go"), "package main\n\nfunc init() { println(\"extra file\") }\n")
+	second := rebuilt("adding a file to the server", first)
+
+	// A file whose constraint leaves it out: listed again, nothing rebuilt;
+	// then the constraint is lifted (same size) and the server rebuilt.
+	clitest.WriteFile(t, server("later.go"), "//go:build ignore\n\npackage main\n\nfunc init() { println(\"later file\") }\n")
+	if _, cmds := build(); countCmds(cmds, "list") == 0 || countCmds(cmds, "build") != 0 {
+		t.Errorf("after adding a file left out by its constraint, go list ran %d and go build %d times, want some and 0: %q", countCmds(cmds, "list"), countCmds(cmds, "build"), cmds)
+	}
+	clitest.WriteFile(t, server("later.go"), "//go:build wasip1\n\npackage main\n\nfunc init() { println(\"later file\") }\n")
+	rebuilt("lifting a file's constraint", second)
+
+	keyComment(t, dir, "edited")
+	if _, cmds := build(); countCmds(cmds, "list") == 0 {
+		t.Errorf("after an edit of go.mod, the build ran no go list: %q", cmds)
 	}
 }
 

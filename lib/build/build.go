@@ -268,7 +268,7 @@ func preparePackages(jobs []buildJob, store string, opts Options) (map[string]*p
 			// A key that cannot be computed only costs the cache hit:
 			// the build then reports whatever go list stumbled on.
 			keyStart := time.Now()
-			pb.key, pb.keyErr = contentKey(goCmd, pb.j.pkg, pb.flags, pb.env)
+			pb.key, pb.keyErr = contentKey(goCmd, store, pb.j.pkg, pb.flags, pb.env)
 			pb.took += time.Since(keyStart)
 		})
 	}
@@ -301,13 +301,26 @@ func buildPackage(pb *pkgBuild, man *Manifest, store, goCmd string, opts Options
 	mod, hit := Module{}, false
 	if pb.keyErr == nil {
 		mod, hit = lookupKey(store, pb.key.key)
-		if pb.overlay == "" && len(pb.env) == 0 {
-			if abs, err := filepath.Abs(j.pkg); err == nil {
-				if man.Listed == nil {
-					man.Listed = map[string][]byte{}
-				}
-				man.Listed[abs] = pb.key.list
+	}
+	// The catalog wants the listing without overlays: the key's, when
+	// there are none, the compat_overlay's own, or one of its own, which
+	// the listing cache keeps as it keeps the others.
+	var plain []byte
+	switch {
+	case pb.keyErr != nil:
+	case pb.overlay == "" && len(pb.env) == 0:
+		plain = pb.key.list
+	case pb.compat != nil && pb.compat.list != nil:
+		plain = pb.compat.list
+	default:
+		plain, _ = goListCached(goCmd, store, j.pkg, nil, []string{"list", "-deps", "-json=" + keyListFields, "."})
+	}
+	if plain != nil {
+		if abs, err := filepath.Abs(j.pkg); err == nil {
+			if man.Listed == nil {
+				man.Listed = map[string][]byte{}
 			}
+			man.Listed[abs] = plain
 		}
 	}
 	shared := sharedStore()

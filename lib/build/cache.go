@@ -96,8 +96,9 @@ const keyListFields = "ImportPath,Dir,Standard,DepOnly,GoFiles,SFiles,EmbedFiles
 
 // contentKey returns the cache key of building the package in dir with the
 // given go build flags (everything between "build" and the output options)
-// and extra environment, or an error when it cannot be computed.
-func contentKey(goCmd, dir string, flags, env []string) (keyed, error) {
+// and extra environment, or an error when it cannot be computed. The
+// listing comes from the store's listing cache when it still holds.
+func contentKey(goCmd, store, dir string, flags, env []string) (keyed, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", keyVersion)
 	var genv goEnv
@@ -127,7 +128,7 @@ func contentKey(goCmd, dir string, flags, env []string) (keyed, error) {
 		}
 	}
 	args := append([]string{"list", "-deps", "-json=" + keyListFields}, flags...)
-	out, err := goOutputEnv(goCmd, dir, env, append(args, ".")...)
+	out, err := goListCached(goCmd, store, dir, env, append(args, "."))
 	if err != nil {
 		return keyed{}, err
 	}

@@ -130,6 +130,7 @@ type compatSetup struct {
 	replace map[string]string // overlay entries for package syscall
 	gowork  string            // the generated go.work, or "" when no module needs a copy
 	chosen  []string          // "module@version: shim", for the log and the manifest
+	list    []byte            // the package's listing without overlays, when it has no error
 }
 
 // compatFor prepares the compat_overlay build of the package in dir.
@@ -143,7 +144,10 @@ func compatFor(goCmd, store, dir string) (*compatSetup, error) {
 		return nil, err
 	}
 	cs.chosen = append(cs.chosen, "syscall: generic (mmap, flock, msync, madvise in package syscall)")
-	out, err := goOutput(goCmd, dir, "list", "-e", "-deps", "-json=Module", ".")
+	// The listing has the key's fields, so that without an error in it
+	// the property catalog can use it (Manifest.Listed): it is the
+	// package's listing without the overlay, which the key's is not.
+	out, err := goListCached(goCmd, store, dir, nil, []string{"list", "-e", "-deps", "-json=" + keyListFields, "."})
 	if err != nil {
 		return nil, fmt.Errorf("compat_overlay: %w", err)
 	}
@@ -152,19 +156,29 @@ func compatFor(goCmd, store, dir string) (*compatSetup, error) {
 		Replace            *struct{ Path, Version, Dir string }
 	}
 	found := map[string]mod{}
+	clean := true
 	dec := json.NewDecoder(bytes.NewReader(out))
 	for {
-		var p struct{ Module *mod }
+		var p struct {
+			Module            *mod
+			Error, DepsErrors json.RawMessage
+		}
 		if err := dec.Decode(&p); err == io.EOF {
 			break
 		} else if err != nil {
 			return nil, fmt.Errorf("compat_overlay: go list: %w", err)
+		}
+		if len(p.Error) > 0 || len(p.DepsErrors) > 0 {
+			clean = false
 		}
 		if m := p.Module; m != nil {
 			if _, ok := moduleShims[m.Path]; ok && m.Version != "" {
 				found[m.Path] = *m
 			}
 		}
+	}
+	if clean {
+		cs.list = out
 	}
 	if len(found) == 0 {
 		return cs, nil
