@@ -18,6 +18,10 @@
 // package's import graph (go list -deps: module versions from the module
 // cache, file contents for everything else, go.mod and go.work files) names
 // the module already in the store, recorded under .seedfall/build/key/.
+// The import graph itself is kept under .seedfall/build/list/ and listed
+// again only when something it depends on changes (a file of one of your
+// packages, a go.mod, go.sum or go.work, the go settings); after copying in
+// a file that keeps its old size and time, delete that folder.
 //
 // With compat_overlay, packages are built with shims for mmap, msync and
 // flock (package syscall through an overlay of the toolchain's files;
