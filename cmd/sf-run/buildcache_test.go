@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/sf-dst/sf/lib/clitest"
 )
@@ -55,6 +57,7 @@ func TestContentCache(t *testing.T) {
 	t.Parallel()
 	dir := ownModule(t)
 	keyComment(t, dir, dir)
+	ageFiles(t, dir)
 	path, since := goLogger(t)
 	build := func() (cacheManifest, []string) {
 		t.Helper()
@@ -196,6 +199,7 @@ func main() {
 		"workload": map[string]any{"name": "work", "pkg": "./work"},
 		"duration": "1s",
 	})
+	ageFiles(t, dir)
 	path, since := goLogger(t)
 	sweep := func(unreached string) []string {
 		t.Helper()
@@ -214,6 +218,7 @@ func main() {
 		t.Errorf("an up-to-date sweep ran go build %d times and go list %d times, want 0 and 0 (the listing is kept): %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
 	}
 	clitest.WriteFile(t, src, program("second dead branch"))
+	ageFiles(t, filepath.Dir(src))
 	cmds = sweep("second dead branch")
 	if countCmds(cmds, "build") != 1 || countCmds(cmds, "list") != 1 {
 		t.Errorf("after an edit, the sweep ran go build %d times and go list %d times, want 1 and 1: %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
@@ -230,6 +235,7 @@ func TestListingCache(t *testing.T) {
 	t.Parallel()
 	dir := ownModule(t)
 	keyComment(t, dir, dir)
+	ageFiles(t, dir)
 	path, since := goLogger(t)
 	build := func() (cacheManifest, []string) {
 		t.Helper()
@@ -281,18 +287,22 @@ func TestListingCache(t *testing.T) {
 	// A new file in the server's package, which the kept listing does not
 	// name; the module it builds differs, since main prints it.
 	clitest.WriteFile(t, server("extra.go"), "package main\n\nfunc init() { println(\"extra file\") }\n")
+	ageFiles(t, server(""))
 	second := rebuilt("adding a file to the server", first)
 
 	// A file whose constraint leaves it out: listed again, nothing rebuilt;
 	// then the constraint is lifted (same size) and the server rebuilt.
 	clitest.WriteFile(t, server("later.go"), "//go:build ignore\n\npackage main\n\nfunc init() { println(\"later file\") }\n")
+	ageFiles(t, server(""))
 	if _, cmds := build(); countCmds(cmds, "list") == 0 || countCmds(cmds, "build") != 0 {
 		t.Errorf("after adding a file left out by its constraint, go list ran %d and go build %d times, want some and 0: %q", countCmds(cmds, "list"), countCmds(cmds, "build"), cmds)
 	}
 	clitest.WriteFile(t, server("later.go"), "//go:build wasip1\n\npackage main\n\nfunc init() { println(\"later file\") }\n")
+	ageFiles(t, server(""))
 	rebuilt("lifting a file's constraint", second)
 
 	keyComment(t, dir, "edited")
+	ageFiles(t, filepath.Join(dir, "go.mod"))
 	if _, cmds := build(); countCmds(cmds, "list") == 0 {
 		t.Errorf("after an edit of go.mod, the build ran no go list: %q", cmds)
 	}
@@ -312,6 +322,23 @@ func keyComment(t *testing.T, dir, comment string) {
 			err = cerr
 		}
 	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// ageFiles sets the times of every file and folder under dir to a minute
+// ago (a distinct time on each call), as if nothing had changed there since:
+// the build keeps no listing of files changed in the two seconds before it.
+func ageFiles(t *testing.T, dir string) {
+	t.Helper()
+	then := time.Now().Add(-time.Minute)
+	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(path, then, then)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}

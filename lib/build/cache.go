@@ -229,13 +229,9 @@ func hashFile(h io.Writer, name, path string) error {
 	return err
 }
 
-// goOutput runs the go command in dir with the build's environment and
-// returns its standard output; an error carries its standard error.
-func goOutput(goCmd, dir string, args ...string) ([]byte, error) {
-	return goOutputEnv(goCmd, dir, nil, args...)
-}
-
-// goOutputEnv is goOutput with extra environment.
+// goOutputEnv runs the go command in dir with the build's environment and
+// extra env, and returns its standard output; an error carries its
+// standard error.
 func goOutputEnv(goCmd, dir string, env []string, args ...string) ([]byte, error) {
 	cmd := exec.Command(goCmd, args...)
 	cmd.Dir = dir

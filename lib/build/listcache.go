@@ -7,13 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/sf-dst/sf/lib/atomicfile"
 	"github.com/sf-dst/sf/lib/readfile"
@@ -60,6 +60,10 @@ const listCacheVersion = "sf-list-cache 1"
 // server lists in about 300 KB.
 const listCacheBytesMax = 64 << 20
 
+// listRecent is how long before a listing the files it depends on must
+// have last changed for it to be kept.
+const listRecent = 2 * time.Second
+
 // listFingerprintFields are the fields the fingerprint reads from a
 // listing; goListCached asks for them along with the caller's.
 var listFingerprintFields = []string{"Dir", "Standard", "Module", "EmbedFiles", "Error", "DepsErrors"}
@@ -94,11 +98,12 @@ func goListCached(goCmd, store, dir string, env, args []string) ([]byte, error) 
 	if out, ok := cachedListing(path); ok {
 		return out, nil
 	}
+	started := time.Now()
 	out, err := goOutputEnv(goCmd, dir, env, args...)
 	if err != nil {
 		return nil, err
 	}
-	if e, ok := listFingerprint(out, genv); ok {
+	if e, ok := listFingerprint(out, genv, started); ok {
 		e.Output = string(out)
 		if data, err := json.Marshal(e); err == nil && os.MkdirAll(filepath.Dir(path), 0o755) == nil {
 			// A listing that cannot be kept costs only the next start's
@@ -178,17 +183,17 @@ func cachedListing(path string) ([]byte, bool) {
 		return nil, false
 	}
 	for d, want := range e.Dirs {
-		if got, err := dirHash(d, false); err != nil || got != want {
+		if got, _, err := dirHash(d, false); err != nil || got != want {
 			return nil, false
 		}
 	}
 	for d, want := range e.Names {
-		if got, err := dirHash(d, true); err != nil || got != want {
+		if got, _, err := dirHash(d, true); err != nil || got != want {
 			return nil, false
 		}
 	}
 	for f, want := range e.Files {
-		if got, err := contentHash(f); err != nil || got != want {
+		if got, _, err := contentHash(f); err != nil || got != want {
 			return nil, false
 		}
 	}
@@ -201,14 +206,24 @@ func cachedListing(path string) ([]byte, bool) {
 }
 
 // listFingerprint reads a go list output and returns the fingerprint of
-// what it depends on, or false when it should not be kept.
-func listFingerprint(out []byte, genv listEnv) (listEntry, bool) {
+// what it depends on, or false when it should not be kept. A fingerprint is
+// taken after the listing, so anything it covers that changed since before
+// the listing began (started) could make it describe files the listing did
+// not see: then the listing is not kept either.
+func listFingerprint(out []byte, genv listEnv, started time.Time) (listEntry, bool) {
 	e := listEntry{Version: listCacheVersion, Dirs: map[string]string{}, Names: map[string]string{}, Files: map[string]string{}}
 	cache := filepath.Clean(genv.GOMODCACHE) + string(filepath.Separator)
 	inCache := func(p string) bool { return strings.HasPrefix(filepath.Clean(p)+string(filepath.Separator), cache) }
+	var newest time.Time
+	seen := func(t time.Time) {
+		if t.After(newest) {
+			newest = t
+		}
+	}
 	addFile := func(p string) bool {
-		h, err := contentHash(p)
+		h, t, err := contentHash(p)
 		e.Files[p] = h
+		seen(t)
 		return err == nil
 	}
 	dec := json.NewDecoder(bytes.NewReader(out))
@@ -254,21 +269,23 @@ func listFingerprint(out []byte, genv listEnv) (listEntry, bool) {
 			return listEntry{}, false
 		}
 		if _, ok := e.Dirs[p.Dir]; !ok {
-			h, err := dirHash(p.Dir, false)
+			h, t, err := dirHash(p.Dir, false)
 			if err != nil {
 				return listEntry{}, false
 			}
 			e.Dirs[p.Dir] = h
+			seen(t)
 		}
 		// The directories between the package and its module's root.
 		root := filepath.Clean(m.Dir)
 		for d := filepath.Dir(p.Dir); strings.HasPrefix(d+string(filepath.Separator), root+string(filepath.Separator)); d = filepath.Dir(d) {
 			if _, ok := e.Names[d]; !ok {
-				h, err := dirHash(d, true)
+				h, t, err := dirHash(d, true)
 				if err != nil {
 					return listEntry{}, false
 				}
 				e.Names[d] = h
+				seen(t)
 			}
 			if d == root || d == filepath.Dir(d) {
 				break
@@ -297,60 +314,77 @@ func listFingerprint(out []byte, genv listEnv) (listEntry, bool) {
 			}
 		}
 	}
+	// A file system may keep times to the second or coarser.
+	if !newest.Before(started.Add(-listRecent)) {
+		return listEntry{}, false
+	}
 	return e, true
 }
 
 // contentHash returns the hash of a small file's content, "" for a file
-// that does not exist.
-func contentHash(path string) (string, error) {
-	data, err := readfile.Regular(path, listCacheBytesMax)
+// that does not exist, and its modification time.
+func contentHash(path string) (string, time.Time, error) {
+	fi, err := os.Stat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return "", nil
+		return "", time.Time{}, nil
 	}
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
+	}
+	data, err := readfile.Regular(path, listCacheBytesMax)
+	if err != nil {
+		return "", time.Time{}, err
 	}
 	sum := sha256.Sum256(data)
-	return hex.EncodeToString(sum[:]), nil
+	return hex.EncodeToString(sum[:]), fi.ModTime(), nil
 }
 
-// dirHash returns a hash of a directory's entries: their names only, or
-// their names, types, sizes and modification times (of what a symbolic
-// link points to).
-func dirHash(dir string, namesOnly bool) (string, error) {
+// dirHash returns a hash of a directory's entries, with the latest
+// modification time among its files: the entries' names only, or their
+// names, and for files their sizes and modification times (of what a
+// symbolic link points to). A folder inside counts by its name and type
+// alone: it is a package of its own if it matters (listings that embed
+// files are not kept), and its time changes whenever anything is written
+// in it. Entries whose names start with "." or "_" are left out, as the go
+// command leaves them out of packages: sf's own .seedfall folder among
+// them, which every run writes to; so is the directory's own time, which
+// such an entry changes too.
+func dirHash(dir string, namesOnly bool) (string, time.Time, error) {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
-		return "", err
+		return "", time.Time{}, err
 	}
+	var newest time.Time
 	h := sha256.New()
 	for _, d := range ents {
-		fmt.Fprintf(h, "%q\n", d.Name())
-		if namesOnly {
+		if strings.HasPrefix(d.Name(), ".") || strings.HasPrefix(d.Name(), "_") {
 			continue
 		}
-		if err := hashEntry(h, dir, d); err != nil {
-			return "", err
+		fmt.Fprintf(h, "%q\n", d.Name())
+		fi, err := d.Info()
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			fi, err = os.Stat(filepath.Join(dir, d.Name()))
+		}
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			// Gone since the directory was read, or a dangling link:
+			// its absence is what is fingerprinted.
+			fmt.Fprintf(h, "absent\n")
+			continue
+		case err != nil:
+			return "", time.Time{}, err
+		case fi.IsDir():
+			fmt.Fprintf(h, "dir\n")
+			continue
+		}
+		if fi.ModTime().After(newest) {
+			newest = fi.ModTime()
+		}
+		if !namesOnly {
+			fmt.Fprintf(h, "%v %d %d\n", fi.Mode().Type(), fi.Size(), fi.ModTime().UnixNano())
 		}
 	}
-	return hex.EncodeToString(h.Sum(nil)), nil
-}
-
-func hashEntry(h hash.Hash, dir string, d fs.DirEntry) error {
-	fi, err := d.Info()
-	if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		fi, err = os.Stat(filepath.Join(dir, d.Name()))
-	}
-	if errors.Is(err, fs.ErrNotExist) {
-		// Gone since the directory was read, or a dangling link: its
-		// absence is what is fingerprinted.
-		fmt.Fprintf(h, "absent\n")
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(h, "%v %d %d\n", fi.Mode().Type(), fi.Size(), fi.ModTime().UnixNano())
-	return nil
+	return hex.EncodeToString(h.Sum(nil)), newest, nil
 }
 
 // workUses returns the directories a go.work file uses, absolute, or false

@@ -1,12 +1,14 @@
 package build
 
 import (
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestWorkUses(t *testing.T) {
@@ -46,6 +48,23 @@ func TestWorkUses(t *testing.T) {
 	}
 }
 
+// ageFiles sets the times of every file and folder under dir to a minute
+// ago (a distinct time on each call), as if nothing had changed there
+// since: a listing of files changed within listRecent is not kept.
+func ageFiles(t *testing.T, dir string) {
+	t.Helper()
+	then := time.Now().Add(-time.Minute)
+	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(path, then, then)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // loggingGo returns a go command that logs its subcommand to the file it
 // also returns, then runs the real go.
 func loggingGo(t *testing.T) (goCmd, log string) {
@@ -82,6 +101,7 @@ func TestListingCacheKeepsOnlyClean(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		ageFiles(t, mod)
 	}
 	write("go.mod", "module example.com/m\n\ngo 1.26\n")
 	write("ok/main.go", "package main\n\nfunc main() {}\n")
@@ -95,6 +115,18 @@ func TestListingCacheKeepsOnlyClean(t *testing.T) {
 			t.Fatal(err)
 		}
 		return string(out)
+	}
+
+	// A listing of files changed just before it is not kept: the change
+	// could have come in between the listing and its fingerprint.
+	write("fresh/main.go", "package main\n\nfunc main() {}\n")
+	if err := os.Chtimes(filepath.Join(mod, "fresh", "main.go"), time.Now(), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	list("fresh")
+	list("fresh")
+	if n := lists(); n != 2 {
+		t.Errorf("a package changed just before its listing was listed %d times in two starts, want 2", n)
 	}
 
 	first := list("ok")

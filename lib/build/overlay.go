@@ -127,8 +127,15 @@ func netOverlay(store, goroot string) (string, error) {
 }
 
 // writeAtomic writes data to path, making its directory, so that a reader
-// never sees a partial file (two builds may generate the same overlay).
+// never sees a partial file (two builds may generate the same overlay). A
+// file that holds data already is left as it is: its time stays that of
+// its first write, so the listing cache does not take it for a change.
 func writeAtomic(path string, data []byte) error {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Size() == int64(len(data)) {
+		if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, data) {
+			return nil
+		}
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
