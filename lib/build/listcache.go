@@ -36,11 +36,12 @@ import (
 //     content of an overlay and of every file it maps: these make the
 //     entry's name;
 //   - each listed package outside the module cache and the standard
-//     library: the name, type, size and modification time of every entry of
-//     its directory (a file added, removed or edited, a build constraint
-//     changed in a file the listing left out), and the names of the entries
-//     of each directory above it up to its module's root (a go.mod or a
-//     vendor directory that appears there moves the module's boundary);
+//     library: the name, size and modification time of every file of its
+//     directory and the names of its subdirectories (a file added, removed
+//     or edited, a build constraint changed in a file the listing left
+//     out), and the names of the entries of each directory above it up to
+//     its module's root (a go.mod or a vendor directory that appears there
+//     moves the module's boundary); see dirHash for what is left out;
 //   - the content of every go.mod, go.sum and vendor/modules.txt of a
 //     module outside the module cache, of the go.work and go.work.sum in
 //     use, and of the go.mod and go.sum of each module the go.work uses,
@@ -49,7 +50,8 @@ import (
 //     their module's version and by GOVERSION and GOROOT.
 // A listing with an error in it is not kept, so that a fix elsewhere (a
 // download, a new file) is always seen; nor is one with a package that has
-// no module or embeds files, whose inputs the fingerprint does not follow.
+// no module or embeds files, whose inputs the fingerprint does not follow;
+// nor one taken within listRecent of a change to what it covers.
 // The content key still hashes every file the listing names, so the cache
 // decides only which files those are.
 
