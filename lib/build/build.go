@@ -313,7 +313,7 @@ func buildPackage(pb *pkgBuild, man *Manifest, store, goCmd string, opts Options
 	case pb.compat != nil && pb.compat.list != nil:
 		plain = pb.compat.list
 	default:
-		plain, _ = goListCached(goCmd, store, j.pkg, nil, []string{"list", "-deps", "-json=" + keyListFields, "."})
+		plain, _ = goListCached(goCmd, store, j.pkg, nil, []string{"list", "-deps", "-json=" + keyListFields, "."}, nil)
 	}
 	if plain != nil {
 		if abs, err := filepath.Abs(j.pkg); err == nil {

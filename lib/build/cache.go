@@ -101,9 +101,15 @@ const keyListFields = "ImportPath,Dir,Standard,DepOnly,GoFiles,SFiles,EmbedFiles
 func contentKey(goCmd, store, dir string, flags, env []string) (keyed, error) {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\n", keyVersion)
-	var genv goEnv
-	if err := goJSONEnv(goCmd, dir, env, &genv, "env", "-json", "GOVERSION", "GOFLAGS", "GOEXPERIMENT", "GOWASM", "GOWORK", "GOMODCACHE"); err != nil {
+	// One go env serves the key and the listing cache (listEnvVars
+	// holds every setting goEnv names).
+	goenv, err := listGoEnv(goCmd, dir, env)
+	if err != nil {
 		return keyed{}, err
+	}
+	var genv goEnv
+	if err := json.Unmarshal(goenv, &genv); err != nil {
+		return keyed{}, fmt.Errorf("go env: %w", err)
 	}
 	if genv.GOVERSION == "" || genv.GOMODCACHE == "" {
 		return keyed{}, errors.New("go env did not name the Go version and the module cache")
@@ -128,7 +134,7 @@ func contentKey(goCmd, store, dir string, flags, env []string) (keyed, error) {
 		}
 	}
 	args := append([]string{"list", "-deps", "-json=" + keyListFields}, flags...)
-	out, err := goListCached(goCmd, store, dir, env, append(args, "."))
+	out, err := goListCached(goCmd, store, dir, env, append(args, "."), goenv)
 	if err != nil {
 		return keyed{}, err
 	}

@@ -147,7 +147,7 @@ func compatFor(goCmd, store, dir string) (*compatSetup, error) {
 	// The listing has the key's fields, so that without an error in it
 	// the property catalog can use it (Manifest.Listed): it is the
 	// package's listing without the overlay, which the key's is not.
-	out, err := goListCached(goCmd, store, dir, nil, []string{"list", "-e", "-deps", "-json=" + keyListFields, "."})
+	out, err := goListCached(goCmd, store, dir, nil, []string{"list", "-e", "-deps", "-json=" + keyListFields, "."}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("compat_overlay: %w", err)
 	}

@@ -86,13 +86,18 @@ type listEntry struct {
 // -json=fields flag) in dir with the build's environment and extra env, or
 // gives the output of the same command from the store when nothing it
 // depends on has changed. The output holds listFingerprintFields too.
-func goListCached(goCmd, store, dir string, env, args []string) ([]byte, error) {
+// goenv is listGoEnv's output for dir and env when the caller has it
+// already, or nil.
+func goListCached(goCmd, store, dir string, env, args []string, goenv []byte) ([]byte, error) {
 	args = withListFields(args)
 	abs, err := filepath.Abs(dir)
+	if err == nil && goenv == nil {
+		goenv, err = listGoEnv(goCmd, dir, env)
+	}
 	if err != nil {
 		return goOutputEnv(goCmd, dir, env, args...)
 	}
-	id, genv, err := listID(goCmd, abs, env, args)
+	id, genv, err := listID(goenv, abs, env, args)
 	if err != nil {
 		return goOutputEnv(goCmd, dir, env, args...)
 	}
@@ -145,16 +150,17 @@ type listEnv struct {
 	GOWORK, GOMODCACHE, GOROOT string
 }
 
+// listGoEnv runs `go env -json` of listEnvVars in dir with env.
+func listGoEnv(goCmd, dir string, env []string) ([]byte, error) {
+	return goOutputEnv(goCmd, dir, env, append([]string{"env", "-json"}, listEnvVars...)...)
+}
+
 // listID names the cache entry of one go list: a hash of the go command's
-// settings in dir (listEnvVars), the arguments, the extra environment and any
-// overlay with the files it maps.
-func listID(goCmd, dir string, env, args []string) (string, listEnv, error) {
-	out, err := goOutputEnv(goCmd, dir, env, append([]string{"env", "-json"}, listEnvVars...)...)
-	if err != nil {
-		return "", listEnv{}, err
-	}
+// settings in dir (goenv, listGoEnv's output), the arguments, the extra
+// environment and any overlay with the files it maps.
+func listID(goenv []byte, dir string, env, args []string) (string, listEnv, error) {
 	var genv listEnv
-	if err := json.Unmarshal(out, &genv); err != nil {
+	if err := json.Unmarshal(goenv, &genv); err != nil {
 		return "", listEnv{}, err
 	}
 	if genv.GOMODCACHE == "" || genv.GOROOT == "" {
@@ -162,7 +168,7 @@ func listID(goCmd, dir string, env, args []string) (string, listEnv, error) {
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\ndir %q\nargs %q\nenv %q\n", listCacheVersion, dir, args, env)
-	h.Write(out)
+	h.Write(goenv)
 	for i, a := range args {
 		if a == "-overlay" && i+1 < len(args) {
 			if err := hashOverlay(h, args[i+1]); err != nil {

@@ -110,7 +110,7 @@ func TestListingCacheKeepsOnlyClean(t *testing.T) {
 	args := []string{"list", "-e", "-deps", "-json=ImportPath", "."}
 	list := func(pkg string) string {
 		t.Helper()
-		out, err := goListCached(goCmd, store, filepath.Join(mod, pkg), []string{"GOWORK=off"}, args)
+		out, err := goListCached(goCmd, store, filepath.Join(mod, pkg), []string{"GOWORK=off"}, args, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
