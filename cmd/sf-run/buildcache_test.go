@@ -3,13 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/sf-dst/sf/lib/clitest"
 )
@@ -49,6 +47,20 @@ type cacheManifest struct {
 	}
 }
 
+// buildOwn runs sf-build on ownModule's world in dir, with path as PATH
+// (goLogger's), and returns its manifest of two modules and the go commands
+// logged since the last call.
+func buildOwn(t *testing.T, dir, path string, since func() []string) (cacheManifest, []string) {
+	t.Helper()
+	r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-build"), "-c", "sim/seedfall.json")
+	r.WantExit(t, 0)
+	var m cacheManifest
+	if err := json.Unmarshal([]byte(r.Stdout), &m); err != nil || len(m.Modules) != 2 {
+		t.Fatalf("want a manifest of two modules: %v\n%s", err, r)
+	}
+	return m, since()
+}
+
 // TestContentCache: a second sf-build of an unchanged world, and the sweep
 // after it, run no go build at all; editing a source file of one package
 // rebuilds that package only.
@@ -57,18 +69,8 @@ func TestContentCache(t *testing.T) {
 	t.Parallel()
 	dir := ownModule(t)
 	keyComment(t, dir, dir)
-	ageFiles(t, dir)
 	path, since := goLogger(t)
-	build := func() (cacheManifest, []string) {
-		t.Helper()
-		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-build"), "-c", "sim/seedfall.json")
-		r.WantExit(t, 0)
-		var m cacheManifest
-		if err := json.Unmarshal([]byte(r.Stdout), &m); err != nil || len(m.Modules) != 2 {
-			t.Fatalf("want a manifest of two modules: %v\n%s", err, r)
-		}
-		return m, since()
-	}
+	build := func() (cacheManifest, []string) { return buildOwn(t, dir, path, since) }
 	first, cmds := build()
 	if n := countCmds(cmds, "build"); n != 2 {
 		t.Errorf("first build ran go build %d times, want 2 (server and client): %q", n, cmds)
@@ -199,7 +201,7 @@ func main() {
 		"workload": map[string]any{"name": "work", "pkg": "./work"},
 		"duration": "1s",
 	})
-	ageFiles(t, dir)
+	clitest.AgeFiles(t, dir)
 	path, since := goLogger(t)
 	sweep := func(unreached string) []string {
 		t.Helper()
@@ -218,7 +220,7 @@ func main() {
 		t.Errorf("an up-to-date sweep ran go build %d times and go list %d times, want 0 and 0 (the listing is kept): %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
 	}
 	clitest.WriteFile(t, src, program("second dead branch"))
-	ageFiles(t, filepath.Dir(src))
+	clitest.AgeFiles(t, filepath.Dir(src))
 	cmds = sweep("second dead branch")
 	if countCmds(cmds, "build") != 1 || countCmds(cmds, "list") != 1 {
 		t.Errorf("after an edit, the sweep ran go build %d times and go list %d times, want 1 and 1: %q", countCmds(cmds, "build"), countCmds(cmds, "list"), cmds)
@@ -235,18 +237,9 @@ func TestListingCache(t *testing.T) {
 	t.Parallel()
 	dir := ownModule(t)
 	keyComment(t, dir, dir)
-	ageFiles(t, dir)
+	clitest.AgeFiles(t, dir)
 	path, since := goLogger(t)
-	build := func() (cacheManifest, []string) {
-		t.Helper()
-		r := runBin(t, clitest.Cmd{Dir: dir, Env: []string{"PATH=" + path}}, tools.Path("sf-build"), "-c", "sim/seedfall.json")
-		r.WantExit(t, 0)
-		var m cacheManifest
-		if err := json.Unmarshal([]byte(r.Stdout), &m); err != nil || len(m.Modules) != 2 {
-			t.Fatalf("want a manifest of two modules: %v\n%s", err, r)
-		}
-		return m, since()
-	}
+	build := func() (cacheManifest, []string) { return buildOwn(t, dir, path, since) }
 	first, cmds := build()
 	if countCmds(cmds, "list") == 0 {
 		t.Fatalf("the first build ran no go list: %q", cmds)
@@ -287,22 +280,22 @@ func TestListingCache(t *testing.T) {
 	// A new file in the server's package, which the kept listing does not
 	// name; the module it builds differs, since main prints it.
 	clitest.WriteFile(t, server("extra.go"), "package main\n\nfunc init() { println(\"extra file\") }\n")
-	ageFiles(t, server(""))
+	clitest.AgeFiles(t, server(""))
 	second := rebuilt("adding a file to the server", first)
 
 	// A file whose constraint leaves it out: listed again, nothing rebuilt;
 	// then the constraint is lifted (same size) and the server rebuilt.
 	clitest.WriteFile(t, server("later.go"), "//go:build ignore\n\npackage main\n\nfunc init() { println(\"later file\") }\n")
-	ageFiles(t, server(""))
+	clitest.AgeFiles(t, server(""))
 	if _, cmds := build(); countCmds(cmds, "list") == 0 || countCmds(cmds, "build") != 0 {
 		t.Errorf("after adding a file left out by its constraint, go list ran %d and go build %d times, want some and 0: %q", countCmds(cmds, "list"), countCmds(cmds, "build"), cmds)
 	}
 	clitest.WriteFile(t, server("later.go"), "//go:build wasip1\n\npackage main\n\nfunc init() { println(\"later file\") }\n")
-	ageFiles(t, server(""))
+	clitest.AgeFiles(t, server(""))
 	rebuilt("lifting a file's constraint", second)
 
 	keyComment(t, dir, "edited")
-	ageFiles(t, filepath.Join(dir, "go.mod"))
+	clitest.AgeFiles(t, filepath.Join(dir, "go.mod"))
 	if _, cmds := build(); countCmds(cmds, "list") == 0 {
 		t.Errorf("after an edit of go.mod, the build ran no go list: %q", cmds)
 	}
@@ -322,23 +315,6 @@ func keyComment(t *testing.T, dir, comment string) {
 			err = cerr
 		}
 	}
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
-// ageFiles sets the times of every file and folder under dir to a minute
-// ago (a distinct time on each call), as if nothing had changed there since:
-// the build keeps no listing of files changed in the two seconds before it.
-func ageFiles(t *testing.T, dir string) {
-	t.Helper()
-	then := time.Now().Add(-time.Minute)
-	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(path, then, then)
-	})
 	if err != nil {
 		t.Fatal(err)
 	}

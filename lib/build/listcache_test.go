@@ -1,7 +1,6 @@
 package build
 
 import (
-	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/sf-dst/sf/lib/clitest"
 )
 
 func TestWorkUses(t *testing.T) {
@@ -48,23 +49,6 @@ func TestWorkUses(t *testing.T) {
 	}
 }
 
-// ageFiles sets the times of every file and folder under dir to a minute
-// ago (a distinct time on each call), as if nothing had changed there
-// since: a listing of files changed within listRecent is not kept.
-func ageFiles(t *testing.T, dir string) {
-	t.Helper()
-	then := time.Now().Add(-time.Minute)
-	err := filepath.WalkDir(dir, func(path string, _ fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		return os.Chtimes(path, then, then)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // loggingGo returns a go command that logs its subcommand to the file it
 // also returns, then runs the real go.
 func loggingGo(t *testing.T) (goCmd, log string) {
@@ -101,7 +85,7 @@ func TestListingCacheKeepsOnlyClean(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(mod, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		ageFiles(t, mod)
+		clitest.AgeFiles(t, mod)
 	}
 	write("go.mod", "module example.com/m\n\ngo 1.26\n")
 	write("ok/main.go", "package main\n\nfunc main() {}\n")

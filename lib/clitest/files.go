@@ -2,10 +2,12 @@ package clitest
 
 import (
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // WriteFile writes a file, making its folder.
@@ -15,6 +17,24 @@ func WriteFile[Data string | []byte](t testing.TB, path string, data Data) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AgeFiles sets the times of every file and folder under path to a minute
+// ago, a time of its own on each call: as if nothing had changed there
+// since. sf's build keeps no listing of files changed in the two seconds
+// before it was taken.
+func AgeFiles(t testing.TB, path string) {
+	t.Helper()
+	then := time.Now().Add(-time.Minute)
+	err := filepath.WalkDir(path, func(p string, _ fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		return os.Chtimes(p, then, then)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 }
