@@ -267,10 +267,10 @@ func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
 
 // ReadAtOnto is ReadAt for a p whose parts of zeros the caller can tell
 // more cheaply than by reading them: isZero(b) reports whether b, a part of
-// p, holds only zeros (IsZero, or a test that answers the same). A hole of the file is
-// written into p only where p does not hold zeros already, so a caller that
-// knows which pages of p were never touched (a guest's fresh memory) spares
-// them a read and a write.
+// p, holds only zeros (IsZero, or a test that answers the same). A hole of
+// the file is written into p only where p does not hold zeros already, so a
+// caller that knows which pages of p were never touched (a guest's fresh
+// memory) spares them a read and a write.
 func (fs *FS) ReadAtOnto(ino Ino, p []byte, off int64, isZero func([]byte) bool) (int, error) {
 	n, err := fs.regular(ino)
 	if err != nil {
