@@ -12,9 +12,11 @@
 # calls, the scheduler, Go's collector in sf-run, and the rest. It prints one
 # line per part with its share of the whole, then sf's share outside the
 # start split by the code that ran (the innermost frame): wazero's path into
-# and out of a host function, Go's scheduler (the baton's goroutine
-# switches), Go's allocator and collector, and sf's own code. Without a
-# working perf it says so and exits 0. docs/perf.md has the figures.
+# and out of a host function, Go's scheduler (the coroutine switches that
+# pass the baton, the channels to the scheduler's goroutine, the idle
+# processor looking for work), Go's allocator and collector, and sf's own
+# code. Without a working perf it says so and exits 0. docs/perf.md has the
+# figures.
 set -euo pipefail
 sfrun=${1:?usage: sf-share.sh SF_RUN WORLD [SEEDS]}
 world=${2:?usage: sf-share.sh SF_RUN WORLD [SEEDS]}
@@ -54,7 +56,8 @@ perf script -i "$data" --comm sf-run -F ip,sym,dso 2>/dev/null | awk -v world="$
   function leaf(   s) {
     s = stack[1]; sub(/^[ \t]*[0-9a-f]+ /, "", s); sub(/ \(.*$/, "", s); sub(/\+0x.*/, "", s)
     if (s ~ /tetratelabs\/wazero/ || s ~ /^runtime\.(assertE2I|getitab|\(\*itabTableType\)\.find)$/) return "wazero call path"
-    if (s ~ /^runtime\.(schedule|findRunnable|mcall|park_m|gopark|goready|ready|chansend1?|chanrecv1?|send|recv|runq[a-z]*|execute|casgstatus|stealWork|usleep|futex[a-z]*|lock2|unlock2|netpoll|checkTimers|\(\*timers\)\..*|wakep|startm|stopm|note[a-z]*|mPark|resetspinning|gogo|mstart.*|sysmon|osyield|procyield|gosched.*|goschedImpl|chanparkcommit|globrunqget|pidle[a-z]*|systemstack.*|save|gosave_systemstack_switch|morestack.*|newstack|copystack|preemptone|retake|handoffp|entersyscall.*|exitsyscall.*)$/) return "Go scheduler"
+    if (s ~ /^iter\.Pull/) return "Go scheduler"
+    if (s ~ /^runtime\.(coroswitch.*|corostart|schedule|findRunnable|mcall|park_m|gopark|goready|ready|chansend1?|chanrecv1?|send|recv|runq[a-z]*|execute|casgstatus|stealWork|usleep|futex[a-z]*|lock2|unlock2|netpoll|checkTimers|\(\*timers\)\..*|wakep|startm|stopm|note[a-z]*|mPark|resetspinning|gogo|mstart.*|sysmon|osyield|procyield|gosched.*|goschedImpl|chanparkcommit|globrunqget|pidle[a-z]*|systemstack.*|save|gosave_systemstack_switch|morestack.*|newstack|copystack|preemptone|retake|handoffp|entersyscall.*|exitsyscall.*)$/) return "Go scheduler"
     if (s ~ /^runtime\.(mallocgc.*|gcBgMarkWorker|gcDrain.*|scanobject|greyobject|findObject|heapBits.*|\(\*mspan\).*|\(\*mcache\).*|\(\*mcentral\).*|\(\*mheap\).*|bgsweep|sweepone|\(\*sweepLocked\).*|gcAssist.*|scanblock|scanstack|scanframeworker|newobject|growslice|makeslice|nextFreeFast|wbBuf.*|bulkBarrier.*|gcWriteBarrier.*|typePointers.*|\(\*gcWork\).*|markroot.*|\(\*gcControllerState\).*|\(\*pageAlloc\).*|stackalloc|stackfree|\(\*unwinder\).*|pcvalue|findfunc|moveSliceNoCapNoScan)$/) return "Go allocator and collector"
     return "sf own code"
   }

@@ -7,8 +7,73 @@ package core
 import (
 	"context"
 	"fmt"
+	"iter"
 	"time"
 )
+
+// Each instance's guest runs in a coroutine (iter.Pull), and one goroutine
+// per run, the driver, resumes them: an instance that parks and hands the
+// baton on to another yields that instance, and the driver resumes it, two
+// direct switches between goroutines where a channel's handoff went through
+// Go's scheduler and woke an idle processor each time (docs/perf.md). The
+// scheduler's goroutine stays apart from the driver, so that its watchdog
+// can give up on a guest that never yields.
+
+// driveReq asks the driver to resume in with c.
+type driveReq struct {
+	in *Instance
+	c  cmd
+}
+
+// newCoroutine makes in's coroutine, which main's first resume starts.
+func (in *Instance) newCoroutine() {
+	in.exec.next, _ = iter.Pull(func(yield func(*Instance) bool) {
+		in.exec.yield = yield
+		in.main()
+	})
+}
+
+// startDriver starts the run's driver. stopDriver ends it once every
+// instance has exited or been abandoned.
+func (r *Run) startDriver() {
+	reqs := make(chan driveReq)
+	r.exec.drive = reqs
+	go r.driver(reqs)
+}
+
+func (r *Run) stopDriver() {
+	if r.exec.drive != nil {
+		close(r.exec.drive)
+		r.exec.drive = nil
+	}
+}
+
+// driver resumes the instance of each request, and the instances it hands
+// the baton on to, until one hands it back or exits; it tells the scheduler
+// which. It returns when reqs is closed, or when the guest it resumed
+// ended after the scheduler abandoned it: a new driver serves the run by
+// then (stopSpinning).
+func (r *Run) driver(reqs <-chan driveReq) {
+	for req := range reqs {
+		in, c := req.in, req.c
+		for in != nil {
+			in.exec.cmd = c
+			next, ok := in.exec.next()
+			switch {
+			case !ok && in.exec.gone:
+				return
+			case !ok:
+				r.exec.back <- msg{Kind: msgExited, inst: in}
+				in = nil
+			case next == nil:
+				r.exec.back <- msg{Kind: msgParked, inst: in}
+				in = nil
+			default:
+				in, c = next, cmdRun
+			}
+		}
+	}
+}
 
 // beginStep gives in the baton for the next step. The scheduler's goroutine
 // calls it, or the goroutine of a parking instance that hands the baton on
@@ -40,7 +105,7 @@ func (r *Run) stepElapsed() time.Duration {
 // instance hands it back: in, or another that in (or one after it) handed
 // it on to directly.
 func (r *Run) step(in *Instance, watchdog *time.Timer) {
-	in.exec.resume <- cmdRun
+	r.exec.drive <- driveReq{in, cmdRun}
 	limit := time.Duration(r.Spec.WatchdogNs + watchdogGraceNs)
 	for {
 		select {
@@ -176,6 +241,9 @@ const watchdogGraceNs = int64(5 * time.Second)
 // never serve another guest, so it is left to the guest (abandonMemory).
 func (r *Run) stopSpinning(in *Instance) {
 	in.exec.abandoned = true // the scheduler's own record; the guest reads hold
+	// The driver is inside the guest's coroutine, and may never come out:
+	// a new one serves the rest of the run.
+	r.startDriver()
 	if m, ok := in.exec.mem.(interface{ abandon() }); ok {
 		m.abandon()
 	}

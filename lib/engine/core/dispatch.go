@@ -138,7 +138,7 @@ const wasiModule = "wasi_snapshot_preview1"
 // dispatch is the body wazero runs for every host function of every adapter.
 func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 	return func(ctx context.Context, m api.Module, s []uint64) {
-		in := ctx.Value(instanceKey).(*Instance)
+		in := instanceOf(ctx)
 		if !in.exec.hold.CompareAndSwap(holdWasm, holdHost) {
 			// Abandoned by the watchdog: the run is no longer this
 			// goroutine's to touch.

@@ -75,14 +75,22 @@ type InstanceState struct {
 	crashTail               []string
 }
 
-// instExec is what runs an instance: its goroutine's channel, its module,
-// the baton, and the wazero handles of its globals. It is not state: a
-// snapshot leaves it out, and a restore keeps the run's own.
+// instExec is what runs an instance: its coroutine, its module, the baton,
+// and the wazero handles of its globals. It is not state: a snapshot leaves
+// it out, and a restore keeps the run's own.
 type instExec struct {
 	mod api.Module
 	// mem is the module's memory, when sf allocated it.
-	mem    experimental.LinearMemory
-	resume chan cmd
+	mem experimental.LinearMemory
+	// The guest runs in a coroutine (baton.go) that the run's driver
+	// resumes with next, cmd the command it resumes it with; the guest
+	// gives the baton up through yield, naming the instance to run next
+	// or nil to hand it back to the scheduler. gone says the guest ended
+	// after the scheduler had abandoned it.
+	next  func() (*Instance, bool)
+	yield func(*Instance) bool
+	cmd   cmd
+	gone  bool
 	// hold says who may touch the run's state: the scheduler or this
 	// instance's goroutine (see holdSched). It is the only field both read
 	// without a channel handoff between them.
@@ -142,21 +150,44 @@ func (in *Instance) runnable() bool {
 	return false
 }
 
-// instanceKey is the context key every host call finds its instance by. A
-// pointer, since the context compares keys as interfaces, and comparing two
-// pointers is a word's comparison where a struct key costs a call into the
-// runtime, on every host call.
+// instanceCtx is the context every host call of the instance gets: it
+// carries the instance, which the dispatcher takes by a type assertion
+// rather than a walk of the context's values on every call.
+type instanceCtx struct {
+	context.Context
+	in *Instance
+}
+
+// instanceKey is the key instanceCtx answers Value with its instance for,
+// for a context that wraps it.
 var instanceKey = new(byte)
 
+func (c *instanceCtx) Value(key any) any {
+	if key == instanceKey {
+		return c.in
+	}
+	return c.Context.Value(key)
+}
+
+// instanceOf is the instance whose host call got ctx.
+func instanceOf(ctx context.Context) *Instance {
+	if c, ok := ctx.(*instanceCtx); ok {
+		return c.in
+	}
+	return ctx.Value(instanceKey).(*Instance)
+}
+
+// main is the body of the instance's coroutine, which the driver first
+// resumes with its first command: it runs the guest and returns when the
+// guest has ended, and the driver tells the scheduler.
 func (in *Instance) main() {
 	// Nothing of the run is read before the first command: until then the
 	// scheduler may change it (a restore) without a handoff between them.
-	c := <-in.exec.resume
+	c := in.exec.cmd
 	r := in.Run
 	in.started = true
 	if c == cmdKill {
 		in.exec.hold.Store(holdSched)
-		r.exec.back <- msg{Kind: msgExited, inst: in}
 		return
 	}
 	ctx := context.Background()
@@ -189,7 +220,6 @@ func (in *Instance) main() {
 		if err != nil {
 			in.trap = "could not start: " + err.Error()
 			in.exec.hold.Store(holdSched)
-			r.exec.back <- msg{Kind: msgExited, inst: in}
 			return
 		}
 		if !resumed && mem != nil {
@@ -198,8 +228,9 @@ func (in *Instance) main() {
 	} else {
 		in.exec.mem = mem
 	}
-	// Outermost, since every host call looks the instance up (dispatch).
-	ctx = context.WithValue(ctx, instanceKey, in)
+	// Outermost, so that the dispatcher finds the instance by a type
+	// assertion (instanceOf).
+	ctx = &instanceCtx{Context: ctx, in: in}
 	in.exec.mod = mod
 	if img := in.exec.image; img != nil {
 		err = in.resumeGuest(ctx, mod, img)
@@ -209,7 +240,8 @@ func (in *Instance) main() {
 		_, err = mod.ExportedFunction("_start").Call(ctx)
 	}
 	if in.exec.hold.Swap(holdSched) == holdAbandoned {
-		return // the scheduler gave up on this guest and closed its module
+		in.exec.gone = true // the scheduler gave up on this guest and closed its module
+		return
 	}
 	clean := true // the guest ended on its own or was stopped, nothing else
 	var exit *sys.ExitError
@@ -247,7 +279,6 @@ func (in *Instance) main() {
 		mod.Close(context.Background())
 	}
 	in.releaseShadows()
-	r.exec.back <- msg{Kind: msgExited, inst: in}
 }
 
 // Park hands the baton back and waits for the next command. It returns only
@@ -262,6 +293,7 @@ func (in *Instance) Park(ctx context.Context) { in.parkAt(ctx, 0, false) }
 // copied in: the call already did everything before it, so it only hands
 // the baton back.
 func (in *Instance) parkAt(ctx context.Context, op int64, noResume bool) {
+	var next *Instance
 	if in.exec.resuming {
 		in.exec.resuming = false
 	} else {
@@ -269,24 +301,17 @@ func (in *Instance) parkAt(ctx context.Context, op int64, noResume bool) {
 		in.parked = true
 		c := &in.exec.call
 		in.park = parkPoint{fn: c.fn, keyed: c.keyed, noResume: noResume, op: op, carry: c.carry}
-		next := in.Run.handOn()
+		next = in.Run.handOn()
 		if next != nil && afterHandOn != nil {
 			afterHandOn(in, next)
 		}
 		if next == in {
 			return
-		} else if next != nil {
-			in.exec.hold.Store(holdSched)
-			next.exec.resume <- cmdRun
-			if c := <-in.exec.resume; c == cmdKill {
-				in.Stop(ctx, 137)
-			}
-			return
 		}
 	}
+	// next is nil, or another instance: the driver resumes it directly.
 	in.exec.hold.Store(holdSched)
-	in.Run.exec.back <- msg{Kind: msgParked, inst: in}
-	if c := <-in.exec.resume; c == cmdKill {
+	if !in.exec.yield(next) || in.exec.cmd == cmdKill {
 		in.Stop(ctx, 137)
 	}
 }

@@ -68,7 +68,7 @@ func resume(mods Modules, f *Fork, set func(r, src *Run) error) (*Result, error)
 		if c, ok := fresh[s]; ok {
 			return c
 		}
-		c := &Instance{exec: &instExec{resume: make(chan cmd)}}
+		c := &Instance{exec: &instExec{}}
 		fresh[s] = c
 		return c
 	})
@@ -88,6 +88,7 @@ func resume(mods Modules, f *Fork, set func(r, src *Run) error) (*Result, error)
 			return nil, fmt.Errorf("resume: node %s: its image is of %s, the node runs %s", n.Spec.Name, g.wasm, n.wasm)
 		}
 	}
+	r.startDriver()
 	r.resumeGuests(f)
 	r.guardedLoop()
 	return r.finish(start, r.Opts.Inspect), nil
@@ -154,7 +155,7 @@ func resumedOptions(forked Options, pending []schedule.Branch, opts Options) Opt
 func (r *Run) resumeGuests(f *Fork) {
 	for _, n := range r.Nodes {
 		if n.Cur != nil {
-			go n.Cur.main()
+			n.Cur.newCoroutine()
 		}
 	}
 	for i, n := range r.Nodes {
@@ -164,7 +165,7 @@ func (r *Run) resumeGuests(f *Fork) {
 		}
 		in.exec.image = f.guests[i]
 		in.exec.hold.Store(holdHost)
-		in.exec.resume <- cmdRun
+		r.exec.drive <- driveReq{in, cmdRun}
 		if m := <-r.exec.back; m.Kind == msgExited {
 			r.exited(m.inst)
 			return

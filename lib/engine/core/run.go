@@ -127,6 +127,8 @@ type Run struct {
 type runExec struct {
 	mods Modules
 	back chan msg
+	// drive is the driver's channel (baton.go).
+	drive chan driveReq
 	// cur is the instance that holds the baton in a step, and curStart
 	// when the step began (since monoBase): the watchdog reads them while
 	// instances hand the baton on among themselves (handOn).
@@ -258,6 +260,7 @@ func Execute(mods Modules, spec *Spec, seed uint64, opts Options) (*Result, erro
 			r.start(n)
 		}
 	}
+	r.startDriver()
 	r.guardedLoop()
 	return r.finish(start, opts.Inspect), nil
 }
@@ -300,6 +303,7 @@ func (r *Run) scheduleOf(list []Fault) (hits map[siteKey]bool, ops map[opKey]Fau
 // node's disk listing if inspect.
 func (r *Run) finish(start time.Time, inspect bool) *Result {
 	r.shutdown()
+	r.stopDriver()
 	r.preemptTrace()
 	if r.res.Status == StatusPass || r.res.Status == StatusHorizon {
 		r.checkHistory()
@@ -384,7 +388,7 @@ func (r *Run) start(n *Node) {
 			Random:   rng.New(r.SeedOf(bsRandom), "random", rng.Key(n.Spec.Name), uint64(n.count)),
 			hashID:   uint64(n.Idx)<<32 | uint64(n.count),
 		},
-		exec: &instExec{resume: make(chan cmd)},
+		exec: &instExec{},
 	}
 	in.initFDs()
 	n.Cur = in
@@ -400,7 +404,7 @@ func (r *Run) start(n *Node) {
 			r.Tracef("restart %s", in.Name)
 		}
 	}
-	go in.main()
+	in.newCoroutine()
 }
 
 // loop is the scheduler.
@@ -639,7 +643,7 @@ func (r *Run) kill(in *Instance) {
 	if in.exited || in.exec.abandoned {
 		return
 	}
-	in.exec.resume <- cmdKill
+	r.exec.drive <- driveReq{in, cmdKill}
 	for m := range r.exec.back {
 		if m.Kind == msgExited && m.inst == in {
 			break
