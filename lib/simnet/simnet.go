@@ -193,6 +193,11 @@ type Net struct {
 	conns     []*Socket
 	connsLive int // len(conns) after the last compaction
 
+	// free holds data events delivered without a mutant, which nothing
+	// refers to any more, for the next writes: a run sends one per chunk
+	// written. It is not the network's state; Clone leaves it out.
+	free []*event
+
 	faults
 	udp
 	mutantState
@@ -363,7 +368,7 @@ func (n *Net) Write(s *Socket, p []byte) (int, Errno) {
 	for off := 0; off < len(p); off += MaxChunk {
 		end := min(off+MaxChunk, len(p))
 		chunk := append([]byte(nil), p[off:end]...)
-		e := &event{kind: evData, from: s, data: chunk}
+		e := n.dataEvent(s, chunk)
 		n.send(s, s.Peer, e)
 		if n.mutant != MutantNone {
 			s.lastData = e
@@ -487,8 +492,24 @@ func (n *Net) Advance(now int64) {
 			continue
 		}
 		n.deliver(e)
+		if e.kind == evData && n.mutant == MutantNone {
+			*e = event{}
+			n.free = append(n.free, e)
+		}
 	}
 	n.now = now
+}
+
+// dataEvent is a data event from s carrying chunk, a delivered one reused
+// when there is one.
+func (n *Net) dataEvent(s *Socket, chunk []byte) *event {
+	if k := len(n.free); k > 0 {
+		e := n.free[k-1]
+		n.free = n.free[:k-1]
+		e.kind, e.from, e.data = evData, s, chunk
+		return e
+	}
+	return &event{kind: evData, from: s, data: chunk}
 }
 
 func (n *Net) deliver(e *event) {
