@@ -77,16 +77,18 @@ func (r *Run) driver(reqs <-chan driveReq) {
 
 // beginStep gives in the baton for the next step. The scheduler's goroutine
 // calls it, or the goroutine of a parking instance that hands the baton on
-// itself (handOn).
-func (r *Run) beginStep(in *Instance) {
+// itself (handOn). now is the time since monoBase a turn taken inline read
+// already, or 0 for one read here: every step makes one read of the
+// monotonic clock (time.Now reads the wall clock too).
+func (r *Run) beginStep(in *Instance, now time.Duration) {
 	r.res.Steps++
 	if r.res.Steps == r.Opts.PanicAtStep {
 		panic("injected invariant failure")
 	}
 	in.parked = false
-	// One read of the monotonic clock (time.Now reads the wall clock too):
-	// every step makes it.
-	now := time.Since(monoBase)
+	if now == 0 {
+		now = time.Since(monoBase)
+	}
 	in.exec.stepStart = now
 	r.exec.cur.Store(in)
 	r.exec.curStart.Store(int64(now))
@@ -161,19 +163,19 @@ func (r *Run) handOn() *Instance { return r.turns(true) }
 // handed on: to next, which may be itself.
 var afterHandOn func(parked, next *Instance)
 
-// plainTurn reports whether a turn starting now would at most pick an
-// instance to step. A step that has run half the watchdog's limit is
-// handed back: the scheduler, when its timer finds a step past the limit,
-// takes the baton from whichever instance holds it, and must not find
+// plainTurn reports whether a turn starting at now (since monoBase) would
+// at most pick an instance to step. A step that has run half the watchdog's
+// limit is handed back: the scheduler, when its timer finds a step past the
+// limit, takes the baton from whichever instance holds it, and must not find
 // there a step begun since it looked.
-func (r *Run) plainTurn() bool {
+func (r *Run) plainTurn(now time.Duration) bool {
 	o := &r.Opts
 	switch {
 	case o.SnapshotAt > 0, o.Restore != nil, o.AtStep != nil, o.PanicAtStep != 0,
 		o.Interrupt != nil && o.Interrupt.Load(),
 		r.branchBy(r.Now),
 		r.res.Steps >= uint64(r.limits.StepsMax),
-		r.stepElapsed() >= time.Duration(r.Spec.WatchdogNs+watchdogGraceNs)/2:
+		now-time.Duration(r.exec.curStart.Load()) >= time.Duration(r.Spec.WatchdogNs+watchdogGraceNs)/2:
 		return false
 	}
 	return true

@@ -432,8 +432,14 @@ func (r *Run) loop() {
 // scheduler's goroutine then takes that turn, so that what happens, in what
 // order, is the same either way.
 func (r *Run) turns(inline bool) *Instance {
+	// Inline, one read of the clock serves every turn's check and the step
+	// begun: they are microseconds apart, the check is about seconds.
+	var now time.Duration
+	if inline {
+		now = time.Since(monoBase)
+	}
 	for !r.ended {
-		if inline && !r.plainTurn() {
+		if inline && !r.plainTurn(now) {
 			return nil
 		}
 		if !r.atSnapshotPoint() {
@@ -454,7 +460,7 @@ func (r *Run) turns(inline bool) *Instance {
 			if r.overSteps() {
 				return nil
 			}
-			r.beginStep(in)
+			r.beginStep(in, now)
 			return in
 		}
 		next := r.nextEventAt()
