@@ -155,8 +155,9 @@ const batonPollNs = int64(time.Millisecond)
 // scheduler's goroutine (or, when it is the parking instance itself,
 // without any). At the first turn that would do anything else (start or
 // kill a node, apply a fault, take a snapshot, end the run) it returns nil
-// and leaves that turn to the scheduler. Go's channel handoffs were about
-// 15% of sf's own CPU in kvlog (docs/perf.md).
+// and leaves that turn to the scheduler. The round trips through the
+// scheduler's goroutine were about 15% of sf's own CPU in kvlog
+// (docs/perf.md).
 func (r *Run) handOn() *Instance { return r.turns(true) }
 
 // afterHandOn, when set (by a test), sees every baton a parking instance

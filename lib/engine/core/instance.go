@@ -93,7 +93,7 @@ type instExec struct {
 	gone  bool
 	// hold says who may touch the run's state: the scheduler or this
 	// instance's goroutine (see holdSched). It is the only field both read
-	// without a channel handoff between them.
+	// without a handoff (a coroutine switch or a channel) between them.
 	hold atomic.Int32
 	// call is the host call under way, reused from call to call.
 	call Call

@@ -122,8 +122,9 @@ type Run struct {
 	engineHits int
 }
 
-// runExec is what runs a run: its modules and the channel its instances
-// hand the baton back on. It is not state (snapshot.go).
+// runExec is what runs a run: its modules, the channel the driver hands
+// the baton back to the scheduler on, and the driver's own. It is not state
+// (snapshot.go).
 type runExec struct {
 	mods Modules
 	back chan msg
