@@ -13,14 +13,7 @@ import (
 // restarts make new ones, and the run's end kills the rest. After the runs,
 // none of those goroutines, and no driver, is left.
 func TestRunsLeaveNoGoroutines(t *testing.T) {
-	spec := &Spec{
-		Nodes: []NodeSpec{
-			{Name: "g", Wasm: buildGuest(t, "grower"), Args: []string{"-n", "300"}, Faults: true},
-			{Name: "w", Wasm: buildGuest(t, "sleeper"), Workload: true},
-		},
-		DurationNs: int64(time.Second), LatencyNs: [2]int64{1e6, 1e6}, Supervise: true,
-		Kinds: faults.Values{"crash_per_sec": 8.0, "restart_after": [2]int64{1e6, 20e6}},
-	}
+	spec := crashingGrower(t, time.Second)
 	e, err := New(testCache())
 	if err != nil {
 		t.Fatal(err)

@@ -11,19 +11,26 @@ import (
 	"github.com/sf-dst/sf/lib/faults"
 )
 
+// crashingGrower is a world whose node g, crashed eight times a second and
+// restarted after 1 to 20 ms, takes a different amount of memory at each
+// start, beside a sleeping workload, for duration.
+func crashingGrower(t *testing.T, duration time.Duration) *Spec {
+	return &Spec{
+		Nodes: []NodeSpec{
+			{Name: "g", Wasm: buildGuest(t, "grower"), Args: []string{"-n", "300"}, Faults: true},
+			{Name: "w", Wasm: buildGuest(t, "sleeper"), Workload: true},
+		},
+		DurationNs: int64(duration), LatencyNs: [2]int64{1e6, 1e6}, Supervise: true,
+		Kinds: faults.Values{"crash_per_sec": 8.0, "restart_after": [2]int64{1e6, 20e6}},
+	}
+}
+
 // TestReusedInstancesRunAsFresh: a node crashed and restarted many times,
 // taking a different amount of memory at each start, runs the same whether
 // each start gets a fresh instance or the instance of an earlier start: the
 // same hash, trace and faults, seed for seed. And instances are reused.
 func TestReusedInstancesRunAsFresh(t *testing.T) {
-	spec := &Spec{
-		Nodes: []NodeSpec{
-			{Name: "g", Wasm: buildGuest(t, "grower"), Args: []string{"-n", "300"}, Faults: true},
-			{Name: "w", Wasm: buildGuest(t, "sleeper"), Workload: true},
-		},
-		DurationNs: int64(3 * time.Second), LatencyNs: [2]int64{1e6, 1e6}, Supervise: true,
-		Kinds: faults.Values{"crash_per_sec": 8.0, "restart_after": [2]int64{1e6, 20e6}},
-	}
+	spec := crashingGrower(t, 3*time.Second)
 	run := func(off bool) ([]*Result, int64) {
 		t.Setenv(core.InstanceReuseEnv, map[bool]string{true: "off", false: ""}[off])
 		e, err := New(testCache())
