@@ -188,9 +188,11 @@ func TestReleaseOnlyWhereWatched(t *testing.T) {
 // image was last whole, which the kernel's write watch reports. Every way
 // a page can be written must be seen: a store, a write by the kernel (a
 // read(2) into the memory), a page written in an earlier run and again
-// now, the image's last byte. And a mapping watched inside the image,
-// whose collects protect its pages again, must not hide them from the next
-// restore, which still copies only the written pages.
+// now, the image's last byte; pages the image holds zeros in are cleared
+// rather than copied, and must still come out as the image. And a mapping
+// watched inside the image, whose collects protect its pages again, must
+// not hide them from the next restore, which still copies only the written
+// pages.
 func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	const n, used = 2 << 20, 8 << 20
 	page := os.Getpagesize()
@@ -198,6 +200,13 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	image := make([]byte, n)
 	for i := range image {
 		image[i] = byte(i*7 + i>>12)
+	}
+	// A quarter of it zeros, as Go's bss is in a guest's image: the
+	// written pages there are cleared rather than copied.
+	clear(image[n/4 : n/2])
+	img := newMemoryImage(image)
+	if !img.zeroAt(n/4) || !img.zeroAt(n/2-1) || img.zeroAt(n/4-1) || img.zeroAt(n/2) {
+		t.Fatal("the image's zero pages are not the ones it holds")
 	}
 	drainMemoryPool()
 	lm := newLinearMemory(1<<20, limit)
@@ -207,7 +216,7 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	for i := range buf {
 		buf[i] = 0xee
 	}
-	m.resetTo(image)
+	m.resetTo(img)
 	reservations.Lock()
 	watched := m.image == n
 	reservations.Unlock()
@@ -250,7 +259,7 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 		if reported != len(written) {
 			t.Fatalf("round %d: %d pages reported written, %d were", round, reported, len(written))
 		}
-		m.resetTo(image)
+		m.resetTo(img)
 		if !bytes.Equal(buf[:n], image) {
 			t.Fatalf("round %d: the restored memory differs from the image", round)
 		}
@@ -270,7 +279,7 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 		t.Fatal("the mapping's dirty pages could not be found")
 	}
 	buf[4*page+2] ^= 0xff
-	m.resetTo(image)
+	m.resetTo(img)
 	if !bytes.Equal(buf[:n], image) {
 		t.Fatal("after a mapping inside the image was watched, the restored memory differs from the image")
 	}
@@ -283,7 +292,7 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	buf = m.Reallocate(used)
 	buf[3*page+1] ^= 0xff
 	buf[n-page] ^= 0xff
-	m.resetTo(image)
+	m.resetTo(img)
 	if !bytes.Equal(buf[:n], image) {
 		t.Fatal("the restore after the mapping's differs from the image")
 	}

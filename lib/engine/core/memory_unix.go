@@ -122,8 +122,8 @@ func (m *mmapMemory) shrinkNext(n uint64) { m.shrinkTo = n }
 
 // resetTo makes the memory image followed by zeros up to all any guest
 // used of it, as a reused pooled mapping is (newLinearMemoryOver).
-func (m *mmapMemory) resetTo(image []byte) {
-	n := uint64(len(image))
+func (m *mmapMemory) resetTo(image *memoryImage) {
+	n := uint64(len(image.bytes))
 	// First: restoreImage counts the pages whose protection this lifts as
 	// written, the mappings' inside the image among them.
 	m.releaseWatch()
@@ -139,15 +139,15 @@ func (m *mmapMemory) resetTo(image []byte) {
 // is read-only data its program never writes: so after a first whole copy
 // the image's pages are put under the kernel's write watch, and each later
 // restore copies only the pages written since.
-func (m *mmapMemory) restoreImage(image []byte) {
-	n := uint64(len(image))
+func (m *mmapMemory) restoreImage(image *memoryImage) {
+	n := uint64(len(image.bytes))
 	reservations.Lock()
 	watched := m.image == n
 	reservations.Unlock()
-	if n > 0 && watched && imageWritten(m.buf, n, func(lo, hi uint64) { copy(m.buf[lo:hi], image[lo:hi]) }) {
+	if n > 0 && watched && imageWritten(m.buf, n, func(lo, hi uint64) { image.restore(m.buf, lo, hi) }) {
 		return
 	}
-	copy(m.buf[:n], image)
+	copy(m.buf[:n], image.bytes)
 	if n > 0 && m.protectImage(n) {
 		return
 	}
