@@ -103,12 +103,13 @@ func FuzzDecode(f *testing.F) {
 // TestEncodeCoversEveryField pins the fields Encode writes: a field added
 // to one of these types fails here until Encode and Decode write it, or
 // this list says why not (the free pages, the spare write buffers, the
-// tests' replayEverySync and the clock are not state; a file's opBuf and spentBufs only hold its pending
+// sync's scratch list of pages, the tests' replayEverySync and the clock
+// are not state; a file's opBuf and spentBufs only hold its pending
 // writes' bytes, written with them; deferred, deferredLo and deferredHi list and bound the deferred
 // writes, and Decode computes them from those).
 func TestEncodeCoversEveryField(t *testing.T) {
 	pinned := map[reflect.Type]string{
-		reflect.TypeFor[FS](): "StrictDirs now capacityBytes usedBytes inodes nextIno seq dirOps pool spareBufs replayEverySync mutant mutantHits holes",
+		reflect.TypeFor[FS](): "StrictDirs now capacityBytes usedBytes inodes nextIno seq dirOps pool spareBufs syncPages replayEverySync mutant mutantHits holes",
 		reflect.TypeFor[inode](): "ino typ atim mtim ctim links lastPath durableLinks data durable pool pending deferred deferredLo deferredHi opBuf spentBufs stale damaged " +
 			"entries durableEntries parent subdirs dead target",
 		reflect.TypeFor[content]():   "size pages far",

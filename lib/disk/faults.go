@@ -35,8 +35,12 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 	if fs.mutant == MutantTruncateNotDurable {
 		ops = fs.skipShrinks(n, ops)
 	}
-	written := n.replayDurable(ops, dropped, whole)
-	n.pending = nil
+	written := n.replayDurable(fs.syncPages[:0], ops, dropped, whole)
+	fs.syncPages = written
+	// The slice goes on holding the next writes: a sync every few writes
+	// grew a new one each time.
+	clear(n.pending)
+	n.pending = n.pending[:0]
 	fs.releaseOpBufs(n)
 	size := n.durable.size
 	if size != n.data.size && (fs.mutant != MutantTruncateNotDurable || size < n.data.size) {
@@ -76,11 +80,12 @@ func (fs *FS) syncFile(n *inode, drop func(page int64) bool) {
 
 // replayDurable applies ops to the durable content of n, except the bytes
 // of writes in pages for which dropped reports true, which become stale; the
-// file still takes the size those writes give it. It returns the pages that
-// took written bytes, in the order written. With sizesOnly it applies only
-// what the operations do to the size, for a sync whose written pages the
-// durable content then takes from the current one (adopt).
-func (n *inode) replayDurable(ops []fileOp, dropped func(page int64) bool, sizesOnly bool) (written []int64) {
+// file still takes the size those writes give it. It returns written with
+// the pages that took written bytes appended, in the order written. With
+// sizesOnly it applies only what the operations do to the size, for a sync
+// whose written pages the durable content then takes from the current one
+// (adopt).
+func (n *inode) replayDurable(written []int64, ops []fileOp, dropped func(page int64) bool, sizesOnly bool) []int64 {
 	d := &n.durable
 	for _, op := range ops {
 		if op.truncate {

@@ -109,6 +109,9 @@ type FS struct {
 	// spareBufs are large write buffers (keepBytes) that no pending write
 	// uses any more, for the next file that needs one.
 	spareBufs [][]byte
+	// syncPages is the pages a file's sync wrote, kept for the next sync
+	// to reuse; nothing reads it between syncs.
+	syncPages []int64
 	// replayEverySync makes every Sync replay the pending writes byte by
 	// byte, as a faulty one does (syncFile): tests compare the two ways.
 	replayEverySync bool

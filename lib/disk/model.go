@@ -230,7 +230,7 @@ func (fs *FS) crashDuringSync(rules CrashRules, r *rng.Stream, rep *CrashReport,
 			hit[n.ino] = hit[n.ino].add(op.off, op.off+op.size())
 			rep.Torn++
 		}
-		n.replayDurable(synced, func(int64) bool { return false }, false)
+		n.replayDurable(nil, synced, func(int64) bool { return false }, false)
 		n.pending = rest
 	case n.typ == TypeDir && fs.StrictDirs:
 		take := fs.syncTakes(n.ino)
