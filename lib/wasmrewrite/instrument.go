@@ -294,6 +294,10 @@ type imports struct {
 	globals    uint32
 	funcs      int64
 	schedYield int64 // function index of wasi_snapshot_preview1.sched_yield, or -1
+	// clocks are the function indices of
+	// wasi_snapshot_preview1.clock_time_get (a program may declare the
+	// import besides Go's runtime), and clockTypes their type indices.
+	clocks, clockTypes []uint32
 	// names are the imported functions' module.name, by function index.
 	names []string
 }
@@ -323,13 +327,16 @@ func parseImports(b []byte) (imports, error) {
 		b = b[1:]
 		switch kind {
 		case 0: // function: type index
-			_, n, ok := uleb(b)
+			t, n, ok := uleb(b)
 			if !ok {
 				return imp, ErrUninstrumentable
 			}
 			b = b[n:]
 			if names[0] == "wasi_snapshot_preview1" && names[1] == "sched_yield" {
 				imp.schedYield = funcs
+			}
+			if names[0] == "wasi_snapshot_preview1" && names[1] == "clock_time_get" {
+				imp.clocks, imp.clockTypes = append(imp.clocks, uint32(funcs)), append(imp.clockTypes, t)
 			}
 			imp.names = append(imp.names, names[0]+"."+names[1])
 			funcs++

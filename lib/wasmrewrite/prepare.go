@@ -8,7 +8,7 @@ import (
 // Version is part of every prepared module's name in a build store: a
 // change to any rewrite bumps it, so that no store serves a module
 // rewritten the old way.
-const Version = 5
+const Version = 6
 
 // Tag names a mode in the file name of a prepared module.
 func (m Mode) Tag() string {
@@ -22,8 +22,8 @@ func (m Mode) Tag() string {
 }
 
 // Prepare returns bin as the engine runs it: with loop ticks, with mode's
-// call counting, with its data segments merged, and with what forking
-// needs (fork.go). A module without preemption that the rewriter does not
+// call counting, with its data segments merged, with what forking needs
+// (fork.go), and with its clock reads answered inside it (clock.go). A module without preemption that the rewriter does not
 // understand keeps its code as it is (the watchdog can then only abandon
 // it); one that needs preemption is an error. A module that cannot fork
 // runs as before and carries the reason, which ReadForkInfo returns.
@@ -50,10 +50,20 @@ func Prepare(bin []byte, mode Mode) ([]byte, error) {
 		var forked []byte
 		forked, forkErr = plan.apply(out, forkFlags{loops: loops, preempt: mode.Preempt, preemptLoops: mode.Preempt && mode.Loops})
 		if forkErr == nil {
-			return forked, nil
+			return withClock(forked), nil
 		}
 	}
-	return appendCustom(out, noForkSection, []byte(forkErr.Error())), nil
+	return withClock(appendCustom(out, noForkSection, []byte(forkErr.Error()))), nil
+}
+
+// withClock is bin with the clock rewrite (clock.go), last, so that the
+// other rewrites see the module as Go built it; a module the rewrite does not
+// understand keeps making a host call for every read.
+func withClock(bin []byte) []byte {
+	if out, err := addClock(bin); err == nil {
+		return out
+	}
+	return bin
 }
 
 // Counts reports whether bin was prepared for preemption: it exports the

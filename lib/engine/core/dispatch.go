@@ -150,6 +150,9 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 		for _, i := range narrow {
 			s[i] &= 0xffffffff
 		}
+		if in.exec.clock.reads != nil {
+			in.clockTake() // the clock reads the guest answered come first
+		}
 		c := &in.exec.call
 		*c = Call{In: in, Ctx: ctx, Mod: m, Stack: s, fn: fn}
 		if in.exec.resuming {
@@ -169,6 +172,9 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 			panic(fmt.Sprintf("host function %s returned without adding itself to the determinism hash", fn.Name))
 		}
 		in.stopAtLimit(ctx)
+		if in.exec.clock.reads != nil {
+			in.clockRefresh()
+		}
 		in.exec.hold.Store(holdWasm)
 	}
 }

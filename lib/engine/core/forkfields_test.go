@@ -36,7 +36,7 @@ func TestForkEncodingCoversEveryField(t *testing.T) {
 		reflect.TypeFor[Property]():     "Kind Message Reached True Hits Margin FirstNs FirstTrueNs MarginNs falsified",
 		reflect.TypeFor[Result](): "Seed Status Class Message Node AtNs Steps HostCalls RealNs Hash Checkpoints Calls Faults Trace " +
 			"Properties Buggify History Check Tail Disks Property BudgetAsked CutShort MutantHits Snapshot",
-		reflect.TypeFor[Options](): "Faults RecordCalls Inspect DivergeAtCall StopAtNs PanicAtCall PanicAtStep Budget Branches " +
+		reflect.TypeFor[Options](): "Faults RecordCalls Inspect DivergeAtCall StopAtNs PanicAtCall PanicAtStep HostClock Budget Branches " +
 			"RedrawAfterBranch Interrupt Mutant SnapshotAt Restore AtStep",
 		reflect.TypeFor[Fork]():       "Step AtNs state guests",
 		reflect.TypeFor[guestImage](): "wasm memory globals",

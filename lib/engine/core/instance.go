@@ -104,6 +104,9 @@ type instExec struct {
 	// countdown and Go's g register (preempt.go).
 	pCounter api.MutableGlobal
 	gReg     api.Global
+	// clock holds, for a guest that answers its own clock reads, the
+	// globals it answers them from (clock.go).
+	clock guestClock
 	// abandoned says the scheduler gave up on the goroutine (watchdog).
 	abandoned bool
 	// dirty says which pages of the guest's mappings may be dirty
@@ -232,6 +235,7 @@ func (in *Instance) main() {
 	// assertion (instanceOf).
 	ctx = &instanceCtx{Context: ctx, in: in}
 	in.exec.mod = mod
+	in.clockStart(mod)
 	if img := in.exec.image; img != nil {
 		err = in.resumeGuest(ctx, mod, img)
 	} else {
@@ -242,6 +246,11 @@ func (in *Instance) main() {
 	if in.exec.hold.Swap(holdSched) == holdAbandoned {
 		in.exec.gone = true // the scheduler gave up on this guest and closed its module
 		return
+	}
+	if in.exec.clock.reads != nil {
+		// A guest that ended without a host call (a trap, or a return
+		// from _start) may have read the clock since its last one.
+		in.clockTake()
 	}
 	clean := true // the guest ended on its own or was stopped, nothing else
 	var exit *sys.ExitError

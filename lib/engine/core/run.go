@@ -135,6 +135,9 @@ type runExec struct {
 	// instances hand the baton on among themselves (handOn).
 	cur      atomic.Pointer[Instance]
 	curStart atomic.Int64
+	// clockReads counts the clock reads the guests answered themselves
+	// (clock.go).
+	clockReads uint64
 	// ready is handOn's list of ready instances, kept for its memory.
 	ready []*Instance
 	// snapshot is Result.Snapshot, and restored says Options.Restore is
@@ -313,6 +316,7 @@ func (r *Run) finish(start time.Time, inspect bool) *Result {
 	res.AtNs = r.Now
 	res.HostCalls = r.calls
 	res.Hash = r.hash
+	clockReadsAnswered.Add(r.exec.clockReads)
 	res.RealNs = time.Since(start).Nanoseconds()
 	res.Trace = r.traceLines
 	res.MutantHits = r.mutantHits()

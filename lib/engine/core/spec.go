@@ -149,6 +149,10 @@ type Options struct {
 	// or the scheduler (at a step) panic: tests use them to break an
 	// invariant of the engine on purpose.
 	PanicAtCall, PanicAtStep uint64
+	// HostClock makes every clock read of every guest a host call, as
+	// before the clock rewrite answered them inside the guest (clock.go):
+	// the runs are the same either way, which tests check with it.
+	HostClock bool
 	// Budget, when above 0, caps what sim.Budget returns in every node,
 	// and the trace says so. Defaults to 0, no cap.
 	Budget int
