@@ -75,3 +75,38 @@ func TestClockReadsInsideTheGuest(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkGuestClockReads reports what a clock read costs a guest that
+// answers it itself (ns/read) and one whose every read is a host call
+// (ns/read-host), from runs of testdata/guests/clockloop: a million reads,
+// 100 between two sleeps. docs/perf.md has the figures.
+func BenchmarkGuestClockReads(b *testing.B) {
+	raw := buildRawGuest(b, "clockloop")
+	e, err := New(testCache())
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer e.Close()
+	spec := &Spec{
+		Nodes:      []NodeSpec{{Name: "n", Wasm: runnable(b, raw, nil), Workload: true}},
+		DurationNs: int64(200 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
+	}
+	const reads = 10000 * 50 * 2
+	if _, err := e.Run(spec, 1, Options{}); err != nil { // compile outside the timing
+		b.Fatal(err)
+	}
+	var took [2]time.Duration
+	b.ResetTimer()
+	for range b.N {
+		for i, host := range []bool{false, true} {
+			start := time.Now()
+			res, err := e.Run(spec, 1, Options{HostClock: host})
+			if err != nil || res.Status != StatusPass {
+				b.Fatalf("clockloop: %v %v", err, res)
+			}
+			took[i] += time.Since(start)
+		}
+	}
+	b.ReportMetric(float64(took[0].Nanoseconds())/float64(b.N*reads), "ns/read")
+	b.ReportMetric(float64(took[1].Nanoseconds())/float64(b.N*reads), "ns/read-host")
+}
