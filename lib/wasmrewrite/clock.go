@@ -11,38 +11,56 @@ import (
 // paying wazero's way out of compiled code and back for a body that writes
 // eight bytes. Virtual time stands still while a guest runs between two
 // host calls, so the clock rewrite answers those reads inside the guest,
-// from globals the host sets whenever a host call returns. The host still
-// counts every read in the determinism hash, in order and with the same
-// words, at the guest's next host call: the guest notes how many reads it
-// answered and of which clock.
+// from values the host writes into its memory whenever a host call returns.
+// The host still counts every read in the determinism hash, in order and
+// with the same words, at the guest's next host call: the guest notes how
+// many reads it answered and of which clock.
 //
 // The reads go through a function the rewrite adds, with clock_time_get's
 // own signature, to which every call of the import is redirected. It
 // answers the realtime and monotonic clocks (ids 0 and 1, all Go asks for)
 // while the host has switched it on, and calls the import for anything
-// else: another clock, an address outside the memory, a 65th read since the
-// last host call, or the switch off.
+// else: another clock, an address outside the memory, a read past
+// ClockReadsMax since the last host call, or the switch off.
+//
+// What the function and the host share lives in Go's reserved low memory:
+// Go's linker starts a wasm module's data at 12288, keeping the 8192 bytes
+// above the first page for wasm_exec.js, which only js/wasm uses. A wasip1
+// program never touches them, and the rewrite checks that no data segment
+// does either. The host reads the count from there as it reads any guest
+// memory; a global would have cost it a walk through wazero's module
+// instance, cold in the cache, at every host call.
 
-// Export names of the clock rewrite's globals. ExportClockOn is 1 while the
-// host lets the guest answer; ExportClockWall and ExportClockMono are what
-// the realtime and monotonic clocks read now; ExportClockReads counts the
-// reads the guest answered since the host last took them, and bit k of
-// ExportClockIDs is the id of the k-th.
+// ClockArea is the address of the shared words, 32 bytes: at ClockOn an
+// i32 that is 1 while the host lets the guest answer; at ClockWall and
+// ClockMono the realtime and monotonic clocks' values now; at ClockState
+// the reads answered since the host last took them, their count in the top
+// 8 bits and the id of the k-th read in bit k.
 const (
-	ExportClockOn    = "sf.clock_on"
-	ExportClockWall  = "sf.clock_wall"
-	ExportClockMono  = "sf.clock_mono"
-	ExportClockReads = "sf.clock_reads"
-	ExportClockIDs   = "sf.clock_ids"
+	ClockArea  = 8192
+	ClockOn    = ClockArea
+	ClockWall  = ClockArea + 8
+	ClockMono  = ClockArea + 16
+	ClockState = ClockArea + 24
 )
 
-// ClockReadsMax is how many reads the guest answers between two host calls;
-// the next one is a host call, which takes them.
-const ClockReadsMax = 64
+// ExportClockArea names an i32 global that holds ClockArea, exported by a
+// module with the clock rewrite and only by one.
+const ExportClockArea = "sf.clock_area"
+
+// ClockReadsMax is how many reads the guest answers between two host calls
+// (the bits left below the count); the next one is a host call, which takes
+// them.
+const ClockReadsMax = 56
+
+// goMinDataAddr is where Go's linker starts a wasm module's data
+// (cmd/link/internal/ld: wasmMinDataAddr).
+const goMinDataAddr = 12288
 
 // addClock redirects bin's calls of clock_time_get to a function that
-// answers them from the globals above. A module that does not import
-// clock_time_get with WASI's signature is returned as it is.
+// answers them from ClockArea. A module that does not import
+// clock_time_get with WASI's signature, imports its memory, or has data
+// below goMinDataAddr is returned as it is.
 func addClock(bin []byte) ([]byte, error) {
 	secs, err := splitSections(bin)
 	if err != nil {
@@ -61,12 +79,23 @@ func addClock(bin []byte) ([]byte, error) {
 			}
 		}
 	}
-	if len(imp.clocks) == 0 {
+	if len(imp.clocks) == 0 || imp.memories != 0 {
 		return bin, nil
 	}
-	for _, id := range []byte{1, 3, 6, 7, 10} {
+	for _, id := range []byte{1, 3, 5, 6, 7, 10} {
 		if _, ok := at[id]; !ok {
 			return bin, nil
+		}
+	}
+	if i, ok := at[11]; ok {
+		segs, err := parseActiveSegments(secs[i].body)
+		if err != nil {
+			return bin, nil
+		}
+		for _, s := range segs {
+			if s.offset < goMinDataAddr {
+				return bin, nil
+			}
 		}
 	}
 	types, err := parseTypes(secs[at[1]].body)
@@ -90,72 +119,55 @@ func addClock(bin []byte) ([]byte, error) {
 		return nil, ErrUninstrumentable
 	}
 	clockFn := uint32(imp.funcs) + defined
-	g := imp.globals + globals
-	on, wall, mono, reads, ids := g, g+1, g+2, g+3, g+4
 
-	gs := appendUleb(nil, globals+5)
+	gs := appendUleb(nil, globals+1)
 	gs = append(gs, secs[at[6]].body[n:]...)
-	for _, t := range []byte{0x7f, 0x7e, 0x7e, 0x7f, 0x7e} {
-		zero := byte(0x41) // i32.const
-		if t == 0x7e {
-			zero = 0x42 // i64.const
-		}
-		gs = append(gs, t, 0x01, zero, 0x00, 0x0b) // mutable, starting at 0
-	}
-	secs[at[6]].body = gs
-
-	exp := secs[at[7]].body
-	for _, e := range []struct {
-		name string
-		idx  uint32
-	}{{ExportClockOn, on}, {ExportClockWall, wall}, {ExportClockMono, mono}, {ExportClockReads, reads}, {ExportClockIDs, ids}} {
-		exp = appendExport(exp, e.name, 3, e.idx)
-	}
-	secs[at[7]].body = exp
+	gs = append(gs, 0x7f, 0x00, 0x41) // an immutable i32
+	gs = appendSleb32(gs, ClockArea)
+	secs[at[6]].body = append(gs, 0x0b)
+	secs[at[7]].body = appendExport(secs[at[7]].body, ExportClockArea, 3, imp.globals+globals)
 
 	secs[at[3]].body = appendVec(secs[at[3]].body, appendUleb(nil, imp.clockTypes[0]))
 	code, err := redirectCalls(secs[at[10]].body, imp.clocks, clockFn)
 	if err != nil {
 		return nil, err
 	}
-	body := clockBody(imp.clocks[0], on, wall, mono, reads, ids)
+	body := clockBody(imp.clocks[0])
 	secs[at[10]].body = appendVec(code, append(appendUleb(nil, uint32(len(body))), body...))
 	return joinSections(bin[:8], secs), nil
 }
 
 // clockBody is the code of the added function, (id i32, precision i64,
-// result i32) -> errno i32.
-func clockBody(importFn, on, wall, mono, reads, ids uint32) []byte {
-	gget := func(b []byte, i uint32) []byte { return appendUleb(append(b, 0x23), i) }
-	gset := func(b []byte, i uint32) []byte { return appendUleb(append(b, 0x24), i) }
-	b := []byte{0x00}         // no locals
-	b = append(b, 0x02, 0x40) // block: leaving it is the host call
-	b = gget(b, on)
-	b = append(b, 0x45, 0x0d, 0x00) // i32.eqz, br_if 0
-	b = gget(b, reads)
-	b = append(b, 0x41)
+// result i32) -> errno i32, with two locals: the state word and its count.
+func clockBody(importFn uint32) []byte {
+	load := func(b []byte, op, align byte, addr uint32) []byte { // i32.const 0, then a load at addr
+		return appendUleb(append(b, 0x41, 0x00, op, align), addr)
+	}
+	b := []byte{0x01, 0x02, 0x7e} // locals: two i64
+	b = append(b, 0x02, 0x40)     // block: leaving it is the host call
+	b = load(b, 0x28, 0x02, ClockOn)
+	b = append(b, 0x45, 0x0d, 0x00)                   // i32.eqz, br_if 0
+	b = append(b, 0x20, 0x00, 0x41, 0x01, 0x4b)       // local.get 0, i32.const 1, i32.gt_u
+	b = append(b, 0x0d, 0x00)                         // br_if 0
+	b = load(b, 0x29, 0x03, ClockState)               // the state
+	b = append(b, 0x22, 0x03, 0x42, 0x38, 0x88, 0x22) // local.tee 3, i64.const 56, i64.shr_u, local.tee
+	b = append(b, 0x04, 0x42)                         // 4 (the count), i64.const
 	b = appendSleb32(b, ClockReadsMax)
-	b = append(b, 0x4f, 0x0d, 0x00)             // i32.ge_u, br_if 0
-	b = append(b, 0x20, 0x00, 0x41, 0x01, 0x4b) // local.get 0, i32.const 1, i32.gt_u
-	b = append(b, 0x0d, 0x00)                   // br_if 0
+	b = append(b, 0x5a, 0x0d, 0x00) // i64.ge_u, br_if 0
 	// The eight bytes at the result address must lie inside the memory.
 	b = append(b, 0x20, 0x02, 0xad, 0x42, 0x08, 0x7c) // u64(result) + 8
 	b = append(b, 0x3f, 0x00, 0xad, 0x42, 0x10, 0x86) // u64(memory.size) << 16
 	b = append(b, 0x56, 0x0d, 0x00)                   // i64.gt_u, br_if 0
 	b = append(b, 0x20, 0x02)                         // local.get 2
-	b = gget(b, mono)
-	b = gget(b, wall)
-	b = append(b, 0x20, 0x00, 0x1b) // local.get 0, select: mono when the id is 1
-	b = append(b, 0x37, 0x03, 0x00) // i64.store align=3
-	b = gget(b, ids)                // ids |= u64(id) << reads
-	b = append(b, 0x20, 0x00, 0xad) // local.get 0, i64.extend_i32_u
-	b = gget(b, reads)
-	b = append(b, 0xad, 0x86, 0x84) // i64.extend_i32_u, i64.shl, i64.or
-	b = gset(b, ids)
-	b = gget(b, reads)
-	b = append(b, 0x41, 0x01, 0x6a) // reads + 1
-	b = gset(b, reads)
-	b = append(b, 0x41, 0x00, 0x0f, 0x0b) // i32.const 0 (success), return, end
+	b = load(b, 0x29, 0x03, ClockMono)
+	b = load(b, 0x29, 0x03, ClockWall)
+	b = append(b, 0x20, 0x00, 0x1b)                                                 // local.get 0, select: mono when the id is 1
+	b = append(b, 0x37, 0x03, 0x00)                                                 // i64.store align=3
+	b = append(b, 0x41, 0x00, 0x20, 0x03)                                           // i32.const 0, the state
+	b = append(b, 0x20, 0x00, 0xad, 0x20, 0x04, 0x86, 0x84)                         // | u64(id) << count
+	b = append(b, 0x42, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x80, 0x01, 0x7c) // + 1<<56
+	b = appendUleb(append(b, 0x37, 0x03), ClockState)                               // i64.store
+	b = append(b, 0x41, 0x00, 0x0f, 0x0b)                                           // i32.const 0 (success), return, end
 	b = append(b, 0x20, 0x00, 0x20, 0x01, 0x20, 0x02, 0x10)
 	b = appendUleb(b, importFn)
 	return append(b, 0x0b)

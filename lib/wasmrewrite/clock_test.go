@@ -39,9 +39,10 @@ func callsTo(t *testing.T, code []byte, fn uint32) []int {
 }
 
 // TestClockRewrite: a prepared Go module calls clock_time_get only from the
-// function the clock rewrite adds, which is its last, exports the rewrite's
-// globals, and can still fork; a module that does not import the clock is
-// left as it is.
+// function the clock rewrite adds, which is its last, exports where the
+// clock's words are, has no data there, and can still fork; a module that
+// does not import the clock, or has data where the words would go, is left
+// as it is.
 func TestClockRewrite(t *testing.T) {
 	bin, err := os.ReadFile(buildSpin(t))
 	if err != nil {
@@ -86,10 +87,22 @@ func TestClockRewrite(t *testing.T) {
 	if last := calls[len(calls)-1]; last != 1 {
 		t.Errorf("the added function calls clock_time_get %d times, want once (the host's answer)", last)
 	}
-	for _, name := range []string{ExportClockOn, ExportClockWall, ExportClockMono, ExportClockReads, ExportClockIDs} {
-		if _, err := exportedIndex(section(out, 7), name, 3); err != nil {
-			t.Errorf("the prepared module does not export the global %s: %v", name, err)
+	if _, err := exportedIndex(section(out, 7), ExportClockArea, 3); err != nil {
+		t.Errorf("the prepared module does not export the global %s: %v", ExportClockArea, err)
+	}
+	segs, err := parseActiveSegments(section(out, 11))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range segs {
+		if s.offset < ClockArea+32 {
+			t.Errorf("a data segment at %d overlaps the clock's words at %d", s.offset, ClockArea)
 		}
+	}
+	// Data below Go's usual start (another linker) keeps every read a host call.
+	low := bytes.Clone(bin)
+	if got, err := addClock(MergeDataSegments(lowData(t, low))); err != nil || bytes.Contains(got, []byte(ExportClockArea)) {
+		t.Errorf("a module with data at the clock's words was rewritten (%v)", err)
 	}
 	if info, err := ReadForkInfo(out); err != nil || info == nil {
 		t.Errorf("the prepared module cannot fork any more: %v", err)
@@ -99,4 +112,27 @@ func TestClockRewrite(t *testing.T) {
 	if got, err := addClock(bare); err != nil || !bytes.Equal(got, bare) {
 		t.Errorf("a module without clock_time_get: %x, %v; want it unchanged", got, err)
 	}
+}
+
+// lowData returns bin with its first data segment moved to ClockArea.
+func lowData(t *testing.T, bin []byte) []byte {
+	t.Helper()
+	secs, err := splitSections(bin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range secs {
+		if s.id != 11 {
+			continue
+		}
+		segs, err := parseActiveSegments(s.body)
+		if err != nil || len(segs) == 0 {
+			t.Fatalf("data segments: %v", err)
+		}
+		segs[0].offset = ClockArea
+		secs[i].body = encodeSegments(segs)
+		return joinSections(bin[:8], secs)
+	}
+	t.Fatal("no data section")
+	return nil
 }

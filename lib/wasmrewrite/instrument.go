@@ -291,9 +291,9 @@ func addExports(b []byte, counter uint32) ([]byte, error) {
 }
 
 type imports struct {
-	globals    uint32
-	funcs      int64
-	schedYield int64 // function index of wasi_snapshot_preview1.sched_yield, or -1
+	globals, memories uint32
+	funcs             int64
+	schedYield        int64 // function index of wasi_snapshot_preview1.sched_yield, or -1
 	// clocks are the function indices of
 	// wasi_snapshot_preview1.clock_time_get (a program may declare the
 	// import besides Go's runtime), and clockTypes their type indices.
@@ -353,6 +353,7 @@ func parseImports(b []byte) (imports, error) {
 			if b, err = skipLimits(b); err != nil {
 				return imp, err
 			}
+			imp.memories++
 		case 3: // global: valtype, mutability
 			if len(b) < 2 {
 				return imp, ErrUninstrumentable

@@ -8,7 +8,7 @@ import (
 // Version is part of every prepared module's name in a build store: a
 // change to any rewrite bumps it, so that no store serves a module
 // rewritten the old way.
-const Version = 6
+const Version = 7
 
 // Tag names a mode in the file name of a prepared module.
 func (m Mode) Tag() string {

@@ -150,7 +150,7 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 		for _, i := range narrow {
 			s[i] &= 0xffffffff
 		}
-		if in.exec.clock.reads != nil {
+		if in.exec.clock.mem != nil {
 			in.clockTake() // the clock reads the guest answered come first
 		}
 		c := &in.exec.call
@@ -172,7 +172,7 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 			panic(fmt.Sprintf("host function %s returned without adding itself to the determinism hash", fn.Name))
 		}
 		in.stopAtLimit(ctx)
-		if in.exec.clock.reads != nil {
+		if in.exec.clock.mem != nil {
 			in.clockRefresh()
 		}
 		in.exec.hold.Store(holdWasm)

@@ -247,7 +247,7 @@ func (in *Instance) main() {
 		in.exec.gone = true // the scheduler gave up on this guest and closed its module
 		return
 	}
-	if in.exec.clock.reads != nil {
+	if in.exec.clock.mem != nil {
 		// A guest that ended without a host call (a trap, or a return
 		// from _start) may have read the clock since its last one.
 		in.clockTake()
