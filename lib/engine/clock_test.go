@@ -110,3 +110,52 @@ func BenchmarkGuestClockReads(b *testing.B) {
 	b.ReportMetric(float64(took[0].Nanoseconds())/float64(b.N*reads), "ns/read")
 	b.ReportMetric(float64(took[1].Nanoseconds())/float64(b.N*reads), "ns/read-host")
 }
+
+// TestClockReadsAcrossForks: a guest copied by a fork and resumed answers
+// its clock reads, or makes host calls for them, as the resumed run's
+// options say, whatever the run it was copied from did: either way the
+// resumed run ends as the run that was never forked.
+func TestClockReadsAcrossForks(t *testing.T) {
+	e, err := New(testCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	spec := &Spec{
+		Nodes:      []NodeSpec{{Name: "n", Wasm: buildGuest(t, "clockreads"), Workload: true}},
+		DurationNs: int64(20 * time.Second), LatencyNs: [2]int64{1e6, 1e6},
+	}
+	whole, err := e.Run(spec, 1, Options{})
+	if err != nil || whole.Status != StatusPass {
+		t.Fatalf("the run: %v %v", err, whole)
+	}
+	resumed := 0
+	for _, from := range []bool{false, true} {
+		_, err = e.Run(spec, 1, Options{HostClock: from, AtStep: func(s StepPoint) {
+			if s.Step == 0 || s.Step%7 != 0 {
+				return
+			}
+			f, err := s.Fork()
+			if err != nil {
+				t.Fatalf("step %d: %v", s.Step, err)
+			}
+			for _, to := range []bool{false, true} {
+				res, err := e.Resume(f, Options{HostClock: to})
+				if err != nil {
+					t.Fatal(err)
+				}
+				resumed++
+				if res.Hash != whole.Hash || res.HostCalls != whole.HostCalls || !slices.Equal(res.Trace, whole.Trace) {
+					t.Errorf("copied at step %d from a run with every read a host call %v, resumed with %v: hash %x over %d calls; the whole run %x over %d",
+						s.Step, from, to, res.Hash, res.HostCalls, whole.Hash, whole.HostCalls)
+				}
+			}
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if resumed < 4 {
+		t.Errorf("%d resumed runs, want a few from each kind of run", resumed)
+	}
+}

@@ -105,7 +105,7 @@ type instExec struct {
 	pCounter api.MutableGlobal
 	gReg     api.Global
 	// clock holds, for a guest that answers its own clock reads, the
-	// globals it answers them from (clock.go).
+	// memory it answers them from (clock.go).
 	clock guestClock
 	// abandoned says the scheduler gave up on the goroutine (watchdog).
 	abandoned bool
@@ -235,10 +235,10 @@ func (in *Instance) main() {
 	// assertion (instanceOf).
 	ctx = &instanceCtx{Context: ctx, in: in}
 	in.exec.mod = mod
-	in.clockStart(mod)
 	if img := in.exec.image; img != nil {
 		err = in.resumeGuest(ctx, mod, img)
 	} else {
+		in.clockStart(mod)
 		in.preemptStart(mod)
 		in.exec.hold.Store(holdWasm)
 		_, err = mod.ExportedFunction("_start").Call(ctx)

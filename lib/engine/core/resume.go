@@ -199,6 +199,9 @@ func (in *Instance) resumeGuest(ctx context.Context, mod api.Module, img *guestI
 		return resumeError{err}
 	}
 	in.exec.image = nil
+	// After the image, whose memory holds the clock's words as the copied
+	// guest left them, under the options of the run it came from.
+	in.clockStart(mod)
 	fn := in.park.fn
 	wrapper := mod.ExportedFunction(wasmrewrite.ExportImportPrefix + fn.module + "." + fn.Name)
 	reenter, loop := mod.ExportedFunction(wasmrewrite.ExportReenter), mod.ExportedFunction(wasmrewrite.ExportPCFLoop)
