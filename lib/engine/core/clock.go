@@ -58,8 +58,11 @@ func (in *Instance) ClockNow(id uint32) (int64, bool) {
 // reads, and lets it, unless the run asks for every read as a host call
 // (Options.HostClock), or counts its host calls one by one for an injected
 // divergence or panic, which must fall at a read as it would without the
-// rewrite.
-func (in *Instance) clockStart(mod api.Module) {
+// rewrite. A resumed guest keeps the clocks' values its image holds, what
+// the copied guest last read: the end of the host call it enters again
+// brings them up to date, as in the run that was never forked, whose
+// guest's memory it must match.
+func (in *Instance) clockStart(mod api.Module, resumed bool) {
 	in.exec.clock = guestClock{}
 	mem := mod.Memory()
 	if mod.ExportedGlobal(wasmrewrite.ExportClockArea) == nil || mem == nil {
@@ -73,10 +76,16 @@ func (in *Instance) clockStart(mod api.Module) {
 	}
 	c := &in.exec.clock
 	c.mem = mem
-	c.wallNow, _ = in.ClockNow(0)
-	c.monoNow, _ = in.ClockNow(1)
-	mem.WriteUint64Le(wasmrewrite.ClockWall, uint64(c.wallNow))
-	mem.WriteUint64Le(wasmrewrite.ClockMono, uint64(c.monoNow))
+	if resumed {
+		w, _ := mem.ReadUint64Le(wasmrewrite.ClockWall)
+		m, _ := mem.ReadUint64Le(wasmrewrite.ClockMono)
+		c.wallNow, c.monoNow = int64(w), int64(m)
+	} else {
+		c.wallNow, _ = in.ClockNow(0)
+		c.monoNow, _ = in.ClockNow(1)
+		mem.WriteUint64Le(wasmrewrite.ClockWall, uint64(c.wallNow))
+		mem.WriteUint64Le(wasmrewrite.ClockMono, uint64(c.monoNow))
+	}
 	mem.WriteUint32Le(wasmrewrite.ClockOn, 1)
 }
 

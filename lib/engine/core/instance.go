@@ -238,7 +238,7 @@ func (in *Instance) main() {
 	if img := in.exec.image; img != nil {
 		err = in.resumeGuest(ctx, mod, img)
 	} else {
-		in.clockStart(mod)
+		in.clockStart(mod, false)
 		in.preemptStart(mod)
 		in.exec.hold.Store(holdWasm)
 		_, err = mod.ExportedFunction("_start").Call(ctx)

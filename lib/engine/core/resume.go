@@ -200,8 +200,8 @@ func (in *Instance) resumeGuest(ctx context.Context, mod api.Module, img *guestI
 	}
 	in.exec.image = nil
 	// After the image, whose memory holds the clock's words as the copied
-	// guest left them, under the options of the run it came from.
-	in.clockStart(mod)
+	// guest left them and as the run it came from switched them.
+	in.clockStart(mod, true)
 	fn := in.park.fn
 	wrapper := mod.ExportedFunction(wasmrewrite.ExportImportPrefix + fn.module + "." + fn.Name)
 	reenter, loop := mod.ExportedFunction(wasmrewrite.ExportReenter), mod.ExportedFunction(wasmrewrite.ExportPCFLoop)
