@@ -48,19 +48,7 @@ func TestClockRewrite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	section := func(b []byte, id byte) []byte {
-		secs, err := splitSections(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, s := range secs {
-			if s.id == id {
-				return s.body
-			}
-		}
-		t.Fatalf("no section %d", id)
-		return nil
-	}
+	section := func(b []byte, id byte) []byte { return moduleSection(t, b, id) }
 	imp, err := parseImports(section(bin, 2))
 	if err != nil || len(imp.clocks) != 1 {
 		t.Fatalf("Go's runtime imports clock_time_get %d times (%v), want once", len(imp.clocks), err)
