@@ -138,7 +138,7 @@ func (m *mmapMemory) resetTo(image *memoryImage) {
 // it was most of a reused instance's start, and most of a Go guest's image
 // is read-only data its program never writes: so after a first whole copy
 // the image's pages are put under the kernel's write watch, and each later
-// restore copies only the pages written since.
+// restore sets back only the pages written since (memoryImage.restore).
 func (m *mmapMemory) restoreImage(image *memoryImage) {
 	n := uint64(len(image.bytes))
 	reservations.Lock()

@@ -75,9 +75,9 @@ type freshState struct {
 
 // memoryImage is what a fresh instance's memory holds, and which of its
 // pages are all zeros. Most of the pages a guest writes in its image are
-// zeros there (Go's bss and the start of its heap: about 135 of 140 in the
-// examples' nodes), and a reuse clears those rather than copy them, which
-// spares it reading the image's zeros.
+// zeros there (Go's bss and the start of its heap: about 135 of 140 in
+// kvlog's and liveness's nodes), and a reuse clears those rather than copy
+// them, which spares it reading the image's zeros.
 type memoryImage struct {
 	bytes []byte
 	zero  []uint64 // bit p: the imagePage bytes at p*imagePage are zeros
