@@ -107,7 +107,7 @@ func FuzzDecode(f *testing.F) {
 // Encode leaves it out, as Clone does.
 func TestEncodeCoversEveryField(t *testing.T) {
 	pinned := map[reflect.Type]string{
-		reflect.TypeFor[Net](): "seed latencyNs nodes listeners queue seq nextID now conns connsLive free faults udp mutantState",
+		reflect.TypeFor[Net](): "seed latencyNs nodes listeners queue seq nextID now conns connsLive free block faults udp mutantState",
 		reflect.TypeFor[Socket](): "ID Node Instance Listener Datagram Port Peer State backlog rbuf rdEOF wrClosed closed lastAt stream " +
 			"accepted connectTo connectNode lastData rbufLast rbufFrom inbox inboxBytes dupStream",
 		reflect.TypeFor[event]():       "at seq kind target from data src dst port delivered dropped",

@@ -197,6 +197,9 @@ type Net struct {
 	// refers to any more, for the next writes: a run sends one per chunk
 	// written. It is not the network's state; Clone leaves it out.
 	free []*event
+	// block is where Write copies the chunks it sends (chunkCopy). It is
+	// not the network's state either: Clone and Decode start without one.
+	block []byte
 
 	faults
 	udp
@@ -367,7 +370,7 @@ func (n *Net) Write(s *Socket, p []byte) (int, Errno) {
 	}
 	for off := 0; off < len(p); off += MaxChunk {
 		end := min(off+MaxChunk, len(p))
-		chunk := append([]byte(nil), p[off:end]...)
+		chunk := n.chunkCopy(p[off:end])
 		e := n.dataEvent(s, chunk)
 		n.send(s, s.Peer, e)
 		if n.mutant != MutantNone {
@@ -502,6 +505,29 @@ func (n *Net) Advance(now int64) {
 
 // dataEvent is a data event from s carrying chunk, a delivered one reused
 // when there is one.
+// chunkBlockBytes is the size of the blocks chunkCopy copies small chunks
+// into.
+const chunkBlockBytes = 64 << 10
+
+// chunkCopy returns a copy of the written bytes p, which nothing ever writes
+// to. Small chunks share blocks, one allocation for many of them: a
+// separate allocation for each was the most frequent of a sweep's in the
+// worlds that talk over the network, and its garbage with it. Each copy is
+// capped at its length, so that an append to it (a receive buffer's)
+// copies instead of writing into the next one; a block lives as long as
+// any chunk in it.
+func (n *Net) chunkCopy(p []byte) []byte {
+	if len(p) > chunkBlockBytes/8 {
+		return append([]byte(nil), p...)
+	}
+	if cap(n.block)-len(n.block) < len(p) {
+		n.block = make([]byte, 0, chunkBlockBytes)
+	}
+	a := len(n.block)
+	n.block = append(n.block, p...)
+	return n.block[a:len(n.block):len(n.block)]
+}
+
 func (n *Net) dataEvent(s *Socket, chunk []byte) *event {
 	if k := len(n.free); k > 0 {
 		e := n.free[k-1]
