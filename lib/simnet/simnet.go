@@ -503,19 +503,16 @@ func (n *Net) Advance(now int64) {
 	n.now = now
 }
 
-// dataEvent is a data event from s carrying chunk, a delivered one reused
-// when there is one.
 // chunkBlockBytes is the size of the blocks chunkCopy copies small chunks
 // into.
 const chunkBlockBytes = 64 << 10
 
-// chunkCopy returns a copy of the written bytes p, which nothing ever writes
-// to. Small chunks share blocks, one allocation for many of them: a
+// chunkCopy returns a copy of the written bytes p. Small chunks share
+// blocks, one allocation for many of them: a
 // separate allocation for each was the most frequent of a sweep's in the
 // worlds that talk over the network, and its garbage with it. Each copy is
-// capped at its length, so that an append to it (a receive buffer's)
-// copies instead of writing into the next one; a block lives as long as
-// any chunk in it.
+// capped at its length, so that an append to it (a receive buffer's) never
+// writes into the next one; a block lives as long as any chunk in it.
 func (n *Net) chunkCopy(p []byte) []byte {
 	if len(p) > chunkBlockBytes/8 {
 		return append([]byte(nil), p...)
@@ -528,6 +525,8 @@ func (n *Net) chunkCopy(p []byte) []byte {
 	return n.block[a:len(n.block):len(n.block)]
 }
 
+// dataEvent is a data event from s carrying chunk, a delivered one reused
+// when there is one.
 func (n *Net) dataEvent(s *Socket, chunk []byte) *event {
 	if k := len(n.free); k > 0 {
 		e := n.free[k-1]
