@@ -504,15 +504,16 @@ func (n *Net) Advance(now int64) {
 }
 
 // chunkBlockBytes is the size of the blocks chunkCopy copies small chunks
-// into.
-const chunkBlockBytes = 64 << 10
+// into: a block lives as long as any chunk in it (an unread one a receive
+// buffer took whole, say), so it is kept to a few pages.
+const chunkBlockBytes = 8 << 10
 
-// chunkCopy returns a copy of the written bytes p. Small chunks share
-// blocks, one allocation for many of them: a
-// separate allocation for each was the most frequent of a sweep's in the
-// worlds that talk over the network, and its garbage with it. Each copy is
-// capped at its length, so that an append to it (a receive buffer's) never
-// writes into the next one; a block lives as long as any chunk in it.
+// chunkCopy returns a copy of the written bytes p. Small chunks (up to an
+// eighth of a block) share blocks, one allocation for many of them: an
+// allocation for each was the most frequent of a sweep's in the worlds that
+// talk over the network, and its garbage with it. Each copy is capped at
+// its length, so that an append to it (a receive buffer's) never writes
+// into the next one.
 func (n *Net) chunkCopy(p []byte) []byte {
 	if len(p) > chunkBlockBytes/8 {
 		return append([]byte(nil), p...)
