@@ -987,3 +987,32 @@ func TestLatencyRange(t *testing.T) {
 		})
 	}
 }
+
+// TestChunksSharingABlockStayApart: small chunks written on different
+// connections share a block (chunkCopy), and a receive buffer that took
+// one whole and then gets more must copy rather than write over the next.
+// chunkCopy and deliver both cap the slices; the test fails with neither.
+func TestChunksSharingABlockStayApart(t *testing.T) {
+	n := fixed(t)
+	l := listen(t, n, "b", 80)
+	c1, s1 := connect(t, n, l)
+	c2, s2 := connect(t, n, l)
+	for _, w := range []struct {
+		c *Socket
+		p string
+	}{{c1, "aaa"}, {c2, "bbb"}, {c1, "ccc"}, {c2, "ddd"}} {
+		if k, e := n.Write(w.c, []byte(w.p)); e != OK || k != len(w.p) {
+			t.Fatalf("write %q: %d, errno %d", w.p, k, e)
+		}
+	}
+	if len(n.block) == 0 {
+		t.Fatal("the writes made no block")
+	}
+	settle(n)
+	if got := string(readAll(t, n, s2)); got != "bbbddd" {
+		t.Fatalf("second connection read %q, want %q", got, "bbbddd")
+	}
+	if got := string(readAll(t, n, s1)); got != "aaaccc" {
+		t.Fatalf("first connection read %q, want %q", got, "aaaccc")
+	}
+}
