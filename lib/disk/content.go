@@ -210,9 +210,10 @@ func (c *content) overwritable(p int64, twin *content, pool *pagePool) *page {
 }
 
 // readAt copies the bytes of c from off into b and returns their count,
-// short at the end of c. isZero says whether a part of b holds zeros
-// already (IsZero, or a cheaper test that gives the same answers).
-func (c *content) readAt(b []byte, off int64, isZero func([]byte) bool) int {
+// short at the end of c. zero makes a part of b, a hole of c's, hold zeros
+// (ClearNonZero, or a cheaper way that writes what it must); each run of
+// holes is one part.
+func (c *content) readAt(b []byte, off int64, zero func([]byte)) int {
 	if off >= c.size {
 		return 0
 	}
@@ -220,24 +221,39 @@ func (c *content) readAt(b []byte, off int64, isZero func([]byte) bool) int {
 	n := 0
 	for n < len(b) {
 		p, in := off/PageBytes, off%PageBytes
-		var k int
 		if pg := c.page(p); pg != nil {
-			k = copy(b[n:], pg[in:])
-		} else {
-			k = min(len(b)-n, int(PageBytes-in))
-			// A hole reads as zeros. Where b holds zeros already, as a
-			// guest's fresh memory does, they are left unwritten: writing
-			// them made the kernel find and clear a page for each, for
-			// buffers (badger's mapped logs, megabytes of holes) whose
-			// most pages nothing writes after.
-			if !isZero(b[n : n+k]) {
-				clear(b[n : n+k])
-			}
+			k := copy(b[n:], pg[in:])
+			n += k
+			off += int64(k)
+			continue
 		}
+		// A hole reads as zeros. Where b holds zeros already, as a guest's
+		// fresh memory does, they need not be written: writing them made
+		// the kernel find and clear a page for each, for buffers (badger's
+		// mapped logs, megabytes of holes) whose most pages nothing writes
+		// after.
+		k := min(len(b)-n, int(PageBytes-in))
+		for n+k < len(b) && c.page(p+1) == nil {
+			p++
+			k = min(len(b)-n, k+PageBytes)
+		}
+		zero(b[n : n+k])
 		n += k
 		off += int64(k)
 	}
 	return n
+}
+
+// ClearNonZero makes b hold only zeros, writing only the pages of it that
+// do not already: a fresh buffer's pages stay unwritten.
+func ClearNonZero(b []byte) {
+	for len(b) > 0 {
+		k := min(len(b), PageBytes)
+		if !IsZero(b[:k]) {
+			clear(b[:k])
+		}
+		b = b[k:]
+	}
 }
 
 // copyRange makes bytes [a, e) of c those of src, which must cover them.
@@ -266,7 +282,7 @@ func (c *content) flip(i int64, bit uint8, twin *content, pool *pagePool) {
 // bytes returns a copy of all of c.
 func (c *content) bytes() []byte {
 	b := make([]byte, c.size)
-	c.readAt(b, 0, IsZero)
+	c.readAt(b, 0, ClearNonZero)
 	return b
 }
 

@@ -227,7 +227,7 @@ func (fs *FS) SyncMisdirected(ino Ino, r *rng.Stream) (from, to int64, ok bool, 
 	fs.syncFile(n, func(p int64) bool { return p == src })
 	var block [PageBytes]byte
 	a, e := pageRange(src, size)
-	n.data.readAt(block[:e-a], a, IsZero)
+	n.data.readAt(block[:e-a], a, ClearNonZero)
 	a, e = pageRange(dst, size)
 	n.durable.writeAt(block[:e-a], a, &n.data, n.pool)
 	n.markStale(dst)

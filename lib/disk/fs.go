@@ -265,16 +265,16 @@ func (fs *FS) Stat(ino Ino) (Stat, error) {
 // directory, EINVAL for a symlink or a negative offset, and EBADF for an
 // unknown inode.
 func (fs *FS) ReadAt(ino Ino, p []byte, off int64) (int, error) {
-	return fs.ReadAtOnto(ino, p, off, IsZero)
+	return fs.ReadAtOnto(ino, p, off, ClearNonZero)
 }
 
-// ReadAtOnto is ReadAt for a p whose parts of zeros the caller can tell
-// more cheaply than by reading them: isZero(b) reports whether b, a part of
-// p, holds only zeros (IsZero, or a test that answers the same). A hole of
-// the file is written into p only where p does not hold zeros already, so a
-// caller that knows which pages of p were never touched (a guest's fresh
-// memory) spares them a read and a write.
-func (fs *FS) ReadAtOnto(ino Ino, p []byte, off int64, isZero func([]byte) bool) (int, error) {
+// ReadAtOnto is ReadAt for a p whose parts of zeros the caller knows more
+// cheaply than by reading them: zero(b) makes b, the part of p a run of the
+// file's holes reads into, hold only zeros (ClearNonZero, or a way that
+// writes the same bytes with less). A caller that knows which pages of p
+// were never touched (a guest's fresh memory) spares them a read and a
+// write.
+func (fs *FS) ReadAtOnto(ino Ino, p []byte, off int64, zero func([]byte)) (int, error) {
 	n, err := fs.regular(ino)
 	if err != nil {
 		return 0, err
@@ -282,7 +282,7 @@ func (fs *FS) ReadAtOnto(ino Ino, p []byte, off int64, isZero func([]byte) bool)
 	if off < 0 {
 		return 0, EINVAL
 	}
-	return n.data.readAt(p, off, isZero), nil
+	return n.data.readAt(p, off, zero), nil
 }
 
 // WriteAt writes p at off into the current content of a regular file,
@@ -375,7 +375,7 @@ func (n *inode) writeBytes(op fileOp) []byte {
 		return op.data
 	}
 	b := make([]byte, op.deferred)
-	if k := n.data.readAt(b, op.off, IsZero); int64(k) != op.deferred {
+	if k := n.data.readAt(b, op.off, ClearNonZero); int64(k) != op.deferred {
 		panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, op.deferred, op.off))
 	}
 	return b
@@ -388,7 +388,7 @@ func (fs *FS) keepAllDeferred(n *inode) {
 	for _, i := range n.deferred {
 		op := &n.pending[i]
 		b := fs.opBytes(n, int(op.deferred))
-		if k := n.data.readAt(b, op.off, IsZero); k != len(b) {
+		if k := n.data.readAt(b, op.off, ClearNonZero); k != len(b) {
 			panic(fmt.Sprintf("disk: ino %d: a pending write of %d bytes at %d outlived the content's end", n.ino, len(b), op.off))
 		}
 		op.data, op.deferred = b, 0

@@ -56,7 +56,7 @@ var funcs = []core.HostFunc{
 			s[0] = core.EFault
 			return
 		}
-		g := core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: in.NewShadow(b)}
+		g := core.Mapping{Ino: e.Ino, Path: e.Path, Off: off, Data: data, N: n, Shadow: in.NewShadow(b, data)}
 		in.Maps = append(in.Maps, g)
 		in.TrackMapping(g)
 		s[0] = core.ESuccess

@@ -181,8 +181,9 @@ func pagemapScan(host, n uintptr, q pmScanArg, mark func(lo, hi uintptr, categor
 // and reads as zeros, because sf maps every guest memory private and
 // anonymous (newLinearMemory): a shared mapping would keep data where no
 // page is mapped. It reports false when the kernel cannot say, and then
-// every page may hold data.
-func touchedScan(host, n uintptr, mark func(lo, hi uintptr)) bool {
+// every page may hold data. writable says that the write watch does not
+// protect the range's pages.
+func touchedScan(host, n uintptr, mark func(lo, hi uintptr, writable bool)) bool {
 	if !watchOpen() {
 		return false
 	}
@@ -192,10 +193,10 @@ func touchedScan(host, n uintptr, mark func(lo, hi uintptr)) bool {
 	if !ours {
 		return false
 	}
-	return pagemapScan(host, n, pmScanArg{categoryAnyofMask: pageIsPresent | pageIsSwapped, returnMask: pageIsPresent | pageIsSwapped | pageIsPFNZero},
+	return pagemapScan(host, n, pmScanArg{categoryAnyofMask: pageIsPresent | pageIsSwapped, returnMask: pageIsPresent | pageIsSwapped | pageIsPFNZero | pageIsWritten},
 		func(lo, hi uintptr, categories uint64) {
 			if categories&pageIsPFNZero == 0 || categories&pageIsSwapped != 0 {
-				mark(lo, hi)
+				mark(lo, hi, categories&(pageIsWritten|pageIsSwapped) == pageIsWritten)
 			}
 		})
 }

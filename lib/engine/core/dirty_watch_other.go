@@ -17,4 +17,4 @@ func watchProtect(b []byte) bool { return false }
 
 func imageWritten(b []byte, n uint64, mark func(lo, hi uint64)) bool { return false }
 
-func touchedScan(host, n uintptr, mark func(lo, hi uintptr)) bool { return false }
+func touchedScan(host, n uintptr, mark func(lo, hi uintptr, writable bool)) bool { return false }

@@ -247,16 +247,18 @@ func (in *Instance) BeforeRead(e *Desc) (op int64, errno uint64) {
 	return op, 0
 }
 
-// AfterRead applies the read faults to a file read that returned p.
-func (in *Instance) AfterRead(e *Desc, op int64, p []byte, fileOff int64) {
+// AfterRead applies the read faults to a file read that returned p, and
+// reports whether they changed it.
+func (in *Instance) AfterRead(e *Desc, op int64, p []byte, fileOff int64) (flipped bool) {
 	r, n := in.Run, in.Node
 	if len(p) == 0 || !r.Fires(n, faults.KindReadCorrupt, op) {
-		return
+		return false
 	}
 	off, _, ok := disk.FlipBit(p, r.FaultStream(faults.KindReadCorrupt, n, op))
 	if ok {
 		r.RecordDiskFault(in, faults.KindReadCorrupt, op, e.Path, fileOff+int64(off))
 	}
+	return ok
 }
 
 // bitrot flips one bit of a node's durable data (a planned fault).

@@ -153,6 +153,7 @@ func dispatch(fn *HostFunc, narrow []int) api.GoModuleFunc {
 		if in.exec.clock.mem != nil {
 			in.clockTake() // the clock reads the guest answered come first
 		}
+		in.exec.seq++
 		c := &in.exec.call
 		*c = Call{In: in, Ctx: ctx, Mod: m, Stack: s, fn: fn}
 		if in.exec.resuming {

@@ -113,8 +113,12 @@ type instExec struct {
 	// (dirty.go).
 	dirty dirtyTracker
 	// zero tells which parts of a range of guest memory hold only zeros
-	// (zero.go), reused from question to question.
-	zero ZeroTest
+	// (zero.go), reused from question to question; zeros are those the
+	// last reads of files left (knownZeros). seq counts the instance's
+	// host calls.
+	zero  ZeroTest
+	zeros knownZeros
+	seq   uint64
 	// image, set for an instance of a resumed fork, is the guest it starts
 	// from instead of _start; resuming says its guest has entered the host
 	// call it was copied in again and not yet parked there (fork.go).

@@ -74,10 +74,11 @@ func NewShadow(b []byte, z *ZeroTest) *Shadow {
 	return s
 }
 
-// NewShadow returns a shadow holding a copy of b, a part of the guest's
-// memory.
-func (in *Instance) NewShadow(b []byte) *Shadow {
-	return NewShadow(b, in.ZeroTest(b))
+// NewShadow returns a shadow holding a copy of b, the part of the guest's
+// memory from address at that the current host call registers as a
+// mapping.
+func (in *Instance) NewShadow(b []byte, at uint32) *Shadow {
+	return NewShadow(b, in.mappedZeroTest(b, at))
 }
 
 // ShadowOf returns a shadow holding a copy of b, nil for an empty b.

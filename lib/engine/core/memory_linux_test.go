@@ -305,6 +305,23 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	}
 }
 
+// watchedWritten says, page by page, which of the present pages of b, a
+// part of a memory under the write watch, the watch has as written.
+func watchedWritten(t *testing.T, b []byte) []bool {
+	t.Helper()
+	page := uintptr(os.Getpagesize())
+	written := make([]bool, uintptr(len(b))/page)
+	host := uintptr(unsafe.Pointer(unsafe.SliceData(b)))
+	if !pagemapScan(host, uintptr(len(b)), pmScanArg{categoryMask: pageIsWritten | pageIsPresent, returnMask: pageIsWritten | pageIsPresent}, func(lo, hi uintptr, _ uint64) {
+		for a := lo; a < hi; a += page {
+			written[(a-host)/page] = true
+		}
+	}) {
+		t.Skip("the kernel does not say which pages the watch has as written")
+	}
+	return written
+}
+
 // TestZeroTest: a ZeroTest of a guest memory answers as a comparison does
 // for every part (pages never touched, pages read, pages written with data,
 // pages written back to zeros, parts across them), and, where the kernel
@@ -386,6 +403,32 @@ func TestZeroTest(t *testing.T) {
 	}
 	check("whole", buf)
 	check("unaligned", buf[123:len(buf)-77])
+
+	// Zero leaves every part it is given holding zeros, and writes none
+	// of the untouched pages: they stay unpopulated. The parts are runs of
+	// pages, as a read of a file's holes gives it, some starting and
+	// ending inside pages.
+	zeroCheck := func(what string, b []byte, lo, hi int) {
+		t.Helper()
+		z.Reset(b)
+		var untouched []int
+		for p := lo / page; p < (hi+page-1)/page; p++ {
+			if resident(t, buf[p*page:(p+1)*page]) == 0 {
+				untouched = append(untouched, p)
+			}
+		}
+		z.Zero(b[lo:hi])
+		if !disk.IsZero(b[lo:hi]) {
+			t.Fatalf("%s: bytes [%d, %d) hold data after Zero", what, lo, hi)
+		}
+		for _, p := range untouched {
+			if resident(t, buf[p*page:(p+1)*page]) != 0 {
+				t.Fatalf("%s: Zero of bytes [%d, %d) wrote untouched page %d", what, lo, hi, p)
+			}
+		}
+	}
+	zeroCheck("first quarter", buf, 0, len(buf)/4)
+	zeroCheck("unaligned", buf, len(buf)/4+100, len(buf)/2-100)
 	m, _ := lm.(*mmapMemory)
 	reservations.Lock()
 	if m != nil && !m.watched {
@@ -400,6 +443,22 @@ func TestZeroTest(t *testing.T) {
 			buf[p*page+1] = 3 // written under the watch
 		}
 		check("watched", buf)
+		// Zero under the watch: the protected pages that hold zeros
+		// already are compared, not written, so the watch still has
+		// them as unwritten; those that held data are zeros after it.
+		half := buf[len(buf)/2:]
+		hadData := make([]bool, n)
+		for p := range n {
+			hadData[p] = !disk.IsZero(buf[p*page : (p+1)*page])
+		}
+		before := watchedWritten(t, half)
+		zeroCheck("watched", buf, len(buf)/2, len(buf))
+		after := watchedWritten(t, half)
+		for p := range after {
+			if after[p] && !before[p] && !hadData[len(buf)/2/page+p] {
+				t.Fatalf("Zero under the watch wrote page %d, which held zeros", len(buf)/2/page+p)
+			}
+		}
 	}
 
 	// Memory sf did not reserve is compared, with the same answers.

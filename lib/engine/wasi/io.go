@@ -124,11 +124,13 @@ func readIovecs(c *core.Call, e *core.Desc, iovs, iovsLen uint32, off int64, lim
 					return total, errno
 				}
 			}
-			k, err := in.Node.FS.ReadAtOnto(e.Ino, buf, pos, in.ZeroTest(buf).IsZero)
+			k, err := in.Node.FS.ReadAtOnto(e.Ino, buf, pos, in.ReadZeroTest(buf, ptr).Zero)
 			if err != nil {
 				return total, core.Errno(err)
 			}
-			in.AfterRead(e, readOp, buf[:k], pos)
+			if in.AfterRead(e, readOp, buf[:k], pos) {
+				in.ForgetZeros()
+			}
 			got = k
 			if off < 0 {
 				e.Pos += int64(k)
