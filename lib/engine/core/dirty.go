@@ -189,3 +189,49 @@ func (t *dirtyTracker) mark(lo, hi uintptr) {
 
 // numPages is how many pages of disk.PageBytes hold n bytes.
 func numPages(n uint32) uint32 { return (n + disk.PageBytes - 1) / disk.PageBytes }
+
+// zeroMappedPages returns the page-aligned guest ranges of the instance's
+// mappings that hold only zeros as its guest ends (dirtyTracker.zeroPages):
+// most of a badger mapping is a file's holes that nothing wrote, and the
+// reuse of the memory need not clear them (resetTo).
+func (in *Instance) zeroMappedPages() []offsetRange {
+	if in.exec.mod == nil {
+		return nil
+	}
+	return in.exec.dirty.zeroPages(in.exec.mod.Memory(), in.Maps)
+}
+
+// zeroPages returns the page-aligned guest ranges of maps, as the tracker
+// last answered for them, that hold only zeros: the pages it knows equal
+// to their shadow (not written since its last scan, nor dirty at its last
+// answer) whose shadow page is zeros. It scans for the writes since its
+// last scan without arming the watch again, so that nothing may ask it of
+// these mappings after. Without the kernel's watch it knows none.
+func (t *dirtyTracker) zeroPages(mem api.Memory, maps []Mapping) []offsetRange {
+	if os.Getpagesize() != disk.PageBytes {
+		return nil
+	}
+	var out []offsetRange
+	for _, g := range maps {
+		m := t.find(g.Data)
+		if m == nil || !m.watched || m.shadow != g.Shadow || m.n != g.N || g.Data%disk.PageBytes != 0 {
+			continue
+		}
+		data, ok := mem.Read(g.Data, g.N)
+		if !ok || uintptr(unsafe.Pointer(&data[0])) != m.host || !watchScan(m.host, uintptr(g.N), 0, t.mark) {
+			continue
+		}
+		for p := range g.N / disk.PageBytes {
+			if m.cand[p/64]&(1<<(p%64)) != 0 || g.Shadow.pages[p] != nil {
+				continue
+			}
+			a := uint64(g.Data) + uint64(p)*disk.PageBytes
+			if k := len(out); k > 0 && out[k-1].hi == a {
+				out[k-1].hi += disk.PageBytes
+				continue
+			}
+			out = append(out, offsetRange{a, a + disk.PageBytes})
+		}
+	}
+	return out
+}

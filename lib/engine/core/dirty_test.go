@@ -112,3 +112,69 @@ func TestDirtyPages(t *testing.T) {
 		t.Logf("kernel write watch in use: %v", m.watched)
 	}
 }
+
+// TestZeroPages: what the tracker says holds zeros as a guest ends does,
+// through stores that make zero pages data, data pages zeros, zeros over
+// zeros, write-backs and answers between them; and it says so of the
+// zero pages nothing wrote, which is what it is for.
+func TestZeroPages(t *testing.T) {
+	lm := newLinearMemory(8<<20, 1<<30)
+	defer lm.Free()
+	buf := lm.Reallocate(8 << 20)
+	mem := testMemory{buf: buf}
+	g := Mapping{Data: 16 * 4096, N: 300*4096 + 100}
+	// Every fourth page holds data; the rest are zeros, the file's holes.
+	for p := uint32(0); p < numPages(g.N); p += 4 {
+		buf[g.Data+p*4096+p%4096] = 1
+	}
+	g.Shadow = ShadowOf(buf[g.Data : g.Data+g.N])
+	var tr dirtyTracker
+	tr.registered(mem, g)
+	if m := tr.find(g.Data); m == nil || !m.watched {
+		if z := tr.zeroPages(mem, []Mapping{g}); z != nil {
+			t.Fatalf("without the kernel's watch the tracker claimed zeros: %v", z)
+		}
+		t.Skip("no kernel write watch here")
+	}
+	written := map[uint32]bool{}
+	s := rng.New(1, "zero-pages-test")
+	for round := 0; round < 200; round++ {
+		p := uint32(s.Intn(int(numPages(g.N))))
+		a := g.Data + p*4096
+		switch s.Intn(5) {
+		case 0: // data into any page
+			buf[a+uint32(s.Intn(100))] = byte(1 + s.Intn(200))
+		case 1: // a page made zeros
+			clear(buf[a : a+min(4096, g.Data+g.N-a)])
+		case 2: // zeros over zeros, or over data
+			buf[a+7] = 0
+		case 3: // a write-back of the page
+			e := min(p*4096+4096, g.N)
+			g.Shadow.Set(p*4096, buf[g.Data+p*4096:g.Data+e])
+		case 4: // an answer, as at a write-back
+			tr.pages(mem, g, nil)
+		}
+		written[p] = true
+	}
+	zero := tr.zeroPages(mem, []Mapping{g})
+	claimed := 0
+	for _, r := range zero {
+		if r.lo%4096 != 0 || r.hi%4096 != 0 || r.lo < uint64(g.Data) || r.hi > uint64(g.Data+g.N) {
+			t.Fatalf("range %v is not whole pages of the mapping", r)
+		}
+		if !disk.IsZero(buf[r.lo:r.hi]) {
+			t.Fatalf("range %v holds data", r)
+		}
+		claimed += int(r.hi-r.lo) / 4096
+	}
+	// The zero pages nothing touched after the mapping was registered.
+	untouched := 0
+	for p := uint32(0); p < g.N/4096; p++ {
+		if p%4 != 0 && !written[p] {
+			untouched++
+		}
+	}
+	if claimed < untouched {
+		t.Fatalf("the tracker said %d pages hold zeros; %d zero pages were never written", claimed, untouched)
+	}
+}

@@ -9,6 +9,8 @@ func watchStart(host, n uintptr) bool { return false }
 
 func watchCollect(host, n uintptr, mark func(lo, hi uintptr)) bool { return false }
 
+func watchScan(host, n uintptr, flags uint64, mark func(lo, hi uintptr)) bool { return false }
+
 func watchRelease(b []byte) {}
 
 func watchRegister(b []byte) bool { return false }

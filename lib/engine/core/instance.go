@@ -288,6 +288,9 @@ func (in *Instance) main() {
 	if in.exec.pCounter != nil {
 		in.preemptSync()
 	}
+	if clean && !resumed && mem != nil {
+		mem.zeroedAtEnd(in.zeroMappedPages())
+	}
 	if !clean || resumed || !pool.put(in.Node.compiled, mod, mem) {
 		mod.Close(context.Background())
 	}

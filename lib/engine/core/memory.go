@@ -53,3 +53,6 @@ func memoryAllocator(owner string, imageBytes uint64, keep [2]uint64) experiment
 		return newLinearMemoryOver(capacity, max, imageBytes, owner, keep)
 	})
 }
+
+// offsetRange is the bytes [lo, hi) of a guest memory.
+type offsetRange struct{ lo, hi uint64 }

@@ -305,6 +305,60 @@ func TestRestoreImageCopiesWrittenPages(t *testing.T) {
 	}
 }
 
+// TestResetLeavesZeroedRanges: a reset writes nothing over the ranges the
+// last guest's end said hold zeros (zeroedAtEnd), clears the rest of what
+// the guest used past the image, restores the image even where a range
+// reaches into it, and takes the ranges' word for one reset only. The
+// ranges here hold data, a lie, so that the test can see what was left.
+func TestResetLeavesZeroedRanges(t *testing.T) {
+	const n, used = 1 << 20, 4 << 20
+	page := uint64(os.Getpagesize())
+	image := bytes.Repeat([]byte{5}, n)
+	img := newMemoryImage(image)
+	drainMemoryPool()
+	lm := newLinearMemory(1<<20, uint64(GuestMemoryLimitPages)*65536)
+	defer lm.Free()
+	m := lm.(*mmapMemory)
+	fill := func() []byte {
+		buf := m.Reallocate(used)
+		for i := range buf {
+			buf[i] = 0xee
+		}
+		return buf
+	}
+	buf := fill()
+	m.zeroedAtEnd([]offsetRange{{n + 10*page, n + 12*page}, {n - page, n + page}, {n + 2*page, n + 5*page}, {used, used + page}})
+	m.resetTo(img)
+	// What was left past the image: the ranges cut at its end.
+	left := []offsetRange{{n, n + page}, {n + 2*page, n + 5*page}, {n + 10*page, n + 12*page}}
+	if !bytes.Equal(buf[:n], image) {
+		t.Fatal("a range reaching into the image kept the image from being restored")
+	}
+	in := func(i uint64) bool {
+		for _, r := range left {
+			if i >= r.lo && i < r.hi {
+				return true
+			}
+		}
+		return false
+	}
+	for i := uint64(n); i < used; i++ {
+		if want := byte(0); in(i) {
+			want = 0xee
+			if buf[i] != want {
+				t.Fatalf("byte %d, inside a range said to hold zeros, was written: %#x", i, buf[i])
+			}
+		} else if buf[i] != want {
+			t.Fatalf("byte %d past the image was not cleared: %#x", i, buf[i])
+		}
+	}
+	buf = fill()
+	m.resetTo(img)
+	if !bytes.Equal(buf[:n], image) || !disk.IsZero(buf[n:used]) {
+		t.Fatal("a second reset took the first one's ranges as still holding zeros")
+	}
+}
+
 // watchedWritten says, page by page, which of the present pages of b, a
 // part of a memory under the write watch, the watch has as written.
 func watchedWritten(t *testing.T, b []byte) []bool {

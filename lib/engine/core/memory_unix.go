@@ -3,6 +3,8 @@
 package core
 
 import (
+	"cmp"
+	"slices"
 	"sync"
 	"syscall"
 	"unsafe"
@@ -44,6 +46,9 @@ type mmapMemory struct {
 	// the memory: Free neither pools nor unmaps it. Reservations' lock
 	// guards it.
 	abandoned bool
+	// zeroed are ranges that held only zeros when the last guest ended,
+	// sorted (zeroedAtEnd); the next resetTo clears around them.
+	zeroed []offsetRange
 	// image, when not 0, says the memory's first image bytes are under
 	// the write watch, protected since they last were a fresh instance's
 	// image (restoreImage): only the pages written since differ from it.
@@ -61,9 +66,6 @@ func (m *mmapMemory) abandon() {
 // atLimit reports whether the memory is as large as it may grow: a reuse
 // could not shrink it through a grow (reuse.go).
 func (m *mmapMemory) atLimit() bool { return m.size >= uint64(len(m.buf)) }
-
-// offsetRange is the bytes [lo, hi) of a guest memory.
-type offsetRange struct{ lo, hi uint64 }
 
 // addProtected notes that the watch may protect r, merging it with the
 // ranges it overlaps or touches.
@@ -128,10 +130,26 @@ func (m *mmapMemory) resetTo(image *memoryImage) {
 	// written, the mappings' inside the image among them.
 	m.releaseWatch()
 	if m.used > n {
-		clearMemory(m.buf[n:m.used])
+		// Around the ranges the last guest's end found holding zeros.
+		from := n
+		for _, r := range m.zeroed {
+			lo, hi := max(r.lo, from), min(r.hi, m.used)
+			if lo >= hi {
+				continue
+			}
+			clearMemory(m.buf[from:lo])
+			from = hi
+		}
+		clearMemory(m.buf[from:m.used])
 	}
+	m.zeroed = m.zeroed[:0]
 	m.restoreImage(image)
 	m.used = n
+}
+
+func (m *mmapMemory) zeroedAtEnd(r []offsetRange) {
+	slices.SortFunc(r, func(a, b offsetRange) int { return cmp.Compare(a.lo, b.lo) })
+	m.zeroed = append(m.zeroed[:0], r...)
 }
 
 // restoreImage makes the memory's first bytes image. Copying the whole of

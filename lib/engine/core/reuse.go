@@ -152,6 +152,9 @@ type reusableMemory interface {
 	// atLimit reports whether the memory is as large as it may grow, so
 	// that a reuse could not shrink it.
 	atLimit() bool
+	// zeroedAtEnd says that the ranges of the memory hold only zeros as
+	// its guest ends, for the next resetTo to leave them unwritten.
+	zeroedAtEnd(r []offsetRange)
 }
 
 // take removes an idle instance of compiled from the pool, with the state a
