@@ -26,7 +26,7 @@ const clearMemoryMin = 1 << 20
 // are either untouched, and read as zero, or in swap, and are dropped.
 func clearMemory(b []byte) {
 	if len(b) < clearMemoryMin {
-		clear(b)
+		clearLarge(b)
 		return
 	}
 	page := uintptr(os.Getpagesize())
@@ -48,7 +48,7 @@ func clearMemory(b []byte) {
 		}
 		run := mid[uintptr(i)*page : uintptr(j)*page]
 		if resident != 0 {
-			clear(run)
+			clearLarge(run)
 		} else {
 			dropPages(run)
 		}

@@ -115,7 +115,7 @@ func (img *memoryImage) restore(dst []byte, lo, hi uint64) {
 			end = min(end+imagePage, hi)
 		}
 		if zero {
-			clear(dst[lo:end])
+			clearLarge(dst[lo:end])
 		} else {
 			copy(dst[lo:end], img.bytes[lo:end])
 		}

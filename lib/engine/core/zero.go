@@ -111,7 +111,7 @@ func (z *ZeroTest) Zero(sub []byte) {
 		a, e := max(z.touched[2*i], lo), min(z.touched[2*i+1], hi)
 		part := sub[a-lo : e-lo]
 		if z.writable[i] {
-			clear(part)
+			clearLarge(part)
 		} else {
 			disk.ClearNonZero(part)
 		}
