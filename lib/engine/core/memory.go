@@ -54,10 +54,5 @@ func memoryAllocator(owner string, imageBytes uint64, keep [2]uint64) experiment
 	})
 }
 
-// clearStreamingMin is the shortest part clearLarge clears with streaming
-// stores where it has them (clear_amd64.go): below it, a part is as often
-// in the cache, and Go's clear was faster on it.
-const clearStreamingMin = 64 << 10
-
 // offsetRange is the bytes [lo, hi) of a guest memory.
 type offsetRange struct{ lo, hi uint64 }

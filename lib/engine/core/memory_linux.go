@@ -6,6 +6,8 @@ import (
 	"os"
 	"syscall"
 	"unsafe"
+
+	"github.com/sf-dst/sf/lib/memops"
 )
 
 const mapNoReserve = syscall.MAP_NORESERVE
@@ -26,7 +28,7 @@ const clearMemoryMin = 1 << 20
 // are either untouched, and read as zero, or in swap, and are dropped.
 func clearMemory(b []byte) {
 	if len(b) < clearMemoryMin {
-		clearLarge(b)
+		memops.ClearCold(b)
 		return
 	}
 	page := uintptr(os.Getpagesize())
@@ -48,7 +50,7 @@ func clearMemory(b []byte) {
 		}
 		run := mid[uintptr(i)*page : uintptr(j)*page]
 		if resident != 0 {
-			clearLarge(run)
+			memops.ClearCold(run)
 		} else {
 			dropPages(run)
 		}

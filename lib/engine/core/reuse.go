@@ -10,6 +10,8 @@ import (
 	"github.com/tetratelabs/wazero"
 	"github.com/tetratelabs/wazero/api"
 	"github.com/tetratelabs/wazero/experimental"
+
+	"github.com/sf-dst/sf/lib/memops"
 )
 
 // Reusing a guest's instance. wazero builds a new instance's function table
@@ -115,7 +117,7 @@ func (img *memoryImage) restore(dst []byte, lo, hi uint64) {
 			end = min(end+imagePage, hi)
 		}
 		if zero {
-			clearLarge(dst[lo:end])
+			memops.ClearCold(dst[lo:end])
 		} else {
 			copy(dst[lo:end], img.bytes[lo:end])
 		}

@@ -5,6 +5,7 @@ import (
 	"unsafe"
 
 	"github.com/sf-dst/sf/lib/disk"
+	"github.com/sf-dst/sf/lib/memops"
 )
 
 // ZeroTest tells whether parts of one range of a guest's memory hold only
@@ -111,7 +112,7 @@ func (z *ZeroTest) Zero(sub []byte) {
 		a, e := max(z.touched[2*i], lo), min(z.touched[2*i+1], hi)
 		part := sub[a-lo : e-lo]
 		if z.writable[i] {
-			clearLarge(part)
+			memops.ClearCold(part)
 		} else {
 			disk.ClearNonZero(part)
 		}

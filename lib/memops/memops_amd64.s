@@ -8,7 +8,7 @@ TEXT ·clearStreaming(SB), NOSPLIT, $0-16
 	MOVQ	p+0(FP), DI
 	MOVQ	n+8(FP), BX
 	PXOR	X0, X0
-loop:
+clear:
 	MOVNTO	X0, 0(DI)
 	MOVNTO	X0, 16(DI)
 	MOVNTO	X0, 32(DI)
@@ -19,8 +19,7 @@ loop:
 	MOVNTO	X0, 112(DI)
 	ADDQ	$128, DI
 	SUBQ	$128, BX
-	JA	loop
-	// Order the streaming stores before any later store, as the
-	// guest's own stores to these pages must come after them.
+	JA	clear
+	// Order the streaming stores before any later store.
 	SFENCE
 	RET
