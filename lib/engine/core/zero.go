@@ -149,17 +149,23 @@ func (in *Instance) ZeroTest(b []byte) *ZeroTest {
 
 // knownZeros are the parts of an instance's guest memory that its last
 // host calls, all reads of files, left holding zeros: the holes they read
-// (ZeroTest.Zero). compat_overlay's mmap fills a mapping with
-// such reads and registers it in the very next call; the mapping's shadow
-// then takes its zero pages from here instead of comparing each page of
-// the guest's memory again, which in badger's mappings (megabytes of
-// holes over memory a reset cleared) cost as much as the reads' own
-// tests. They hold until the guest's next host call that is not a read of
-// a file: between two calls only the guest's own code runs, and the shim
-// writes nothing into a mapping it is filling.
+// (ZeroTest.Zero). compat_overlay's mmap fills a mapping with such reads,
+// each one into the memory right after the last, and registers it in the
+// very next call; the mapping's shadow then takes its zero pages from here
+// instead of comparing each page of the guest's memory again, which in
+// badger's mappings (megabytes of holes over memory a reset cleared) cost
+// as much as the reads' own tests. They hold while each host call reads a
+// file into the memory right after the one the call before read into:
+// between two calls only the guest's own code runs, and the shim writes
+// nothing into a buffer it is filling. A read elsewhere, or any other call,
+// starts them over, so that zeros noted in a buffer the guest has since
+// written (and perhaps freed, and allocated again as the one a mapping is
+// filled in) are never taken for a mapping's.
 type knownZeros struct {
-	// seq is the instance's host call that last added to them.
+	// seq is the instance's host call that last added to them, and next
+	// the guest address right after the bytes it read.
 	seq    uint64
+	next   uint32
 	ranges []uint32
 }
 
@@ -180,18 +186,23 @@ func (kz *knownZeros) add(lo, hi uint32) {
 
 // ReadZeroTest is ZeroTest for b, the guest memory from address at, into
 // which this host call reads a file: the parts its Zero makes zeros, the
-// next call may know hold zeros (knownZeros). A read that then changes
-// what it wrote (a read_corrupt fault) must call ForgetZeros.
+// next call may know hold zeros (knownZeros). The read then says where it
+// ended (ReadEnded); one that changed what it wrote (a read_corrupt fault)
+// calls ForgetZeros.
 func (in *Instance) ReadZeroTest(b []byte, at uint32) *ZeroTest {
 	x := in.exec
-	if x.zeros.seq+1 != x.seq {
+	if x.zeros.seq != x.seq && (x.zeros.seq+1 != x.seq || x.zeros.next != at) {
 		x.zeros.ranges = x.zeros.ranges[:0]
 	}
-	x.zeros.seq = x.seq
+	x.zeros.seq, x.zeros.next = x.seq, 0
 	z := in.ZeroTest(b)
 	z.at, z.note = at, &x.zeros
 	return z
 }
+
+// ReadEnded says that the read of ReadZeroTest ended at guest address
+// end: the next call's read may go on from there.
+func (in *Instance) ReadEnded(end uint32) { in.exec.zeros.next = end }
 
 // ForgetZeros drops what the reads of files so far said about the guest's
 // memory.

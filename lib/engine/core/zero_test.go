@@ -18,19 +18,25 @@ func TestKnownZeros(t *testing.T) {
 	const at = 1 << 20 // the guest address of buf
 	call := func() { in.exec.seq++ }
 	// read fills buf as a read of a file whose page 2 holds data does, in
-	// two calls when split.
+	// two calls when split (the second going on where the first ended),
+	// and then reads the end of the file: nothing, as the shim's loop does.
 	read := func(split bool) {
 		call()
 		z := in.ReadZeroTest(buf, at)
 		z.Zero(buf[:2*page])
 		buf[2*page] = 1
 		if split {
+			in.ReadEnded(at + 3*page)
 			call()
 			z = in.ReadZeroTest(buf[3*page:], at+3*page)
 			z.Zero(buf[3*page:])
 		} else {
 			z.Zero(buf[3*page:])
 		}
+		in.ReadEnded(at + 6*page)
+		call()
+		in.ReadZeroTest(nil, at+6*page)
+		in.ReadEnded(at + 6*page)
 	}
 	// onWord reports, page by page, whether a mapping registered now
 	// takes the page for zeros although it holds data.
@@ -75,8 +81,35 @@ func TestKnownZeros(t *testing.T) {
 	call()
 	z := in.ReadZeroTest(buf[5*page:], at+5*page)
 	z.Zero(buf[5*page:])
+	in.ReadEnded(at + 6*page)
 	if got, want := onWord(), []bool{false, false, false, false, false, true}; !slices.Equal(got, want) {
 		t.Fatalf("a read after a gap: %v, want %v", got, want)
+	}
+	// So does a read in the next call that does not go on where the last
+	// one ended: the zeros noted in another buffer (here buf's first
+	// pages, read at call N, then written by the guest and read into again
+	// at call N+1 from elsewhere) are not the new buffer's.
+	call()
+	z = in.ReadZeroTest(buf[:page], at)
+	z.Zero(buf[:page])
+	in.ReadEnded(at + page)
+	call()
+	z = in.ReadZeroTest(buf[4*page:], at+4*page)
+	z.Zero(buf[4*page:])
+	in.ReadEnded(at + 6*page)
+	if got, want := onWord(), []bool{false, false, false, false, true, true}; !slices.Equal(got, want) {
+		t.Fatalf("a read elsewhere in the next call: %v, want %v", got, want)
+	}
+	// Two reads of one call (a readv of two buffers) both count.
+	call()
+	z = in.ReadZeroTest(buf[:page], at)
+	z.Zero(buf[:page])
+	in.ReadEnded(at + page)
+	z = in.ReadZeroTest(buf[4*page:], at+4*page)
+	z.Zero(buf[4*page:])
+	in.ReadEnded(at + 6*page)
+	if got, want := onWord(), []bool{true, false, false, false, true, true}; !slices.Equal(got, want) {
+		t.Fatalf("two reads of one call: %v, want %v", got, want)
 	}
 }
 

@@ -131,6 +131,7 @@ func readIovecs(c *core.Call, e *core.Desc, iovs, iovsLen uint32, off int64, lim
 			if in.AfterRead(e, readOp, buf[:k], pos) {
 				in.ForgetZeros()
 			}
+			in.ReadEnded(ptr + uint32(k))
 			got = k
 			if off < 0 {
 				e.Pos += int64(k)
