@@ -102,6 +102,29 @@ func (pp *pagePool) put(pg *page) {
 	}
 }
 
+// giveBack puts the pages of c and of its twin in pool, each page once,
+// for the inode they belong to is gone: files that come and go (a
+// write-then-rename, a log segment deleted) then cost the disk no new pages.
+// Neither c nor twin may be used after.
+func (c *content) giveBack(twin *content, pool *pagePool) {
+	for _, pg := range c.pages {
+		pool.put(pg)
+	}
+	for _, p := range c.farPages() {
+		pool.put(c.far[p])
+	}
+	for p, pg := range twin.pages {
+		if pg != c.page(int64(p)) {
+			pool.put(pg)
+		}
+	}
+	for _, p := range twin.farPages() {
+		if pg := twin.far[p]; pg != c.page(p) {
+			pool.put(pg)
+		}
+	}
+}
+
 // numPages returns how many pages size bytes span.
 func numPages(size int64) int64 { return (size + PageBytes - 1) / PageBytes }
 

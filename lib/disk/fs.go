@@ -650,6 +650,7 @@ func (fs *FS) Release(ino Ino) {
 	}
 	fs.usedBytes -= n.data.size
 	delete(fs.inodes, ino)
+	n.data.giveBack(&n.durable, n.pool)
 }
 
 // FileInfo is one path in the current view, for an inspect view.

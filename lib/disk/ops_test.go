@@ -552,6 +552,35 @@ func TestFiles(t *testing.T) {
 	}
 }
 
+// TestReleaseGivesPagesBack: a freed file's pages, its synced ones that its
+// durable version shares counted once and the pages of its later writes, go
+// to the pool, and the next file's writes take them, reading back what they
+// wrote and zeros where they wrote nothing.
+func TestReleaseGivesPagesBack(t *testing.T) {
+	fs := newTestFS()
+	f := writeFile(t, fs, "f", strings.Repeat("a", 3*PageBytes))
+	sync(t, fs, f)
+	if _, err := fs.WriteAt(f, []byte("b"), PageBytes+7); err != nil { // one page copied
+		t.Fatal(err)
+	}
+	before := len(fs.pool.free)
+	checkErr(t, "unlink", fs.Unlink(fs.Root(), "f"), 0)
+	fs.Release(f)
+	if got := len(fs.pool.free) - before; got != 4 {
+		t.Fatalf("releasing a file of 3 pages, one of them copied, gave the pool %d pages, want 4", got)
+	}
+	g := writeFile(t, fs, "g", "")
+	if _, err := fs.WriteAt(g, []byte("c"), 2*PageBytes+5); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := contentOf(t, fs, g), strings.Repeat("\x00", 2*PageBytes+5)+"c"; got != want {
+		t.Fatalf("a file written over pages from the pool reads %q..., want zeros and \"c\"", got[:16])
+	}
+	if got := len(fs.pool.free); got != before+3 {
+		t.Fatalf("the new file's one page did not come from the pool: %d free, want %d", got, before+3)
+	}
+}
+
 func TestRelease(t *testing.T) {
 	fs := newTestFS()
 	f := writeFile(t, fs, "f", "x")
