@@ -16,6 +16,7 @@ func (fs *FS) Crash() {
 		n.links = nil
 		n.lastPath = ""
 		n.durableLinks = 0
+		n.uncounted = false // counted again below if the crash keeps it
 		if n.typ == TypeDir {
 			n.entries = make(map[string]Ino, len(n.durableEntries))
 			n.subdirs = 0

@@ -51,6 +51,7 @@ func (n *inode) encode(w *wire.Writer) {
 	}
 	w.String(n.lastPath)
 	w.Int(int64(n.durableLinks))
+	w.Bool(n.uncounted)
 	n.data.encode(w, nil)
 	n.durable.encode(w, &n.data)
 	w.Bool(n.pending != nil)
@@ -217,6 +218,7 @@ func decodeInode(r *wire.Reader, pool *pagePool) *inode {
 	}
 	n.lastPath = r.String(PathBytesMax)
 	n.durableLinks = int(r.IntIn(0, wire.ListMax))
+	n.uncounted = r.Bool()
 	n.data = decodeContent(r, nil)
 	n.durable = decodeContent(r, &n.data)
 	keepNil := !r.Bool()

@@ -110,7 +110,7 @@ func FuzzDecode(f *testing.F) {
 func TestEncodeCoversEveryField(t *testing.T) {
 	pinned := map[reflect.Type]string{
 		reflect.TypeFor[FS](): "StrictDirs now capacityBytes usedBytes inodes nextIno seq dirOps pool spareBufs syncPages replayEverySync mutant mutantHits holes",
-		reflect.TypeFor[inode](): "ino typ atim mtim ctim links lastPath durableLinks data durable pool pending deferred deferredLo deferredHi opBuf spentBufs stale damaged " +
+		reflect.TypeFor[inode](): "ino typ atim mtim ctim links lastPath durableLinks uncounted data durable pool pending deferred deferredLo deferredHi opBuf spentBufs stale damaged " +
 			"entries durableEntries parent subdirs dead target",
 		reflect.TypeFor[content]():   "size pages far",
 		reflect.TypeFor[fileOp]():    "seq truncate off data deferred rest",

@@ -140,6 +140,10 @@ type inode struct {
 	lastPath string
 	// durableLinks counts the durable entries that name the inode.
 	durableLinks int
+	// uncounted says the inode's bytes no longer count in the disk's usage:
+	// it lost its last name while no handle held it (Unnamed), and stays
+	// only for what a crash does with it.
+	uncounted bool
 
 	// Regular files. data and durable share the pages on which they agree
 	// (see content).
@@ -632,23 +636,49 @@ func (fs *FS) dirInode(ino Ino) (*inode, error) {
 	return n, nil
 }
 
+// Unnamed tells the FS that ino just lost its last name (a removal, or a
+// rename over it) while no open handle refers to it. Its bytes stop counting
+// in the disk's usage at once, as on Linux, where removing a closed file
+// frees its space. The inode itself stays as it is, pending writes and all,
+// until the next Crash: a crash plans its pending writes (the same random
+// draws whether or not a file was removed), and under StrictDirs a removal
+// not yet synced may bring it back. Unnamed does nothing to an inode that
+// still has a name or is not a regular file.
+func (fs *FS) Unnamed(ino Ino) {
+	n := fs.inodes[ino]
+	if n == nil || n.typ != TypeRegular || len(n.links) > 0 || n.uncounted {
+		return
+	}
+	n.uncounted = true
+	fs.usedBytes -= n.data.size
+}
+
 // Release tells the FS that no open handle refers to ino any more. An inode
 // with no name, no durable entry and no pending directory operation naming it
-// is then freed, and its Ino becomes unknown (EBADF). Otherwise Release does
-// nothing. Without Release, nameless inodes live until the next Crash.
+// is then freed, and its Ino becomes unknown (EBADF); one with no name that a
+// crash may still bring back stays, but no longer counts in the usage
+// (Unnamed). An inode with a name is left as it is. Without Release, nameless
+// inodes live until the next Crash.
 func (fs *FS) Release(ino Ino) {
 	n := fs.inodes[ino]
-	if n == nil || ino == RootIno || len(n.links) > 0 || n.durableLinks > 0 {
+	if n == nil || ino == RootIno || len(n.links) > 0 {
+		return
+	}
+	if n.durableLinks > 0 {
+		fs.Unnamed(ino) // kept for a crash that may bring it back
 		return
 	}
 	for _, op := range fs.dirOps {
 		for _, e := range op.edits {
 			if e.ino == ino || e.dir == ino {
+				fs.Unnamed(ino)
 				return
 			}
 		}
 	}
-	fs.usedBytes -= n.data.size
+	if !n.uncounted {
+		fs.usedBytes -= n.data.size
+	}
 	delete(fs.inodes, ino)
 	n.data.giveBack(&n.durable, n.pool)
 }

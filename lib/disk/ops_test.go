@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/sf-dst/sf/lib/wire"
 )
 
 // opsFixture builds: d/ (with d/x), empty/, f "data", ln-f -> f, ln-d -> d,
@@ -549,6 +551,62 @@ func TestFiles(t *testing.T) {
 		if !reflect.DeepEqual(got[i], want[i]) {
 			t.Errorf("Files()[%d] = %+v, want %+v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestUnnamedGivesSpaceBack: a file that lost its last name while closed
+// stops counting in the usage at once, once; under StrictDirs a crash that
+// brings it back (its removal not synced) counts it again, and a file removed
+// while open stops counting at its Release. The mark survives a snapshot.
+func TestUnnamedGivesSpaceBack(t *testing.T) {
+	fs := newTestFS()
+	fs.SetCapacity(16 << 10)
+	a := writeFile(t, fs, "a", strings.Repeat("a", 12<<10))
+	checkErr(t, "unlink", fs.Unlink(fs.Root(), "a"), 0)
+	if got := fs.Usage(); got != 12<<10 {
+		t.Fatalf("usage after the unlink alone %d, want 12 KiB: only the caller knows no handle holds it", got)
+	}
+	fs.Unnamed(a)
+	fs.Unnamed(a)
+	if got := fs.Usage(); got != 0 {
+		t.Fatalf("usage after Unnamed (twice) %d, want 0", got)
+	}
+	b := writeFile(t, fs, "b", "")
+	if n, err := fs.WriteAt(b, make([]byte, 12<<10), 0); err != nil || n != 12<<10 {
+		t.Fatalf("a write into the space given back: %d, %v", n, err)
+	}
+	fs.Unnamed(b) // b has a name: nothing
+	if got := fs.Usage(); got != 12<<10 {
+		t.Fatalf("Unnamed of a named file changed the usage to %d", got)
+	}
+
+	fs = newTestFS()
+	fs.StrictDirs = true
+	c := writeFile(t, fs, "c", strings.Repeat("c", 4096))
+	d := writeFile(t, fs, "d", strings.Repeat("d", 8192))
+	sync(t, fs, c)
+	sync(t, fs, d)
+	sync(t, fs, fs.Root())
+	checkErr(t, "unlink c", fs.Unlink(fs.Root(), "c"), 0)
+	fs.Unnamed(c)
+	checkErr(t, "unlink d", fs.Unlink(fs.Root(), "d"), 0)
+	fs.Release(d) // removed while open, now closed
+	if got := fs.Usage(); got != 0 {
+		t.Fatalf("usage with both files removed %d, want 0", got)
+	}
+	rd := wire.NewReader(encodeFS(fs))
+	fs = Decode(rd, nil)
+	if err := rd.Done(); err != nil || fs.Usage() != 0 {
+		t.Fatalf("decoded: %v, usage %d", err, fs.Usage())
+	}
+	fs.Crash() // the removals were never synced
+	if got := fs.Usage(); got != 12288 {
+		t.Fatalf("usage after the crash brought both back %d, want 12288", got)
+	}
+	checkErr(t, "unlink c again", fs.Unlink(fs.Root(), "c"), 0)
+	fs.Unnamed(c)
+	if got := fs.Usage(); got != 8192 {
+		t.Fatalf("usage after c was removed again %d, want 8192: the crash must have cleared its mark", got)
 	}
 }
 

@@ -35,8 +35,10 @@ const Magic = "sf-snapshot\n"
 // Format is the version of the encoding. A file of another format is
 // refused as written by another sf. Format 2: a mapping holds its shadow's
 // bytes, kept by the host, instead of the guest address of a copy. Format
-// 3: a sparse file's pages past the dense list are written too.
-const Format = 3
+// 3: a sparse file's pages past the dense list are written too. Format 4: a
+// file removed while closed says that its bytes no longer count in the
+// disk's usage.
+const Format = 4
 
 const (
 	// HeaderBytesMax bounds the header.

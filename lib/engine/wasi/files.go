@@ -24,8 +24,10 @@ func fdCall(c *core.Call, b uint64) (*core.Desc, bool) {
 }
 
 // pathCall is a host function that applies one directory operation of the
-// node's disk to a path relative to a directory descriptor.
-func pathCall(op func(*disk.FS, disk.Ino, string) error) func(*core.Call) {
+// node's disk to a path relative to a directory descriptor. With frees set,
+// the operation may take a file's last name (unlink), and the file is freed
+// when no descriptor holds it (freeUnnamed).
+func pathCall(op func(*disk.FS, disk.Ino, string) error, frees bool) func(*core.Call) {
 	return func(c *core.Call) {
 		s := c.Stack
 		dir, path, errno := dirPath(c, int32(s[0]), uint32(s[1]), uint32(s[2]))
@@ -34,14 +36,25 @@ func pathCall(op func(*disk.FS, disk.Ino, string) error) func(*core.Call) {
 			s[0] = errno
 			return
 		}
-		s[0] = core.Errno(op(c.In.Node.FS, dir, path))
+		fs := c.In.Node.FS
+		var named disk.Ino
+		if frees {
+			named, _ = fs.Lookup(dir, path, false)
+		}
+		err := op(fs, dir, path)
+		if err == nil && named != 0 {
+			freeUnnamed(c.In, named)
+		}
+		s[0] = core.Errno(err)
 	}
 }
 
 // twoPathCall is a host function that applies a directory operation naming
 // two paths (rename, link); at holds the stack positions of the first
-// directory descriptor, path and length, then the second's.
-func twoPathCall(at [6]int, op func(*disk.FS, disk.Ino, string, disk.Ino, string) error) func(*core.Call) {
+// directory descriptor, path and length, then the second's. With frees set,
+// the operation may take the last name of the file the second path named
+// (a rename over it), which is then freed as pathCall frees.
+func twoPathCall(at [6]int, op func(*disk.FS, disk.Ino, string, disk.Ino, string) error, frees bool) func(*core.Call) {
 	return func(c *core.Call) {
 		s := c.Stack
 		od, oldPath, e1 := dirPath(c, int32(s[at[0]]), uint32(s[at[1]]), uint32(s[at[2]]))
@@ -53,8 +66,28 @@ func twoPathCall(at [6]int, op func(*disk.FS, disk.Ino, string, disk.Ino, string
 		case e2 != core.ESuccess:
 			s[0] = e2
 		default:
-			s[0] = core.Errno(op(c.In.Node.FS, od, oldPath, nd, newPath))
+			fs := c.In.Node.FS
+			var replaced disk.Ino
+			if frees {
+				replaced, _ = fs.Lookup(nd, newPath, false)
+			}
+			err := op(fs, od, oldPath, nd, newPath)
+			if err == nil && replaced != 0 {
+				freeUnnamed(c.In, replaced)
+			}
+			s[0] = core.Errno(err)
 		}
+	}
+}
+
+// freeUnnamed gives back the space of ino, a file an operation just took a
+// name from, if it has no name left and no descriptor of the instance holds
+// it (disk.FS.Unnamed): as on Linux, the space of a file removed or renamed
+// over while closed comes back at once, not at the node's next crash. One a
+// descriptor holds gives it back at its close (Release).
+func freeUnnamed(in *core.Instance, ino disk.Ino) {
+	if !in.InoOpen(ino) {
+		in.Node.FS.Unnamed(ino)
 	}
 }
 

@@ -444,12 +444,12 @@ var funcs = []core.HostFunc{
 		}
 		s[0] = setTimes(in, ino, s[4], s[5], uint32(s[6]))
 	}},
-	{Name: "path_create_directory", ID: 29, Params: p(i32, i32, i32), Results: r1, Run: pathCall((*disk.FS).Mkdir)},
-	{Name: "path_remove_directory", ID: 30, Params: p(i32, i32, i32), Results: r1, Run: pathCall((*disk.FS).Rmdir)},
-	{Name: "path_unlink_file", ID: 31, Params: p(i32, i32, i32), Results: r1, Run: pathCall((*disk.FS).Unlink)},
-	{Name: "path_rename", ID: 21, Params: p(i32, i32, i32, i32, i32, i32), Results: r1, Run: twoPathCall([6]int{0, 1, 2, 3, 4, 5}, (*disk.FS).Rename)},
+	{Name: "path_create_directory", ID: 29, Params: p(i32, i32, i32), Results: r1, Run: pathCall((*disk.FS).Mkdir, false)},
+	{Name: "path_remove_directory", ID: 30, Params: p(i32, i32, i32), Results: r1, Run: pathCall((*disk.FS).Rmdir, false)},
+	{Name: "path_unlink_file", ID: 31, Params: p(i32, i32, i32), Results: r1, Run: pathCall((*disk.FS).Unlink, true)},
+	{Name: "path_rename", ID: 21, Params: p(i32, i32, i32, i32, i32, i32), Results: r1, Run: twoPathCall([6]int{0, 1, 2, 3, 4, 5}, (*disk.FS).Rename, true)},
 	// path_link's second argument is its lookup flags, which a hard link ignores.
-	{Name: "path_link", ID: 32, Params: p(i32, i32, i32, i32, i32, i32, i32), Results: r1, Run: twoPathCall([6]int{0, 2, 3, 4, 5, 6}, (*disk.FS).Link)},
+	{Name: "path_link", ID: 32, Params: p(i32, i32, i32, i32, i32, i32, i32), Results: r1, Run: twoPathCall([6]int{0, 2, 3, 4, 5, 6}, (*disk.FS).Link, false)},
 	{Name: "path_symlink", ID: 33, Params: p(i32, i32, i32, i32, i32), Results: r1, Run: func(c *core.Call) {
 		in, m, s := c.In, c.Mod, c.Stack
 		target, ok := readString(m, uint32(s[0]), uint32(s[1]))
