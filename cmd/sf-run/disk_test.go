@@ -568,6 +568,15 @@ func enospc() {
 	if n, err := f.WriteAt(make([]byte, 5000), 4096); n != 5000 || err != nil {
 		fail("write after the truncate freed space: %d bytes, %v", n, err)
 	}
+	if err := f.Close(); err != nil {
+		fail("close: %v", err)
+	}
+	if err := os.Remove("fill"); err != nil {
+		fail("remove: %v", err)
+	}
+	if err := os.WriteFile("again", make([]byte, 9000), 0o644); err != nil {
+		fail("write after the full file was closed and removed: %v", err)
+	}
 	fmt.Println("diskcheck: ENOSPC ok")
 }
 
@@ -613,7 +622,8 @@ func diskcheckDir(t *testing.T) string {
 
 // TestGuestSeesENOSPC: with disk_bytes, a write that does not fit is short
 // and the next one fails with ENOSPC, which the guest sees as
-// syscall.ENOSPC. Without disk_bytes the same guest fails, so the check
+// syscall.ENOSPC; space comes back when the file shrinks, and when it is
+// closed and removed. Without disk_bytes the same guest fails, so the check
 // can fail.
 func TestGuestSeesENOSPC(t *testing.T) {
 	dir := diskcheckDir(t)
