@@ -25,8 +25,8 @@ func fdCall(c *core.Call, b uint64) (*core.Desc, bool) {
 
 // pathCall is a host function that applies one directory operation of the
 // node's disk to a path relative to a directory descriptor. With frees set,
-// the operation may take a file's last name (unlink), and the file is freed
-// when no descriptor holds it (freeUnnamed).
+// the operation may take a file's last name (unlink), and the file's space
+// comes back when no descriptor holds it (freeUnnamed).
 func pathCall(op func(*disk.FS, disk.Ino, string) error, frees bool) func(*core.Call) {
 	return func(c *core.Call) {
 		s := c.Stack
@@ -53,7 +53,7 @@ func pathCall(op func(*disk.FS, disk.Ino, string) error, frees bool) func(*core.
 // two paths (rename, link); at holds the stack positions of the first
 // directory descriptor, path and length, then the second's. With frees set,
 // the operation may take the last name of the file the second path named
-// (a rename over it), which is then freed as pathCall frees.
+// (a rename over it), whose space then comes back as pathCall's does.
 func twoPathCall(at [6]int, op func(*disk.FS, disk.Ino, string, disk.Ino, string) error, frees bool) func(*core.Call) {
 	return func(c *core.Call) {
 		s := c.Stack
