@@ -17,6 +17,13 @@ func TestKnownZeros(t *testing.T) {
 	buf := make([]byte, 6*page)
 	const at = 1 << 20 // the guest address of buf
 	call := func() { in.exec.seq++ }
+	// holes reads a run of a file's holes into pages [lo, hi) of buf, as
+	// one read of the current host call does.
+	holes := func(lo, hi int) {
+		z := in.ReadZeroTest(buf[lo*page:], at+uint32(lo*page))
+		z.Zero(buf[lo*page : hi*page])
+		in.ReadEnded(at + uint32(hi*page))
+	}
 	// read fills buf as a read of a file whose page 2 holds data does, in
 	// two calls when split (the second going on where the first ended),
 	// and then reads the end of the file: nothing, as the shim's loop does.
@@ -79,9 +86,7 @@ func TestKnownZeros(t *testing.T) {
 	read(false)
 	call()
 	call()
-	z := in.ReadZeroTest(buf[5*page:], at+5*page)
-	z.Zero(buf[5*page:])
-	in.ReadEnded(at + 6*page)
+	holes(5, 6)
 	if got, want := onWord(), []bool{false, false, false, false, false, true}; !slices.Equal(got, want) {
 		t.Fatalf("a read after a gap: %v, want %v", got, want)
 	}
@@ -90,24 +95,16 @@ func TestKnownZeros(t *testing.T) {
 	// pages, read at call N, then written by the guest and read into again
 	// at call N+1 from elsewhere) are not the new buffer's.
 	call()
-	z = in.ReadZeroTest(buf[:page], at)
-	z.Zero(buf[:page])
-	in.ReadEnded(at + page)
+	holes(0, 1)
 	call()
-	z = in.ReadZeroTest(buf[4*page:], at+4*page)
-	z.Zero(buf[4*page:])
-	in.ReadEnded(at + 6*page)
+	holes(4, 6)
 	if got, want := onWord(), []bool{false, false, false, false, true, true}; !slices.Equal(got, want) {
 		t.Fatalf("a read elsewhere in the next call: %v, want %v", got, want)
 	}
 	// Two reads of one call (a readv of two buffers) both count.
 	call()
-	z = in.ReadZeroTest(buf[:page], at)
-	z.Zero(buf[:page])
-	in.ReadEnded(at + page)
-	z = in.ReadZeroTest(buf[4*page:], at+4*page)
-	z.Zero(buf[4*page:])
-	in.ReadEnded(at + 6*page)
+	holes(0, 1)
+	holes(4, 6)
 	if got, want := onWord(), []bool{true, false, false, false, true, true}; !slices.Equal(got, want) {
 		t.Fatalf("two reads of one call: %v, want %v", got, want)
 	}
