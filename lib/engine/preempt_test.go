@@ -99,11 +99,15 @@ func TestPreemptInsideLeafFunctions(t *testing.T) {
 		}
 		return r
 	}
-	if r := run(&Preempt{Strategy: "none"}, 1); r.Status != StatusPass {
-		t.Errorf("strategy none: %s %s %q, want a pass: nothing preempts inside the node", r.Status, r.Class, r.Message)
+	// Under the race detector each run takes ten times as long, and one
+	// run of each strategy that preempts watches the same goroutines.
+	if !raceEnabled {
+		if r := run(&Preempt{Strategy: "none"}, 1); r.Status != StatusPass {
+			t.Errorf("strategy none: %s %s %q, want a pass: nothing preempts inside the node", r.Status, r.Class, r.Message)
+		}
 	}
 	lost := 0
-	for seed := uint64(1); seed <= 5; seed++ {
+	for seed := uint64(1); seed <= 5 && !(raceEnabled && lost > 0); seed++ {
 		r := run(&Preempt{Strategy: "random"}, seed)
 		switch {
 		case r.Status == StatusPass:

@@ -77,7 +77,11 @@ func TestDirtyPages(t *testing.T) {
 			}
 		}
 	}
-	for round := 0; round < 300; round++ {
+	rounds := 300
+	if raceEnabled {
+		rounds = 60 // one goroutine: little for the detector to watch
+	}
+	for round := 0; round < rounds; round++ {
 		g := &maps[s.Intn(len(maps))]
 		switch s.Intn(5) {
 		case 0, 1: // a store that changes bytes
