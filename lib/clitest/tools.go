@@ -14,7 +14,10 @@ import (
 type Tools struct {
 	Root string // the repository root
 	Dir  string // a temporary folder of the test binary, removed at its end
-	Bin  string // Dir/bin, where the commands are built
+	// Bin is where the commands are built: the repository's bin, as make
+	// build does, so that go build finds them up to date and links
+	// nothing when make built them or another test binary did.
+	Bin string
 	// Skip says why the tests that need the commands cannot run, or is
 	// empty. NeedBash, set before Main, makes a missing bash a reason.
 	Skip     string
@@ -51,7 +54,7 @@ func (tl *Tools) Main(m *testing.M, cmds ...string) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
-	tl.Dir, tl.Bin = dir, filepath.Join(dir, "bin")
+	tl.Dir, tl.Bin = dir, filepath.Join(root, "bin")
 	// The tests make hundreds of world folders, most of them running the
 	// same few guests: one compilation cache for the whole test binary
 	// compiles each module once instead of once per folder, which was
@@ -67,6 +70,17 @@ func (tl *Tools) Main(m *testing.M, cmds ...string) int {
 		}
 		cmd := exec.Command(goCmd, args...)
 		cmd.Dir = root
+		// go build moves a command it links into Bin by a rename when its
+		// work folder is on the same file system, and copies it over the
+		// old one otherwise: a test binary of another package, running
+		// the command meanwhile, could then start half a file. A work
+		// folder inside Bin keeps it to the rename.
+		work := filepath.Join(tl.Bin, ".go-work")
+		if err := os.MkdirAll(work, 0o755); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		cmd.Env = append(os.Environ(), "GOTMPDIR="+work)
 		if b, err := cmd.CombinedOutput(); err != nil {
 			fmt.Fprintf(os.Stderr, "go build of %v: %v\n%s", cmds, err, b)
 			return 1
