@@ -288,17 +288,30 @@ func TestCompatOverlay(t *testing.T) {
 			t.Errorf("sf-build does not say %q\n%s", want, r)
 		}
 	}
-	var man struct {
+	type manifest struct {
 		Modules []struct {
-			Node   string
-			Compat []string
+			Node, SHA256 string
+			Compat       []string
 		}
 	}
+	var man manifest
 	if err := json.Unmarshal([]byte(r.Stdout), &man); err != nil {
 		t.Fatalf("no manifest: %v\n%s", err, r)
 	}
 	if len(man.Modules) != 2 || len(man.Modules[0].Compat) != 2 {
-		t.Errorf("want the mm module's two shims in the manifest\n%s", r)
+		t.Fatalf("want the mm module's two shims in the manifest\n%s", r)
+	}
+	// A copy of the world in another folder builds the same bytes, so
+	// that wazero's cache has its machine code already: go build records
+	// the shimmed copy's folder in the module's build information.
+	other := runBin(t, clitest.Cmd{Dir: compatModule(t)}, tools.Path("sf-build"), "-c", "seedfall.json")
+	other.WantExit(t, 0)
+	var man2 manifest
+	if err := json.Unmarshal([]byte(other.Stdout), &man2); err != nil || len(man2.Modules) != 2 {
+		t.Fatalf("no manifest of two modules from the copy: %v\n%s", err, other)
+	}
+	if got, want := man2.Modules[0].SHA256, man.Modules[0].SHA256; got != want {
+		t.Errorf("the copy of the world in another folder built the mm module as %s, the first folder as %s", got, want)
 	}
 	copies, _ := filepath.Glob(filepath.Join(dir, ".seedfall", "build", "compat", "golang.org", "x", "sys@v0.50.0-sf*", "unix", "seedfall_wasip1.go"))
 	if len(copies) != 1 {

@@ -197,7 +197,7 @@ func compatFor(goCmd, store, dir string) (*compatSetup, error) {
 		if err != nil {
 			return nil, err
 		}
-		replaces = append(replaces, fmt.Sprintf("replace %s => %s", m.Path, quoteModPath(copyDir)))
+		replaces = append(replaces, fmt.Sprintf("replace %s => %s", m.Path, quoteModPath(fromWork(store, copyDir))))
 		cs.chosen = append(cs.chosen, fmt.Sprintf("%s@%s: %s", m.Path, m.Version, moduleShims[path].name))
 	}
 	if cs.gowork, err = compatWork(goCmd, store, dir, replaces); err != nil {
@@ -361,9 +361,26 @@ func compatCopy(store, path, version, src string, shim moduleShim) (string, erro
 	return dst, nil
 }
 
+// fromWork is the directory dir as a replace line of compatWork's go.work
+// names it: relative to the go.work's folder, so that it reads the same
+// for every copy of the world, and so does the module. go build records a
+// replaced module's directory in the module's build information as its
+// go.work wrote it: an absolute path made the module of a world that
+// uses compat_overlay differ in every folder, and wazero compile it
+// again for each. A path that cannot be made relative stays absolute.
+func fromWork(store, dir string) string {
+	// Every go.work is at store/compat/work/<16 hex digits>/go.work.
+	rel, err := filepath.Rel(filepath.Join(store, "compat", "work", "0123456789abcdef"), dir)
+	if err != nil {
+		return dir
+	}
+	return filepath.ToSlash(rel)
+}
+
 // compatWork writes a go.work that uses what the package's build uses
-// today (the user's go.work with its paths made absolute, or the package's
-// own module) and adds replaces, and returns its path.
+// today (the user's go.work, its modules by absolute path and its replaced
+// directories by fromWork's, or the package's own module) and adds
+// replaces, and returns its path.
 func compatWork(goCmd, store, dir string, replaces []string) (string, error) {
 	var env struct{ GOWORK, GOMOD string }
 	if err := goJSON(goCmd, dir, &env, "env", "-json", "GOWORK", "GOMOD"); err != nil {
@@ -403,8 +420,11 @@ func compatWork(goCmd, store, dir string, replaces []string) (string, error) {
 			nw := r.New.Path
 			if r.New.Version != "" {
 				nw += " " + r.New.Version
-			} else if !filepath.IsAbs(nw) {
-				nw = filepath.Join(base, nw)
+			} else {
+				if !filepath.IsAbs(nw) {
+					nw = filepath.Join(base, nw)
+				}
+				nw = fromWork(store, nw)
 			}
 			fmt.Fprintf(&b, "replace %s => %s\n", old, quoteModPath(nw))
 		}
