@@ -31,7 +31,9 @@ if [ ${#worlds[@]} -eq 0 ]; then
     examples/pebblekv/seedfall.json examples/badgerkv/seedfall.json examples/badgerkv/seedfall.4mib.json
     examples/natsjs/seedfall.json examples/raftkv/seedfall.json examples/ledger/seedfall.json
     examples/symswap/seedfall.fixed.json examples/buggify/seedfall.fixed.json examples/liveness/seedfall.fixed.json
-    examples/antithesis/seedfall.fixed.json examples/race/seedfall.fixed.json)
+    examples/antithesis/seedfall.fixed.json examples/race/seedfall.fixed.json examples/etcdraft/seedfall.json
+    examples/memberlist/seedfall.json examples/rosedbwal/seedfall.json examples/tidwallwal/seedfall.json
+    examples/shortread/seedfall.fixed.json)
 fi
 if [ "$seeds" -lt 2 ]; then
   echo "world-bench: SEEDS must be at least 2" >&2
